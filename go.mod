@@ -1,0 +1,3 @@
+module github.com/kubectl-informer/kubectl-informer
+
+go 1.26.0
