@@ -1,18 +1,20 @@
+// Command kubectl-informer is a kubectl plugin for cache-backed queries and
+// diffed watches over client-go shared informers.
 package main
+
 import (
- _ "k8s.io/client-go/kubernetes"
- _ "k8s.io/client-go/dynamic/dynamicinformer"
- _ "k8s.io/client-go/metadata/metadatainformer"
- _ "k8s.io/client-go/informers"
- _ "k8s.io/cli-runtime/pkg/genericclioptions"
- _ "k8s.io/cli-runtime/pkg/printers"
- _ "github.com/spf13/cobra"
- _ "github.com/olekukonko/tablewriter"
- _ "k8s.io/klog/v2"
- _ "go.uber.org/goleak"
- _ "sigs.k8s.io/yaml"
- _ "gopkg.in/evanphx/json-patch.v4"
- _ "k8s.io/client-go/util/jsonpath"
- _ "golang.org/x/term"
+	"fmt"
+	"os"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin"
 )
-func main(){}
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	if err := plugin.NewCmdRoot(streams).Execute(); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(1)
+	}
+}

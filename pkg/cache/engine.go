@@ -1,0 +1,407 @@
+// Package cache is kubectl-informer's informer engine: it starts one shared
+// informer per requested resource type, registers the indexes a query needs,
+// waits until every cache has synced, and answers lookups from the synced
+// caches. It knows nothing of cobra or printing; pkg/plugin drives it.
+//
+// Guarantees:
+//   - Every informer and every index is created before any factory starts,
+//     so no informer is left unstarted and no indexer is added too late.
+//   - Start returns only when every cache has synced, when the sync deadline
+//     passes, when the context ends, or as soon as a list or watch fails in a
+//     way retrying cannot fix (forbidden, unauthorized, type not served, bad
+//     selector, server unreachable). It never waits forever.
+//   - Objects handed out are the cache's own: callers must not mutate them.
+package cache
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/metadata/metadatainformer"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// InformerKind says which client and object form an informer uses.
+type InformerKind int
+
+const (
+	// Typed informers decode protobuf into client-go's Go types; built-in
+	// types only.
+	Typed InformerKind = iota
+	// Dynamic informers decode JSON into unstructured objects; any type,
+	// custom resources included.
+	Dynamic
+	// Metadata informers fetch PartialObjectMetadata in protobuf: names,
+	// labels, annotations and owners, a fraction of the bytes.
+	Metadata
+)
+
+// String returns the kind's name as shown in -v logs and benchmarks.
+func (k InformerKind) String() string {
+	switch k {
+	case Typed:
+		return "typed"
+	case Dynamic:
+		return "dynamic"
+	case Metadata:
+		return "metadata"
+	}
+	return fmt.Sprintf("InformerKind(%d)", int(k))
+}
+
+// ManagedFields says what the transform keeps of metadata.managedFields
+// before an object enters the cache.
+type ManagedFields int
+
+const (
+	// DropManagedFields removes managedFields: they are often the largest
+	// part of an object and no query reads them.
+	DropManagedFields ManagedFields = iota
+	// SummarizeManagedFields keeps each entry's manager, operation,
+	// subresource and time, and drops the fieldsV1 sets, so a watch can tell
+	// who changed an object at a fraction of the memory.
+	SummarizeManagedFields
+	// KeepManagedFields keeps managedFields as the server sent them.
+	KeepManagedFields
+)
+
+// Config says what the engine caches.
+type Config struct {
+	// Namespace limits namespaced types to one namespace; "" means all.
+	Namespace string
+	// LabelSelector and FieldSelector are sent to the server with every list
+	// and watch, so the cache holds only what was asked.
+	LabelSelector string
+	FieldSelector string
+	// Indexes are registered on every type's informer before it starts.
+	Indexes []index.Definition
+	// FullObjects asks for whole objects; when false, metadata-only
+	// informers are used, which is enough for metadata indexes and tables.
+	FullObjects bool
+	// ForceDynamic uses dynamic (JSON) informers even for built-in types.
+	// Benchmarks use it to compare informer kinds.
+	ForceDynamic bool
+	// ManagedFields says what to keep of managedFields.
+	ManagedFields ManagedFields
+	// SyncTimeout bounds the wait for the first sync; 0 means 60s.
+	SyncTimeout time.Duration
+	// Progress, when set, is called about five times a second while Start
+	// waits for sync, and once more when it ends.
+	Progress func(Progress)
+	// OnWatchError, when set, is called from informer goroutines for every
+	// list or watch error after the type's cache has synced; the informer
+	// keeps retrying on its own. It must return quickly.
+	OnWatchError func(t *Type, err error)
+}
+
+// Progress is a snapshot of the initial sync.
+type Progress struct {
+	Elapsed time.Duration
+	Types   []TypeProgress
+	Done    bool
+}
+
+// TypeProgress is one type's part of a Progress.
+type TypeProgress struct {
+	Name     string
+	Received int64
+	Synced   bool
+}
+
+// Type is one resolved resource type with its informer.
+type Type struct {
+	// Mapping is the type's REST mapping: resource, kind, scope.
+	Mapping *meta.RESTMapping
+	// Kind is the informer kind chosen for the type.
+	Kind InformerKind
+	// Informer is the type's shared informer; its indexer holds the cache.
+	Informer toolscache.SharedIndexInformer
+
+	received            atomic.Int64
+	consecutiveConnErrs atomic.Int64
+}
+
+// Name is the type's resource name, group-qualified for non-core groups:
+// "pods", "deployments.apps", "widgets.example.com".
+func (t *Type) Name() string {
+	return t.Mapping.Resource.GroupResource().String()
+}
+
+// Namespaced reports whether the type's objects live in namespaces.
+func (t *Type) Namespaced() bool {
+	return t.Mapping.Scope.Name() == meta.RESTScopeNameNamespace
+}
+
+// Engine owns the informers of one kubectl-informer run.
+type Engine struct {
+	cfg   Config
+	types []*Type
+
+	typedFactories    map[string]informers.SharedInformerFactory
+	dynamicFactories  map[string]dynamicinformer.DynamicSharedInformerFactory
+	metadataFactories map[string]metadatainformer.SharedInformerFactory
+
+	failOnce sync.Once
+	failed   chan struct{}
+	failErr  error
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+// New creates the informers for mappings, with cfg's indexes, transform and
+// error handling, without starting them.
+func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, error) {
+	if cfg.SyncTimeout == 0 {
+		cfg.SyncTimeout = 60 * time.Second
+	}
+	e := &Engine{
+		cfg:               cfg,
+		typedFactories:    map[string]informers.SharedInformerFactory{},
+		dynamicFactories:  map[string]dynamicinformer.DynamicSharedInformerFactory{},
+		metadataFactories: map[string]metadatainformer.SharedInformerFactory{},
+		failed:            make(chan struct{}),
+		stop:              make(chan struct{}),
+	}
+	indexers := toolscache.Indexers{}
+	for _, def := range cfg.Indexes {
+		indexers[def.Name] = def.Func
+	}
+	for _, mapping := range mappings {
+		t := &Type{Mapping: mapping}
+		namespace := cfg.Namespace
+		if !t.Namespaced() {
+			namespace = metav1.NamespaceAll
+		}
+		t.Kind, t.Informer = e.informerFor(clients, mapping.Resource, namespace)
+		if len(indexers) > 0 {
+			if err := t.Informer.AddIndexers(indexers); err != nil {
+				return nil, fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
+			}
+		}
+		if err := t.Informer.SetTransform(e.transform(t)); err != nil {
+			return nil, fmt.Errorf("setting transform on %s: %w", t.Name(), err)
+		}
+		if err := t.Informer.SetWatchErrorHandlerWithContext(e.watchErrorHandler(t)); err != nil {
+			return nil, fmt.Errorf("setting watch error handler on %s: %w", t.Name(), err)
+		}
+		klog.V(2).InfoS("created informer", "type", t.Name(), "kind", t.Kind, "namespace", namespace)
+		e.types = append(e.types, t)
+	}
+	return e, nil
+}
+
+// Types returns the engine's types in the order they were requested.
+func (e *Engine) Types() []*Type { return e.types }
+
+func (e *Engine) informerFor(clients *Clients, gvr schema.GroupVersionResource, namespace string) (InformerKind, toolscache.SharedIndexInformer) {
+	tweak := func(opts *metav1.ListOptions) {
+		opts.LabelSelector = e.cfg.LabelSelector
+		opts.FieldSelector = e.cfg.FieldSelector
+	}
+	if !e.cfg.FullObjects {
+		f, ok := e.metadataFactories[namespace]
+		if !ok {
+			f = metadatainformer.NewFilteredSharedInformerFactory(clients.Metadata, 0, namespace, tweak)
+			e.metadataFactories[namespace] = f
+		}
+		return Metadata, f.ForResource(gvr).Informer()
+	}
+	if !e.cfg.ForceDynamic && clients.Typed != nil {
+		f, ok := e.typedFactories[namespace]
+		if !ok {
+			f = informers.NewSharedInformerFactoryWithOptions(clients.Typed, 0,
+				informers.WithNamespace(namespace), informers.WithTweakListOptions(tweak))
+			e.typedFactories[namespace] = f
+		}
+		if generic, err := f.ForResource(gvr); err == nil {
+			return Typed, generic.Informer()
+		}
+	}
+	f, ok := e.dynamicFactories[namespace]
+	if !ok {
+		f = dynamicinformer.NewFilteredDynamicSharedInformerFactory(clients.Dynamic, 0, namespace, tweak)
+		e.dynamicFactories[namespace] = f
+	}
+	return Dynamic, f.ForResource(gvr).Informer()
+}
+
+// transform runs on every object before it enters the cache. It must be
+// idempotent: client-go may hand it an object it has already transformed.
+func (e *Engine) transform(t *Type) toolscache.TransformFunc {
+	gvk := t.Mapping.GroupVersionKind
+	mode := e.cfg.ManagedFields
+	return func(obj interface{}) (interface{}, error) {
+		t.received.Add(1)
+		ro, ok := obj.(runtime.Object)
+		if !ok {
+			return obj, nil
+		}
+		if t.Kind != Dynamic {
+			// Typed objects decoded from a list carry no apiVersion/kind,
+			// and metadata-only ones say PartialObjectMetadata; printers
+			// and JSONPath expect the type's own.
+			ro.GetObjectKind().SetGroupVersionKind(gvk)
+		}
+		accessor, err := meta.Accessor(ro)
+		if err != nil {
+			return obj, nil
+		}
+		switch mode {
+		case DropManagedFields:
+			if accessor.GetManagedFields() != nil {
+				accessor.SetManagedFields(nil)
+			}
+		case SummarizeManagedFields:
+			if fields := accessor.GetManagedFields(); fields != nil {
+				summary := make([]metav1.ManagedFieldsEntry, len(fields))
+				for i, f := range fields {
+					f.FieldsV1 = nil
+					summary[i] = f
+				}
+				accessor.SetManagedFields(summary)
+			}
+		}
+		return obj, nil
+	}
+}
+
+func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithContext {
+	return func(ctx context.Context, r *toolscache.Reflector, err error) {
+		klog.V(2).InfoS("list or watch failed", "type", t.Name(), "err", err)
+		if !t.Informer.HasSynced() {
+			if isConnectionError(err) {
+				if t.consecutiveConnErrs.Add(1) >= maxConnErrorsBeforeSync {
+					e.fail(fmt.Errorf("listing %s: %w", t.Name(), err))
+				}
+				return
+			}
+			t.consecutiveConnErrs.Store(0)
+			if isFatal(err) {
+				e.fail(fmt.Errorf("listing %s: %w", t.Name(), err))
+			}
+			return
+		}
+		if e.cfg.OnWatchError != nil {
+			e.cfg.OnWatchError(t, err)
+		}
+	}
+}
+
+func (e *Engine) fail(err error) {
+	e.failOnce.Do(func() {
+		e.failErr = err
+		close(e.failed)
+	})
+}
+
+// Start starts every informer and waits until all caches have synced. It
+// returns an error naming the type and the cause when a list fails for good,
+// when cfg.SyncTimeout passes, or when ctx ends. The informers keep running
+// until Shutdown.
+func (e *Engine) Start(ctx context.Context) error {
+	for _, f := range e.typedFactories {
+		f.Start(e.stop)
+	}
+	for _, f := range e.dynamicFactories {
+		f.Start(e.stop)
+	}
+	for _, f := range e.metadataFactories {
+		f.Start(e.stop)
+	}
+	return e.waitForSync(ctx)
+}
+
+func (e *Engine) waitForSync(ctx context.Context) error {
+	start := time.Now()
+	deadline := time.NewTimer(e.cfg.SyncTimeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	lastProgress := time.Time{}
+	for {
+		synced := e.synced()
+		if e.cfg.Progress != nil && (synced || time.Since(lastProgress) >= 200*time.Millisecond) {
+			lastProgress = time.Now()
+			e.cfg.Progress(e.progress(time.Since(start), synced))
+		}
+		if synced {
+			klog.V(1).InfoS("caches synced", "elapsed", time.Since(start))
+			return nil
+		}
+		select {
+		case <-poll.C:
+		case <-e.failed:
+			e.reportDone(start)
+			return e.failErr
+		case <-ctx.Done():
+			e.reportDone(start)
+			return ctx.Err()
+		case <-deadline.C:
+			e.reportDone(start)
+			return e.timeoutError()
+		}
+	}
+}
+
+func (e *Engine) reportDone(start time.Time) {
+	if e.cfg.Progress != nil {
+		p := e.progress(time.Since(start), false)
+		p.Done = true
+		e.cfg.Progress(p)
+	}
+}
+
+func (e *Engine) synced() bool {
+	for _, t := range e.types {
+		if !t.Informer.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
+	p := Progress{Elapsed: elapsed, Done: done}
+	for _, t := range e.types {
+		p.Types = append(p.Types, TypeProgress{Name: t.Name(), Received: t.received.Load(), Synced: t.Informer.HasSynced()})
+	}
+	return p
+}
+
+func (e *Engine) timeoutError() error {
+	var waiting []string
+	for _, t := range e.types {
+		if !t.Informer.HasSynced() {
+			waiting = append(waiting, fmt.Sprintf("%s (%d objects received)", t.Name(), t.received.Load()))
+		}
+	}
+	sort.Strings(waiting)
+	return fmt.Errorf("timed out after %s waiting for the cache of %v to sync (raise --sync-timeout for very large lists)", e.cfg.SyncTimeout, waiting)
+}
+
+// Shutdown stops every informer and waits for their goroutines to end.
+func (e *Engine) Shutdown() {
+	e.stopOnce.Do(func() { close(e.stop) })
+	for _, f := range e.typedFactories {
+		f.Shutdown()
+	}
+	for _, f := range e.dynamicFactories {
+		f.Shutdown()
+	}
+	for _, f := range e.metadataFactories {
+		f.Shutdown()
+	}
+}

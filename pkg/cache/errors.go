@@ -1,0 +1,52 @@
+package cache
+
+import (
+	"errors"
+	"net"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// maxConnErrorsBeforeSync is how many list attempts in a row may fail to
+// reach the server before the first sync gives up. The reflector backs off
+// 0.8 s, 1.6 s, … between attempts, so three failures take a few seconds.
+const maxConnErrorsBeforeSync = 3
+
+// isFatal reports whether a list or watch error before the first sync is one
+// that retrying will not fix.
+func isFatal(err error) bool {
+	switch {
+	case apierrors.IsForbidden(err),
+		apierrors.IsUnauthorized(err),
+		apierrors.IsNotFound(err),
+		apierrors.IsMethodNotSupported(err),
+		apierrors.IsBadRequest(err),
+		apierrors.IsInvalid(err),
+		apierrors.IsNotAcceptable(err),
+		apierrors.IsUnsupportedMediaType(err):
+		return true
+	}
+	return false
+}
+
+// isConnectionError reports whether err means the server could not be
+// reached or the connection broke.
+func isConnectionError(err error) bool {
+	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return true
+	}
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
+}
+
+// IsForbidden reports whether err is an authorization failure, so callers can
+// tell a user their permissions changed.
+func IsForbidden(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
+}

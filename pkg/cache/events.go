@@ -1,0 +1,201 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// EventType is what happened to an object.
+type EventType string
+
+// Event types, named as the API server names them in watch events.
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+)
+
+// Event is one change the cache saw.
+type Event struct {
+	Type EventType
+	// T is the object's type.
+	T *Type
+	// Old is the object before the change (Modified, Deleted); New is the
+	// object after it (Added, Modified). Both are the cache's own objects:
+	// do not mutate them.
+	Old, New interface{}
+	// Key is the storage key, "namespace/name" or "name".
+	Key string
+	// Initial marks an Added event from the initial list.
+	Initial bool
+	// FinalStateUnknown marks a delete the informer inferred after a relist;
+	// Old is then the last state the cache knew.
+	FinalStateUnknown bool
+	// Coalesced counts the further updates merged into this event while the
+	// consumer was behind; Old is still the state before the first of them.
+	Coalesced int
+}
+
+// Object returns the event's current object: New, or Old for deletes.
+func (e *Event) Object() interface{} {
+	if e.New != nil {
+		return e.New
+	}
+	return e.Old
+}
+
+// Queue hands events from informer handlers to one consumer. Push never
+// blocks, so a slow consumer never stalls an informer.
+//
+// Memory bound: while at most limit events are pending, every event is kept
+// as it came. Beyond that, an update to an object that already has a pending
+// Added or Modified event is merged into it (Old kept, New replaced,
+// Coalesced incremented), so pending updates are bounded by the number of
+// objects in the cache, which is already held in memory; adds and deletes are
+// never merged or dropped. Events for one object leave the queue in the order
+// they came.
+type Queue struct {
+	limit int
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	items     []*Event
+	head      int
+	mergeable map[string]*Event
+	closed    bool
+
+	coalesced int64
+}
+
+// NewQueue returns a queue that starts coalescing updates beyond limit
+// pending events.
+func NewQueue(limit int) *Queue {
+	q := &Queue{limit: limit, mergeable: map[string]*Event{}}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// Push adds an event; it never blocks.
+func (q *Queue) Push(e *Event) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	mkey := string(e.T.Mapping.Resource.GroupResource().String()) + "|" + e.Key
+	if e.Type == Modified && len(q.items)-q.head >= q.limit {
+		if pending, ok := q.mergeable[mkey]; ok {
+			pending.New = e.New
+			pending.Coalesced++
+			q.coalesced++
+			return
+		}
+	}
+	q.items = append(q.items, e)
+	if e.Type == Deleted {
+		delete(q.mergeable, mkey)
+	} else {
+		q.mergeable[mkey] = e
+	}
+	q.cond.Signal()
+}
+
+// Pop waits for the next event. It returns false when the queue is closed
+// and drained, or when ctx ends.
+func (q *Queue) Pop(ctx context.Context) (*Event, bool) {
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		q.cond.Broadcast()
+		q.mu.Unlock()
+	})
+	defer stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.head == len(q.items) {
+		if q.closed || ctx.Err() != nil {
+			return nil, false
+		}
+		q.cond.Wait()
+	}
+	e := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	} else if q.head > 1024 && q.head*2 > len(q.items) {
+		q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
+	}
+	mkey := string(e.T.Mapping.Resource.GroupResource().String()) + "|" + e.Key
+	if q.mergeable[mkey] == e {
+		delete(q.mergeable, mkey)
+	}
+	return e, true
+}
+
+// Close wakes the consumer; Pop drains what is pending and then returns false.
+func (q *Queue) Close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// Stats returns how many events are pending and how many updates have been
+// coalesced so far.
+func (q *Queue) Stats() (pending int, coalesced int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) - q.head, q.coalesced
+}
+
+// SendEvents registers handlers on every type that push its events to q.
+// Call it before Start. Resync updates (same resourceVersion) are skipped.
+func (e *Engine) SendEvents(q *Queue) error {
+	for _, t := range e.types {
+		t := t
+		_, err := t.Informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: func(obj interface{}, isInInitialList bool) {
+				q.Push(&Event{Type: Added, T: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
+			},
+			UpdateFunc: func(oldObj, newObj interface{}) {
+				if sameResourceVersion(oldObj, newObj) {
+					return
+				}
+				q.Push(&Event{Type: Modified, T: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
+			},
+			DeleteFunc: func(obj interface{}) {
+				ev := &Event{Type: Deleted, T: t, Old: obj}
+				if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+					ev.Old = tombstone.Obj
+					ev.Key = tombstone.Key
+					ev.FinalStateUnknown = true
+				} else {
+					ev.Key = storageKey(obj)
+				}
+				q.Push(ev)
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
+		}
+	}
+	return nil
+}
+
+func storageKey(obj interface{}) string {
+	key, err := toolscache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return ""
+	}
+	return key
+}
+
+func sameResourceVersion(oldObj, newObj interface{}) bool {
+	o, err1 := meta.Accessor(oldObj)
+	n, err2 := meta.Accessor(newObj)
+	return err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion()
+}

@@ -1,0 +1,106 @@
+package cache
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// Lookup returns the cached objects of t that have every selector's indexed
+// value (the selectors are ANDed), sorted by namespace and name. With no
+// selectors it returns every cached object. Each selector's index name must
+// have been registered through Config.Indexes.
+func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
+	indexer := t.Informer.GetIndexer()
+	if len(selectors) == 0 {
+		objs := indexer.List()
+		sortObjects(objs)
+		return objs, nil
+	}
+	// Intersect storage keys, smallest bucket first.
+	buckets := make([][]string, 0, len(selectors))
+	for _, sel := range selectors {
+		keys, err := indexer.IndexKeys(sel.Name, sel.Value)
+		if err != nil {
+			return nil, fmt.Errorf("looking up index %q in %s: %w", sel.Name, t.Name(), err)
+		}
+		buckets = append(buckets, keys)
+	}
+	sort.Slice(buckets, func(i, j int) bool { return len(buckets[i]) < len(buckets[j]) })
+	keys := buckets[0]
+	for _, other := range buckets[1:] {
+		in := make(map[string]struct{}, len(other))
+		for _, k := range other {
+			in[k] = struct{}{}
+		}
+		kept := keys[:0:0]
+		for _, k := range keys {
+			if _, ok := in[k]; ok {
+				kept = append(kept, k)
+			}
+		}
+		keys = kept
+	}
+	objs := make([]interface{}, 0, len(keys))
+	for _, k := range keys {
+		obj, exists, err := indexer.GetByKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s %q from the cache: %w", t.Name(), k, err)
+		}
+		if exists {
+			objs = append(objs, obj)
+		}
+	}
+	sortObjects(objs)
+	return objs, nil
+}
+
+// Count returns, for the registered index indexName, each indexed value of t
+// with the number of cached objects that have it.
+func (t *Type) Count(indexName string) (map[string]int, error) {
+	indexer := t.Informer.GetIndexer()
+	counts := map[string]int{}
+	for _, value := range indexer.ListIndexFuncValues(indexName) {
+		keys, err := indexer.IndexKeys(indexName, value)
+		if err != nil {
+			return nil, fmt.Errorf("counting index %q in %s: %w", indexName, t.Name(), err)
+		}
+		if len(keys) > 0 {
+			counts[value] = len(keys)
+		}
+	}
+	return counts, nil
+}
+
+// Len returns the number of objects in t's cache.
+func (t *Type) Len() int { return len(t.Informer.GetIndexer().ListKeys()) }
+
+// sortObjects sorts by namespace, then name, as kubectl prints.
+func sortObjects(objs []interface{}) {
+	type nsName struct{ ns, name string }
+	keys := make([]nsName, len(objs))
+	for i, obj := range objs {
+		if a, err := meta.Accessor(obj); err == nil {
+			keys[i] = nsName{a.GetNamespace(), a.GetName()}
+		}
+	}
+	idx := make([]int, len(objs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool {
+		a, b := keys[idx[i]], keys[idx[j]]
+		if a.ns != b.ns {
+			return a.ns < b.ns
+		}
+		return a.name < b.name
+	})
+	sorted := make([]interface{}, len(objs))
+	for i, j := range idx {
+		sorted[i] = objs[j]
+	}
+	copy(objs, sorted)
+}
