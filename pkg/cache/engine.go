@@ -186,8 +186,8 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 			namespace = metav1.NamespaceAll
 		}
 		t.Kind, t.Informer = e.informerFor(clients, mapping.Resource, namespace)
-		if len(indexers) > 0 {
-			if err := t.Informer.AddIndexers(indexers); err != nil {
+		if missing := missingIndexers(t.Informer, indexers); len(missing) > 0 {
+			if err := t.Informer.AddIndexers(missing); err != nil {
 				return nil, fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
 			}
 		}
@@ -205,6 +205,20 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 
 // Types returns the engine's types in the order they were requested.
 func (e *Engine) Types() []*Type { return e.types }
+
+// missingIndexers leaves out indexers the informer already has: informer
+// factories register client-go's "namespace" index on every informer, which
+// indexes the same value as ours.
+func missingIndexers(informer toolscache.SharedIndexInformer, indexers toolscache.Indexers) toolscache.Indexers {
+	existing := informer.GetIndexer().GetIndexers()
+	missing := toolscache.Indexers{}
+	for name, fn := range indexers {
+		if _, ok := existing[name]; !ok {
+			missing[name] = fn
+		}
+	}
+	return missing
+}
 
 func (e *Engine) informerFor(clients *Clients, gvr schema.GroupVersionResource, namespace string) (InformerKind, toolscache.SharedIndexInformer) {
 	tweak := func(opts *metav1.ListOptions) {

@@ -1,0 +1,276 @@
+package diff
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+func TestUnified(t *testing.T) {
+	const (
+		cmOld = `{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": {"name": "web", "namespace": "shop", "resourceVersion": "1", "labels": {"app": "web"}},
+			"data": {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5", "f": "6", "g": "7", "h": "8"}}`
+		cmNew = `{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": {"name": "web", "namespace": "shop", "resourceVersion": "2", "labels": {"app": "shop"}},
+			"data": {"a": "1", "b": "two", "c": "3", "d": "4", "e": "5", "f": "6", "g": "7", "i": "9"}}`
+	)
+	tests := []struct {
+		name     string
+		old, new string
+		opts     func(t *testing.T) Options
+		context  int
+		color    bool
+		want     string
+	}{
+		{
+			name:    "config map",
+			old:     cmOld,
+			new:     cmNew,
+			opts:    func(t *testing.T) Options { return Options{Ignore: DefaultIgnore()} },
+			context: 1,
+			want: `--- configmaps/shop/web (old)
++++ configmaps/shop/web (new)
+@@ -3,3 +3,3 @@
+   a: "1"
+-  b: "2"
++  b: two
+   c: "3"
+@@ -9,3 +9,3 @@
+   g: "7"
+-  h: "8"
++  i: "9"
+ kind: ConfigMap
+@@ -13,3 +13,3 @@
+   labels:
+-    app: web
++    app: shop
+   name: web
+`,
+		},
+		{
+			name:    "hunks merge when their context touches",
+			old:     cmOld,
+			new:     cmNew,
+			opts:    func(t *testing.T) Options { return Options{Ignore: DefaultIgnore(), Only: paths(t, "data")} },
+			context: 3,
+			want: `--- configmaps/shop/web (old)
++++ configmaps/shop/web (new)
+@@ -1,9 +1,9 @@
+ data:
+   a: "1"
+-  b: "2"
++  b: two
+   c: "3"
+   d: "4"
+   e: "5"
+   f: "6"
+   g: "7"
+-  h: "8"
++  i: "9"
+`,
+		},
+		{
+			name:    "no context, insertion and deletion at the edges",
+			old:     `{"b": 1, "c": 1}`,
+			new:     `{"a": 1, "b": 1}`,
+			context: 0,
+			want: `--- configmaps/shop/web (old)
++++ configmaps/shop/web (new)
+@@ -0,0 +1 @@
++a: 1
+@@ -2 +2,0 @@
+-c: 1
+`,
+		},
+		{
+			name:    "secret redacted",
+			old:     `{"kind": "Secret", "data": {"password": "aHVudGVyMg==", "user": "YWRtaW4="}}`,
+			new:     `{"kind": "Secret", "data": {"password": "c2VjcmV0", "user": "YWRtaW4=", "token": "dG9rZW4="}}`,
+			opts:    func(t *testing.T) Options { return Options{Redact: paths(t, "data")} },
+			context: 3,
+			want: `--- configmaps/shop/web (old)
++++ configmaps/shop/web (new)
+@@ -1,4 +1,5 @@
+ data:
+-  password: (hidden)
++  password: (hidden, changed)
++  token: (hidden)
+   user: (hidden)
+ kind: Secret
+`,
+		},
+		{
+			name:  "color and escapes",
+			old:   `{"a": "x"}`,
+			new:   `{"a": "\u202ey\u001b[2J"}`,
+			color: true,
+			want: "\x1b[1m--- configmaps/shop/web (old)\x1b[0m\n" +
+				"\x1b[1m+++ configmaps/shop/web (new)\x1b[0m\n" +
+				"\x1b[36m@@ -1 +1 @@\x1b[0m\n" +
+				"\x1b[31m-a: x\x1b[0m\n" +
+				"\x1b[32m+a: \"\\u202ey\\e[2J\"\x1b[0m\n",
+		},
+		{
+			name: "ignored changes only",
+			old:  cmOld,
+			new:  strings.Replace(cmOld, `"resourceVersion": "1"`, `"resourceVersion": "2"`, 1),
+			opts: func(t *testing.T) Options { return Options{Ignore: DefaultIgnore()} },
+			want: "",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts Options
+			if tt.opts != nil {
+				opts = tt.opts(t)
+			}
+			var b strings.Builder
+			err := Unified(&b, "configmaps/shop/web (old)", "configmaps/shop/web (new)", obj(t, tt.old), obj(t, tt.new), opts, tt.context, tt.color)
+			if err != nil {
+				t.Fatalf("Unified() = %v, want nil", err)
+			}
+			if got := b.String(); got != tt.want {
+				t.Errorf("Unified() =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// applyEdits checks that edits turn a into b: the equal and deleted lines
+// spell a, the equal and inserted lines spell b, in order.
+func applyEdits(t *testing.T, a, b []string, edits []edit) (changed int) {
+	t.Helper()
+	var gotA, gotB []string
+	for _, e := range edits {
+		switch e.kind {
+		case editEqual:
+			if a[e.a] != b[e.b] {
+				t.Fatalf("edit %v pairs %q with %q", e, a[e.a], b[e.b])
+			}
+			gotA, gotB = append(gotA, a[e.a]), append(gotB, b[e.b])
+		case editDelete:
+			gotA = append(gotA, a[e.a])
+			changed++
+		case editInsert:
+			gotB = append(gotB, b[e.b])
+			changed++
+		}
+	}
+	if strings.Join(gotA, "\n") != strings.Join(a, "\n") || strings.Join(gotB, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("diffLines(%q, %q) = %v, which does not spell both sides", a, b, edits)
+	}
+	return changed
+}
+
+// lcs returns the length of a longest common subsequence of a and b.
+func lcs(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	for i := range a {
+		cur := make([]int, len(b)+1)
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func TestDiffLinesMinimal(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	randomLines := func() []string {
+		l := make([]string, rng.Intn(12))
+		for i := range l {
+			l[i] = string(rune('a' + rng.Intn(4)))
+		}
+		return l
+	}
+	for i := 0; i < 2000; i++ {
+		a, b := randomLines(), randomLines()
+		t.Run(fmt.Sprintf("%q-%q", a, b), func(t *testing.T) {
+			changed := applyEdits(t, a, b, diffLines(a, b))
+			if want := len(a) + len(b) - 2*lcs(a, b); changed != want {
+				t.Errorf("diffLines(%q, %q) changes %d lines, want %d", a, b, changed, want)
+			}
+		})
+	}
+}
+
+func TestDiffLinesLarge(t *testing.T) {
+	// Every line differs: far past maxDiffEdits, so the middle is replaced
+	// whole, quickly.
+	const n = 50000
+	a, b := make([]string, n), make([]string, n)
+	for i := range a {
+		a[i] = fmt.Sprintf("old %d", i)
+		b[i] = fmt.Sprintf("new %d", i)
+	}
+	a[0], b[0] = "same", "same"
+	a[n-1], b[n-1] = "end", "end"
+	if changed := applyEdits(t, a, b, diffLines(a, b)); changed != 2*(n-2) {
+		t.Errorf("diffLines(%d lines, %d lines) changes %d lines, want %d", n, n, changed, 2*(n-2))
+	}
+	// A few changes in a large text stay minimal.
+	c := append([]string(nil), a...)
+	c[100], c[20000] = "changed", "changed"
+	c = append(c[:30000], c[30001:]...)
+	if changed := applyEdits(t, a, c, diffLines(a, c)); changed != 5 {
+		t.Errorf("diffLines(3 edits in %d lines) changes %d lines, want 5", n, changed)
+	}
+}
+
+func TestUnifiedError(t *testing.T) {
+	err := Unified(failingWriter{}, "a", "b", obj(t, `{"a": 1}`), obj(t, `{"a": 2}`), Options{}, 3, false)
+	if want := "writing diff: disk full"; err == nil || err.Error() != want {
+		t.Errorf("Unified(failing writer) = %v, want %s", err, want)
+	}
+}
+
+func TestUnifiedCharactersYAMLRejects(t *testing.T) {
+	old := obj(t, `{"a": "x"}`)
+	new := obj(t, `{"a": "\u007f\u0080\u0085\ufeff\u2028", "k\u009b": ["\u007f"], "cfg": "line 1\nline 2\n"}`)
+	var b strings.Builder
+	if err := Unified(&b, "old", "new", old, new, Options{}, 3, false); err != nil {
+		t.Fatalf("Unified() = %v, want nil", err)
+	}
+	want := `--- old
++++ new
+@@ -1 +1,6 @@
+-a: x
++a: \u007f\u0080\u0085\ufeff\u2028
++cfg: |
++  line 1
++  line 2
++k\u009b:
++- \u007f
+`
+	if got := b.String(); got != want {
+		t.Errorf("Unified() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestUnifiedFallsBackToJSON(t *testing.T) {
+	long := strings.Repeat("k", 1100) // YAML refuses keys this long
+	old := map[string]interface{}{"a": "x", long: int64(1)}
+	new := map[string]interface{}{"a": "y", long: int64(1)}
+	var b strings.Builder
+	if err := Unified(&b, "old", "new", old, new, Options{}, 1, false); err != nil {
+		t.Fatalf("Unified() = %v, want nil", err)
+	}
+	want := `--- old
++++ new
+@@ -1,3 +1,3 @@
+ {
+-  "a": "x",
++  "a": "y",
+   "` + long + `": 1
+`
+	if got := b.String(); got != want {
+		t.Errorf("Unified() =\n%s\nwant\n%s", got, want)
+	}
+}

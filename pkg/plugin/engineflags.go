@@ -1,0 +1,115 @@
+package plugin
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// engineOptions are the flags query and watch share: what to cache, and how
+// long to wait for it.
+type engineOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	AllNamespaces bool
+	LabelSelector string
+	FieldSelector string
+	SyncTimeout   time.Duration
+	Indexers      []string
+
+	// Set by complete.
+	namespace string
+	indexSet  *index.Set
+	clients   *cache.Clients
+}
+
+func (o *engineOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, cache the requested types across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
+	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) to filter on, sent to the server, supports '=', '==', '!=', 'in', 'notin'. (e.g. -l key1=value1,key2=value2)")
+	cmd.Flags().StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, sent to the server, supports '=', '==', and '!='. (e.g. --field-selector spec.nodeName=worker-1)")
+	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for every cache to sync before giving up.")
+	cmd.Flags().StringArrayVar(&o.Indexers, "indexer", nil, "Define an index NAME from a JSONPath, e.g. --indexer img='{.spec.containers[*].image}' (repeatable).")
+}
+
+// parseIndexers builds the index set from --indexer; it does no I/O.
+func (o *engineOptions) parseIndexers() error {
+	var custom []index.Custom
+	for _, s := range o.Indexers {
+		c, err := index.ParseCustom(s)
+		if err != nil {
+			return err
+		}
+		custom = append(custom, c)
+	}
+	set, err := index.NewSet(custom...)
+	if err != nil {
+		return err
+	}
+	o.indexSet = set
+	return nil
+}
+
+// validate checks the selector flags without I/O.
+func (o *engineOptions) validate() error {
+	if o.LabelSelector != "" {
+		if _, err := labels.Parse(o.LabelSelector); err != nil {
+			return fmt.Errorf("invalid --selector %q: %w", o.LabelSelector, err)
+		}
+	}
+	if o.FieldSelector != "" {
+		if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
+			return fmt.Errorf("invalid --field-selector %q: %w", o.FieldSelector, err)
+		}
+	}
+	if o.SyncTimeout <= 0 {
+		return fmt.Errorf("--sync-timeout must be positive, got %s", o.SyncTimeout)
+	}
+	return nil
+}
+
+// complete resolves the namespace and builds the clients from kubeconfig.
+func (o *engineOptions) complete() error {
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return fmt.Errorf("reading the namespace from kubeconfig: %w", err)
+	}
+	o.namespace = ns
+	if o.AllNamespaces {
+		o.namespace = ""
+	}
+	restConfig, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	mapper, err := o.configFlags.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	o.clients, err = cache.NewClients(restConfig, mapper, version.UserAgent())
+	return err
+}
+
+// resolve maps the TYPE[,TYPE...] argument to REST mappings through discovery.
+func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
+	return cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+}
+
+// engineConfig returns the engine configuration shared by query and watch.
+func (o *engineOptions) engineConfig() cache.Config {
+	return cache.Config{
+		Namespace:     o.namespace,
+		LabelSelector: o.LabelSelector,
+		FieldSelector: o.FieldSelector,
+		SyncTimeout:   o.SyncTimeout,
+	}
+}

@@ -1,0 +1,148 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/util/jsonpath"
+)
+
+// output is a parsed -o/--output value.
+type output struct {
+	// format is "" (table), "wide", "custom-columns", or a cli-runtime
+	// printer's format: json, yaml, name, jsonpath=…, go-template=….
+	format string
+	// printer prints json, yaml, name and template formats.
+	printer printers.ResourcePrinter
+	// columns are the custom-columns.
+	columns []customColumn
+}
+
+type customColumn struct {
+	header string
+	path   *jsonpath.JSONPath
+}
+
+// parseOutput parses -o. It reads a file only for jsonpath-file and
+// template-file formats, as kubectl does.
+func parseOutput(value string) (output, error) {
+	switch {
+	case value == "" || value == "wide":
+		return output{format: value}, nil
+	case strings.HasPrefix(value, "custom-columns="):
+		cols, err := parseCustomColumns(strings.TrimPrefix(value, "custom-columns="))
+		if err != nil {
+			return output{}, err
+		}
+		return output{format: "custom-columns", columns: cols}, nil
+	case value == "custom-columns":
+		return output{}, fmt.Errorf("-o custom-columns needs a spec, e.g. -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName")
+	}
+	// cli-runtime's printers split "jsonpath=…" and "go-template=…"
+	// themselves.
+	printFlags := genericclioptions.NewPrintFlags("")
+	printFlags.OutputFormat = &value
+	format, _, _ := strings.Cut(value, "=")
+	printer, err := printFlags.ToPrinter()
+	if err != nil {
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			allowed := append([]string{"wide", "custom-columns"}, printFlags.AllowedFormats()...)
+			return output{}, fmt.Errorf("unknown -o/--output format %q; allowed formats are: %s", value, strings.Join(allowed, ", "))
+		}
+		return output{}, fmt.Errorf("invalid -o/--output %q: %w", value, err)
+	}
+	return output{format: format, printer: printer}, nil
+}
+
+func parseCustomColumns(spec string) ([]customColumn, error) {
+	var cols []customColumn
+	for _, part := range strings.Split(spec, ",") {
+		header, path, ok := strings.Cut(part, ":")
+		if !ok || header == "" || path == "" {
+			return nil, fmt.Errorf("-o custom-columns: expected HEADER:JSONPATH, got %q", part)
+		}
+		jp := jsonpath.New(header).AllowMissingKeys(true)
+		if err := jp.Parse(relaxedJSONPath(path)); err != nil {
+			return nil, fmt.Errorf("-o custom-columns: invalid JSONPath %q for column %s: %w", path, header, err)
+		}
+		cols = append(cols, customColumn{header: header, path: jp})
+	}
+	return cols, nil
+}
+
+// relaxedJSONPath accepts ".spec.x" and "spec.x" as kubectl does and wraps
+// them in braces.
+func relaxedJSONPath(path string) string {
+	path = strings.TrimSpace(path)
+	if strings.HasPrefix(path, "{") {
+		return path
+	}
+	if !strings.HasPrefix(path, ".") {
+		path = "." + path
+	}
+	return "{" + path + "}"
+}
+
+// needsFullObjects reports whether the format reads more than metadata.
+func (o output) needsFullObjects() bool {
+	switch o.format {
+	case "", "wide", "name":
+		return false
+	}
+	return true
+}
+
+// isTable reports whether the format is one of the tables.
+func (o output) isTable() bool {
+	return o.format == "" || o.format == "wide" || o.format == "custom-columns"
+}
+
+// toMap returns obj as a JSON-like map. Typed objects are converted, so the
+// result is a new map; unstructured objects return their own content, which
+// callers must not mutate.
+func toMap(obj interface{}) (map[string]interface{}, error) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return o.Object, nil
+	case runtime.Object:
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	}
+	return nil, fmt.Errorf("cannot print %T", obj)
+}
+
+// printList prints objs with a cli-runtime printer: name prints one line per
+// object; the others get a v1 List, as kubectl get prints.
+func printList(w io.Writer, printer printers.ResourcePrinter, format string, objs []interface{}) error {
+	if format == "name" {
+		for _, obj := range objs {
+			ro, ok := obj.(runtime.Object)
+			if !ok {
+				continue
+			}
+			if err := printer.PrintObj(ro, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	items := make([]interface{}, 0, len(objs))
+	for _, obj := range objs {
+		m, err := toMap(obj)
+		if err != nil {
+			return err
+		}
+		items = append(items, m)
+	}
+	list := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "v1",
+		"kind":       "List",
+		"metadata":   map[string]interface{}{"resourceVersion": ""},
+		"items":      items,
+	}}
+	return printer.PrintObj(list, w)
+}

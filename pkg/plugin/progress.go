@@ -1,0 +1,75 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+)
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// newProgress returns the engine's progress callback: a self-rewriting status
+// line on stderr when stderr is a terminal; otherwise klog lines at -v=1 or
+// more, once a second; otherwise nothing.
+func newProgress(errOut io.Writer) func(cache.Progress) {
+	if isTerminal(errOut) {
+		shown := false
+		return func(p cache.Progress) {
+			// Stay quiet for quick syncs; a line that flashes by is noise.
+			if p.Elapsed < 300*time.Millisecond && !shown {
+				return
+			}
+			if p.Done || allSynced(p) {
+				if shown {
+					fmt.Fprint(errOut, "\r\033[K")
+				}
+				return
+			}
+			shown = true
+			fmt.Fprintf(errOut, "\r\033[Ksyncing %s (%s)", describeProgress(p), p.Elapsed.Round(100*time.Millisecond))
+		}
+	}
+	var last time.Duration
+	return func(p cache.Progress) {
+		if !klog.V(1).Enabled() {
+			return
+		}
+		if p.Elapsed-last < time.Second && !allSynced(p) {
+			return
+		}
+		last = p.Elapsed
+		klog.V(1).Infof("syncing %s (%s)", describeProgress(p), p.Elapsed.Round(100*time.Millisecond))
+	}
+}
+
+func allSynced(p cache.Progress) bool {
+	for _, t := range p.Types {
+		if !t.Synced {
+			return false
+		}
+	}
+	return true
+}
+
+func describeProgress(p cache.Progress) string {
+	parts := make([]string, 0, len(p.Types))
+	for _, t := range p.Types {
+		state := fmt.Sprintf("%d received", t.Received)
+		if t.Synced {
+			state = "synced"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", t.Name, state))
+	}
+	return strings.Join(parts, ", ")
+}

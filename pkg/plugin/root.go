@@ -1,0 +1,65 @@
+// Package plugin holds kubectl-informer's cobra commands: each turns flags
+// into typed engine values (Complete), checks them without I/O (Validate),
+// and runs the engine (Run).
+package plugin
+
+import (
+	"flag"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
+)
+
+// NewCmdRoot returns the kubectl-informer command with its subcommands. One
+// ConfigFlags on the root's persistent flags serves every subcommand.
+func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true).
+		WithDiscoveryBurst(300).
+		WithDiscoveryQPS(50).
+		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
+			c.UserAgent = version.UserAgent()
+			return c
+		}).
+		WithWarningPrinter(streams)
+
+	cmd := &cobra.Command{
+		Use:   "kubectl-informer",
+		Short: "Cache-backed queries and diffed watches over client-go shared informers",
+		Long: `kubectl informer starts client-go shared informers for the types you name,
+waits until their caches have synced, and then either answers index queries
+from the cache (query) or streams every add, update and delete with a diff of
+what changed (watch).`,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl informer",
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// With no subcommand, print help.
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	configFlags.AddFlags(cmd.PersistentFlags())
+	addKlogVerbosity(cmd.PersistentFlags())
+
+	cmd.AddCommand(NewCmdQuery(configFlags, streams))
+	cmd.AddCommand(NewCmdWatch(configFlags, streams))
+	cmd.AddCommand(NewCmdIndexes(streams))
+	cmd.AddCommand(NewCmdVersion(streams))
+	return cmd
+}
+
+// addKlogVerbosity exposes klog's -v and nothing else of klog's flags.
+func addKlogVerbosity(flags *pflag.FlagSet) {
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	if v := klogFlags.Lookup("v"); v != nil {
+		pf := pflag.PFlagFromGoFlag(v)
+		pf.Usage = "number for the log level verbosity (client-go and kubectl-informer logs on stderr)"
+		flags.AddFlag(pf)
+	}
+}

@@ -1,0 +1,355 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+const watchExample = `  # Every change to deployments and pods in one namespace, with what changed
+  kubectl informer watch deploy,pods -n shop
+
+  # One pod, by name, starting with its current state
+  kubectl informer watch pod/web-1 --initial
+
+  # Pods entering and leaving a node, as a query
+  kubectl informer watch pods -A --where node=worker-1
+
+  # NDJSON with a JSON Patch per update, for scripts
+  kubectl informer watch pods -n shop -o json
+
+  # Only what changes under status, as a unified diff
+  kubectl informer watch pods -n shop --only status --diff unified`
+
+// queueLimit is how many events may be pending before updates to objects
+// with a pending event are coalesced.
+const queueLimit = 10000
+
+// WatchOptions are the options of kubectl informer watch.
+type WatchOptions struct {
+	engineOptions
+
+	Where            []string
+	Initial          bool
+	Diff             string
+	Ignore           []string
+	Only             []string
+	Output           string
+	Timestamps       bool
+	Color            string
+	Timeout          time.Duration
+	MaxEvents        int
+	ShowSecretValues bool
+
+	genericiooptions.IOStreams
+
+	// Set by Complete and Validate.
+	typeArgs  []string
+	names     map[string]map[string]bool // type argument → names; empty means all
+	where     []whereClause
+	indexDefs []index.Definition
+	diffOpts  diff.Options
+	color     bool
+}
+
+type whereClause struct {
+	sel index.Selector
+	def index.Definition
+}
+
+// NewWatchOptions returns WatchOptions with defaults.
+func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
+	return &WatchOptions{
+		engineOptions: engineOptions{configFlags: configFlags},
+		Diff:          "compact",
+		Output:        "text",
+		Color:         "auto",
+		IOStreams:     streams,
+	}
+}
+
+// NewCmdWatch returns the watch command.
+func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewWatchOptions(configFlags, streams)
+	cmd := &cobra.Command{
+		Use:     "watch TYPE[,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
+		Short:   "Stream adds, updates and deletes with a diff of what changed",
+		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
+		Example: watchExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.engineOptions.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
+	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")
+	f.StringVar(&o.Diff, "diff", o.Diff, "How updates show what changed: compact, unified or none.")
+	f.StringArrayVar(&o.Ignore, "ignore", nil, "Leave changes at or under PATH out of diffs and events (repeatable), e.g. --ignore status.conditions.")
+	f.StringArrayVar(&o.Only, "only", nil, "Report only changes at or under PATH (repeatable), e.g. --only spec --only metadata.labels.")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
+	f.BoolVar(&o.Timestamps, "timestamps", false, "Prefix each event with the time it was printed.")
+	f.StringVar(&o.Color, "color", o.Color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
+	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never).")
+	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
+	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
+	return cmd
+}
+
+// Complete parses the arguments and builds the clients from kubeconfig.
+func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("you must specify the type of resource to watch, e.g. 'kubectl informer watch pods'")
+	}
+	o.names = map[string]map[string]bool{}
+	if strings.Contains(args[0], "/") {
+		for _, arg := range args {
+			typ, name, ok := strings.Cut(arg, "/")
+			if !ok || typ == "" || name == "" {
+				return fmt.Errorf("there is no need to mix TYPE/NAME with TYPE NAME: expected TYPE/NAME, got %q", arg)
+			}
+			if o.names[typ] == nil {
+				o.names[typ] = map[string]bool{}
+				o.typeArgs = append(o.typeArgs, typ)
+			}
+			o.names[typ][name] = true
+		}
+	} else {
+		o.typeArgs = strings.Split(args[0], ",")
+		if len(args) > 1 {
+			if len(o.typeArgs) > 1 {
+				return fmt.Errorf("names can be given with one type only; use TYPE/NAME to watch objects of several types")
+			}
+			o.names[o.typeArgs[0]] = map[string]bool{}
+			for _, name := range args[1:] {
+				o.names[o.typeArgs[0]][name] = true
+			}
+		}
+	}
+	return o.engineOptions.complete()
+}
+
+// Validate checks the flags without I/O; its errors name the flag.
+func (o *WatchOptions) Validate() error {
+	if err := o.engineOptions.validate(); err != nil {
+		return err
+	}
+	if err := o.parseIndexers(); err != nil {
+		return err
+	}
+	for _, s := range o.Where {
+		sel, err := index.ParseSelector("--where", s)
+		if err != nil {
+			return err
+		}
+		def, err := o.indexSet.Lookup(sel.Name)
+		if err != nil {
+			return fmt.Errorf("--where %s: %w", s, err)
+		}
+		o.where = append(o.where, whereClause{sel: sel, def: def})
+		o.indexDefs = append(o.indexDefs, def)
+	}
+	switch o.Diff {
+	case "compact", "unified", "none":
+	default:
+		return fmt.Errorf("--diff must be compact, unified or none, got %q", o.Diff)
+	}
+	switch o.Output {
+	case "text", "json", "yaml", "name":
+	default:
+		return fmt.Errorf("-o/--output must be text, json, yaml or name for watch, got %q", o.Output)
+	}
+	switch o.Color {
+	case "auto":
+		_, noColor := os.LookupEnv("NO_COLOR")
+		o.color = !noColor && isTerminal(o.Out)
+	case "always":
+		o.color = true
+	case "never":
+		o.color = false
+	default:
+		return fmt.Errorf("--color must be auto, always or never, got %q", o.Color)
+	}
+	if o.Timeout < 0 {
+		return fmt.Errorf("--timeout must not be negative, got %s", o.Timeout)
+	}
+	if o.MaxEvents < 0 {
+		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
+	}
+	o.diffOpts.Ignore = diff.DefaultIgnore()
+	for _, s := range o.Ignore {
+		p, err := diff.ParsePath(s)
+		if err != nil {
+			return fmt.Errorf("--ignore: %w", err)
+		}
+		o.diffOpts.Ignore = append(o.diffOpts.Ignore, p)
+	}
+	for _, s := range o.Only {
+		p, err := diff.ParsePath(s)
+		if err != nil {
+			return fmt.Errorf("--only: %w", err)
+		}
+		o.diffOpts.Only = append(o.diffOpts.Only, p)
+	}
+	return nil
+}
+
+// Run starts the informers, waits for sync and streams events until Ctrl-C,
+// --timeout or --max-events.
+func (o *WatchOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	mappings, err := o.resolve(strings.Join(o.typeArgs, ","))
+	if err != nil {
+		return err
+	}
+	names, err := o.namesByResource(mappings)
+	if err != nil {
+		return err
+	}
+	cfg := o.engineConfig()
+	cfg.Indexes = o.indexDefs
+	cfg.FullObjects = true
+	cfg.ManagedFields = cache.SummarizeManagedFields
+	cfg.Progress = newProgress(o.ErrOut)
+	if cfg.FieldSelector == "" && len(names) == 1 {
+		for _, set := range names {
+			if len(set) == 1 {
+				for name := range set {
+					cfg.FieldSelector = "metadata.name=" + name
+				}
+			}
+		}
+	}
+	reporter := newWatchErrorReporter(o.ErrOut)
+	cfg.OnWatchError = reporter.report
+	engine, err := cache.New(o.clients, mappings, cfg)
+	if err != nil {
+		return err
+	}
+	defer engine.Shutdown()
+	queue := cache.NewQueue(queueLimit)
+	if err := engine.SendEvents(queue); err != nil {
+		return err
+	}
+	if err := engine.Start(ctx); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	if !o.Initial {
+		var counts []string
+		for _, t := range engine.Types() {
+			counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
+		}
+		fmt.Fprintf(o.ErrOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
+	}
+
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	p := newEventPrinter(o, names)
+	return p.run(ctx, queue)
+}
+
+// namesByResource re-keys the names given per type argument by resource.
+func (o *WatchOptions) namesByResource(mappings []*meta.RESTMapping) (map[string]map[string]bool, error) {
+	byResource := map[string]map[string]bool{}
+	for typeArg, set := range o.names {
+		resolved, err := o.resolve(typeArg)
+		if err != nil {
+			return nil, err
+		}
+		key := resolved[0].Resource.GroupResource().String()
+		if byResource[key] == nil {
+			byResource[key] = map[string]bool{}
+		}
+		for name := range set {
+			byResource[key][name] = true
+		}
+	}
+	return byResource, nil
+}
+
+// matches reports whether obj is in the --where query.
+func (o *WatchOptions) matches(obj interface{}) bool {
+	if obj == nil {
+		return false
+	}
+	for _, w := range o.where {
+		found := false
+		for _, v := range index.Values(w.def, obj) {
+			if v == w.sel.Value {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// watchErrorReporter says on stderr when a watch breaks after sync, once per
+// type and cause until the cause changes, so a long outage is not a flood.
+type watchErrorReporter struct {
+	out  *lockedWriter
+	last map[string]string
+}
+
+func newWatchErrorReporter(errOut interface{ Write([]byte) (int, error) }) *watchErrorReporter {
+	return &watchErrorReporter{out: &lockedWriter{w: errOut}, last: map[string]string{}}
+}
+
+func (r *watchErrorReporter) report(t *cache.Type, err error) {
+	msg := err.Error()
+	r.out.mu.Lock()
+	defer r.out.mu.Unlock()
+	if r.last[t.Name()] == msg {
+		return
+	}
+	r.last[t.Name()] = msg
+	hint := "retrying"
+	if cache.IsForbidden(err) {
+		hint = "permission lost? retrying"
+	}
+	fmt.Fprintf(r.out.w, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,373 @@
+package plugin
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+)
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+const (
+	colorReset  = "\033[0m"
+	colorGreen  = "\033[32m"
+	colorYellow = "\033[33m"
+	colorRed    = "\033[31m"
+	colorFaint  = "\033[2m"
+)
+
+// eventPrinter is the one goroutine that turns queued events into output.
+type eventPrinter struct {
+	o       *WatchOptions
+	names   map[string]map[string]bool
+	out     *bufio.Writer
+	errOut  io.Writer
+	printed int
+
+	lastCoalesced int64
+	lastNotice    time.Time
+}
+
+func newEventPrinter(o *WatchOptions, names map[string]map[string]bool) *eventPrinter {
+	return &eventPrinter{o: o, names: names, out: bufio.NewWriterSize(o.Out, 64*1024), errOut: o.ErrOut}
+}
+
+// run prints events until ctx ends or --max-events is reached. A closed
+// stdout ends it quietly.
+func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
+	defer p.out.Flush()
+	for {
+		ev, ok := q.Pop(ctx)
+		if !ok {
+			return quietPipe(p.out.Flush())
+		}
+		shown, err := p.handle(ev)
+		if err != nil {
+			return quietPipe(err)
+		}
+		if shown {
+			p.printed++
+			if p.o.MaxEvents > 0 && p.printed >= p.o.MaxEvents {
+				return quietPipe(p.out.Flush())
+			}
+		}
+		pending, coalesced := q.Stats()
+		if pending == 0 {
+			if err := p.out.Flush(); err != nil {
+				return quietPipe(err)
+			}
+		}
+		p.noticeCoalescing(coalesced)
+	}
+}
+
+// noticeCoalescing says on stderr, at most once a second, that updates were
+// merged because the output fell behind.
+func (p *eventPrinter) noticeCoalescing(coalesced int64) {
+	if coalesced == p.lastCoalesced || time.Since(p.lastNotice) < time.Second {
+		return
+	}
+	fmt.Fprintf(p.errOut, "warning: output is behind; %d updates so far were merged into earlier pending updates of the same objects (each printed update shows the net change)\n", coalesced)
+	p.lastCoalesced = coalesced
+	p.lastNotice = time.Now()
+}
+
+// quietPipe turns a broken pipe (stdout closed, as by `| head`) into a quiet
+// end.
+func quietPipe(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
+}
+
+// rendered is one event ready to print.
+type rendered struct {
+	ev       *cache.Event
+	typ      cache.EventType
+	note     string
+	old, new map[string]interface{}
+	changes  []diff.Change
+	managers []string
+}
+
+func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
+	if ev.Initial && !p.o.Initial {
+		return false, nil
+	}
+	if set := p.names[ev.T.Name()]; len(set) > 0 {
+		if a, err := meta.Accessor(ev.Object()); err != nil || !set[a.GetName()] {
+			return false, nil
+		}
+	}
+	r := rendered{ev: ev, typ: ev.Type}
+	if len(p.o.where) > 0 {
+		oldIn, newIn := p.o.matches(ev.Old), p.o.matches(ev.New)
+		switch {
+		case ev.Type == cache.Added && newIn, ev.Type == cache.Deleted && oldIn:
+		case ev.Type == cache.Modified && oldIn && newIn:
+		case ev.Type == cache.Modified && newIn:
+			r.typ, r.note = cache.Added, "entered query"
+		case ev.Type == cache.Modified && oldIn:
+			r.typ, r.note = cache.Deleted, "left query"
+		default:
+			return false, nil
+		}
+	}
+	var err error
+	if ev.Old != nil {
+		if r.old, err = toMap(ev.Old); err != nil {
+			return false, err
+		}
+	}
+	if ev.New != nil {
+		if r.new, err = toMap(ev.New); err != nil {
+			return false, err
+		}
+	}
+	if r.typ == cache.Modified {
+		r.changes = diff.Compare(r.old, r.new, p.textDiffOptions(ev.T))
+		if len(r.changes) == 0 {
+			return false, nil
+		}
+		r.managers = changedManagers(ev.Old, ev.New)
+	}
+	switch p.o.Output {
+	case "json":
+		return true, p.writeJSON(r)
+	case "yaml":
+		return true, p.writeYAML(r)
+	case "name":
+		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), diff.SanitizeText(objectName(ev.Object())))
+		return true, err
+	}
+	return true, p.writeText(r)
+}
+
+func (p *eventPrinter) paint(color, s string) string {
+	if !p.o.color {
+		return s
+	}
+	return color + s + colorReset
+}
+
+func (p *eventPrinter) writeText(r rendered) error {
+	var line strings.Builder
+	if p.o.Timestamps {
+		line.WriteString(time.Now().Format("15:04:05.000 "))
+	}
+	color := map[cache.EventType]string{cache.Added: colorGreen, cache.Modified: colorYellow, cache.Deleted: colorRed}[r.typ]
+	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
+	line.WriteString(" ")
+	line.WriteString(kindName(r.ev.T) + "/" + diff.SanitizeText(objectName(r.ev.Object())))
+	if ns := objectNamespace(r.ev.Object()); ns != "" {
+		line.WriteString(" -n " + diff.SanitizeText(ns))
+	}
+	var notes []string
+	if len(r.managers) > 0 {
+		notes = append(notes, "by "+diff.SanitizeText(strings.Join(r.managers, ", ")))
+	}
+	if r.note != "" {
+		notes = append(notes, r.note)
+	}
+	if r.ev.FinalStateUnknown {
+		notes = append(notes, "final state unknown: deleted while the watch was down")
+	}
+	if r.ev.Coalesced > 0 {
+		notes = append(notes, fmt.Sprintf("net of %d updates", r.ev.Coalesced+1))
+	}
+	if len(notes) > 0 {
+		line.WriteString("  " + p.paint(colorFaint, "("+strings.Join(notes, "; ")+")"))
+	}
+	line.WriteString("\n")
+	if _, err := p.out.WriteString(line.String()); err != nil {
+		return err
+	}
+	if r.typ != cache.Modified {
+		return nil
+	}
+	opts := p.textDiffOptions(r.ev.T)
+	switch p.o.Diff {
+	case "compact":
+		return diff.WriteCompact(p.out, r.changes, "    ", p.o.color)
+	case "unified":
+		label := kindName(r.ev.T) + "/" + objectName(r.ev.New)
+		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.o.color)
+	}
+	return nil
+}
+
+// textDiffOptions adds the redaction of Secret values to the diff options.
+func (p *eventPrinter) textDiffOptions(t *cache.Type) diff.Options {
+	opts := p.o.diffOpts
+	if !p.o.ShowSecretValues && t.Mapping.Resource.Group == "" && t.Mapping.Resource.Resource == "secrets" {
+		opts.Redact = append(opts.Redact, secretPaths()...)
+	}
+	return opts
+}
+
+func secretPaths() []diff.Path {
+	var paths []diff.Path
+	for _, s := range []string{"data", "stringData"} {
+		p, err := diff.ParsePath(s)
+		if err == nil {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// jsonEvent is one line of -o json: the shape of kubectl get -w
+// --output-watch-events -o json, plus the patch and what we know of it.
+type jsonEvent struct {
+	Type              cache.EventType        `json:"type"`
+	Object            map[string]interface{} `json:"object"`
+	Patch             []diff.PatchOp         `json:"patch,omitempty"`
+	Managers          []string               `json:"managers,omitempty"`
+	FinalStateUnknown bool                   `json:"finalStateUnknown,omitempty"`
+	Coalesced         int                    `json:"coalesced,omitempty"`
+	Note              string                 `json:"note,omitempty"`
+}
+
+func (p *eventPrinter) event(r rendered) jsonEvent {
+	obj := r.new
+	if obj == nil {
+		obj = r.old
+	}
+	ev := jsonEvent{
+		Type:              r.typ,
+		Object:            withoutManagedFields(obj),
+		Managers:          r.managers,
+		FinalStateUnknown: r.ev.FinalStateUnknown,
+		Coalesced:         r.ev.Coalesced,
+		Note:              r.note,
+	}
+	if r.typ == cache.Modified {
+		ev.Patch = diff.JSONPatch(r.old, r.new, p.o.diffOpts)
+	}
+	return ev
+}
+
+func (p *eventPrinter) writeJSON(r rendered) error {
+	b, err := json.Marshal(p.event(r))
+	if err != nil {
+		return fmt.Errorf("encoding event: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = p.out.Write(b)
+	return err
+}
+
+func (p *eventPrinter) writeYAML(r rendered) error {
+	b, err := yaml.Marshal(p.event(r))
+	if err != nil {
+		return fmt.Errorf("encoding event: %w", err)
+	}
+	if _, err := p.out.WriteString("---\n"); err != nil {
+		return err
+	}
+	_, err = p.out.Write(b)
+	return err
+}
+
+// withoutManagedFields returns obj without metadata.managedFields, as kubectl
+// prints objects; it copies only the maps it changes.
+func withoutManagedFields(obj map[string]interface{}) map[string]interface{} {
+	md, ok := obj["metadata"].(map[string]interface{})
+	if !ok {
+		return obj
+	}
+	if _, ok := md["managedFields"]; !ok {
+		return obj
+	}
+	mdCopy := make(map[string]interface{}, len(md))
+	for k, v := range md {
+		if k != "managedFields" {
+			mdCopy[k] = v
+		}
+	}
+	out := make(map[string]interface{}, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	out["metadata"] = mdCopy
+	return out
+}
+
+// changedManagers names the field managers whose managedFields entry is new
+// or has a new time in newObj: who made this update, as far as the server
+// recorded it.
+func changedManagers(oldObj, newObj interface{}) []string {
+	o, err1 := meta.Accessor(oldObj)
+	n, err2 := meta.Accessor(newObj)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	key := func(e metav1.ManagedFieldsEntry) string {
+		return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.Subresource
+	}
+	before := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range o.GetManagedFields() {
+		before[key(e)] = e
+	}
+	var managers []string
+	for _, e := range n.GetManagedFields() {
+		prev, ok := before[key(e)]
+		if ok && timeEqual(prev.Time, e.Time) {
+			continue
+		}
+		name := e.Manager + "/" + string(e.Operation)
+		if e.Subresource != "" {
+			name += "/" + e.Subresource
+		}
+		managers = append(managers, name)
+	}
+	sort.Strings(managers)
+	return managers
+}
+
+func timeEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
+}
+
+func objectName(obj interface{}) string {
+	if a, err := meta.Accessor(obj); err == nil {
+		return a.GetName()
+	}
+	return ""
+}
+
+func objectNamespace(obj interface{}) string {
+	if a, err := meta.Accessor(obj); err == nil {
+		return a.GetNamespace()
+	}
+	return ""
+}
