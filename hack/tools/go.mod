@@ -1,13 +1,18 @@
 // Module tools pins the control-plane binaries that tests, benchmarks and the
 // demo run against: kube-apiserver and etcd, built from the Go module proxy.
-// It is separate from the plugin's go.mod so the plugin's dependencies stay
-// small.
+// It also holds the programs behind hack/cluster and hack/seed (cmd/cluster,
+// cmd/seed). It is separate from the plugin's go.mod so the plugin's
+// dependencies stay small.
 module github.com/kubectl-informer/kubectl-informer/hack/tools
 
 go 1.26.0
 
 require (
 	go.etcd.io/etcd/server/v3 v3.7.0
+	k8s.io/api v0.37.2
+	k8s.io/apiextensions-apiserver v0.0.0
+	k8s.io/apimachinery v0.37.2
+	k8s.io/client-go v0.37.2
 	k8s.io/kubernetes v1.37.2
 )
 
@@ -124,11 +129,7 @@ require (
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/api v0.37.2 // indirect
-	k8s.io/apiextensions-apiserver v0.0.0 // indirect
-	k8s.io/apimachinery v0.37.2 // indirect
 	k8s.io/apiserver v0.37.2 // indirect
-	k8s.io/client-go v0.37.2 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-base v0.37.2 // indirect

@@ -1,0 +1,73 @@
+# kubectl-informer: build, test, demo, bench, dist.
+# `make test` runs the unit tests and the e2e tests against a real
+# kube-apiserver and etcd built from source by hack/cluster.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE    ?= $(shell git log -1 --format=%cI 2>/dev/null || echo unknown)
+LDFLAGS := -s -w \
+	-X github.com/kubectl-informer/kubectl-informer/internal/version.Version=$(VERSION) \
+	-X github.com/kubectl-informer/kubectl-informer/internal/version.Commit=$(COMMIT) \
+	-X github.com/kubectl-informer/kubectl-informer/internal/version.Date=$(DATE)
+
+GO ?= go
+BIN := bin/kubectl-informer
+FUZZTIME ?= 10s
+# Go packages with fuzz targets, and their targets.
+FUZZ_TARGETS := \
+	./pkg/index:FuzzParseSelector ./pkg/index:FuzzParseCustom ./pkg/index:FuzzLookup \
+	./pkg/diff:FuzzParsePath ./pkg/diff:FuzzCompareJSONPatch
+
+.PHONY: all build test test-unit e2e fuzz cluster-bins demo bench dist krew-manifest lint clean
+
+all: build
+
+## build: the plugin binary at bin/kubectl-informer
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kubectl-informer
+
+## cluster-bins: build (or find cached) kube-apiserver and etcd from the Go module proxy
+cluster-bins:
+	hack/cluster build
+
+## test: unit tests, e2e tests against a real control plane, and bounded fuzzing
+test: cluster-bins
+	$(GO) test -count=1 -timeout 45m ./...
+	$(MAKE) fuzz
+
+## test-unit: unit tests only (no cluster)
+test-unit:
+	$(GO) test -short ./...
+
+## e2e: only the e2e tests
+e2e: cluster-bins
+	$(GO) test -count=1 -timeout 45m -v ./test/e2e/...
+
+## fuzz: run each fuzz target for FUZZTIME
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	done
+
+## demo: start a local control plane, seed it, and query and watch it through kubectl
+demo: build cluster-bins
+	hack/demo
+
+## bench: benchmarks against a local control plane; writes bench/RESULTS.md
+bench: build cluster-bins
+	hack/bench
+
+## lint: gofmt, go vet, and go mod tidy must change nothing
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	cd hack/tools && $(GO) mod tidy -diff
+
+clean:
+	rm -rf bin dist

@@ -1,0 +1,183 @@
+// Command cluster runs a real local control plane for the tests, benchmarks
+// and demo of kubectl-informer: one etcd and one or more kube-apiservers, all
+// on 127.0.0.1 at ports picked at run time, with TLS, client-certificate
+// authentication, RBAC, service-account keys and an audit log.
+//
+// It is run through hack/cluster, which builds it from the tools module.
+// Everything about one cluster lives in one directory (DIR): certificates,
+// etcd data, logs, kubeconfigs and cluster.json, the state that later verbs
+// read. The processes it starts run in their own sessions, so they outlive
+// the command; `down` stops them by pid.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+const usage = `usage: hack/cluster VERB [ARGS] [FLAGS]
+
+Verbs:
+  build [--force]
+        Build kube-apiserver and etcd into the cache if missing
+        (${KUBECTL_INFORMER_CACHE:-$HOME/.cache/kubectl-informer}/k8s-VERSION/).
+  up DIR [--timeout 60s] [--owner-pid PID]
+        Build what is missing, start etcd and kube-apiserver with their state
+        in DIR, wait for /readyz, and write DIR/admin.kubeconfig,
+        DIR/viewer.kubeconfig, DIR/audit.log, DIR/env and DIR/cluster.json.
+        With --owner-pid, a watcher runs "down DIR" once that process exits.
+  down DIR
+        Stop every process up started in DIR (SIGTERM, then SIGKILL).
+        Safe to run twice; leaves logs and data in DIR.
+  apiserver DIR NAME [--timeout 60s]
+        Start another kube-apiserver against the same etcd, certificates and
+        service-account keys on a new port; writes DIR/NAME.kubeconfig (admin),
+        DIR/NAME.log and DIR/NAME-audit.log.
+  stop-apiserver DIR [NAME] [--kill]
+        Stop one kube-apiserver (default: the primary, "kube-apiserver").
+        --kill sends SIGKILL at once instead of SIGTERM.
+  start-apiserver DIR [NAME] [--timeout 60s]
+        Start a stopped kube-apiserver again with the same flags and port.
+  status DIR
+        Print the ports, pids and whether each process is running.
+  help
+        Print this text.
+`
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "cluster: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks errors that should be followed by the usage text.
+var errUsage = errors.New("usage")
+
+func run(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("missing verb: %w", errUsage)
+	}
+	verb, args := args[0], args[1:]
+	fs := flag.NewFlagSet("cluster "+verb, flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
+	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for readiness")
+	switch verb {
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	case "build":
+		force := fs.Bool("force", false, "rebuild even if the binaries exist")
+		if _, err := parseArgs(fs, args, 0, 0); err != nil {
+			return err
+		}
+		bins, err := ensureBinaries(*force)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("kube-apiserver: %s\netcd: %s\n", bins.APIServer, bins.Etcd)
+		return nil
+	case "up":
+		ownerPID := fs.Int("owner-pid", 0, "run down once this process exits")
+		pos, err := parseArgs(fs, args, 1, 1)
+		if err != nil {
+			return err
+		}
+		return up(pos[0], *timeout, *ownerPID)
+	case "down":
+		pos, err := parseArgs(fs, args, 1, 1)
+		if err != nil {
+			return err
+		}
+		return down(pos[0])
+	case "apiserver":
+		pos, err := parseArgs(fs, args, 2, 2)
+		if err != nil {
+			return err
+		}
+		return addAPIServer(pos[0], pos[1], *timeout)
+	case "stop-apiserver":
+		kill := fs.Bool("kill", false, "send SIGKILL at once")
+		pos, err := parseArgs(fs, args, 1, 2)
+		if err != nil {
+			return err
+		}
+		return stopAPIServer(pos[0], nameArg(pos), *kill)
+	case "start-apiserver":
+		pos, err := parseArgs(fs, args, 1, 2)
+		if err != nil {
+			return err
+		}
+		return startAPIServer(pos[0], nameArg(pos), *timeout)
+	case "status":
+		pos, err := parseArgs(fs, args, 1, 1)
+		if err != nil {
+			return err
+		}
+		return status(pos[0])
+	case "reap":
+		// Internal: started by up --owner-pid, detached.
+		ownerPID := fs.Int("owner-pid", 0, "")
+		ownerStart := fs.Uint64("owner-start", 0, "")
+		pos, err := parseArgs(fs, args, 1, 1)
+		if err != nil {
+			return err
+		}
+		return reap(pos[0], *ownerPID, *ownerStart)
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("unknown verb %q: %w", verb, errUsage)
+	}
+}
+
+// nameArg returns the optional NAME argument, defaulting to the primary
+// apiserver.
+func nameArg(pos []string) string {
+	if len(pos) > 1 {
+		return pos[1]
+	}
+	return primaryName
+}
+
+// parseArgs parses flags anywhere among the arguments (the standard flag
+// package stops at the first positional one) and checks the number of
+// positional arguments.
+func parseArgs(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) < minPos || len(pos) > maxPos {
+		fmt.Fprint(os.Stderr, usage)
+		return nil, fmt.Errorf("%s takes %s, got %q: %w", fs.Name(), argCount(minPos, maxPos), strings.Join(pos, " "), errUsage)
+	}
+	return pos, nil
+}
+
+func argCount(minPos, maxPos int) string {
+	switch {
+	case maxPos == 0:
+		return "no arguments"
+	case minPos == maxPos:
+		return fmt.Sprintf("%d argument(s)", minPos)
+	default:
+		return fmt.Sprintf("%d to %d arguments", minPos, maxPos)
+	}
+}

@@ -1,0 +1,376 @@
+package framework
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// NoKubeconfig as Cmd.Kubeconfig runs the command without --kubeconfig.
+const NoKubeconfig = "-"
+
+// DefaultTimeout is how long Run lets a command run when Cmd.Timeout is 0.
+const DefaultTimeout = 60 * time.Second
+
+// Cmd is a command to run the way a user would: by default the real kubectl
+// from PATH, which finds kubectl-informer through PATH too.
+type Cmd struct {
+	// Binary is the program to run; "" means kubectl. Use PluginBinary()
+	// to run the plugin directly.
+	Binary string
+	// Args follow the program name, e.g. {"informer", "query", "pods", "-A"}.
+	Args []string
+	// Kubeconfig is passed as --kubeconfig; "" means the admin kubeconfig
+	// and NoKubeconfig means none. kubectl rejects flags before a plugin's
+	// name, so the flag goes after Args (before a "--", if there is one).
+	Kubeconfig string
+	// Stdin is the command's standard input.
+	Stdin string
+	// Env adds KEY=VALUE entries to the environment.
+	Env []string
+	// Timeout bounds the command: Run defaults to DefaultTimeout; for Start,
+	// 0 means no limit other than the test's end.
+	Timeout time.Duration
+}
+
+// Result is how a command ended.
+type Result struct {
+	Stdout   string
+	Stderr   string
+	ExitCode int // -1 if killed by a signal
+	Duration time.Duration
+	TimedOut bool
+}
+
+// String describes the result for failure messages.
+func (r Result) String() string {
+	status := fmt.Sprintf("exit code %d", r.ExitCode)
+	if r.TimedOut {
+		status = "timed out"
+	}
+	return fmt.Sprintf("%s after %s\n--- stdout:\n%s--- stderr:\n%s", status, r.Duration.Round(time.Millisecond), r.Stdout, r.Stderr)
+}
+
+// Kubectl runs the real kubectl with args as the admin user and returns
+// how it ended; a non-zero exit is not a test failure. ctx bounds it in
+// addition to DefaultTimeout.
+func Kubectl(t testing.TB, ctx context.Context, args ...string) Result {
+	t.Helper()
+	return runCmd(t, ctx, Cmd{Args: args})
+}
+
+// Run runs c to completion and returns how it ended; a non-zero exit is not
+// a test failure, but failing to start the command is.
+func Run(t testing.TB, c Cmd) Result {
+	t.Helper()
+	return runCmd(t, context.Background(), c)
+}
+
+func runCmd(t testing.TB, ctx context.Context, c Cmd) Result {
+	t.Helper()
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := command(t, ctx, c)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	began := time.Now()
+	err := cmd.Run()
+	res := Result{
+		Stdout:   stdout.String(),
+		Stderr:   stderr.String(),
+		Duration: time.Since(began),
+		TimedOut: errors.Is(ctx.Err(), context.DeadlineExceeded),
+	}
+	res.ExitCode = exitCode(t, cmd, err)
+	return res
+}
+
+// command builds the exec.Cmd for c: the binary with Args and
+// --kubeconfig, PATH starting with the directory of the built plugin, HOME
+// a directory of this test run (so kubectl's discovery cache is not the
+// user's), and no KUBECONFIG from the user's environment.
+func command(t testing.TB, ctx context.Context, c Cmd) *exec.Cmd {
+	t.Helper()
+	s := mustSuite(t)
+	binary := c.Binary
+	if binary == "" {
+		binary = s.kubectl
+	}
+	args := append([]string(nil), c.Args...)
+	kubeconfig := c.Kubeconfig
+	if kubeconfig == "" {
+		kubeconfig = s.cluster.AdminKubeconfig()
+	}
+	if kubeconfig != NoKubeconfig {
+		flag := []string{"--kubeconfig", kubeconfig}
+		at := len(args)
+		for i, a := range args {
+			if a == "--" {
+				at = i
+				break
+			}
+		}
+		args = append(args[:at], append(flag, args[at:]...)...)
+	}
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = environment(s, c.Env)
+	cmd.Stdin = strings.NewReader(c.Stdin)
+	// On timeout, interrupt first so the command can clean up, as a user's
+	// Ctrl-C would; kill it if it is still there 5s later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+func environment(s *suite, extra []string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		key, _, _ := strings.Cut(kv, "=")
+		switch key {
+		case "KUBECONFIG", "HOME", "KUBECACHEDIR", "PATH":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"HOME="+s.home,
+		"PATH="+filepath.Dir(s.pluginBinary)+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+	return append(env, extra...)
+}
+
+// exitCode turns the error of Wait into an exit code, failing the test if
+// the command did not run at all.
+func exitCode(t testing.TB, cmd *exec.Cmd, err error) int {
+	t.Helper()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exitErr):
+		return exitErr.ExitCode()
+	case cmd.ProcessState != nil:
+		// WaitDelay ran out with output still open; the process ended.
+		return cmd.ProcessState.ExitCode()
+	default:
+		t.Fatalf("running %s: %v", cmd, err)
+		return -1
+	}
+}
+
+// Process is a command started by Start: a long-running one such as a
+// watch. Its standard output is read line by line as it comes; nothing is
+// lost if the test reads late.
+type Process struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	cancel context.CancelFunc
+	began  time.Time
+
+	mu      sync.Mutex
+	lines   []string
+	next    int           // index of the next line NextLine returns
+	newLine chan struct{} // closed and replaced when a line arrives or output ends
+	eof     bool
+	stdout  strings.Builder
+	stderr  bytes.Buffer
+
+	done   chan struct{} // closed when the process has exited
+	result Result
+}
+
+// Start starts c and returns at once. The process is killed, if still
+// running, when the test ends.
+func Start(t testing.TB, c Cmd) *Process {
+	t.Helper()
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if c.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	p := &Process{t: t, cancel: cancel, newLine: make(chan struct{}), done: make(chan struct{})}
+	p.cmd = command(t, ctx, c)
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatalf("starting %s: %v", p.cmd, err)
+	}
+	p.cmd.Stderr = lockedWriter{mu: &p.mu, w: &p.stderr}
+	p.began = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("starting %s: %v", p.cmd, err)
+	}
+	go p.read(ctx, stdout)
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.Kill()
+			<-p.done
+		}
+		cancel()
+	})
+	return p
+}
+
+// read collects stdout lines until EOF, then waits for the process.
+func (p *Process) read(ctx context.Context, stdout io.Reader) {
+	r := bufio.NewReader(stdout)
+	for {
+		line, err := r.ReadString('\n')
+		if line != "" {
+			p.mu.Lock()
+			p.stdout.WriteString(line)
+			p.lines = append(p.lines, strings.TrimRight(line, "\r\n"))
+			close(p.newLine)
+			p.newLine = make(chan struct{})
+			p.mu.Unlock()
+		}
+		if err != nil {
+			break
+		}
+	}
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.eof = true
+	close(p.newLine)
+	p.newLine = make(chan struct{})
+	p.result = Result{
+		Stdout:   p.stdout.String(),
+		Stderr:   p.stderr.String(),
+		Duration: time.Since(p.began),
+		TimedOut: errors.Is(ctx.Err(), context.DeadlineExceeded),
+	}
+	p.mu.Unlock()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		p.result.ExitCode = exitErr.ExitCode()
+	case p.cmd.ProcessState != nil:
+		p.result.ExitCode = p.cmd.ProcessState.ExitCode()
+	default:
+		p.result.ExitCode = -1
+	}
+	close(p.done)
+}
+
+// NextLine returns the next line of standard output (without the newline),
+// waiting up to timeout for it. It returns io.EOF once the output has ended
+// and every line was returned.
+func (p *Process) NextLine(timeout time.Duration) (string, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		if p.next < len(p.lines) {
+			line := p.lines[p.next]
+			p.next++
+			p.mu.Unlock()
+			return line, nil
+		}
+		if p.eof {
+			p.mu.Unlock()
+			return "", io.EOF
+		}
+		wait := p.newLine
+		p.mu.Unlock()
+		select {
+		case <-wait:
+		case <-timer.C:
+			return "", fmt.Errorf("no line of output within %s; stderr so far:\n%s", timeout, p.Stderr())
+		}
+	}
+}
+
+// WaitForLine reads lines until one satisfies match and returns it, waiting
+// up to timeout in all. Lines read on the way are consumed.
+func (p *Process) WaitForLine(timeout time.Duration, match func(line string) bool) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		line, err := p.NextLine(time.Until(deadline))
+		if err != nil {
+			return "", fmt.Errorf("waiting for a matching line: %w; stdout so far:\n%s", err, p.Stdout())
+		}
+		if match(line) {
+			return line, nil
+		}
+	}
+}
+
+// Stdout returns all standard output so far, whether read by NextLine or
+// not.
+func (p *Process) Stdout() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String()
+}
+
+// Stderr returns the standard error so far.
+func (p *Process) Stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// Interrupt sends SIGINT, as Ctrl-C in a terminal would. (kubectl execs
+// plugins, so the plugin gets it directly.)
+func (p *Process) Interrupt() error {
+	return p.signal(os.Interrupt)
+}
+
+// Kill sends SIGKILL.
+func (p *Process) Kill() error {
+	return p.signal(syscall.SIGKILL)
+}
+
+func (p *Process) signal(sig os.Signal) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signalling %s: %w", p.cmd, err)
+	}
+	return nil
+}
+
+// Done is closed when the process has exited and its output is read.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the process to exit and returns how it ended; Stdout has
+// all of standard output, including lines already read with NextLine.
+func (p *Process) Wait() Result {
+	<-p.done
+	p.cancel()
+	return p.result
+}
+
+// lockedWriter serialises writes with the Process's other state.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
