@@ -55,13 +55,16 @@ func Unified(w io.Writer, oldLabel, newLabel string, old, new map[string]interfa
 	if err != nil {
 		return err
 	}
-	a, b := splitLines(oy), splitLines(ny)
+	return writeUnified(w, oldLabel, newLabel, splitLines(oy), splitLines(ny), context, color)
+}
+
+// writeUnified writes the unified diff of the lines a and b.
+func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context int, color bool) error {
 	edits := diffLines(a, b)
 	hunks := groupHunks(edits, context)
 	if len(hunks) == 0 {
 		return nil
 	}
-
 	var buf []byte
 	header := func(prefix, label string) {
 		if color {

@@ -274,3 +274,113 @@ func TestUnifiedFallsBackToJSON(t *testing.T) {
 		t.Errorf("Unified() =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// applyUnified applies a unified diff as writeUnified writes it to a, the way
+// patch(1) would, checking every hunk header and context line on the way.
+func applyUnified(t *testing.T, a []string, diff string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "--- ") || !strings.HasPrefix(lines[1], "+++ ") {
+		t.Fatalf("diff without headers:\n%s", diff)
+	}
+	var out []string
+	next := 0 // next line of a to copy
+	for i := 2; i < len(lines); {
+		var aStart, aCount, bStart, bCount int
+		header := strings.NewReplacer(",", " ", "@@", "", "-", "", "+", "").Replace(lines[i])
+		nums := strings.Fields(header)
+		parse := func(s string) int {
+			var n int
+			if _, err := fmt.Sscan(s, &n); err != nil {
+				t.Fatalf("hunk header %q: %v", lines[i], err)
+			}
+			return n
+		}
+		switch len(nums) {
+		case 2:
+			aStart, aCount, bStart, bCount = parse(nums[0]), 1, parse(nums[1]), 1
+		case 3:
+			// One of the counts is given; which one shows in the header.
+			if strings.Contains(strings.Split(lines[i], " +")[0], ",") {
+				aStart, aCount, bStart, bCount = parse(nums[0]), parse(nums[1]), parse(nums[2]), 1
+			} else {
+				aStart, aCount, bStart, bCount = parse(nums[0]), 1, parse(nums[1]), parse(nums[2])
+			}
+		case 4:
+			aStart, aCount, bStart, bCount = parse(nums[0]), parse(nums[1]), parse(nums[2]), parse(nums[3])
+		default:
+			t.Fatalf("bad hunk header %q", lines[i])
+		}
+		if aCount > 0 {
+			aStart-- // 1-based, or the line before an empty range
+		}
+		if bCount > 0 {
+			bStart--
+		}
+		if aStart < next {
+			t.Fatalf("hunk %q overlaps the previous one", lines[i])
+		}
+		out = append(out, a[next:aStart]...)
+		if len(out) != bStart {
+			t.Fatalf("hunk %q starts at new line %d, want %d", lines[i], bStart, len(out))
+		}
+		next = aStart
+		i++
+		gotA, gotB := 0, 0
+		for ; i < len(lines) && !strings.HasPrefix(lines[i], "@@"); i++ {
+			l := lines[i]
+			switch l[0] {
+			case ' ':
+				if a[next] != l[1:] {
+					t.Fatalf("context %q, want %q", l[1:], a[next])
+				}
+				out = append(out, l[1:])
+				next++
+				gotA++
+				gotB++
+			case '-':
+				if a[next] != l[1:] {
+					t.Fatalf("removed %q, want %q", l[1:], a[next])
+				}
+				next++
+				gotA++
+			case '+':
+				out = append(out, l[1:])
+				gotB++
+			}
+		}
+		if gotA != aCount || gotB != bCount {
+			t.Fatalf("hunk has %d old and %d new lines, header says %d and %d", gotA, gotB, aCount, bCount)
+		}
+	}
+	return append(out, a[next:]...)
+}
+
+func TestWriteUnifiedApplies(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	randomLines := func() []string {
+		l := make([]string, rng.Intn(30))
+		for i := range l {
+			l[i] = string(rune('a' + rng.Intn(5)))
+		}
+		return l
+	}
+	for i := 0; i < 1000; i++ {
+		a, b := randomLines(), randomLines()
+		for context := 0; context <= 3; context++ {
+			var out strings.Builder
+			if err := writeUnified(&out, "a", "b", a, b, context, false); err != nil {
+				t.Fatalf("writeUnified() = %v, want nil", err)
+			}
+			if out.Len() == 0 {
+				if strings.Join(a, "\n") != strings.Join(b, "\n") {
+					t.Fatalf("writeUnified(%q, %q) wrote nothing, want a diff", a, b)
+				}
+				continue
+			}
+			if got := applyUnified(t, a, out.String()); strings.Join(got, "\n") != strings.Join(b, "\n") {
+				t.Fatalf("applying writeUnified(%q, %q, context %d) =\n%s\ngives %q, want %q", a, b, context, out.String(), got, b)
+			}
+		}
+	}
+}
