@@ -1,0 +1,135 @@
+package plugin
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// run executes the root command with args and returns its error and
+// streams. --server points at a closed port: these tests must fail before
+// any request.
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	cmd := NewCmdRoot(streams)
+	cmd.SetArgs(append(args, "--server", "https://127.0.0.1:1"))
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	err = cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func TestBadInputNamesTheFlag(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no type", []string{"query"}, "you must specify the type of resource to query"},
+		{"two type arguments", []string{"query", "pods", "deployments"}, "join types with commas: pods,deployments"},
+		{"index without value", []string{"query", "pods", "--index", "node"}, `--index needs NAME=VALUE, got "node"`},
+		{"unknown index", []string{"query", "pods", "--index", "nod=x"}, `unknown index "nod"`},
+		{"unknown group-by", []string{"query", "pods", "--group-by", "x"}, `--group-by x: unknown index "x"`},
+		{"group-by with json", []string{"query", "pods", "--group-by", "node", "-o", "json"}, "--group-by prints a VALUE, COUNT table"},
+		{"bad indexer", []string{"query", "pods", "--indexer", "img"}, "--indexer"},
+		{"bad output", []string{"query", "pods", "-o", "xml"}, `unknown -o/--output format "xml"`},
+		{"bad custom columns", []string{"query", "pods", "-o", "custom-columns=NAME"}, "expected HEADER:JSONPATH"},
+		{"bad label selector", []string{"query", "pods", "-l", "a in (b"}, "invalid --selector"},
+		{"bad sync timeout", []string{"query", "pods", "--sync-timeout", "-1s"}, "--sync-timeout must be positive"},
+		{"watch without type", []string{"watch"}, "you must specify the type of resource to watch"},
+		{"bad diff", []string{"watch", "pods", "--diff", "side"}, "--diff must be compact, unified or none"},
+		{"bad watch output", []string{"watch", "pods", "-o", "wide"}, "-o/--output must be text, json, yaml or name"},
+		{"bad color", []string{"watch", "pods", "--color", "sometimes"}, "--color must be auto, always or never"},
+		{"bad where", []string{"watch", "pods", "--where", "node"}, `--where needs NAME=VALUE, got "node"`},
+		{"bad ignore path", []string{"watch", "pods", "--ignore", "spec..x"}, "--ignore: invalid path"},
+		{"mixed TYPE/NAME", []string{"watch", "pod/a", "b"}, "expected TYPE/NAME"},
+		{"unknown flag", []string{"query", "pods", "--indx", "a=b"}, "unknown flag: --indx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := run(t, tt.args...)
+			if err == nil {
+				t.Fatalf("%v = nil error, want one containing %q", tt.args, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%v = %q, want it to contain %q", tt.args, err, tt.want)
+			}
+			if out != "" {
+				t.Errorf("%v printed %q on stdout, want nothing", tt.args, out)
+			}
+		})
+	}
+}
+
+func TestIndexersListsBuiltins(t *testing.T) {
+	out, _, err := run(t, "indexers")
+	if err != nil {
+		t.Fatalf("indexers: %v", err)
+	}
+	for _, name := range []string{"INDEX", "namespace", "label:KEY", "owner-uid", "node", "phase", "image"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("indexers output lacks %q:\n%s", name, out)
+		}
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	out, _, err := run(t, "version", "-o", "json")
+	if err != nil {
+		t.Fatalf("version -o json: %v", err)
+	}
+	for _, key := range []string{`"version"`, `"commit"`, `"goVersion"`, `"clientGoVersion"`} {
+		if !strings.Contains(out, key) {
+			t.Errorf("version -o json lacks %s:\n%s", key, out)
+		}
+	}
+}
+
+func TestUsageSaysKubectlInformer(t *testing.T) {
+	out, _, err := run(t, "query", "--help")
+	if err != nil {
+		t.Fatalf("query --help: %v", err)
+	}
+	if !strings.Contains(out, "kubectl informer query TYPE[,TYPE...]") {
+		t.Errorf("query --help usage does not read 'kubectl informer query':\n%s", out)
+	}
+}
+
+func TestWriteTableEscapesControlCharacters(t *testing.T) {
+	var b strings.Builder
+	if err := writeTable(&b, []string{"NAME", "VALUE"}, [][]string{{"evil\x1b[31m", "ok"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") {
+		t.Errorf("writeTable emitted a raw escape:\n%q", b.String())
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasSuffix(line, " ") {
+			t.Errorf("line %q has trailing spaces", line)
+		}
+	}
+}
+
+func FuzzParseOutput(f *testing.F) {
+	for _, s := range []string{"", "wide", "json", "yaml", "name", "jsonpath={.items[*].metadata.name}",
+		"custom-columns=NAME:.metadata.name,NODE:.spec.nodeName", "go-template={{.kind}}", "custom-columns=", "xml"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Contains(s, "-file") || strings.Contains(s, "templatefile") {
+			t.Skip("file formats read the file system")
+		}
+		out, err := parseOutput(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Errorf("parseOutput(%q) returned an empty error", s)
+			}
+			return
+		}
+		if !out.isTable() && out.printer == nil {
+			t.Errorf("parseOutput(%q) = format %q with no printer", s, out.format)
+		}
+	})
+}
