@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +62,12 @@ func newEventPrinter(o *WatchOptions, names map[string]map[string]bool) *eventPr
 // run prints events until ctx ends or --max-events is reached. A closed
 // stdout ends it quietly.
 func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
+	// Unless SIGPIPE is handled, the Go runtime kills the process with it
+	// on the first write to a closed stdout (`| head`), before quietPipe
+	// sees EPIPE. Handled, the write fails with EPIPE instead.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	defer p.out.Flush()
 	for {
 		ev, ok := q.Pop(ctx)
