@@ -22,6 +22,8 @@ type Clients struct {
 	// Mapper resolves user-typed resource names (short names, kinds,
 	// group-qualified names) through discovery.
 	Mapper meta.RESTMapper
+
+	monitor requestMonitor
 }
 
 // NewClients builds the engine's clients from a rest.Config. It copies the
@@ -29,24 +31,24 @@ type Clients struct {
 // clears the client-side Timeout: --request-timeout bounds a whole response
 // read, which would abort long lists and every watch.
 func NewClients(config *rest.Config, mapper meta.RESTMapper, userAgent string) (*Clients, error) {
+	c := &Clients{Mapper: mapper}
 	base := rest.CopyConfig(config)
 	base.Timeout = 0
 	base.UserAgent = userAgent
+	base.Wrap(c.monitor.wrap)
 
 	typedConfig := rest.CopyConfig(base)
 	typedConfig.ContentType = "application/vnd.kubernetes.protobuf"
 	typedConfig.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	typed, err := kubernetes.NewForConfig(typedConfig)
-	if err != nil {
+	var err error
+	if c.Typed, err = kubernetes.NewForConfig(typedConfig); err != nil {
 		return nil, fmt.Errorf("creating typed client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(base)
-	if err != nil {
+	if c.Dynamic, err = dynamic.NewForConfig(base); err != nil {
 		return nil, fmt.Errorf("creating dynamic client: %w", err)
 	}
-	md, err := metadata.NewForConfig(base)
-	if err != nil {
+	if c.Metadata, err = metadata.NewForConfig(base); err != nil {
 		return nil, fmt.Errorf("creating metadata client: %w", err)
 	}
-	return &Clients{Typed: typed, Dynamic: dyn, Metadata: md, Mapper: mapper}, nil
+	return c, nil
 }

@@ -101,10 +101,14 @@ type Config struct {
 	// Progress, when set, is called about five times a second while Start
 	// waits for sync, and once more when it ends.
 	Progress func(Progress)
-	// OnWatchError, when set, is called from informer goroutines for every
-	// list or watch error after the type's cache has synced; the informer
-	// keeps retrying on its own. It must return quickly.
+	// OnWatchError, when set, is called after the type's cache has synced
+	// for every failed list or watch attempt: errors the reflector hands its
+	// watch error handler, and requests that never reached the server. The
+	// informer keeps retrying on its own. It must return quickly.
 	OnWatchError func(t *Type, err error)
+	// OnWatchResumed, when set, is called when a watch request of a type
+	// succeeds after OnWatchError was called for it.
+	OnWatchResumed func(t *Type)
 }
 
 // Progress is a snapshot of the initial sync.
@@ -132,6 +136,7 @@ type Type struct {
 
 	received            atomic.Int64
 	consecutiveConnErrs atomic.Int64
+	failing             atomic.Bool
 }
 
 // Name is the type's resource name, group-qualified for non-core groups:
@@ -200,7 +205,31 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		klog.V(2).InfoS("created informer", "type", t.Name(), "kind", t.Kind, "namespace", namespace)
 		e.types = append(e.types, t)
 	}
+	clients.monitor.set(e.observeRequest)
 	return e, nil
+}
+
+// observeRequest gets the outcome of every request the clients send and
+// reports watch outages and recoveries of synced types.
+func (e *Engine) observeRequest(path string, watch bool, err error) {
+	for _, t := range e.types {
+		if !t.matchesPath(path) || !t.Informer.HasSynced() {
+			continue
+		}
+		switch {
+		case err != nil:
+			e.watchFailed(t, err)
+		case watch && t.failing.CompareAndSwap(true, false) && e.cfg.OnWatchResumed != nil:
+			e.cfg.OnWatchResumed(t)
+		}
+	}
+}
+
+func (e *Engine) watchFailed(t *Type, err error) {
+	t.failing.Store(true)
+	if e.cfg.OnWatchError != nil {
+		e.cfg.OnWatchError(t, err)
+	}
 }
 
 // Types returns the engine's types in the order they were requested.
@@ -308,9 +337,7 @@ func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithCont
 			}
 			return
 		}
-		if e.cfg.OnWatchError != nil {
-			e.cfg.OnWatchError(t, err)
-		}
+		e.watchFailed(t, err)
 	}
 }
 

@@ -248,6 +248,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	reporter := newWatchErrorReporter(o.ErrOut)
 	cfg.OnWatchError = reporter.report
+	cfg.OnWatchResumed = reporter.resumed
 	engine, err := cache.New(o.clients, mappings, cfg)
 	if err != nil {
 		return err
@@ -343,6 +344,13 @@ func (r *watchErrorReporter) report(t *cache.Type, err error) {
 		hint = "permission lost? retrying"
 	}
 	fmt.Fprintf(r.out.w, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
+}
+
+func (r *watchErrorReporter) resumed(t *cache.Type) {
+	r.out.mu.Lock()
+	defer r.out.mu.Unlock()
+	delete(r.last, t.Name())
+	fmt.Fprintf(r.out.w, "watch of %s resumed; changes made meanwhile follow\n", t.Name())
 }
 
 func sortedKeys(m map[string]bool) []string {
