@@ -327,13 +327,13 @@ func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithCont
 		if !t.Informer.HasSynced() {
 			if isConnectionError(err) {
 				if t.consecutiveConnErrs.Add(1) >= maxConnErrorsBeforeSync {
-					e.fail(fmt.Errorf("listing %s: %w", t.Name(), err))
+					e.fail(fmt.Errorf("listing %s: %w", t.Name(), apiCause(err)))
 				}
 				return
 			}
 			t.consecutiveConnErrs.Store(0)
 			if isFatal(err) {
-				e.fail(fmt.Errorf("listing %s: %w", t.Name(), err))
+				e.fail(fmt.Errorf("listing %s: %w", t.Name(), apiCause(err)))
 			}
 			return
 		}

@@ -45,6 +45,20 @@ func isConnectionError(err error) bool {
 	return errors.As(err, &dnsErr) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
 }
 
+// apiCause returns the API server's own error inside err when there is one:
+// the reflector wraps it as "failed to list *v1.PartialObjectMetadata: …",
+// which names client-go's decoding type rather than anything the user asked
+// for.
+func apiCause(err error) error {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if cause, ok := status.(error); ok {
+			return cause
+		}
+	}
+	return err
+}
+
 // IsForbidden reports whether err is an authorization failure, so callers can
 // tell a user their permissions changed.
 func IsForbidden(err error) bool {

@@ -1,0 +1,45 @@
+package cache
+
+import (
+	"fmt"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestAPICauseDropsClientGoWrapping(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", fmt.Errorf("no"))
+	wrapped := fmt.Errorf("failed to list *v1.PartialObjectMetadata: %w", forbidden)
+	if got := apiCause(wrapped); got.Error() != forbidden.Error() {
+		t.Errorf("apiCause(wrapped) = %q, want %q", got, forbidden)
+	}
+	plain := fmt.Errorf("dial tcp: connection refused")
+	if got := apiCause(plain); got != plain {
+		t.Errorf("apiCause(plain) = %q, want it unchanged", got)
+	}
+}
+
+func TestIsFatal(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"forbidden", apierrors.NewForbidden(gr, "", fmt.Errorf("no")), true},
+		{"unauthorized", apierrors.NewUnauthorized("who"), true},
+		{"not found", apierrors.NewNotFound(gr, ""), true},
+		{"bad request", apierrors.NewBadRequest("bad field selector"), true},
+		{"server error", apierrors.NewInternalError(fmt.Errorf("boom")), false},
+		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), false},
+		{"expired", apierrors.NewResourceExpired("too old"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isFatal(tt.err); got != tt.want {
+				t.Errorf("isFatal(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
