@@ -83,6 +83,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Print each value of the index NAME with its object count instead of objects.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
+	registerCompletions(cmd, configFlags)
 	return cmd
 }
 

@@ -114,6 +114,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never).")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
 	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
+	registerCompletions(cmd, configFlags)
 	return cmd
 }
 
