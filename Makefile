@@ -58,6 +58,14 @@ fuzz:
 demo: build cluster-bins
 	hack/demo
 
+## dist: release archives for linux/darwin/windows on amd64 and arm64, and checksums, in dist/
+dist:
+	hack/dist $(if $(filter-out v0.0.0-dev,$(VERSION)),$(VERSION),)
+
+## krew-manifest: render .krew.yaml for the archives in dist/ into dist/informer.yaml
+krew-manifest:
+	hack/krew-manifest
+
 ## bench: benchmarks against a local control plane; writes bench/RESULTS.md
 bench: build cluster-bins
 	hack/bench
