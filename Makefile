@@ -60,7 +60,7 @@ demo: build cluster-bins
 
 ## dist: release archives for linux/darwin/windows on amd64 and arm64, and checksums, in dist/
 dist:
-	hack/dist $(if $(filter-out v0.0.0-dev,$(VERSION)),$(VERSION),)
+	hack/dist
 
 ## krew-manifest: render .krew.yaml for the archives in dist/ into dist/informer.yaml
 krew-manifest:
