@@ -1,0 +1,61 @@
+// Command benchtool is the harness behind hack/bench: it seeds a local
+// control plane, runs kubectl informer and its baselines as separate
+// processes, measures each one's wall time, CPU time and peak RSS from
+// wait4's rusage, measures watch throughput, CPU per event and lag against
+// the stamps of hack/seed churn, profiles what misses its target, and
+// writes bench/RESULTS.md.
+//
+// Verbs:
+//
+//	benchtool run --cluster-dir DIR --work-dir DIR --root DIR [--out FILE] [--rawlist BIN]
+//	benchtool profile --cpu FILE [--heap FILE] [--repeat N] -- PLUGIN-ARGS...
+//
+// hack/bench starts and stops the control plane and calls run; run starts
+// profile as a child process. The raw LIST floor is a separate, small
+// program, hack/benchtool/rawlist, so that its start-up and RSS are not
+// those of this one (which links the whole plugin for profile).
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: benchtool VERB [FLAGS]
+
+Verbs:
+  run --cluster-dir DIR --work-dir DIR --root DIR [--out FILE] [--rawlist BIN]
+        Seed the control plane whose admin.kubeconfig is in --cluster-dir,
+        run every benchmark and write the report (default
+        ROOT/bench/RESULTS.md). Tuned by BENCH_* environment variables; see
+        bench/README.md. --rawlist is the hack/benchtool/rawlist binary
+        (default: next to this one).
+  profile --cpu FILE [--heap FILE] [--repeat N] -- ARGS...
+        Run kubectl-informer ARGS in this process (the plugin's own cobra
+        command, not a copy) --repeat times under the CPU profiler, and
+        write a heap profile at the end. SIGTERM ends a watch cleanly.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch verb, args := os.Args[1], os.Args[2:]; verb {
+	case "run":
+		err = cmdRun(args)
+	case "profile":
+		err = cmdProfile(args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		err = fmt.Errorf("unknown verb %q", verb)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtool: %v\n", err)
+		os.Exit(1)
+	}
+}

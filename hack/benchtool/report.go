@@ -1,0 +1,336 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// report is everything RESULTS.md shows.
+type report struct {
+	began     time.Time
+	elapsed   time.Duration
+	runs      int
+	machine   machineInfo
+	seedNotes []string
+
+	queryPods int
+	queries   map[string]*result
+	watches   []watchResult
+	targets   []targetResult
+
+	profiles   []profileSummary
+	profileErr string
+	profileDir string
+
+	micro     string
+	microLoad float64
+	scale     []scaleResult
+
+	loadWaits int
+	loadEnd   float64
+}
+
+type scaleResult struct {
+	pods    int
+	results map[string]*result
+}
+
+// targetResult is one target, met or missed.
+type targetResult struct {
+	group    string // q1, q2 or watch: what to profile when missed
+	name     string
+	measured string
+	limit    string
+	ratio    float64 // measured / limit; met when ≤ 1
+	met      bool
+	note     string
+}
+
+func (t targetResult) verdict() string {
+	if t.met {
+		return fmt.Sprintf("met (%.0f%% of the limit)", 100*t.ratio)
+	}
+	return fmt.Sprintf("**missed** by %.0f%% (%.2f× the limit)", 100*(t.ratio-1), t.ratio)
+}
+
+func newTarget(group, name string, measured, limit float64, unit string, format string) targetResult {
+	t := targetResult{group: group, name: name, ratio: measured / limit}
+	t.met = t.ratio <= 1
+	t.measured = fmt.Sprintf(format, measured) + unit
+	t.limit = fmt.Sprintf(format, limit) + unit
+	return t
+}
+
+// evaluate checks the targets of the issue against the medians.
+func (b *bench) evaluate() []targetResult {
+	q := b.rep.queries
+	var ts []targetResult
+	has := func(ids ...string) bool {
+		for _, id := range ids {
+			if r := q[id]; r == nil || len(r.samples) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, v := range []struct{ id, how string }{{"q1", "kubectl informer"}, {"q1-direct", "binary directly"}} {
+		if has(v.id, "raw-pb") {
+			ts = append(ts, newTarget("q1", fmt.Sprintf("1 (%s): wall ≤ 1.5× raw protobuf LIST", v.how),
+				q[v.id].wall()/q["raw-pb"].wall(), 1.5, "×", "%.2f"))
+		}
+		if has(v.id, "kubectl-get") {
+			ts = append(ts, newTarget("q1", fmt.Sprintf("1 (%s): wall ≤ 0.1× kubectl get -o jsonpath", v.how),
+				q[v.id].wall()/q["kubectl-get"].wall(), 0.1, "×", "%.3f"))
+		}
+		if has(v.id) {
+			t := newTarget("q1", fmt.Sprintf("1 (%s): peak RSS ≤ 100 MiB", v.how), q[v.id].rss(), 100, " MiB", "%.1f")
+			t.note = q[v.id].rssSplit()
+			ts = append(ts, t)
+		}
+	}
+	for _, v := range []struct{ id, how string }{{"q2", "kubectl informer"}, {"q2-direct", "binary directly"}} {
+		if has(v.id, "raw-meta") {
+			ts = append(ts, newTarget("q2", fmt.Sprintf("2 (%s): wall ≤ 3× raw metadata LIST", v.how),
+				q[v.id].wall()/q["raw-meta"].wall(), 3, "×", "%.2f"))
+		}
+		if has(v.id) {
+			t := newTarget("q2", fmt.Sprintf("2 (%s): peak RSS ≤ 50 MiB", v.how), q[v.id].rss(), 50, " MiB", "%.1f")
+			t.note = q[v.id].rssSplit()
+			ts = append(ts, t)
+		}
+	}
+	for _, w := range b.rep.watches {
+		if w.events == 0 {
+			continue
+		}
+		ts = append(ts,
+			newTarget("watch", fmt.Sprintf("6 (churn at %d/s): CPU ≤ 50 µs per update", w.rate),
+				float64(w.cpuPerEvent().Nanoseconds())/1e3, 50, " µs", "%.0f"),
+			newTarget("watch", fmt.Sprintf("6 (churn at %d/s): lag p99 ≤ 50 ms", w.rate),
+				float64(w.p99.Microseconds())/1e3, 50, " ms", "%.1f"))
+	}
+	return ts
+}
+
+// queryRow is one line of the query table.
+type queryRow struct {
+	label     string
+	id        string
+	baselines []string
+}
+
+var queryGroups = []struct {
+	title string
+	rows  []queryRow
+}{
+	{"1. pods by image (full objects)", []queryRow{
+		{"`kubectl informer query pods -A --index image=… -o name`", "q1", []string{"raw-pb", "kubectl-get"}},
+		{"the same, plugin binary run directly", "q1-direct", []string{"raw-pb", "kubectl-get"}},
+		{"floor: raw protobuf LIST of all pods", "raw-pb", nil},
+		{"today: `kubectl get pods -A -o jsonpath=…`", "kubectl-get", []string{"raw-pb"}},
+	}},
+	{"2. pods by label (metadata only)", []queryRow{
+		{"`kubectl informer query pods -A --index label:app=app-3 -o name`", "q2", []string{"raw-meta"}},
+		{"the same, plugin binary run directly", "q2-direct", []string{"raw-meta"}},
+		{"floor: raw metadata-only protobuf LIST", "raw-meta", nil},
+	}},
+	{"3. pods per node", []queryRow{
+		{"`kubectl informer query pods -A --group-by node`", "q3", []string{"raw-pb"}},
+	}},
+	{"4. widgets by a JSONPath index (CRD, dynamic JSON)", []queryRow{
+		{"`kubectl informer query widgets -A --indexer color='{.spec.color}' --index color=red -o name`", "q4", []string{"raw-json-widgets"}},
+		{"floor: raw JSON LIST of all widgets", "raw-json-widgets", nil},
+	}},
+	{"5. query 1 without streaming WatchList", []queryRow{
+		{"`KUBE_FEATURE_WatchListClient=false kubectl informer query pods -A --index image=… -o name`", "q5", []string{"q1", "raw-pb"}},
+	}},
+	{"start-up only (no requests)", []queryRow{
+		{"`kubectl-informer version` (the plugin's start-up floor)", "plugin-version", nil},
+		{"`kubectl version --client` (kubectl before it execs a plugin)", "kubectl-version", nil},
+	}},
+}
+
+var shortName = map[string]string{
+	"q1": "query 1", "q1-direct": "query 1 direct", "q2": "query 2", "raw-pb": "raw LIST",
+	"raw-meta": "raw metadata LIST", "raw-json-widgets": "raw JSON LIST", "kubectl-get": "kubectl get",
+}
+
+func (r *report) markdown() string {
+	var s strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&s, format, args...) }
+	m := r.machine
+	p("# Benchmark results\n\n")
+	p("Written by `hack/bench` (issue 7) on %s; the whole run took %s. See `bench/README.md` for how to run it and what each number means.\n\n",
+		r.began.UTC().Format("2006-01-02 15:04 MST"), r.elapsed.Round(time.Second))
+	p("## Machine\n\n| | |\n| --- | --- |\n")
+	p("| CPUs (nproc) | %d (GOMAXPROCS %d) |\n| CPU | %s |\n| memory | %s |\n| kernel | %s |\n", m.nproc, runtime.GOMAXPROCS(0), m.cpuModel, m.memory, m.kernel)
+	p("| kube-apiserver | %s, with etcd, started by `hack/cluster up` on the same machine |\n", m.apiserver)
+	p("| kubectl | %s |\n| go | %s |\n| plugin | %s |\n", m.kubectl, m.goVersion, m.pluginVersion)
+	p("| load average (1, 5, 15 min) | %s at the start; %.2f at the end |\n\n", m.load, r.loadEnd)
+	if r.loadWaits > 0 {
+		p("The machine was shared: before %d of the rounds the 1-minute load average was above BENCH_MAX_LOAD and the bench waited (at most BENCH_LOAD_WAIT) before going on. Every result shows the median load it ran under; wall times under load above the CPU count are inflated, CPU times much less so.\n\n", r.loadWaits)
+	}
+	p("Data: %s.\n\n", strings.Join(r.seedNotes, "; "))
+
+	if len(r.queries) > 0 {
+		p("## Queries (%d pods, median of %d runs)\n\n", r.queryPods, r.runs)
+		p("Each command is a separate process; wall time is from fork to exit, CPU is user+system and peak RSS is `ru_maxrss`, all from `wait4` (through `hack/benchtool/runner`, see below). One unmeasured warm-up run of each command comes first (it also fills the discovery cache). *RssAnon / RssFile* are the peaks of `/proc/PID/status` polled every 2 ms in one extra run: anonymous memory (heap, stacks) and file-backed pages (mostly the program's own binary, shared with the page cache); `ru_maxrss` counts both.\n\n")
+		p("| query | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, g := range queryGroups {
+			for i, row := range g.rows {
+				title := ""
+				if i == 0 {
+					title = g.title
+				}
+				p("| %s | %s%s |%s\n", title, row.label, bodySize(r.queries[row.id]), r.resultCells(r.queries, row))
+			}
+		}
+		p("\n")
+		for _, g := range queryGroups {
+			for _, row := range g.rows {
+				if res := r.queries[row.id]; res != nil && res.warn != "" {
+					p("- ⚠ %s: %s\n", row.id, res.warn)
+				}
+			}
+		}
+	}
+
+	if len(r.targets) > 0 {
+		p("## Targets\n\n| target | measured | limit | verdict | note |\n| --- | --- | --- | --- | --- |\n")
+		for _, t := range r.targets {
+			p("| %s | %s | %s | %s | %s |\n", t.name, t.measured, t.limit, t.verdict(), t.note)
+		}
+		p("\nThrough `kubectl informer`, peak RSS is the larger of kubectl's own peak before it execs the plugin (same pid) and the plugin's; the \"binary directly\" rows are the plugin alone.\n\n")
+	}
+
+	if len(r.watches) > 0 {
+		p("## Watch under churn (`kubectl informer watch pods -n NS -o json`)\n\n")
+		p("| churn target/s | achieved/s | updates stamped | events printed | events/s | CPU per event | CPU (watch phase / whole run) | peak RSS MiB | lag p50 | lag p99 | lag max | matched | load |\n")
+		p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, w := range r.watches {
+			p("| %d | %.1f | %d | %d | %.1f | %.0f µs | %.2fs / %.2fs | %.1f | %s | %s | %s | %d | %.2f |\n",
+				w.rate, w.achieved, w.updates, w.events, w.eventRate, float64(w.cpuPerEvent().Nanoseconds())/1e3,
+				w.watchCPU.Seconds(), w.totalCPU.Seconds(), float64(w.rssKiB)/1024,
+				ms(w.p50), ms(w.p99), ms(w.maxLag), w.matched, w.load1)
+		}
+		p("\n")
+		for _, w := range r.watches {
+			p("- %d/s: `%s`", w.rate, w.churnLine)
+			if len(w.unmatchedBy) > 0 {
+				p("; not matched to a stamp: %v", w.unmatchedBy)
+			}
+			if w.negative > 0 {
+				p("; %d events arrived before churn had read its own response (negative lag)", w.negative)
+			}
+			if len(w.warnings) > 0 {
+				p("; plugin stderr: %q", tail(strings.Join(w.warnings, " | "), 300))
+			}
+			p("\n")
+		}
+		p("\n")
+	}
+
+	if len(r.scale) > 0 {
+		p("## Scale (BENCH_SCALE=1; median of %d runs)\n\n", r.runs)
+		p("| pods | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, sc := range r.scale {
+			for _, g := range queryGroups[:2] {
+				for _, row := range g.rows {
+					if sc.results[row.id] == nil {
+						continue
+					}
+					p("| %d | %s%s |%s\n", sc.pods, row.label, bodySize(sc.results[row.id]), r.resultCells(sc.results, row))
+				}
+			}
+			for _, res := range sc.results {
+				if res.warn != "" {
+					p("| %d | ⚠ %s: %s | | | | | | |\n", sc.pods, res.c.id, res.warn)
+				}
+			}
+		}
+		p("\n")
+	}
+
+	if len(r.profiles) > 0 || r.profileErr != "" {
+		p("## Profiles of the missed targets\n\n")
+		p("The plugin's own cobra command (`pkg/plugin.NewCmdRoot`) run in-process by `hack/benchtool profile` with `runtime/pprof`; the profiles were in `%s` (removed with the bench's temp dir unless BENCH_KEEP=1).\n\n", r.profileDir)
+		if r.profileErr != "" {
+			p("Profiling failed: %s\n\n", r.profileErr)
+		}
+		for _, pr := range r.profiles {
+			p("### %s\n\nMissed: %s.\n\n`%s`: %s.\n\n", pr.title, strings.Join(pr.why, "; "), pr.command, pr.note)
+			for _, sec := range pr.sections {
+				p("%s:\n\n```text\n%s\n```\n\n", sec.title, sec.text)
+			}
+		}
+	}
+
+	if r.micro != "" {
+		p("## Go micro-benchmarks\n\n`go test -run='^$' -bench=. -benchmem -count=N ./pkg/...` (load %.2f when it began); the output is as `go test` printed it, ready for `benchstat`.\n\n```text\n%s```\n\n", r.microLoad, r.micro)
+	}
+	p("%s", methodNotes)
+	return s.String()
+}
+
+func (r *report) resultCells(results map[string]*result, row queryRow) string {
+	res := results[row.id]
+	if res == nil || len(res.samples) == 0 {
+		return " – | – | – | – | – | – |"
+	}
+	lo, hi := res.wallRange()
+	var ratios []string
+	for _, base := range row.baselines {
+		bres := results[base]
+		if bres == nil || len(bres.samples) == 0 {
+			continue
+		}
+		ratios = append(ratios, fmt.Sprintf("%.2f× ; %.2f× %s", res.wall()/bres.wall(), res.rss()/bres.rss(), shortName[base]))
+	}
+	ratio := strings.Join(ratios, "<br>")
+	if ratio == "" {
+		ratio = "baseline"
+	}
+	return fmt.Sprintf(" %.3f (%.3f–%.3f) | %.3f | %.1f | %.1f / %.1f | %s | %.2f |", res.wall(), lo, hi, res.cpu(), res.rss(),
+		float64(res.anonKiB)/1024, float64(res.fileKiB)/1024, ratio, res.load())
+}
+
+// rssSplit says how much of the peak RSS was heap and how much the
+// binary's pages.
+func (r *result) rssSplit() string {
+	if r.anonKiB == 0 && r.fileKiB == 0 {
+		return ""
+	}
+	return fmt.Sprintf("of which at most %.1f MiB anonymous (heap, stacks) and %.1f MiB the binary's file-backed pages (one polled run)",
+		float64(r.anonKiB)/1024, float64(r.fileKiB)/1024)
+}
+
+// bodySize is ", N MB body" for a rawlist result.
+func bodySize(res *result) string {
+	if res == nil || len(res.samples) == 0 || !strings.HasPrefix(res.c.id, "raw-") {
+		return ""
+	}
+	var n int64
+	if _, err := fmt.Sscanf(res.samples[0].stdout, "%d bytes", &n); err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (body %.1f MB)", float64(n)/1e6)
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3)
+}
+
+const methodNotes = `## How each number was measured
+
+- **Control plane**: ` + "`hack/cluster up`" + ` (one etcd, one kube-apiserver with RBAC and a Metadata-level audit log) in a temp dir, stopped by a trap in ` + "`hack/bench`" + ` on any exit. Pods: ` + "`hack/seed pods --namespaces 10 --nodes 50 --images 20 --apps 10`" + `; widgets: ` + "`hack/seed widgets`" + `.
+- **Wall, CPU, peak RSS**: every command is its own process, started by ` + "`hack/benchtool/runner`" + ` (a few-MiB Go program) which reports the command's wall time (start to ` + "`wait4`" + `), CPU (user+system) and peak RSS (` + "`ru_maxrss`" + `) from ` + "`wait4`" + `. The runner is there because Go starts children with ` + "`clone(CLONE_VM|CLONE_VFORK)`" + ` and the kernel folds the high-water RSS of the shared memory into the child's ` + "`ru_maxrss`" + ` at exec: started by the harness itself, every command showed at least the harness's ~66 MiB. Stdout and stderr go to files, not pipes. Median of BENCH_RUNS runs after one warm-up run; runs are interleaved round-robin, each round starting one command later, so background load drifts spread evenly. Every run's output is checked (expected number of names or rows).
+- **Through kubectl**: ` + "`kubectl informer …`" + ` is the real kubectl finding ` + "`bin/kubectl-informer`" + ` on PATH; kubectl execs the plugin in the same process, so wall, CPU and peak RSS include kubectl's own start-up. The *binary directly* rows run ` + "`bin/kubectl-informer`" + ` without kubectl.
+- **Raw LIST floors**: ` + "`benchtool rawlist`" + ` as its own process: client-go's transport (TLS, HTTP/2, gzip as the plugin gets it), one unpaginated GET, the body read to the end and discarded, nothing decoded. Protobuf: ` + "`Accept: application/vnd.kubernetes.protobuf`" + `; metadata: ` + "`application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`" + `; widgets: ` + "`application/json`" + `.
+- **kubectl get**: ` + "`kubectl get pods -A -o jsonpath='{range .items[?(@.spec.containers[0].image==\"…\")]}{.metadata.name}{\"\\n\"}{end}'`" + `, what users do today.
+- **Query 5**: query 1 with ` + "`KUBE_FEATURE_WatchListClient=false`" + `, so the reflector does a paginated LIST (500 per page) and a watch instead of one streaming watch with initial events.
+- **Watch**: ` + "`kubectl informer watch pods -n NS -o json`" + ` with its stdout on a pipe read by the harness, which stamps each line with the time it read it. After the plugin prints its synced line, ` + "`hack/seed churn --rate R --duration D --namespace NS --stamp FILE`" + ` runs (labels, annotations, status and a few delete-and-recreates); the stamp file has the time churn got each response and its resourceVersion. *Lag* = time the line was read − stamp time of the event's ` + "`metadata.resourceVersion`" + ` (ADDED and MODIFIED only: a delete prints the last state, whose resourceVersion belongs to an earlier change); it can be slightly negative, since the watch event can beat the PATCH response to the harness. *CPU per event* = the plugin's user+system time from ` + "`/proc/PID/stat`" + ` (10 ms ticks) between its synced line and one quiet second after churn ended, divided by events printed; the whole run's rusage is shown too. *events/s* is events printed over the span from the first to the last.
+- **Load**: the 1-minute load average when each run began (median shown). On this 2-core machine other builds run at the same time; CPU seconds are the steadier number when the load is high.
+- **Profiles**: only where a target is missed, ` + "`benchtool profile`" + ` runs ` + "`pkg/plugin.NewCmdRoot`" + ` in-process under ` + "`runtime/pprof`" + ` (queries: BENCH_PROFILE_REPEAT runs in one profile; watch: one run under churn at the highest rate), summarized with ` + "`go tool pprof -top`" + `. A ` + "`GODEBUG=gctrace=1`" + ` run of the real binary gives the heap sizes behind the peak RSS.
+`

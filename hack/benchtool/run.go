@@ -1,0 +1,514 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The seeded data set. Pod i runs registry.example.com/image-<i%20>:v1 on
+// node-<i%50> with label app=app-<i%10>, in namespace seed-<i%10>.
+const (
+	seedNamespaces = 10
+	seedNodes      = 50
+	seedImages     = 20
+	seedApps       = 10
+	queryImage     = "registry.example.com/image-3:v1"
+	queryApp       = "app-3"
+)
+
+// The Accept headers of the raw LIST floors.
+const (
+	acceptProtobuf = "application/vnd.kubernetes.protobuf"
+	acceptMetadata = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+	acceptJSON     = "application/json"
+)
+
+// bench is one run of the whole benchmark.
+type bench struct {
+	root, clusterDir, workDir, out string
+	kubeconfig, self, plugin       string
+	rawlist, runner                string
+
+	runs          int
+	pods          int // seeded so far
+	widgets       int
+	scalePods     []int
+	watchRates    []int
+	watchDuration time.Duration
+	watchNS       string
+	microCount    int
+	steps         map[string]bool
+	maxLoad       float64
+	loadWait      time.Duration
+	cmdTimeout    time.Duration
+	profileRepeat int
+
+	rep report
+}
+
+func cmdRun(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	b := &bench{}
+	fs.StringVar(&b.clusterDir, "cluster-dir", "", "directory of a running hack/cluster")
+	fs.StringVar(&b.workDir, "work-dir", "", "scratch directory")
+	fs.StringVar(&b.root, "root", ".", "repository root")
+	fs.StringVar(&b.out, "out", "", "report file (default ROOT/bench/RESULTS.md, or $BENCH_OUT)")
+	fs.StringVar(&b.rawlist, "rawlist", "", "the hack/benchtool/rawlist binary (default: next to this one)")
+	fs.StringVar(&b.runner, "runner", "", "the hack/benchtool/runner binary (default: next to this one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if b.clusterDir == "" || b.workDir == "" {
+		return errors.New("run needs --cluster-dir and --work-dir")
+	}
+	var err error
+	if b.root, err = filepath.Abs(b.root); err != nil {
+		return err
+	}
+	if b.out == "" {
+		b.out = envString("BENCH_OUT", filepath.Join(b.root, "bench", "RESULTS.md"))
+	}
+	if err := b.configure(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return b.run(ctx)
+}
+
+// configure reads the BENCH_* variables.
+func (b *bench) configure() error {
+	var err error
+	b.kubeconfig = filepath.Join(b.clusterDir, "admin.kubeconfig")
+	if b.self, err = os.Executable(); err != nil {
+		return err
+	}
+	if b.rawlist == "" {
+		b.rawlist = filepath.Join(filepath.Dir(b.self), "rawlist")
+	}
+	if b.runner == "" {
+		b.runner = filepath.Join(filepath.Dir(b.self), "runner")
+	}
+	for _, bin := range []string{b.rawlist, b.runner} {
+		if _, err := os.Stat(bin); err != nil {
+			return fmt.Errorf("%w (go build -o DIR/ ./hack/benchtool/...)", err)
+		}
+	}
+	b.plugin = filepath.Join(b.root, "bin", "kubectl-informer")
+	if _, err := os.Stat(b.plugin); err != nil {
+		return fmt.Errorf("the plugin binary: %w (run make build)", err)
+	}
+	var errs []error
+	b.runs = envInt("BENCH_RUNS", 5, &errs)
+	b.pods = envInt("BENCH_PODS", 10000, &errs)
+	b.widgets = envInt("BENCH_WIDGETS", 10000, &errs)
+	b.microCount = envInt("BENCH_MICRO_COUNT", 5, &errs)
+	b.profileRepeat = envInt("BENCH_PROFILE_REPEAT", 10, &errs)
+	b.watchRates = envInts("BENCH_WATCH_RATES", []int{50, 200, 500}, &errs)
+	b.watchDuration = envDuration("BENCH_WATCH_DURATION", 10*time.Second, &errs)
+	b.watchNS = envString("BENCH_WATCH_NAMESPACE", "seed-0")
+	b.loadWait = envDuration("BENCH_LOAD_WAIT", 20*time.Second, &errs)
+	b.cmdTimeout = envDuration("BENCH_CMD_TIMEOUT", 5*time.Minute, &errs)
+	b.maxLoad = envFloat("BENCH_MAX_LOAD", 1.5*float64(runtime.NumCPU()), &errs)
+	if envString("BENCH_SCALE", "") == "1" {
+		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
+	}
+	steps := envString("BENCH_STEPS", "queries,watch,profile,micro,scale")
+	b.steps = map[string]bool{}
+	for _, s := range strings.Split(steps, ",") {
+		b.steps[strings.TrimSpace(s)] = true
+	}
+	if b.runs < 1 || b.pods < 1 || b.widgets < 1 {
+		errs = append(errs, errors.New("BENCH_RUNS, BENCH_PODS and BENCH_WIDGETS must be at least 1"))
+	}
+	return errors.Join(errs...)
+}
+
+func (b *bench) run(ctx context.Context) error {
+	began := time.Now()
+	b.rep = report{began: began, runs: b.runs}
+	b.rep.machine = b.machine(ctx)
+	b.logf("machine: %d CPUs, %s, load %.2f", runtime.NumCPU(), b.rep.machine.cpuModel, loadavg1())
+
+	if err := b.seed(ctx); err != nil {
+		return err
+	}
+	b.write()
+	if b.steps["queries"] {
+		if err := b.queries(ctx); err != nil {
+			return err
+		}
+		b.write()
+	}
+	if b.steps["watch"] {
+		for _, rate := range b.watchRates {
+			w, err := b.watch(ctx, rate, nil)
+			if err != nil {
+				return err
+			}
+			b.rep.watches = append(b.rep.watches, w)
+			b.write()
+		}
+	}
+	b.rep.targets = b.evaluate()
+	if b.steps["profile"] {
+		if err := b.profiles(ctx); err != nil {
+			b.logf("profiling failed: %v", err)
+			b.rep.profileErr = err.Error()
+		}
+		b.write()
+	}
+	if b.steps["micro"] {
+		if err := b.micro(ctx); err != nil {
+			return err
+		}
+		b.write()
+	}
+	if b.steps["scale"] && len(b.scalePods) > 0 {
+		if err := b.scale(ctx); err != nil {
+			return err
+		}
+	}
+	b.rep.elapsed = time.Since(began)
+	b.rep.loadEnd = loadavg1()
+	b.write()
+	b.logf("done in %s; wrote %s", b.rep.elapsed.Round(time.Second), b.out)
+	return nil
+}
+
+func (b *bench) write() {
+	b.rep.targets = b.evaluate()
+	if err := os.WriteFile(b.out, []byte(b.rep.markdown()), 0o644); err != nil {
+		b.logf("writing %s: %v", b.out, err)
+	}
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench %s: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// cmdEnv is the environment of every measured command: the plugin first on
+// PATH, the cluster's kubeconfig, a discovery cache of the bench's own, and
+// none of the variables that would change what is measured.
+func (b *bench) cmdEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "KUBECONFIG", k == "KUBECACHEDIR", k == "PATH", k == "GOGC", k == "GOMEMLIMIT",
+			k == "GODEBUG", k == "GOMAXPROCS", strings.HasPrefix(k, "KUBE_FEATURE_"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"KUBECONFIG="+b.kubeconfig,
+		"KUBECACHEDIR="+filepath.Join(b.workDir, "kubecache"),
+		"PATH="+filepath.Join(b.root, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+}
+
+// tool runs a hack/ script or go with the cluster's kubeconfig and returns
+// its stdout; its stderr goes to ours.
+func (b *bench) tool(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+b.kubeconfig)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+// seed creates the pods and widgets.
+func (b *bench) seed(ctx context.Context) error {
+	target := b.pods
+	b.pods = 0
+	if err := b.seedPods(ctx, target); err != nil {
+		return err
+	}
+	b.logf("seeding %d widgets", b.widgets)
+	start := time.Now()
+	out, err := b.tool(ctx, "hack/seed", "widgets", "--count", strconv.Itoa(b.widgets))
+	if err != nil {
+		return err
+	}
+	b.rep.seedNotes = append(b.rep.seedNotes, fmt.Sprintf("%s (%.1fs)", strings.TrimSpace(out), time.Since(start).Seconds()))
+	return nil
+}
+
+// seedPods adds pods until there are total.
+func (b *bench) seedPods(ctx context.Context, total int) error {
+	if total <= b.pods {
+		return nil
+	}
+	b.logf("seeding pods %d..%d", b.pods, total)
+	start := time.Now()
+	out, err := b.tool(ctx, "hack/seed", "pods",
+		"--count", strconv.Itoa(total-b.pods), "--start", strconv.Itoa(b.pods),
+		"--namespaces", strconv.Itoa(seedNamespaces), "--nodes", strconv.Itoa(seedNodes),
+		"--images", strconv.Itoa(seedImages), "--apps", strconv.Itoa(seedApps))
+	if err != nil {
+		return err
+	}
+	b.rep.seedNotes = append(b.rep.seedNotes, fmt.Sprintf("%s (%.1fs)", strings.TrimSpace(out), time.Since(start).Seconds()))
+	b.pods = total
+	return nil
+}
+
+// The cases.
+
+func (b *bench) rawList(id, title, path, accept string) benchCase {
+	return benchCase{id: id, title: title, check: expectRawList,
+		argv: []string{b.rawlist, "--kubeconfig", b.kubeconfig, "--path", path, "--accept", accept}}
+}
+
+func (b *bench) kubectl(id, title string, args ...string) benchCase {
+	return benchCase{id: id, title: title, argv: append([]string{"kubectl"}, args...)}
+}
+
+func (b *bench) direct(id, title string, args ...string) benchCase {
+	return benchCase{id: id, title: title, argv: append([]string{b.plugin}, args...)}
+}
+
+var (
+	q1Args = []string{"query", "pods", "-A", "--index", "image=" + queryImage, "-o", "name"}
+	q2Args = []string{"query", "pods", "-A", "--index", "label:app=" + queryApp, "-o", "name"}
+	q3Args = []string{"query", "pods", "-A", "--group-by", "node"}
+	q4Args = []string{"query", "widgets", "-A", "--indexer", "color={.spec.color}", "--index", "color=red", "-o", "name"}
+)
+
+const kubectlJSONPath = `{range .items[?(@.spec.containers[0].image=="` + queryImage + `")]}{.metadata.name}{"\n"}{end}`
+
+// podCases are the cases of queries 1 and 2 and their baselines, which the
+// scale step repeats at more pods.
+func (b *bench) podCases(withKubectlGet bool) []benchCase {
+	byImage := matching(b.pods, seedImages, 3)
+	byApp := matching(b.pods, seedApps, 3)
+	cases := []benchCase{
+		b.rawList("raw-pb", "raw protobuf LIST of all pods", "/api/v1/pods", acceptProtobuf),
+		b.kubectl("q1", "kubectl informer "+shellJoin(q1Args), append([]string{"informer"}, q1Args...)...),
+		b.direct("q1-direct", "kubectl-informer "+shellJoin(q1Args)+" (binary run directly)", q1Args...),
+		b.rawList("raw-meta", "raw metadata-only protobuf LIST of all pods", "/api/v1/pods", acceptMetadata),
+		b.kubectl("q2", "kubectl informer "+shellJoin(q2Args), append([]string{"informer"}, q2Args...)...),
+		b.direct("q2-direct", "kubectl-informer "+shellJoin(q2Args)+" (binary run directly)", q2Args...),
+	}
+	cases[1].check, cases[2].check = expectLines(byImage), expectLines(byImage)
+	cases[4].check, cases[5].check = expectLines(byApp), expectLines(byApp)
+	if withKubectlGet {
+		c := b.kubectl("kubectl-get", "kubectl get pods -A -o jsonpath='"+kubectlJSONPath+"'", "get", "pods", "-A", "-o", "jsonpath="+kubectlJSONPath)
+		c.check = expectLines(byImage)
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func (b *bench) allCases() []benchCase {
+	cases := b.podCases(true)
+	q3 := b.kubectl("q3", "kubectl informer "+shellJoin(q3Args), append([]string{"informer"}, q3Args...)...)
+	q3.check = expectLines(1 + min(b.pods, seedNodes))
+	q4 := b.kubectl("q4", "kubectl informer "+shellJoin(q4Args), append([]string{"informer"}, q4Args...)...)
+	q4.check = expectLines(matching(b.widgets, 5, 0))
+	rawW := b.rawList("raw-json-widgets", "raw JSON LIST of all widgets", "/apis/example.com/v1/widgets", acceptJSON)
+	q5 := b.kubectl("q5", "KUBE_FEATURE_WatchListClient=false kubectl informer "+shellJoin(q1Args), append([]string{"informer"}, q1Args...)...)
+	q5.env = []string{"KUBE_FEATURE_WatchListClient=false"}
+	q5.check = expectLines(matching(b.pods, seedImages, 3))
+	pv := b.direct("plugin-version", "kubectl-informer version", "version")
+	kv := b.kubectl("kubectl-version", "kubectl version --client", "version", "--client")
+	return append(cases, q3, rawW, q4, q5, pv, kv)
+}
+
+// queries measures every case: one warm-up run each (which also fills the
+// discovery cache), then BENCH_RUNS rounds. Each round runs every case
+// once, starting one case later than the round before, so slow drifts in
+// background load spread over all cases.
+func (b *bench) queries(ctx context.Context) error {
+	results, err := b.measureCases(ctx, b.allCases())
+	if err != nil {
+		return err
+	}
+	b.rep.queries = results
+	b.rep.queryPods = b.pods
+	return nil
+}
+
+func (b *bench) measureCases(ctx context.Context, cases []benchCase) (map[string]*result, error) {
+	results := map[string]*result{}
+	for _, c := range cases {
+		results[c.id] = &result{c: c}
+		b.logf("warm-up %s", c.id)
+		if _, err := b.measure(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	for round := 0; round < b.runs; round++ {
+		b.waitForLoad(ctx)
+		b.logf("round %d/%d (load %.2f)", round+1, b.runs, loadavg1())
+		for i := range cases {
+			c := cases[(i+round)%len(cases)]
+			s, err := b.measure(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			r := results[c.id]
+			if c.check != nil && r.warn == "" {
+				if err := c.check(s.stdout); err != nil {
+					r.warn = err.Error()
+					b.logf("warning: %s: %v", c.id, err)
+				}
+			}
+			r.samples = append(r.samples, s)
+		}
+	}
+	// One more run of each, polled, to split its peak RSS. Kept out of the
+	// timed rounds: polling costs the harness CPU on a small machine.
+	b.logf("RSS breakdown runs")
+	for _, c := range cases {
+		r := results[c.id]
+		var anon, file int64
+		poll := func(pid int) {
+			a, f := procRSS(pid)
+			anon, file = max(anon, a), max(file, f)
+		}
+		if _, err := b.measureWatching(ctx, c, poll); err != nil {
+			return nil, err
+		}
+		r.anonKiB, r.fileKiB = anon, file
+	}
+	return results, nil
+}
+
+// waitForLoad waits, at most BENCH_LOAD_WAIT, for the 1-minute load
+// average to fall under BENCH_MAX_LOAD. Other builds on a shared machine
+// inflate wall times; the load is recorded next to every result.
+func (b *bench) waitForLoad(ctx context.Context) {
+	deadline := time.Now().Add(b.loadWait)
+	for l := loadavg1(); l > b.maxLoad && time.Now().Before(deadline); l = loadavg1() {
+		b.logf("load %.2f is above %.2f; waiting (up to %s)", l, b.maxLoad, time.Until(deadline).Round(time.Second))
+		b.rep.loadWaits++
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// scale repeats queries 1 and 2 and their floors at more pods.
+func (b *bench) scale(ctx context.Context) error {
+	for _, n := range b.scalePods {
+		if err := b.seedPods(ctx, n); err != nil {
+			return err
+		}
+		results, err := b.measureCases(ctx, b.podCases(false))
+		if err != nil {
+			return err
+		}
+		b.rep.scale = append(b.rep.scale, scaleResult{pods: n, results: results})
+		b.write()
+	}
+	return nil
+}
+
+// micro runs the Go micro-benchmarks.
+func (b *bench) micro(ctx context.Context) error {
+	b.logf("micro-benchmarks (-count=%d)", b.microCount)
+	cmd := exec.CommandContext(ctx, "go", "test", "-run=^$", "-bench=.", "-benchmem",
+		"-count="+strconv.Itoa(b.microCount), "./pkg/...")
+	cmd.Dir = b.root
+	cmd.Stderr = os.Stderr
+	b.rep.microLoad = loadavg1()
+	out, err := cmd.Output()
+	b.rep.micro = string(out)
+	if err != nil {
+		return fmt.Errorf("go test -bench: %w", err)
+	}
+	return nil
+}
+
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " {}[]\"'$*?") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		quoted[i] = a
+	}
+	return strings.Join(quoted, " ")
+}
+
+func envString(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int, errs *[]error) int {
+	v := envString(key, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q: not an integer", key, v))
+		return def
+	}
+	return n
+}
+
+func envFloat(key string, def float64, errs *[]error) float64 {
+	v := envString(key, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q: not a number", key, v))
+		return def
+	}
+	return f
+}
+
+func envInts(key string, def []int, errs *[]error) []int {
+	v := envString(key, "")
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			*errs = append(*errs, fmt.Errorf("%s=%q: want positive integers separated by commas", key, v))
+			return def
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func envDuration(key string, def time.Duration, errs *[]error) time.Duration {
+	v := envString(key, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q: %v", key, v, err))
+		return def
+	}
+	return d
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// watchResult is one watch run under churn at one rate.
+type watchResult struct {
+	rate        int
+	achieved    float64 // updates per second churn reported
+	churnLine   string
+	updates     int // stamp lines with a resourceVersion
+	events      int // lines the watch printed
+	eventRate   float64
+	watchCPU    time.Duration // between sync and the end of the churn, from /proc
+	totalCPU    time.Duration // the whole process, from rusage
+	rssKiB      int64
+	matched     int // events whose resourceVersion was in the stamps
+	p50, p99    time.Duration
+	maxLag      time.Duration
+	negative    int // events read before churn had its response
+	load1       float64
+	warnings    []string // stderr lines other than the sync line
+	unmatchedBy map[string]int
+}
+
+func (w watchResult) cpuPerEvent() time.Duration {
+	if w.events == 0 {
+		return 0
+	}
+	return w.watchCPU / time.Duration(w.events)
+}
+
+type line struct {
+	at   time.Time
+	data []byte
+}
+
+// watch runs kubectl informer watch pods -n NS -o json while hack/seed
+// churn updates pods in NS at rate, and times every printed line as it
+// arrives on the pipe. With profile set, the plugin runs in-process under
+// benchtool profile instead of through kubectl.
+func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchResult, error) {
+	w := watchResult{rate: rate, load1: loadavg1()}
+	b.logf("watch at %d updates/s for %s (load %.2f)", rate, b.watchDuration, w.load1)
+	args := []string{"informer", "watch", "pods", "-n", b.watchNS, "-o", "json"}
+	argv := append([]string{"kubectl"}, args...)
+	if profile != nil {
+		argv = append(append([]string{b.self, "profile"}, profile...), append(args[1:], "--kubeconfig", b.kubeconfig)...)
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.watchDuration+3*time.Minute)
+	defer cancel()
+	cmd := b.runnerCmd(ctx, argv)
+	cmd.Env = b.cmdEnv()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return w, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return w, err
+	}
+	rr, err := startRunner(cmd)
+	if err != nil {
+		return w, err
+	}
+	pid, ok := <-rr.pid
+	if !ok {
+		_ = cmd.Wait()
+		return w, fmt.Errorf("the watch did not start: %v", (<-rr.done).err)
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+
+	var mu sync.Mutex
+	var lines []line
+	last := time.Now()
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		r := bufio.NewReaderSize(stdout, 1<<20)
+		for {
+			data, err := r.ReadBytes('\n')
+			now := time.Now()
+			if len(data) > 0 {
+				mu.Lock()
+				lines = append(lines, line{at: now, data: data})
+				last = now
+				mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	synced := make(chan struct{})
+	var warnings []string
+	errDone := make(chan struct{})
+	go func() {
+		defer close(errDone)
+		sc := bufio.NewScanner(stderr)
+		once := sync.Once{}
+		for sc.Scan() {
+			l := sc.Text()
+			if strings.Contains(l, "watching for changes") {
+				once.Do(func() { close(synced) })
+				continue
+			}
+			mu.Lock()
+			warnings = append(warnings, l)
+			mu.Unlock()
+		}
+	}()
+	select {
+	case <-synced:
+	case <-errDone:
+		return w, fmt.Errorf("watch ended before it synced: %s", strings.Join(warnings, "\n"))
+	case <-time.After(2 * time.Minute):
+		return w, errors.New("watch did not sync in 2 minutes")
+	}
+	cpu0, err := procCPU(pid)
+	if err != nil {
+		return w, err
+	}
+
+	stamp := filepath.Join(b.workDir, fmt.Sprintf("stamps-%d.txt", rate))
+	churnOut, err := b.tool(ctx, "hack/seed", "churn", "--rate", strconv.Itoa(rate),
+		"--duration", b.watchDuration.String(), "--namespace", b.watchNS, "--stamp", stamp)
+	if err != nil {
+		return w, err
+	}
+	w.churnLine = strings.TrimSpace(churnOut)
+	if m := regexp.MustCompile(`\(([0-9.]+)/s`).FindStringSubmatch(churnOut); m != nil {
+		w.achieved, _ = strconv.ParseFloat(m[1], 64)
+	}
+	// Wait until the printer has been quiet for a second: it has caught up.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		mu.Lock()
+		quiet := time.Since(last)
+		mu.Unlock()
+		if quiet > time.Second {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cpu1, err := procCPU(pid)
+	if err != nil {
+		return w, err
+	}
+	w.watchCPU = cpu1 - cpu0
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	<-readDone
+	<-errDone
+	waitErr := cmd.Wait()
+	finished = true
+	rep := <-rr.done
+	if waitErr == nil {
+		waitErr = rep.err
+	}
+	if waitErr != nil {
+		return w, fmt.Errorf("watch: %w\n%s", waitErr, strings.Join(warnings, "\n"))
+	}
+	w.rssKiB = rep.maxrssKiB
+	w.totalCPU = rep.user + rep.sys
+	w.warnings = warnings
+	if err := w.lags(lines, stamp); err != nil {
+		return w, err
+	}
+	b.logf("watch at %d/s: %d events, %.0f µs CPU/event, lag p50 %s p99 %s", rate, w.events,
+		float64(w.cpuPerEvent().Nanoseconds())/1e3, w.p50, w.p99)
+	return w, nil
+}
+
+// lags matches each printed event to the stamp churn wrote when the
+// apiserver answered the change, by resourceVersion. Deletes print the
+// last state seen, whose resourceVersion belongs to an earlier change, so
+// only ADDED and MODIFIED are matched.
+func (w *watchResult) lags(lines []line, stampFile string) error {
+	stamps, err := readStamps(stampFile)
+	if err != nil {
+		return err
+	}
+	w.updates = len(stamps)
+	w.events = len(lines)
+	if len(lines) > 1 {
+		if span := lines[len(lines)-1].at.Sub(lines[0].at); span > 0 {
+			w.eventRate = float64(len(lines)-1) / span.Seconds()
+		}
+	}
+	w.unmatchedBy = map[string]int{}
+	var lags []time.Duration
+	for _, l := range lines {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata struct {
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := json.Unmarshal(l.data, &ev); err != nil {
+			return fmt.Errorf("a watch line is not JSON: %w: %.200s", err, l.data)
+		}
+		at, ok := stamps[ev.Object.Metadata.ResourceVersion]
+		if ev.Type == "DELETED" || !ok {
+			w.unmatchedBy[ev.Type]++
+			continue
+		}
+		lag := l.at.Sub(at)
+		if lag < 0 {
+			w.negative++
+		}
+		lags = append(lags, lag)
+	}
+	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+	w.matched = len(lags)
+	w.p50, w.p99 = percentile(lags, 0.50), percentile(lags, 0.99)
+	if len(lags) > 0 {
+		w.maxLag = lags[len(lags)-1]
+	}
+	return nil
+}
+
+// readStamps reads churn's "<unix-nanos> <op> <ns>/<name> <rv>" lines.
+func readStamps(path string) (map[string]time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	stamps := map[string]time.Time{}
+	r := bufio.NewReader(f)
+	for {
+		l, err := r.ReadString('\n')
+		if f := strings.Fields(l); len(f) == 4 && f[3] != "-" {
+			ns, perr := strconv.ParseInt(f[0], 10, 64)
+			if perr == nil {
+				stamps[f[3]] = time.Unix(0, ns)
+			}
+		}
+		if err == io.EOF {
+			return stamps, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
