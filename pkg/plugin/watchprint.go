@@ -43,6 +43,10 @@ const (
 	colorFaint  = "\033[2m"
 )
 
+// maxFlushDelay bounds how long a printed event may wait in the output
+// buffer while more events are pending.
+const maxFlushDelay = 20 * time.Millisecond
+
 // eventPrinter is the one goroutine that turns queued events into output.
 type eventPrinter struct {
 	o       *WatchOptions
@@ -69,6 +73,7 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 	defer p.out.Flush()
+	lastFlush := time.Now()
 	for {
 		ev, ok := q.Pop(ctx)
 		if !ok {
@@ -84,11 +89,14 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 				return quietPipe(p.out.Flush())
 			}
 		}
+		// Flush when the queue is empty, and at least every maxFlushDelay
+		// under sustained load, so a busy stream is batched but not late.
 		pending, coalesced := q.Stats()
-		if pending == 0 {
+		if pending == 0 || time.Since(lastFlush) >= maxFlushDelay {
 			if err := p.out.Flush(); err != nil {
 				return quietPipe(err)
 			}
+			lastFlush = time.Now()
 		}
 		p.noticeCoalescing(coalesced)
 	}
