@@ -73,7 +73,7 @@ func compileCustom(c Custom) (Definition, error) {
 	if err := validateCustomName(c.Name); err != nil {
 		return Definition{}, err
 	}
-	expr, err := relaxedJSONPathExpression(c.JSONPath)
+	expr, err := RelaxedJSONPath(c.JSONPath)
 	if err != nil {
 		return Definition{}, fmt.Errorf("%s %s: invalid JSONPath %q: %w", indexerFlag, c.Name, c.JSONPath, err)
 	}
@@ -95,10 +95,10 @@ func compileCustom(c Custom) (Definition, error) {
 // (k8s.io/kubectl/pkg/cmd/get/customcolumn.go), which this module does not depend on.
 var jsonRegexp = regexp.MustCompile(`^\{\.?([^{}]+)\}$|^\.?([^{}]+)$`)
 
-// relaxedJSONPathExpression turns "metadata.name", "{metadata.name}", ".metadata.name" and
+// RelaxedJSONPath turns "metadata.name", "{metadata.name}", ".metadata.name" and
 // "{.metadata.name}" into the JSONPath expression "{.metadata.name}", as kubectl's
 // RelaxedJSONPathExpression does for custom-columns.
-func relaxedJSONPathExpression(path string) (string, error) {
+func RelaxedJSONPath(path string) (string, error) {
 	submatches := jsonRegexp.FindStringSubmatch(path)
 	if submatches == nil {
 		return "", fmt.Errorf("want a single expression such as {.spec.x}, .spec.x or spec.x")

@@ -261,9 +261,9 @@ func TestCustomMetadataShortcut(t *testing.T) {
 
 func mustRelax(t *testing.T, path string) string {
 	t.Helper()
-	expr, err := relaxedJSONPathExpression(path)
+	expr, err := RelaxedJSONPath(path)
 	if err != nil {
-		t.Fatalf("relaxedJSONPathExpression(%q) = %v, want nil", path, err)
+		t.Fatalf("RelaxedJSONPath(%q) = %v, want nil", path, err)
 	}
 	return expr
 }

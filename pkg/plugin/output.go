@@ -10,6 +10,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/util/jsonpath"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // output is a parsed -o/--output value.
@@ -66,26 +68,17 @@ func parseCustomColumns(spec string) ([]customColumn, error) {
 		if !ok || header == "" || path == "" {
 			return nil, fmt.Errorf("-o custom-columns: expected HEADER:JSONPATH, got %q", part)
 		}
+		expr, err := index.RelaxedJSONPath(path)
+		if err != nil {
+			return nil, fmt.Errorf("-o custom-columns: invalid JSONPath %q for column %s: %w", path, header, err)
+		}
 		jp := jsonpath.New(header).AllowMissingKeys(true)
-		if err := jp.Parse(relaxedJSONPath(path)); err != nil {
+		if err := jp.Parse(expr); err != nil {
 			return nil, fmt.Errorf("-o custom-columns: invalid JSONPath %q for column %s: %w", path, header, err)
 		}
 		cols = append(cols, customColumn{header: header, path: jp})
 	}
 	return cols, nil
-}
-
-// relaxedJSONPath accepts ".spec.x" and "spec.x" as kubectl does and wraps
-// them in braces.
-func relaxedJSONPath(path string) string {
-	path = strings.TrimSpace(path)
-	if strings.HasPrefix(path, "{") {
-		return path
-	}
-	if !strings.HasPrefix(path, ".") {
-		path = "." + path
-	}
-	return "{" + path + "}"
 }
 
 // needsFullObjects reports whether the format reads more than metadata.

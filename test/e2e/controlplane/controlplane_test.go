@@ -24,21 +24,6 @@ func TestMain(m *testing.M) {
 	framework.Main(m)
 }
 
-// createNamespace creates a namespace with the default ServiceAccount that
-// pods need (no controller-manager runs to create it).
-func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
-	t.Helper()
-	ctx := t.Context()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating namespace %s: %v", name, err)
-	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}}
-	if _, err := cs.CoreV1().ServiceAccounts(name).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating serviceaccount %s/default: %v", name, err)
-	}
-}
-
 func testPod(namespace, name string) *corev1.Pod {
 	noToken := false
 	return &corev1.Pod{
@@ -72,7 +57,7 @@ func TestListAndWatchPods(t *testing.T) {
 	cs := c.AdminClient()
 	ctx := t.Context()
 	const ns = "cp-watch"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 
 	list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -236,7 +221,7 @@ func TestKubectlWatch(t *testing.T) {
 	framework.SkipIfShort(t)
 	c := framework.Current(t)
 	const ns = "cp-kubectl-watch"
-	createNamespace(t, c.AdminClient(), ns)
+	framework.CreateNamespace(t, c.AdminClient(), ns)
 
 	p := framework.Start(t, framework.Cmd{Args: []string{"get", "pods", "-n", ns, "--watch", "-o", "name"}, Timeout: time.Minute})
 	// Give the watch time to start; a pod created before it would be listed
@@ -302,7 +287,7 @@ func TestSecondAPIServer(t *testing.T) {
 	framework.SkipIfShort(t)
 	c := framework.Current(t)
 	const ns = "cp-second"
-	createNamespace(t, c.AdminClient(), ns)
+	framework.CreateNamespace(t, c.AdminClient(), ns)
 	if _, err := c.AdminClient().CoreV1().Pods(ns).Create(t.Context(), testPod(ns, "web"), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating a pod: %v", err)
 	}

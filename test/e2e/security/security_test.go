@@ -13,9 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
@@ -58,21 +56,6 @@ func expectSuccess(t *testing.T, what string, res framework.Result) {
 	t.Helper()
 	if res.ExitCode != 0 || res.TimedOut {
 		t.Errorf("%s: %s\nwant exit code 0", what, res)
-	}
-}
-
-// createNamespace creates namespace name with the default ServiceAccount
-// that pods need.
-func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
-	t.Helper()
-	ctx := t.Context()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating namespace %s: %v", name, err)
-	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}}
-	if _, err := cs.CoreV1().ServiceAccounts(name).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating serviceaccount %s/default: %v", name, err)
 	}
 }
 
@@ -195,7 +178,7 @@ func TestReadOnly(t *testing.T) {
 	c := framework.Current(t)
 	cs := c.AdminClient()
 	const ns = "security-readonly"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	noToken := false
 	for _, name := range []string{"web-1", "web-2"} {
 		pod := &corev1.Pod{

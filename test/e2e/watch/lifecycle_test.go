@@ -15,7 +15,7 @@ func TestWatchInterrupt(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-interrupt"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods", "-n", ns)
 	createPod(t, cs, ns, "web", nil)
 	if _, err := p.WaitForLine(eventTimeout, func(l string) bool { return strings.HasPrefix(l, "ADDED    pod/web") }); err != nil {
@@ -40,7 +40,7 @@ func TestWatchTimeout(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-timeout"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	res := framework.Run(t, framework.Cmd{Args: []string{"informer", "watch", "pods", "-n", ns, "--timeout", "2s"}, Timeout: 30 * time.Second})
 	if res.ExitCode != 0 || res.TimedOut {
 		t.Fatalf("watch --timeout 2s: %s\nwant exit code 0", res)

@@ -14,7 +14,6 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -60,21 +59,6 @@ func adminDynamicClient(t *testing.T) dynamic.Interface {
 		t.Fatalf("creating the dynamic client: %v", err)
 	}
 	return dc
-}
-
-// createNamespace creates namespace name with the default ServiceAccount
-// that pods need (no controller-manager runs to create it).
-func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
-	t.Helper()
-	ctx := t.Context()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating namespace %s: %v", name, err)
-	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}}
-	if _, err := cs.CoreV1().ServiceAccounts(name).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating serviceaccount %s/default: %v", name, err)
-	}
 }
 
 // newPod returns a pod that the apiserver accepts without a scheduler or

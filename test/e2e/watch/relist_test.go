@@ -38,7 +38,7 @@ func TestWatchRelistAfterOutage(t *testing.T) {
 	c := framework.Current(t)
 	cs := adminClient(t)
 	const ns = "watch-relist"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 
 	second, err := c.StartSecondAPIServer("second")
 	if err != nil {

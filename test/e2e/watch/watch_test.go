@@ -48,7 +48,7 @@ func TestWatchJSONSequence(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-json"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	// ADDED, MODIFIED ×4, DELETED: see below.
 	p := startWatch(t, "pods", "-n", ns, "-o", "json", "--max-events", "6")
 	runPodLifecycle(t, cs, ns)
@@ -116,7 +116,7 @@ func TestWatchTextSequence(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-text"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods", "-n", ns, "--color", "never", "--max-events", "6")
 	runPodLifecycle(t, cs, ns)
 
@@ -163,7 +163,7 @@ func TestWatchCustomResource(t *testing.T) {
 	c := framework.Current(t)
 	cs := adminClient(t)
 	const ns = "watch-crd"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	if out, err := c.Seed("crd"); err != nil {
 		t.Fatal(err)
 	} else {
@@ -214,7 +214,7 @@ func TestWatchWhere(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-where"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods", "-n", ns, "-o", "json", "--where", "label:tier=web", "--max-events", "4")
 
 	createPod(t, cs, ns, "moving", map[string]string{"tier": "db"}) // outside: not reported
@@ -259,7 +259,7 @@ func TestWatchSeveralTypes(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-types"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods,configmaps", "-n", ns, "-o", "json", "--max-events", "2")
 	if !strings.Contains(p.Stderr(), "synced pods: 0, configmaps: 0;") {
 		t.Errorf("stderr does not name both types: %q", p.Stderr())
@@ -293,7 +293,7 @@ func TestWatchOnlyAndIgnore(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-filter"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	createPod(t, cs, ns, "web", map[string]string{"tier": "web"})
 	only := startWatch(t, "pods", "-n", ns, "-o", "json", "--only", "metadata.labels", "--max-events", "2")
 	ignore := startWatch(t, "pods", "-n", ns, "-o", "json", "--ignore", "metadata.annotations", "--max-events", "3")
@@ -336,7 +336,7 @@ func TestWatchInitialAndNames(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-names"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	createPod(t, cs, ns, "a", nil)
 	createPod(t, cs, ns, "b", nil)
 
@@ -403,7 +403,7 @@ func TestWatchSecretValues(t *testing.T) {
 	t.Parallel()
 	cs := adminClient(t)
 	const ns = "watch-secrets"
-	createNamespace(t, cs, ns)
+	framework.CreateNamespace(t, cs, ns)
 	hidden := startWatch(t, "secrets", "-n", ns, "--color", "never", "--max-events", "2")
 	shown := startWatch(t, "secrets", "-n", ns, "--color", "never", "--max-events", "2", "--show-secret-values")
 
