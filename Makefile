@@ -29,9 +29,10 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kubectl-informer
 
-## cluster-bins: build (or find cached) kube-apiserver and etcd from the Go module proxy
+## cluster-bins: build (or find cached) kube-apiserver and etcd from the Go module proxy, and the seeding tool
 cluster-bins:
 	hack/cluster build
+	hack/seed help >/dev/null
 
 ## test: unit tests, e2e tests against a real control plane, and bounded fuzzing
 test: cluster-bins
