@@ -120,7 +120,7 @@ func (b *bench) configure() error {
 	b.watchNS = envString("BENCH_WATCH_NAMESPACE", "seed-0")
 	b.loadWait = envDuration("BENCH_LOAD_WAIT", 20*time.Second, &errs)
 	b.cmdTimeout = envDuration("BENCH_CMD_TIMEOUT", 5*time.Minute, &errs)
-	b.maxLoad = envFloat("BENCH_MAX_LOAD", 1.5*float64(runtime.NumCPU()), &errs)
+	b.maxLoad = envFloat("BENCH_MAX_LOAD", 2*float64(runtime.NumCPU()), &errs)
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}

@@ -20,22 +20,28 @@ import (
 
 // watchResult is one watch run under churn at one rate.
 type watchResult struct {
-	rate        int
-	achieved    float64 // updates per second churn reported
-	churnLine   string
-	updates     int // stamp lines with a resourceVersion
-	events      int // lines the watch printed
-	eventRate   float64
-	watchCPU    time.Duration // between sync and the end of the churn, from /proc
-	totalCPU    time.Duration // the whole process, from rusage
-	rssKiB      int64
-	matched     int // events whose resourceVersion was in the stamps
-	p50, p99    time.Duration
-	maxLag      time.Duration
-	negative    int // events read before churn had its response
-	load1       float64
-	warnings    []string // stderr lines other than the sync line
-	unmatchedBy map[string]int
+	rate      int
+	achieved  float64 // updates per second churn reported
+	churnLine string
+	updates   int // stamp lines with a resourceVersion
+	events    int // lines the watch printed
+	eventRate float64
+	watchCPU  time.Duration // between sync and the end of the churn, from /proc
+	totalCPU  time.Duration // the whole process, from rusage
+	rssKiB    int64
+	matched   int // events whose resourceVersion was in the stamps
+	p50, p99  time.Duration
+	maxLag    time.Duration
+	negative  int // events read before churn had its response
+	// The reference metadata watch in the harness: its lag, and the
+	// plugin's arrival minus its arrival for the same resourceVersion.
+	rawMatched         int
+	rawP50, rawP99     time.Duration
+	addedP50, addedP99 time.Duration
+	addedMax           time.Duration
+	load1              float64
+	warnings           []string // stderr lines other than the sync line
+	unmatchedBy        map[string]int
 }
 
 func (w watchResult) cpuPerEvent() time.Duration {
@@ -143,6 +149,10 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 		return w, err
 	}
 
+	raw, err := b.startRawWatch(ctx, b.watchNS)
+	if err != nil {
+		return w, err
+	}
 	stamp := filepath.Join(b.workDir, fmt.Sprintf("stamps-%d.txt", rate))
 	churnOut, err := b.tool(ctx, "hack/seed", "churn", "--rate", strconv.Itoa(rate),
 		"--duration", b.watchDuration.String(), "--namespace", b.watchNS, "--stamp", stamp)
@@ -168,6 +178,7 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 		return w, err
 	}
 	w.watchCPU = cpu1 - cpu0
+	rawArrived := raw.stop()
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	<-readDone
 	<-errDone
@@ -183,7 +194,7 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 	w.rssKiB = rep.maxrssKiB
 	w.totalCPU = rep.user + rep.sys
 	w.warnings = warnings
-	if err := w.lags(lines, stamp); err != nil {
+	if err := w.lags(lines, stamp, rawArrived); err != nil {
 		return w, err
 	}
 	b.logf("watch at %d/s: %d events, %.0f µs CPU/event, lag p50 %s p99 %s", rate, w.events,
@@ -195,7 +206,7 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 // apiserver answered the change, by resourceVersion. Deletes print the
 // last state seen, whose resourceVersion belongs to an earlier change, so
 // only ADDED and MODIFIED are matched.
-func (w *watchResult) lags(lines []line, stampFile string) error {
+func (w *watchResult) lags(lines []line, stampFile string, rawArrived map[string]time.Time) error {
 	stamps, err := readStamps(stampFile)
 	if err != nil {
 		return err
@@ -208,7 +219,7 @@ func (w *watchResult) lags(lines []line, stampFile string) error {
 		}
 	}
 	w.unmatchedBy = map[string]int{}
-	var lags []time.Duration
+	var lags, added []time.Duration
 	for _, l := range lines {
 		var ev struct {
 			Type   string `json:"type"`
@@ -231,6 +242,23 @@ func (w *watchResult) lags(lines []line, stampFile string) error {
 			w.negative++
 		}
 		lags = append(lags, lag)
+		if r, ok := rawArrived[ev.Object.Metadata.ResourceVersion]; ok {
+			added = append(added, l.at.Sub(r))
+		}
+	}
+	var rawLags []time.Duration
+	for rv, at := range stamps {
+		if r, ok := rawArrived[rv]; ok {
+			rawLags = append(rawLags, r.Sub(at))
+		}
+	}
+	sortDurations(rawLags)
+	sortDurations(added)
+	w.rawMatched = len(rawLags)
+	w.rawP50, w.rawP99 = percentile(rawLags, 0.50), percentile(rawLags, 0.99)
+	w.addedP50, w.addedP99 = percentile(added, 0.50), percentile(added, 0.99)
+	if len(added) > 0 {
+		w.addedMax = added[len(added)-1]
 	}
 	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 	w.matched = len(lags)
@@ -239,6 +267,10 @@ func (w *watchResult) lags(lines []line, stampFile string) error {
 		w.maxLag = lags[len(lags)-1]
 	}
 	return nil
+}
+
+func sortDurations(d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 }
 
 // readStamps reads churn's "<unix-nanos> <op> <ns>/<name> <rv>" lines.
