@@ -98,26 +98,22 @@ func namespaceIndexFunc(obj interface{}) ([]string, error) {
 // labelIndexFunc returns an IndexFunc that indexes objects by the value of label key. An object
 // whose label is present with an empty value is in the "" bucket.
 func labelIndexFunc(key string) cache.IndexFunc {
-	return func(obj interface{}) ([]string, error) {
-		m, err := accessor(obj)
-		if err != nil {
-			return nil, err
-		}
-		if v, ok := m.GetLabels()[key]; ok {
-			return []string{v}, nil
-		}
-		return nil, nil
-	}
+	return metadataMapIndexFunc(key, metav1.Object.GetLabels)
 }
 
 // annotationIndexFunc returns an IndexFunc that indexes objects by the value of annotation key.
 func annotationIndexFunc(key string) cache.IndexFunc {
+	return metadataMapIndexFunc(key, metav1.Object.GetAnnotations)
+}
+
+// metadataMapIndexFunc indexes objects by the value of key in the metadata map get returns.
+func metadataMapIndexFunc(key string, get func(metav1.Object) map[string]string) cache.IndexFunc {
 	return func(obj interface{}) ([]string, error) {
 		m, err := accessor(obj)
 		if err != nil {
 			return nil, err
 		}
-		if v, ok := m.GetAnnotations()[key]; ok {
+		if v, ok := get(m)[key]; ok {
 			return []string{v}, nil
 		}
 		return nil, nil
