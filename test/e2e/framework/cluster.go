@@ -170,9 +170,10 @@ func (c *Cluster) APIServer(name string) *APIServer {
 // StartSecondAPIServer starts another kube-apiserver called name (lowercase
 // letters, digits and '-') on a new port against the same etcd,
 // certificates and service-account keys, and waits until it is ready. Its
-// admin kubeconfig is DIR/NAME.kubeconfig.
-func (c *Cluster) StartSecondAPIServer(name string) (*APIServer, error) {
-	if _, err := c.hack("cluster", "apiserver", c.Dir, name); err != nil {
+// admin kubeconfig is DIR/NAME.kubeconfig. flags are more flags of
+// `hack/cluster apiserver`, such as --no-watch-cache.
+func (c *Cluster) StartSecondAPIServer(name string, flags ...string) (*APIServer, error) {
+	if _, err := c.hack("cluster", append([]string{"apiserver", c.Dir, name}, flags...)...); err != nil {
 		return nil, err
 	}
 	st, err := c.readState()
@@ -207,6 +208,14 @@ func (c *Cluster) mustAPIServer(name string) *APIServer {
 		panic(fmt.Sprintf("framework: no apiserver %q in %s", name, c.Dir))
 	}
 	return a
+}
+
+// CompactEtcd compacts etcd's history up to its current revision: a watch
+// that resumes from an older resourceVersion through an apiserver started
+// with --no-watch-cache then gets "410 Gone".
+func (c *Cluster) CompactEtcd() error {
+	_, err := c.hack("cluster", "compact", c.Dir)
+	return err
 }
 
 // Seed runs hack/seed with args (a verb and its flags, see hack/seed help)

@@ -33,15 +33,20 @@ Verbs:
   down DIR
         Stop every process up started in DIR (SIGTERM, then SIGKILL).
         Safe to run twice; leaves logs and data in DIR.
-  apiserver DIR NAME [--timeout 60s]
+  apiserver DIR NAME [--timeout 60s] [--no-watch-cache]
         Start another kube-apiserver against the same etcd, certificates and
         service-account keys on a new port; writes DIR/NAME.kubeconfig (admin),
-        DIR/NAME.log and DIR/NAME-audit.log.
+        DIR/NAME.log and DIR/NAME-audit.log. --no-watch-cache serves lists
+        and watches straight from etcd (--watch-cache=false).
   stop-apiserver DIR [NAME] [--kill]
         Stop one kube-apiserver (default: the primary, "kube-apiserver").
         --kill sends SIGKILL at once instead of SIGTERM.
   start-apiserver DIR [NAME] [--timeout 60s]
         Start a stopped kube-apiserver again with the same flags and port.
+  compact DIR
+        Compact etcd's history up to its current revision: a watch that
+        resumes from an older resourceVersion through an apiserver without a
+        watch cache then gets "410 Gone".
   status DIR
         Print the ports, pids and whether each process is running.
   help
@@ -96,11 +101,12 @@ func run(args []string) error {
 		}
 		return down(pos[0])
 	case "apiserver":
+		noWatchCache := fs.Bool("no-watch-cache", false, "start it with --watch-cache=false")
 		pos, err := parseArgs(fs, args, 2, 2)
 		if err != nil {
 			return err
 		}
-		return addAPIServer(pos[0], pos[1], *timeout)
+		return addAPIServer(pos[0], pos[1], *timeout, *noWatchCache)
 	case "stop-apiserver":
 		kill := fs.Bool("kill", false, "send SIGKILL at once")
 		pos, err := parseArgs(fs, args, 1, 2)
@@ -114,6 +120,12 @@ func run(args []string) error {
 			return err
 		}
 		return startAPIServer(pos[0], nameArg(pos), *timeout)
+	case "compact":
+		pos, err := parseArgs(fs, args, 1, 1)
+		if err != nil {
+			return err
+		}
+		return compact(pos[0])
 	case "status":
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {
