@@ -109,6 +109,13 @@ type Config struct {
 	// OnWatchResumed, when set, is called when a watch request of a type
 	// succeeds after OnWatchError was called for it.
 	OnWatchResumed func(t *Type)
+	// RequireWatch makes a type's first watch request that is forbidden a
+	// failure of the engine (see Failed), even after sync: a user who may
+	// list a type but not watch it gets an error instead of a watch that
+	// retries forever. A watch forbidden after one has succeeded
+	// (permission removed) still goes to OnWatchError. Queries, which only
+	// need the list, leave it off.
+	RequireWatch bool
 }
 
 // Progress is a snapshot of the initial sync.
@@ -137,6 +144,8 @@ type Type struct {
 	received            atomic.Int64
 	consecutiveConnErrs atomic.Int64
 	failing             atomic.Bool
+	// watched is set once a watch request of the type has succeeded.
+	watched atomic.Bool
 }
 
 // Name is the type's resource name, group-qualified for non-core groups:
@@ -213,7 +222,13 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 // reports watch outages and recoveries of synced types.
 func (e *Engine) observeRequest(path string, watch bool, err error) {
 	for _, t := range e.types {
-		if !t.matchesPath(path) || !t.Informer.HasSynced() {
+		if !t.matchesPath(path) {
+			continue
+		}
+		if watch && err == nil {
+			t.watched.Store(true)
+		}
+		if !t.Informer.HasSynced() {
 			continue
 		}
 		switch {
@@ -324,6 +339,15 @@ func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithContext {
 	return func(ctx context.Context, r *toolscache.Reflector, err error) {
 		klog.V(2).InfoS("list or watch failed", "type", t.Name(), "err", err)
+		if isWatchForbidden(err) && !t.watched.Load() {
+			// The list worked (or this would be its error), the watch may
+			// not: fatal for a watch, harmless for a query, whose cache
+			// syncs from the list.
+			if e.cfg.RequireWatch {
+				e.fail(fmt.Errorf("watching %s: %w", t.Name(), apiCause(err)))
+			}
+			return
+		}
 		if !t.Informer.HasSynced() {
 			if isConnectionError(err) {
 				if t.consecutiveConnErrs.Add(1) >= maxConnErrorsBeforeSync {
@@ -338,6 +362,20 @@ func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithCont
 			return
 		}
 		e.watchFailed(t, err)
+	}
+}
+
+// Failed is closed when the engine has failed for good, before or after
+// sync; Err says why.
+func (e *Engine) Failed() <-chan struct{} { return e.failed }
+
+// Err returns why the engine failed, or nil if it has not.
+func (e *Engine) Err() error {
+	select {
+	case <-e.failed:
+		return e.failErr
+	default:
+		return nil
 	}
 }
 

@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"net"
+	"strings"
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,4 +64,11 @@ func apiCause(err error) error {
 // tell a user their permissions changed.
 func IsForbidden(err error) bool {
 	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
+}
+
+// isWatchForbidden reports whether err is the API server refusing a watch
+// for lack of the watch verb. Its Status has no verb field; RBAC's message
+// names it: `pods is forbidden: User "u" cannot watch resource "pods" …`.
+func isWatchForbidden(err error) bool {
+	return apierrors.IsForbidden(err) && strings.Contains(apiCause(err).Error(), " cannot watch ")
 }

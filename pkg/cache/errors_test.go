@@ -43,3 +43,27 @@ func TestIsFatal(t *testing.T) {
 		})
 	}
 }
+
+func TestIsWatchForbidden(t *testing.T) {
+	// Messages as RBAC words them.
+	watch := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", fmt.Errorf(`User "lister" cannot watch resource "pods" in API group "" in the namespace "a"`))
+	list := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", fmt.Errorf(`User "viewer" cannot list resource "pods" in API group "" at the cluster scope`))
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"watch forbidden", watch, true},
+		{"watch forbidden, wrapped by the reflector", fmt.Errorf("failed to watch *v1.Pod: %w", watch), true},
+		{"list forbidden", list, false},
+		{"unauthorized", apierrors.NewUnauthorized("cannot watch "), false},
+		{"not an API error", fmt.Errorf("User cannot watch resource"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isWatchForbidden(tt.err); got != tt.want {
+				t.Errorf("isWatchForbidden(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}

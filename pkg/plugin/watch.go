@@ -250,6 +250,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	reporter := newWatchErrorReporter(o.ErrOut)
 	cfg.OnWatchError = reporter.report
 	cfg.OnWatchResumed = reporter.resumed
+	cfg.RequireWatch = true
 	engine, err := cache.New(o.clients, mappings, cfg)
 	if err != nil {
 		return err
@@ -278,8 +279,23 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
+	// The engine can still fail for good after sync (a watch the user may
+	// not make); end the printer then and report why.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-engine.Failed():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	p := newEventPrinter(o, names)
-	return p.run(ctx, queue)
+	err = p.run(ctx, queue)
+	if failed := engine.Err(); failed != nil {
+		return failed
+	}
+	return err
 }
 
 // namesByResource re-keys the names given per type argument by resource.
