@@ -119,7 +119,19 @@ func deletePod(t *testing.T, cs kubernetes.Interface, namespace, name string) {
 // that every change made afterwards is one the watch must report.
 func startWatch(t *testing.T, args ...string) *framework.Process {
 	t.Helper()
-	p := framework.Start(t, framework.Cmd{Args: append([]string{"informer", "watch"}, args...), Timeout: watchLimit})
+	return startWatchCmd(t, framework.Cmd{Args: args})
+}
+
+// startWatchCmd is startWatch with c's kubeconfig and environment; c.Args
+// are the arguments after `kubectl informer watch`.
+func startWatchCmd(t *testing.T, c framework.Cmd) *framework.Process {
+	t.Helper()
+	args := c.Args
+	c.Args = append([]string{"informer", "watch"}, args...)
+	if c.Timeout == 0 {
+		c.Timeout = watchLimit
+	}
+	p := framework.Start(t, c)
 	if !slices.Contains(args, "--initial") {
 		waitForStderr(t, p, "; watching for changes", 30*time.Second)
 	}

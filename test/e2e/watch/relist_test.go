@@ -88,59 +88,17 @@ func TestWatchRelistAfterOutage(t *testing.T) {
 			t.Fatal(err)
 		}
 		down = true
-		patchPod(t, secondClient, ns, a, "e2e-second", `{"metadata":{"labels":{"changed":"during-outage"}}}`)
-		deletePod(t, secondClient, ns, b)
-		createPod(t, secondClient, ns, d, nil)
+		changeMissed(t, secondClient, ns, a, b, d, "e2e-second")
 		if err := c.StartAPIServer(); err != nil {
 			t.Fatal(err)
 		}
 		down = false
 		restarted := time.Now()
 
-		// Exactly one MODIFIED a, one DELETED b and one ADDED d, in any
-		// order. After a relist, b's deletion is inferred (finalStateUnknown);
-		// had the watch resumed from its resourceVersion instead, it would
-		// see b's deletionTimestamp update (see deletePod) and a plain
-		// DELETED, so that update is allowed too, once.
-		want := map[string]bool{"MODIFIED " + a: true, "DELETED " + b: true, "ADDED " + d: true}
-		got := map[string]int{}
-		deadline := time.Now().Add(relistTimeout)
-		for len(want) > 0 {
-			line, err := p.NextLine(time.Until(deadline))
-			if err != nil {
-				t.Fatalf("round %d (apiserver %s): missing %v %s after the restart: %v\nstdout:\n%s", round, how, keys(want), relistTimeout, err, p.Stdout())
-			}
-			ev := decodeEvent(t, line)
-			key := ev.Type + " " + ev.name()
-			got[key]++
-			if got[key] > 1 {
-				t.Errorf("round %d: %s printed twice: %s", round, key, ev.line)
-			}
-			switch {
-			case key == "MODIFIED "+a:
-				if paths := patchPaths(t, ev); !slices.Equal(paths, []string{"add /metadata/labels/changed"}) {
-					t.Errorf("round %d: MODIFIED %s patch %q, want [add /metadata/labels/changed]", round, a, paths)
-				}
-				if !slices.Contains(ev.Managers, "e2e-second/Update") {
-					t.Errorf("round %d: MODIFIED %s managers %q, want e2e-second/Update", round, a, ev.Managers)
-				}
-			case key == "DELETED "+b:
-				t.Logf("round %d: DELETED %s finalStateUnknown=%v", round, b, ev.FinalStateUnknown)
-			case key == "ADDED "+d:
-			case key == "MODIFIED "+b && isDeletionUpdate(t, ev):
-				continue
-			default:
-				t.Errorf("round %d: unexpected event %s", round, ev)
-			}
-			delete(want, key)
-		}
+		expectMissedChanges(t, p, fmt.Sprintf("round %d (apiserver %s)", round, how), a, b, d, "e2e-second", relistTimeout)
 		t.Logf("round %d (apiserver %s): the missed changes were printed %s after the restart", round, how, time.Since(restarted).Round(100*time.Millisecond))
 
-		// Nothing else (c unchanged, no event twice, nothing of earlier
-		// rounds): the next event is the sentinel's.
-		sentinel := fmt.Sprintf("sentinel%d", round)
-		createPod(t, cs, ns, sentinel, nil)
-		expectEvent(t, p, "ADDED", sentinel)
+		expectNothingElse(t, cs, p, ns, fmt.Sprintf("sentinel%d", round))
 		if err := p.Interrupt(); err != nil {
 			t.Fatal(err)
 		}
@@ -160,6 +118,66 @@ func TestWatchRelistAfterOutage(t *testing.T) {
 			}
 		}
 	})
+}
+
+// changeMissed labels pod a (changed=during-outage, as manager), deletes b
+// and creates d: the changes a watch must report after it was cut off.
+func changeMissed(t *testing.T, cs kubernetes.Interface, ns, a, b, d, manager string) {
+	t.Helper()
+	patchPod(t, cs, ns, a, manager, `{"metadata":{"labels":{"changed":"during-outage"}}}`)
+	deletePod(t, cs, ns, b)
+	createPod(t, cs, ns, d, nil)
+}
+
+// expectMissedChanges reads p's events until it has seen the changes of
+// changeMissed: exactly one MODIFIED a (by manager, adding the label), one
+// DELETED b and one ADDED d, in any order, each once, within timeout.
+// After a relist, b's deletion is inferred (finalStateUnknown); had the
+// watch resumed from its resourceVersion instead, it may see b's
+// deletionTimestamp update (see deletePod) and a plain DELETED, so that
+// update is allowed too, once.
+func expectMissedChanges(t *testing.T, p *framework.Process, what, a, b, d, manager string, timeout time.Duration) {
+	t.Helper()
+	want := map[string]bool{"MODIFIED " + a: true, "DELETED " + b: true, "ADDED " + d: true}
+	got := map[string]int{}
+	deadline := time.Now().Add(timeout)
+	for len(want) > 0 {
+		line, err := p.NextLine(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("%s: missing %v %s after the fault ended: %v\nstdout:\n%s\nstderr:\n%s", what, keys(want), timeout, err, p.Stdout(), p.Stderr())
+		}
+		ev := decodeEvent(t, line)
+		key := ev.Type + " " + ev.name()
+		got[key]++
+		if got[key] > 1 {
+			t.Errorf("%s: %s printed twice: %s", what, key, ev.line)
+		}
+		switch {
+		case key == "MODIFIED "+a:
+			if paths := patchPaths(t, ev); !slices.Equal(paths, []string{"add /metadata/labels/changed"}) {
+				t.Errorf("%s: MODIFIED %s patch %q, want [add /metadata/labels/changed]", what, a, paths)
+			}
+			if !slices.Contains(ev.Managers, manager+"/Update") {
+				t.Errorf("%s: MODIFIED %s managers %q, want %s/Update", what, a, ev.Managers, manager)
+			}
+		case key == "DELETED "+b:
+			t.Logf("%s: DELETED %s finalStateUnknown=%v", what, b, ev.FinalStateUnknown)
+		case key == "ADDED "+d:
+		case key == "MODIFIED "+b && isDeletionUpdate(t, ev):
+			continue
+		default:
+			t.Errorf("%s: unexpected event %s", what, ev)
+		}
+		delete(want, key)
+	}
+}
+
+// expectNothingElse creates the pod sentinel and checks that its ADDED is
+// the next event: nothing unchanged was reported, nothing twice.
+func expectNothingElse(t *testing.T, cs kubernetes.Interface, p *framework.Process, ns, sentinel string) {
+	t.Helper()
+	createPod(t, cs, ns, sentinel, nil)
+	expectEvent(t, p, "ADDED", sentinel)
 }
 
 // isDeletionUpdate reports whether ev only sets the deletion fields.
