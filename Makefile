@@ -15,7 +15,7 @@ LDFLAGS := -s -w \
 
 GO ?= go
 BIN := bin/kubectl-informer
-FUZZTIME ?= 10s
+FUZZTIME ?= 20s
 # Go packages with fuzz targets, and their targets.
 FUZZ_TARGETS := \
 	./pkg/index:FuzzParseSelector ./pkg/index:FuzzParseCustom ./pkg/index:FuzzLookup \
