@@ -1,9 +1,14 @@
 package cache
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // requestMonitor sees the outcome of every list and watch request the
@@ -48,7 +53,38 @@ func (t monitoredTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if err != nil || resp.StatusCode < 400 {
 		t.monitor.observe(req, err)
 	}
+	if err == nil && resp.StatusCode < 400 && req.URL.Query().Get("watch") == "true" {
+		resp.Body = &monitoredBody{ReadCloser: resp.Body, monitor: t.monitor, req: req}
+	}
 	return resp, err
+}
+
+// monitoredBody reports a watch stream that breaks: a connection lost
+// after the response began (a reset, or the HTTP/2 health check giving up
+// on a silent connection) reaches the reflector only as the end of the
+// watch, which it logs and retries without telling its error handler.
+type monitoredBody struct {
+	io.ReadCloser
+	monitor *requestMonitor
+	req     *http.Request
+	closed  atomic.Bool
+	once    sync.Once
+}
+
+func (b *monitoredBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && !b.closed.Load() &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		b.once.Do(func() { b.monitor.observe(b.req, fmt.Errorf("watch stream broken: %w", err)) })
+	}
+	return n, err
+}
+
+// Close marks the end as the client's own doing before it happens, so a
+// Read it interrupts is not reported.
+func (b *monitoredBody) Close() error {
+	b.closed.Store(true)
+	return b.ReadCloser.Close()
 }
 
 // matchesPath reports whether an API path lists or watches t's resource:
