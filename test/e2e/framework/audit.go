@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -84,4 +86,42 @@ func ReadAuditLog(path string) ([]AuditEvent, error) {
 		}
 		events = append(events, e)
 	}
+}
+
+// pluginUserAgentPrefix starts the User-Agent of every request the plugin
+// sends (see internal/version.UserAgent).
+const pluginUserAgentPrefix = "kubectl-informer/"
+
+// checkPluginReadOnly reads every audit log in dir (the primary
+// apiserver's and any second one's) and returns how many audit events of
+// the plugin's requests it found per verb, and an error naming each
+// request of the plugin whose verb is not get, list or watch.
+func checkPluginReadOnly(dir string) (map[string]int, error) {
+	logs, err := filepath.Glob(filepath.Join(dir, "*audit.log"))
+	if err != nil {
+		return nil, err
+	}
+	verbs := map[string]int{}
+	var writes []string
+	for _, path := range logs {
+		events, err := ReadAuditLog(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range events {
+			if !strings.HasPrefix(e.UserAgent, pluginUserAgentPrefix) {
+				continue
+			}
+			verbs[e.Verb]++
+			switch e.Verb {
+			case "get", "list", "watch":
+			default:
+				writes = append(writes, fmt.Sprintf("%s %s %s as %s (%s) in %s", e.Stage, e.Verb, e.RequestURI, e.User.Username, e.UserAgent, filepath.Base(path)))
+			}
+		}
+	}
+	if len(writes) > 0 {
+		return verbs, fmt.Errorf("the plugin sent requests that are not get, list or watch:\n  %s", strings.Join(writes, "\n  "))
+	}
+	return verbs, nil
 }
