@@ -96,6 +96,12 @@ type Config struct {
 	ForceDynamic bool
 	// ManagedFields says what to keep of managedFields.
 	ManagedFields ManagedFields
+	// PlainWatchStreams asks the server for watch streams without gzip,
+	// the streaming initial list (WatchListClient) included, for a
+	// long-running watch whose events then cost less CPU; lists stay
+	// gzipped. A one-shot query leaves it off: its list, streamed or not, is
+	// faster gzipped. See plainWatches in clients.go for the figures.
+	PlainWatchStreams bool
 	// SyncTimeout bounds the wait for the first sync; 0 means 60s.
 	SyncTimeout time.Duration
 	// Progress, when set, is called about five times a second while Start
@@ -189,6 +195,7 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		failed:            make(chan struct{}),
 		stop:              make(chan struct{}),
 	}
+	clients.plainWatches.Store(cfg.PlainWatchStreams)
 	indexers := toolscache.Indexers{}
 	for _, def := range cfg.Indexes {
 		indexers[def.Name] = def.Func

@@ -237,6 +237,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	cfg.Indexes = o.indexDefs
 	cfg.FullObjects = true
 	cfg.ManagedFields = cache.SummarizeManagedFields
+	cfg.PlainWatchStreams = true
 	cfg.Progress = newProgress(o.ErrOut)
 	if cfg.FieldSelector == "" && len(names) == 1 {
 		for _, set := range names {
