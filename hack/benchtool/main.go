@@ -9,11 +9,13 @@
 //
 //	benchtool run --cluster-dir DIR --work-dir DIR --root DIR [--out FILE] [--rawlist BIN]
 //	benchtool profile --cpu FILE [--heap FILE] [--repeat N] -- PLUGIN-ARGS...
+//	benchtool memory --kubeconfig FILE [--resource pods] [--kind typed|dynamic|metadata] [--managed-fields drop|summarize|keep]
 //
 // hack/bench starts and stops the control plane and calls run; run starts
-// profile as a child process. The raw LIST floor is a separate, small
-// program, hack/benchtool/rawlist, so that its start-up and RSS are not
-// those of this one (which links the whole plugin for profile).
+// profile and memory as child processes. The raw LIST floor is a separate,
+// small program, hack/benchtool/rawlist, so that its start-up and RSS are
+// not those of this one (which links the whole plugin for profile); so is
+// hack/benchtool/floor, the decode and watch floors of client-go alone.
 package main
 
 import (
@@ -34,6 +36,11 @@ Verbs:
         Run kubectl-informer ARGS in this process (the plugin's own cobra
         command, not a copy) --repeat times under the CPU profiler, and
         write a heap profile at the end. SIGTERM ends a watch cleanly.
+  memory --kubeconfig FILE [--resource pods] [--kind K] [--managed-fields M]
+        Sync one informer of the plugin's engine (kind typed, dynamic or
+        metadata; managedFields drop, summarize or keep) over all
+        namespaces in this process and print, as JSON, the live heap and
+        heap in use after a GC before and after the sync, and the count.
 `
 
 func main() {
@@ -47,6 +54,8 @@ func main() {
 		err = cmdRun(args)
 	case "profile":
 		err = cmdProfile(args)
+	case "memory":
+		err = cmdMemory(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

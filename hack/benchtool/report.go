@@ -20,6 +20,9 @@ type report struct {
 	watches   []watchResult
 	targets   []targetResult
 
+	memory     []memoryResult
+	memoryLoad float64
+
 	profiles   []profileSummary
 	profileErr string
 	profileDir string
@@ -77,8 +80,13 @@ func (b *bench) evaluate() []targetResult {
 	}
 	for _, v := range []struct{ id, how string }{{"q1", "kubectl informer"}, {"q1-direct", "binary directly"}} {
 		if has(v.id, "raw-pb") {
-			ts = append(ts, newTarget("q1", fmt.Sprintf("1 (%s): wall ≤ 1.5× raw protobuf LIST", v.how),
-				q[v.id].wall()/q["raw-pb"].wall(), 1.5, "×", "%.2f"))
+			t := newTarget("q1", fmt.Sprintf("1 (%s): wall ≤ 1.5× raw protobuf LIST", v.how),
+				q[v.id].wall()/q["raw-pb"].wall(), 1.5, "×", "%.2f")
+			if has("decode-pb") {
+				t.note = fmt.Sprintf("decoding the same LIST into []v1.Pod alone (client-go, no informer) takes %.2f× the raw LIST; this is %.2f× that",
+					q["decode-pb"].wall()/q["raw-pb"].wall(), q[v.id].wall()/q["decode-pb"].wall())
+			}
+			ts = append(ts, t)
 		}
 		if has(v.id, "kubectl-get") {
 			ts = append(ts, newTarget("q1", fmt.Sprintf("1 (%s): wall ≤ 0.1× kubectl get -o jsonpath", v.how),
@@ -92,8 +100,13 @@ func (b *bench) evaluate() []targetResult {
 	}
 	for _, v := range []struct{ id, how string }{{"q2", "kubectl informer"}, {"q2-direct", "binary directly"}} {
 		if has(v.id, "raw-meta") {
-			ts = append(ts, newTarget("q2", fmt.Sprintf("2 (%s): wall ≤ 3× raw metadata LIST", v.how),
-				q[v.id].wall()/q["raw-meta"].wall(), 3, "×", "%.2f"))
+			t := newTarget("q2", fmt.Sprintf("2 (%s): wall ≤ 3× raw metadata LIST", v.how),
+				q[v.id].wall()/q["raw-meta"].wall(), 3, "×", "%.2f")
+			if has("decode-meta") {
+				t.note = fmt.Sprintf("decoding the same LIST alone (client-go's metadata client) takes %.2f× the raw LIST; this is %.2f× that",
+					q["decode-meta"].wall()/q["raw-meta"].wall(), q[v.id].wall()/q["decode-meta"].wall())
+			}
+			ts = append(ts, t)
 		}
 		if has(v.id) {
 			t := newTarget("q2", fmt.Sprintf("2 (%s): peak RSS ≤ 50 MiB", v.how), q[v.id].rss(), 50, " MiB", "%.1f")
@@ -105,16 +118,26 @@ func (b *bench) evaluate() []targetResult {
 		if w.events == 0 {
 			continue
 		}
-		ts = append(ts,
-			newTarget("watch", fmt.Sprintf("6 (churn at %d/s): CPU ≤ 50 µs per update", w.rate),
-				float64(w.cpuPerEvent().Nanoseconds())/1e3, 50, " µs", "%.0f"),
-			newTarget("watch", fmt.Sprintf("6 (churn at %d/s): lag p99 ≤ 50 ms", w.rate),
-				float64(w.p99.Microseconds())/1e3, 50, " ms", "%.1f"))
+		if w.output == "text" {
+			t := newTarget("watch", fmt.Sprintf("6 (churn at %d/s, -o text): CPU ≤ 50 µs per compact-diffed update", w.rate),
+				us(w.cpuPerEvent()), 50, " µs", "%.0f")
+			if w.floorEvents > 0 {
+				t.note = fmt.Sprintf("a client-go watch that only decodes and prints each event (the floor) used %.0f µs per event beside it; the plugin adds %.0f µs",
+					us(w.floorCPUPerEvent()), us(w.cpuPerEvent())-us(w.floorCPUPerEvent()))
+			}
+			ts = append(ts, t)
+			continue
+		}
+		ts = append(ts, newTarget("watch", fmt.Sprintf("6 (churn at %d/s, -o json): lag p99 ≤ 50 ms", w.rate),
+			float64(w.p99.Microseconds())/1e3, 50, " ms", "%.1f"))
 		ts[len(ts)-1].note = fmt.Sprintf("a metadata watch in the harness saw p99 %s; the plugin's own share (its arrival − the reference's) p99 %s",
 			ms(w.rawP99), ms(w.addedP99))
 	}
 	return ts
 }
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
 // queryRow is one line of the query table.
 type queryRow struct {
@@ -128,18 +151,22 @@ var queryGroups = []struct {
 	rows  []queryRow
 }{
 	{"1. pods by image (full objects)", []queryRow{
-		{"`kubectl informer query pods -A --index image=… -o name`", "q1", []string{"raw-pb", "kubectl-get"}},
-		{"the same, plugin binary run directly", "q1-direct", []string{"raw-pb", "kubectl-get"}},
+		{"`kubectl informer query pods -A --index image=… -o name`", "q1", []string{"raw-pb", "decode-pb", "kubectl-get"}},
+		{"the same, plugin binary run directly", "q1-direct", []string{"raw-pb", "decode-pb", "kubectl-get"}},
 		{"floor: raw protobuf LIST of all pods", "raw-pb", nil},
+		{"floor: the same LIST decoded into []v1.Pod (`benchtool/floor list`, client-go typed client)", "decode-pb", []string{"raw-pb"}},
+		{"the raw LIST uncompressed (`rawlist --no-gzip`)", "raw-pb-plain", []string{"raw-pb"}},
+		{"the raw LIST as JSON (what a dynamic informer reads)", "raw-json-pods", []string{"raw-pb"}},
 		{"today: `kubectl get pods -A -o jsonpath=…`", "kubectl-get", []string{"raw-pb"}},
 	}},
 	{"2. pods by label (metadata only)", []queryRow{
-		{"`kubectl informer query pods -A --index label:app=app-3 -o name`", "q2", []string{"raw-meta"}},
-		{"the same, plugin binary run directly", "q2-direct", []string{"raw-meta"}},
+		{"`kubectl informer query pods -A --index label:app=app-3 -o name`", "q2", []string{"raw-meta", "decode-meta"}},
+		{"the same, plugin binary run directly", "q2-direct", []string{"raw-meta", "decode-meta"}},
 		{"floor: raw metadata-only protobuf LIST", "raw-meta", nil},
+		{"floor: the same LIST decoded (`benchtool/floor list --metadata`, client-go metadata client)", "decode-meta", []string{"raw-meta"}},
 	}},
 	{"3. pods per node", []queryRow{
-		{"`kubectl informer query pods -A --group-by node`", "q3", []string{"raw-pb"}},
+		{"`kubectl informer query pods -A --group-by node`", "q3", []string{"raw-pb", "decode-pb"}},
 	}},
 	{"4. widgets by a JSONPath index (CRD, dynamic JSON)", []queryRow{
 		{"`kubectl informer query widgets -A --indexer color='{.spec.color}' --index color=red -o name`", "q4", []string{"raw-json-widgets"}},
@@ -157,6 +184,7 @@ var queryGroups = []struct {
 var shortName = map[string]string{
 	"q1": "query 1", "q1-direct": "query 1 direct", "q2": "query 2", "raw-pb": "raw LIST",
 	"raw-meta": "raw metadata LIST", "raw-json-widgets": "raw JSON LIST", "kubectl-get": "kubectl get",
+	"decode-pb": "LIST+decode", "decode-meta": "metadata LIST+decode",
 }
 
 func (r *report) markdown() string {
@@ -207,18 +235,38 @@ func (r *report) markdown() string {
 		p("\nThrough `kubectl informer`, peak RSS is the larger of kubectl's own peak before it execs the plugin (same pid) and the plugin's; the \"binary directly\" rows are the plugin alone.\n\n")
 	}
 
+	if len(r.memory) > 0 {
+		p("## Memory per cached object (%d pods)\n\n", r.queryPods)
+		p("`benchtool memory`: one informer of the plugin's engine (`pkg/cache`) over all pods, in a process of its own per row; the live heap (`HeapAlloc`) and the heap in use (`HeapInuse`) after a forced GC with the cache synced, minus the same before the sync, over the number of cached pods. It counts the objects as the informer keeps them (after the engine's transform), the store and its namespace index. Load %.2f when it began.\n\n", r.memoryLoad)
+		p("| informer kind | managedFields | pods | live heap per pod | heap in use per pod | vs. wire size | sync s |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, m := range r.memory {
+			p("| %s | %s | %d | %.0f B | %.0f B | %s | %.2f |\n", m.Kind, m.ManagedFields, m.Objects, m.livePerObject(), m.inusePerObject(), r.wireRatio(m), m.Sync.Seconds())
+		}
+		p("\n*typed* decodes protobuf into client-go's Go types (what the plugin uses for built-in types when it needs whole objects); *dynamic* decodes JSON into unstructured maps (custom resources, or any type with the engine's ForceDynamic); *metadata* keeps PartialObjectMetadata (metadata-only indexes). *drop* is the engine's default transform, *summarize* keeps each managedFields entry without its field set (what watch uses, to name who changed an object), *keep* caches them as sent. *vs. wire size* compares the live heap per pod with the body of the raw LIST of the same kind (protobuf, metadata-only protobuf, or JSON per pod as the dynamic client receives it) divided by the pods.\n\n")
+	}
+
 	if len(r.watches) > 0 {
-		p("## Watch under churn (`kubectl informer watch pods -n NS -o json`)\n\n")
-		p("| churn target/s | achieved/s | updates stamped | events printed | events/s | CPU per event | CPU (watch phase / whole run) | peak RSS MiB | lag p50 | lag p99 | lag max | reference watch lag p50 / p99 | added by the plugin p50 / p99 / max | load |\n")
-		p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		p("## Watch under churn (`kubectl informer watch pods -n NS -o json` and `-o text`)\n\n")
+		p("Each row is one watch of the churned namespace; beside it, during the same churn, `benchtool/floor watch` (a client-go protobuf watch of the same pods that decodes each event and prints one line, without informer or diff) is the floor of *CPU per event*.\n\n")
+		p("| -o | churn target/s | achieved/s | updates stamped | events printed | events/s | CPU per event | floor CPU per event | CPU (watch phase / whole run) | peak RSS MiB | lag p50 | lag p99 | lag max | reference watch lag p50 / p99 | added by the plugin p50 / p99 / max | load |\n")
+		p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, w := range r.watches {
-			p("| %d | %.1f | %d | %d | %.1f | %.0f µs | %.2fs / %.2fs | %.1f | %s | %s | %s | %s / %s | %s / %s / %s | %.2f |\n",
-				w.rate, w.achieved, w.updates, w.events, w.eventRate, float64(w.cpuPerEvent().Nanoseconds())/1e3,
-				w.watchCPU.Seconds(), w.totalCPU.Seconds(), float64(w.rssKiB)/1024,
-				ms(w.p50), ms(w.p99), ms(w.maxLag), ms(w.rawP50), ms(w.rawP99), ms(w.addedP50), ms(w.addedP99), ms(w.addedMax), w.load1)
+			lag := fmt.Sprintf("%s | %s | %s | %s / %s | %s / %s / %s", ms(w.p50), ms(w.p99), ms(w.maxLag), ms(w.rawP50), ms(w.rawP99), ms(w.addedP50), ms(w.addedP99), ms(w.addedMax))
+			if w.output != "json" {
+				lag = "– | – | – | – | –"
+			}
+			p("| %s | %d | %.1f | %d | %d | %.1f | %.0f µs | %.0f µs (%d events) | %.2fs / %.2fs | %.1f | %s | %.2f |\n",
+				w.output, w.rate, w.achieved, w.updates, w.events, w.eventRate, us(w.cpuPerEvent()), us(w.floorCPUPerEvent()), w.floorEvents,
+				w.watchCPU.Seconds(), w.totalCPU.Seconds(), float64(w.rssKiB)/1024, lag, w.load1)
 		}
 		p("\n")
 		for _, w := range r.watches {
+			if w.output != "json" {
+				if len(w.warnings) > 0 {
+					p("- -o %s, %d/s: plugin stderr: %q\n", w.output, w.rate, tail(strings.Join(w.warnings, " | "), 300))
+				}
+				continue
+			}
 			p("- %d/s: `%s`; %d events matched to a stamp, %d stamps seen by the reference watch", w.rate, w.churnLine, w.matched, w.rawMatched)
 			if len(w.unmatchedBy) > 0 {
 				p("; not matched to a stamp: %v", w.unmatchedBy)
@@ -310,14 +358,40 @@ func (r *result) rssSplit() string {
 
 // bodySize is ", N MB body" for a rawlist result.
 func bodySize(res *result) string {
+	if n := bodyBytes(res); n > 0 {
+		return fmt.Sprintf(" (body %.1f MB)", float64(n)/1e6)
+	}
+	return ""
+}
+
+// bodyBytes is the body size a rawlist result printed, or 0.
+func bodyBytes(res *result) int64 {
 	if res == nil || len(res.samples) == 0 || !strings.HasPrefix(res.c.id, "raw-") {
-		return ""
+		return 0
 	}
 	var n int64
 	if _, err := fmt.Sscanf(res.samples[0].stdout, "%d bytes", &n); err != nil {
-		return ""
+		return 0
 	}
-	return fmt.Sprintf(" (body %.1f MB)", float64(n)/1e6)
+	return n
+}
+
+// wireRatio compares a memory row's live heap per pod with the wire size
+// per pod of the raw LIST its informer kind reads.
+func (r *report) wireRatio(m memoryResult) string {
+	id, what := "raw-pb", "protobuf"
+	switch m.Kind {
+	case "metadata":
+		id, what = "raw-meta", "metadata protobuf"
+	case "dynamic":
+		id, what = "raw-json-pods", "JSON"
+	}
+	n := bodyBytes(r.queries[id])
+	if n == 0 || r.queryPods == 0 {
+		return "–"
+	}
+	perPod := float64(n) / float64(r.queryPods)
+	return fmt.Sprintf("%.1f× the %.0f B of %s", m.livePerObject()/perPod, perPod, what)
 }
 
 func ms(d time.Duration) string {
@@ -329,10 +403,12 @@ const methodNotes = `## How each number was measured
 - **Control plane**: ` + "`hack/cluster up`" + ` (one etcd, one kube-apiserver with RBAC and a Metadata-level audit log) in a temp dir, stopped by a trap in ` + "`hack/bench`" + ` on any exit. Pods: ` + "`hack/seed pods --namespaces 10 --nodes 50 --images 20 --apps 10`" + `; widgets: ` + "`hack/seed widgets`" + `.
 - **Wall, CPU, peak RSS**: every command is its own process, started by ` + "`hack/benchtool/runner`" + ` (a few-MiB Go program) which reports the command's wall time (start to ` + "`wait4`" + `), CPU (user+system) and peak RSS (` + "`ru_maxrss`" + `) from ` + "`wait4`" + `. The runner is there because Go starts children with ` + "`clone(CLONE_VM|CLONE_VFORK)`" + ` and the kernel folds the high-water RSS of the shared memory into the child's ` + "`ru_maxrss`" + ` at exec: started by the harness itself, every command showed at least the harness's ~66 MiB. Stdout and stderr go to files, not pipes. Median of BENCH_RUNS runs after one warm-up run; runs are interleaved round-robin, each round starting one command later, so background load drifts spread evenly. Every run's output is checked (expected number of names or rows).
 - **Through kubectl**: ` + "`kubectl informer …`" + ` is the real kubectl finding ` + "`bin/kubectl-informer`" + ` on PATH; kubectl execs the plugin in the same process, so wall, CPU and peak RSS include kubectl's own start-up. The *binary directly* rows run ` + "`bin/kubectl-informer`" + ` without kubectl.
-- **Raw LIST floors**: ` + "`benchtool rawlist`" + ` as its own process: client-go's transport (TLS, HTTP/2, gzip as the plugin gets it), one unpaginated GET, the body read to the end and discarded, nothing decoded. Protobuf: ` + "`Accept: application/vnd.kubernetes.protobuf`" + `; metadata: ` + "`application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`" + `; widgets: ` + "`application/json`" + `.
+- **Raw LIST floors**: ` + "`benchtool rawlist`" + ` as its own process: client-go's transport (TLS, HTTP/2, gzip as the plugin gets it), one unpaginated GET, the body read to the end and discarded, nothing decoded. Protobuf: ` + "`Accept: application/vnd.kubernetes.protobuf`" + `; metadata: ` + "`application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`" + `; widgets: ` + "`application/json`" + `. One row repeats the pod LIST with ` + "`--no-gzip`" + `, one as JSON.
+- **LIST-and-decode floors**: ` + "`benchtool/floor list`" + ` as its own process: the same unpaginated LIST through client-go's typed client (protobuf) into a ` + "`[]v1.Pod`" + `, or with ` + "`--metadata`" + ` through the metadata client into a PartialObjectMetadataList. What a query costs beyond it is the plugin's own (informer, transform, indexes, printing).
+- **Memory per cached object**: ` + "`benchtool memory`" + `, one process per row, builds the plugin's engine (` + "`pkg/cache.New`" + `) with one informer of the given kind over all pods, resolves and connects first, and compares ` + "`runtime.ReadMemStats`" + ` after a forced GC (and ` + "`debug.FreeOSMemory`" + `) before and after the sync, the engine still referenced.
 - **kubectl get**: ` + "`kubectl get pods -A -o jsonpath='{range .items[?(@.spec.containers[0].image==\"…\")]}{.metadata.name}{\"\\n\"}{end}'`" + `, what users do today.
 - **Query 5**: query 1 with ` + "`KUBE_FEATURE_WatchListClient=false`" + `, so the reflector does a paginated LIST (500 per page) and a watch instead of one streaming watch with initial events.
-- **Watch**: ` + "`kubectl informer watch pods -n NS -o json`" + ` with its stdout on a pipe read by the harness, which stamps each line with the time it read it. After the plugin prints its synced line, ` + "`hack/seed churn --rate R --duration D --namespace NS --stamp FILE`" + ` runs (labels, annotations, status and a few delete-and-recreates); the stamp file has the time churn got each response and its resourceVersion. *Lag* = time the line was read − stamp time of the event's ` + "`metadata.resourceVersion`" + ` (ADDED and MODIFIED only: a delete prints the last state, whose resourceVersion belongs to an earlier change); it can be slightly negative, since the watch event can beat the PATCH response to the harness. *CPU per event* = the plugin's user+system time from ` + "`/proc/PID/stat`" + ` (10 ms ticks) between its synced line and one quiet second after churn ended, divided by events printed; the whole run's rusage is shown too. *events/s* is events printed over the span from the first to the last. *Reference watch*: a metadata-only protobuf watch of the same namespace inside the harness (client-go, from the current resourceVersion), stamping events as they arrive; its lag is what the apiserver and the shared machine add, and *added by the plugin* is, per resourceVersion, the plugin's line arrival minus the reference's arrival.
+- **Watch**: ` + "`kubectl informer watch pods -n NS -o json`" + ` with its stdout on a pipe read by the harness, which stamps each line with the time it read it. After the plugin prints its synced line, ` + "`hack/seed churn --rate R --duration D --namespace NS --stamp FILE`" + ` runs (labels, annotations, status and a few delete-and-recreates); the stamp file has the time churn got each response and its resourceVersion. *Lag* = time the line was read − stamp time of the event's ` + "`metadata.resourceVersion`" + ` (ADDED and MODIFIED only: a delete prints the last state, whose resourceVersion belongs to an earlier change); it can be slightly negative, since the watch event can beat the PATCH response to the harness. *CPU per event* = the plugin's user+system time from ` + "`/proc/PID/stat`" + ` (10 ms ticks) between its synced line and one quiet second after churn ended, divided by events printed; the whole run's rusage is shown too. *events/s* is events printed over the span from the first to the last. *Reference watch*: a metadata-only protobuf watch of the same namespace inside the harness (client-go, from the current resourceVersion), stamping events as they arrive; its lag is what the apiserver and the shared machine add, and *added by the plugin* is, per resourceVersion, the plugin's line arrival minus the reference's arrival. Each rate runs twice, ` + "`-o json`" + ` (lag) and ` + "`-o text`" + ` (the compact diff of the CPU target; events are its unindented lines). *Floor*: ` + "`benchtool/floor watch`" + `, a client-go protobuf watch of the same namespace (uncompressed, as the plugin's watch asks) that decodes each event and prints one line, runs beside the plugin during the same churn; its CPU per event over the same span is what a client-go watch costs before any informer or diff.
 - **Load**: the 1-minute load average when each run began (median shown). On this 2-core machine other builds run at the same time; CPU seconds are the steadier number when the load is high.
 - **Profiles**: only where a target is missed, ` + "`benchtool profile`" + ` runs ` + "`pkg/plugin.NewCmdRoot`" + ` in-process under ` + "`runtime/pprof`" + ` (queries: BENCH_PROFILE_REPEAT runs in one profile; watch: one run under churn at the highest rate), summarized with ` + "`go tool pprof -top`" + `. A ` + "`GODEBUG=gctrace=1`" + ` run of the real binary gives the heap sizes behind the peak RSS.
 `

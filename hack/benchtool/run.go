@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,7 +39,7 @@ const (
 type bench struct {
 	root, clusterDir, workDir, out string
 	kubeconfig, self, plugin       string
-	rawlist, runner                string
+	rawlist, runner, floor         string
 
 	runs          int
 	pods          int // seeded so far
@@ -66,6 +67,7 @@ func cmdRun(args []string) error {
 	fs.StringVar(&b.out, "out", "", "report file (default ROOT/bench/RESULTS.md, or $BENCH_OUT)")
 	fs.StringVar(&b.rawlist, "rawlist", "", "the hack/benchtool/rawlist binary (default: next to this one)")
 	fs.StringVar(&b.runner, "runner", "", "the hack/benchtool/runner binary (default: next to this one)")
+	fs.StringVar(&b.floor, "floor", "", "the hack/benchtool/floor binary (default: next to this one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -100,7 +102,10 @@ func (b *bench) configure() error {
 	if b.runner == "" {
 		b.runner = filepath.Join(filepath.Dir(b.self), "runner")
 	}
-	for _, bin := range []string{b.rawlist, b.runner} {
+	if b.floor == "" {
+		b.floor = filepath.Join(filepath.Dir(b.self), "floor")
+	}
+	for _, bin := range []string{b.rawlist, b.runner, b.floor} {
 		if _, err := os.Stat(bin); err != nil {
 			return fmt.Errorf("%w (go build -o DIR/ ./hack/benchtool/...)", err)
 		}
@@ -124,7 +129,7 @@ func (b *bench) configure() error {
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,watch,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,memory,watch,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
@@ -151,14 +156,22 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		b.write()
 	}
+	if b.steps["memory"] {
+		if err := b.memory(ctx); err != nil {
+			return err
+		}
+		b.write()
+	}
 	if b.steps["watch"] {
 		for _, rate := range b.watchRates {
-			w, err := b.watch(ctx, rate, nil)
-			if err != nil {
-				return err
+			for _, output := range watchOutputs {
+				w, err := b.watch(ctx, rate, output, nil)
+				if err != nil {
+					return err
+				}
+				b.rep.watches = append(b.rep.watches, w)
+				b.write()
 			}
-			b.rep.watches = append(b.rep.watches, w)
-			b.write()
 		}
 	}
 	b.rep.targets = b.evaluate()
@@ -276,6 +289,22 @@ func (b *bench) rawList(id, title, path, accept string) benchCase {
 		argv: []string{b.rawlist, "--kubeconfig", b.kubeconfig, "--path", path, "--accept", accept}}
 }
 
+// decodeFloor is floor list: the same LIST as rawList, decoded by
+// client-go's typed client (or, with metadata, its metadata client).
+func (b *bench) decodeFloor(id, title string, metadata bool, pods int) benchCase {
+	argv := []string{b.floor, "list", "--kubeconfig", b.kubeconfig}
+	if metadata {
+		argv = append(argv, "--metadata")
+	}
+	want := fmt.Sprintf("%d pods", pods)
+	return benchCase{id: id, title: title, argv: argv, check: func(out string) error {
+		if strings.TrimSpace(out) != want {
+			return fmt.Errorf("expected %q, got %q", want, strings.TrimSpace(out))
+		}
+		return nil
+	}}
+}
+
 func (b *bench) kubectl(id, title string, args ...string) benchCase {
 	return benchCase{id: id, title: title, argv: append([]string{"kubectl"}, args...)}
 }
@@ -305,6 +334,8 @@ func (b *bench) podCases(withKubectlGet bool) []benchCase {
 		b.rawList("raw-meta", "raw metadata-only protobuf LIST of all pods", "/api/v1/pods", acceptMetadata),
 		b.kubectl("q2", "kubectl informer "+shellJoin(q2Args), append([]string{"informer"}, q2Args...)...),
 		b.direct("q2-direct", "kubectl-informer "+shellJoin(q2Args)+" (binary run directly)", q2Args...),
+		b.decodeFloor("decode-pb", "LIST of all pods decoded into []v1.Pod", false, b.pods),
+		b.decodeFloor("decode-meta", "metadata-only LIST of all pods decoded", true, b.pods),
 	}
 	cases[1].check, cases[2].check = expectLines(byImage), expectLines(byImage)
 	cases[4].check, cases[5].check = expectLines(byApp), expectLines(byApp)
@@ -323,12 +354,15 @@ func (b *bench) allCases() []benchCase {
 	q4 := b.kubectl("q4", "kubectl informer "+shellJoin(q4Args), append([]string{"informer"}, q4Args...)...)
 	q4.check = expectLines(matching(b.widgets, 5, 0))
 	rawW := b.rawList("raw-json-widgets", "raw JSON LIST of all widgets", "/apis/example.com/v1/widgets", acceptJSON)
+	rawPlain := b.rawList("raw-pb-plain", "raw protobuf LIST of all pods, uncompressed", "/api/v1/pods", acceptProtobuf)
+	rawPlain.argv = append(rawPlain.argv, "--no-gzip")
+	rawJSON := b.rawList("raw-json-pods", "raw JSON LIST of all pods", "/api/v1/pods", acceptJSON)
 	q5 := b.kubectl("q5", "KUBE_FEATURE_WatchListClient=false kubectl informer "+shellJoin(q1Args), append([]string{"informer"}, q1Args...)...)
 	q5.env = []string{"KUBE_FEATURE_WatchListClient=false"}
 	q5.check = expectLines(matching(b.pods, seedImages, 3))
 	pv := b.direct("plugin-version", "kubectl-informer version", "version")
 	kv := b.kubectl("kubectl-version", "kubectl version --client", "version", "--client")
-	return append(cases, q3, rawW, q4, q5, pv, kv)
+	return append(cases, rawPlain, rawJSON, q3, rawW, q4, q5, pv, kv)
 }
 
 // queries measures every case: one warm-up run each (which also fills the
@@ -419,6 +453,31 @@ func (b *bench) scale(ctx context.Context) error {
 		}
 		b.rep.scale = append(b.rep.scale, scaleResult{pods: n, results: results})
 		b.write()
+	}
+	return nil
+}
+
+// memory runs benchtool memory in a process of its own for each informer
+// kind and managedFields transform: the heap a synced cache of every pod
+// holds, per pod.
+func (b *bench) memory(ctx context.Context) error {
+	b.rep.memoryLoad = loadavg1()
+	for _, kind := range []string{"typed", "dynamic", "metadata"} {
+		for _, mf := range []string{"drop", "summarize", "keep"} {
+			b.logf("memory per cached pod: %s informer, managedFields %s", kind, mf)
+			cmd := exec.CommandContext(ctx, b.self, "memory", "--kubeconfig", b.kubeconfig, "--kind", kind, "--managed-fields", mf)
+			cmd.Env = b.cmdEnv()
+			cmd.Stderr = os.Stderr
+			out, err := cmd.Output()
+			if err != nil {
+				return fmt.Errorf("benchtool memory --kind %s --managed-fields %s: %w", kind, mf, err)
+			}
+			var m memoryResult
+			if err := json.Unmarshal(out, &m); err != nil {
+				return fmt.Errorf("benchtool memory printed %q: %w", out, err)
+			}
+			b.rep.memory = append(b.rep.memory, m)
+		}
 	}
 	return nil
 }

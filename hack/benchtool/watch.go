@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,8 +19,14 @@ import (
 	"time"
 )
 
+// watchOutputs are the -o values each churn rate is measured with: json,
+// whose lines carry the resourceVersion the lag is matched by, and text
+// with its default compact diff, the case of the CPU target.
+var watchOutputs = []string{"json", "text"}
+
 // watchResult is one watch run under churn at one rate.
 type watchResult struct {
+	output    string // -o
 	rate      int
 	achieved  float64 // updates per second churn reported
 	churnLine string
@@ -42,6 +49,10 @@ type watchResult struct {
 	load1              float64
 	warnings           []string // stderr lines other than the sync line
 	unmatchedBy        map[string]int
+	// The floor: hack/benchtool/floor watch of the same pods during the
+	// same churn, its events and its CPU over the same span.
+	floorEvents int
+	floorCPU    time.Duration
 }
 
 func (w watchResult) cpuPerEvent() time.Duration {
@@ -51,19 +62,27 @@ func (w watchResult) cpuPerEvent() time.Duration {
 	return w.watchCPU / time.Duration(w.events)
 }
 
+func (w watchResult) floorCPUPerEvent() time.Duration {
+	if w.floorEvents == 0 {
+		return 0
+	}
+	return w.floorCPU / time.Duration(w.floorEvents)
+}
+
 type line struct {
 	at   time.Time
 	data []byte
 }
 
-// watch runs kubectl informer watch pods -n NS -o json while hack/seed
+// watch runs kubectl informer watch pods -n NS -o OUTPUT while hack/seed
 // churn updates pods in NS at rate, and times every printed line as it
-// arrives on the pipe. With profile set, the plugin runs in-process under
-// benchtool profile instead of through kubectl.
-func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchResult, error) {
-	w := watchResult{rate: rate, load1: loadavg1()}
-	b.logf("watch at %d updates/s for %s (load %.2f)", rate, b.watchDuration, w.load1)
-	args := []string{"informer", "watch", "pods", "-n", b.watchNS, "-o", "json"}
+// arrives on the pipe; the floor watch (hack/benchtool/floor) watches the
+// same pods at the same time. With profile set, the plugin runs in-process
+// under benchtool profile instead of through kubectl.
+func (b *bench) watch(ctx context.Context, rate int, output string, profile []string) (watchResult, error) {
+	w := watchResult{output: output, rate: rate, load1: loadavg1()}
+	b.logf("watch -o %s at %d updates/s for %s (load %.2f)", output, rate, b.watchDuration, w.load1)
+	args := []string{"informer", "watch", "pods", "-n", b.watchNS, "-o", output}
 	argv := append([]string{"kubectl"}, args...)
 	if profile != nil {
 		argv = append(append([]string{b.self, "profile"}, profile...), append(args[1:], "--kubeconfig", b.kubeconfig)...)
@@ -144,12 +163,20 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 	case <-time.After(2 * time.Minute):
 		return w, errors.New("watch did not sync in 2 minutes")
 	}
+	raw, err := b.startRawWatch(ctx, b.watchNS)
+	if err != nil {
+		return w, err
+	}
+	floor, err := b.startFloorWatch(ctx, b.watchNS)
+	if err != nil {
+		return w, err
+	}
+	defer floor.kill()
 	cpu0, err := procCPU(pid)
 	if err != nil {
 		return w, err
 	}
-
-	raw, err := b.startRawWatch(ctx, b.watchNS)
+	floorCPU0, err := procCPU(floor.cmd.Process.Pid)
 	if err != nil {
 		return w, err
 	}
@@ -178,6 +205,14 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 		return w, err
 	}
 	w.watchCPU = cpu1 - cpu0
+	floorCPU1, err := procCPU(floor.cmd.Process.Pid)
+	if err != nil {
+		return w, err
+	}
+	w.floorCPU = floorCPU1 - floorCPU0
+	if w.floorEvents, err = floor.stop(); err != nil {
+		return w, err
+	}
 	rawArrived := raw.stop()
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	<-readDone
@@ -194,12 +229,119 @@ func (b *bench) watch(ctx context.Context, rate int, profile []string) (watchRes
 	w.rssKiB = rep.maxrssKiB
 	w.totalCPU = rep.user + rep.sys
 	w.warnings = warnings
-	if err := w.lags(lines, stamp, rawArrived); err != nil {
-		return w, err
+	if output == "json" {
+		if err := w.lags(lines, stamp, rawArrived); err != nil {
+			return w, err
+		}
+	} else {
+		w.countTextEvents(lines, stamp)
 	}
-	b.logf("watch at %d/s: %d events, %.0f µs CPU/event, lag p50 %s p99 %s", rate, w.events,
-		float64(w.cpuPerEvent().Nanoseconds())/1e3, w.p50, w.p99)
+	b.logf("watch -o %s at %d/s: %d events, %.0f µs CPU/event (floor %d events, %.0f µs), lag p50 %s p99 %s", output, rate, w.events,
+		float64(w.cpuPerEvent().Nanoseconds())/1e3, w.floorEvents, float64(w.floorCPUPerEvent().Nanoseconds())/1e3, w.p50, w.p99)
 	return w, nil
+}
+
+// countTextEvents counts the events of text output: each starts with an
+// unindented line (the diff lines under it are indented).
+func (w *watchResult) countTextEvents(lines []line, stampFile string) {
+	if stamps, err := readStamps(stampFile); err == nil {
+		w.updates = len(stamps)
+	}
+	var first, last time.Time
+	for _, l := range lines {
+		if len(l.data) == 0 || l.data[0] == ' ' {
+			continue
+		}
+		if w.events == 0 {
+			first = l.at
+		}
+		last = l.at
+		w.events++
+	}
+	if w.events > 1 && last.After(first) {
+		w.eventRate = float64(w.events-1) / last.Sub(first).Seconds()
+	}
+}
+
+// floorWatch is a running hack/benchtool/floor watch.
+type floorWatch struct {
+	cmd    *exec.Cmd
+	lines  chan int // the count of lines, once stdout ends
+	waited bool
+}
+
+// startFloorWatch starts floor watch of the namespace's pods and waits
+// until its watch is open.
+func (b *bench) startFloorWatch(ctx context.Context, namespace string) (*floorWatch, error) {
+	cmd := exec.CommandContext(ctx, b.floor, "watch", "--kubeconfig", b.kubeconfig, "--namespace", namespace)
+	cmd.Env = b.cmdEnv()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	f := &floorWatch{cmd: cmd, lines: make(chan int, 1)}
+	go func() {
+		n := 0
+		r := bufio.NewReaderSize(stdout, 1<<20)
+		for {
+			if _, err := r.ReadBytes('\n'); err != nil {
+				f.lines <- n
+				return
+			}
+			n++
+		}
+	}()
+	opened := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		var text []string
+		for sc.Scan() {
+			if sc.Text() == "watching" {
+				opened <- nil
+				_, _ = io.Copy(io.Discard, stderr)
+				return
+			}
+			text = append(text, sc.Text())
+		}
+		opened <- fmt.Errorf("the floor watch ended before it opened: %s", strings.Join(text, "\n"))
+	}()
+	select {
+	case err = <-opened:
+	case <-time.After(time.Minute):
+		err = errors.New("the floor watch did not open in a minute")
+	}
+	if err != nil {
+		f.kill()
+		return nil, err
+	}
+	return f, nil
+}
+
+// stop ends the floor watch and returns how many events it printed.
+func (f *floorWatch) stop() (int, error) {
+	_ = f.cmd.Process.Signal(syscall.SIGTERM)
+	n := <-f.lines
+	err := f.cmd.Wait()
+	f.waited = true
+	if err != nil {
+		return n, fmt.Errorf("floor watch: %w", err)
+	}
+	return n, nil
+}
+
+func (f *floorWatch) kill() {
+	if !f.waited {
+		_ = f.cmd.Process.Kill()
+		_ = f.cmd.Wait()
+		f.waited = true
+	}
 }
 
 // lags matches each printed event to the stamp churn wrote when the
