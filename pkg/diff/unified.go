@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
@@ -39,6 +40,14 @@ const (
 // The line diff is Myers' algorithm on the lines between the common head and
 // tail; past 1000 changed lines (a rewrite of the object, say) it shows that
 // whole middle as removed and added, so time and memory stay bounded.
+//
+// A line longer than MaxLineBytes (a big single-line value: minified JSON, a
+// certificate bundle) is shortened to about MaxLineBytes: its start, and,
+// for a changed line, a window around the first byte where the block's
+// first removed and first added lines differ, with "…" where bytes are left
+// out, followed by " (N bytes)". So the output is bounded by the number of
+// changed lines, not by the size of the values; such a diff is for reading
+// and no longer applies with patch(1).
 func Unified(w io.Writer, oldLabel, newLabel string, old, new map[string]interface{}, opts Options, context int, color bool) error {
 	if context < 0 {
 		context = 0
@@ -92,9 +101,13 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 			buf = append(buf, colorReset...)
 		}
 		buf = append(buf, '\n')
-		for _, e := range edits[h.first:h.last] {
+		at := 0 // where the lines of the current block of changes differ
+		for j, e := range edits[h.first:h.last] {
 			var line, c string
 			var mark byte
+			if e.kind != editEqual && (j == 0 || edits[h.first+j-1].kind == editEqual) {
+				at = firstDifference(a, b, edits[h.first+j:h.last])
+			}
 			switch e.kind {
 			case editEqual:
 				line, mark = a[e.a], ' '
@@ -107,7 +120,11 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 				buf = append(buf, c...)
 			}
 			buf = append(buf, mark)
-			buf = appendSanitized(buf, line)
+			if e.kind == editEqual {
+				buf = appendSanitized(buf, shortLine(line, 0))
+			} else {
+				buf = appendSanitized(buf, shortLine(line, at))
+			}
 			if color && c != "" {
 				buf = append(buf, colorReset...)
 			}
@@ -124,6 +141,83 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 		return fmt.Errorf("writing diff: %w", err)
 	}
 	return nil
+}
+
+// MaxLineBytes is how many bytes of a line Unified prints before it
+// shortens the line.
+const MaxLineBytes = 1000
+
+// lineHead is how much of the start of a long line Unified keeps when it
+// shows a window further on: the indentation and key, usually.
+const lineHead = 120
+
+// firstDifference returns the offset of the first byte where the first
+// removed and the first added line of the block of changes at the start of
+// edits differ, or 0 if the block only removes or only adds.
+func firstDifference(a, b []string, edits []edit) int {
+	del, ins := -1, -1
+	for _, e := range edits {
+		if e.kind == editEqual {
+			break
+		}
+		if e.kind == editDelete && del < 0 {
+			del = e.a
+		}
+		if e.kind == editInsert && ins < 0 {
+			ins = e.b
+		}
+	}
+	if del < 0 || ins < 0 {
+		return 0
+	}
+	x, y := a[del], b[ins]
+	n := 0
+	for n < len(x) && n < len(y) && x[n] == y[n] {
+		n++
+	}
+	return n
+}
+
+// shortLine returns line if it has at most MaxLineBytes bytes. Otherwise it
+// returns about MaxLineBytes of it: the start, up to MaxLineBytes if that
+// shows byte at, or else lineHead bytes and a window from shortly before at,
+// with "…" for what is left out and " (N bytes)" after, N being the length
+// of line. Cuts fall on rune boundaries.
+func shortLine(line string, at int) string {
+	if len(line) <= MaxLineBytes {
+		return line
+	}
+	var b strings.Builder
+	b.Grow(MaxLineBytes + 32)
+	if at < MaxLineBytes-lineHead {
+		b.WriteString(line[:runeStart(line, MaxLineBytes)])
+		b.WriteString("…")
+	} else {
+		b.WriteString(line[:runeStart(line, lineHead)])
+		b.WriteString("…")
+		from := runeStart(line, at-lineHead)
+		to := runeStart(line, from+MaxLineBytes-lineHead)
+		b.WriteString(line[from:to])
+		if to < len(line) {
+			b.WriteString("…")
+		}
+	}
+	b.WriteString(" (")
+	b.WriteString(strconv.Itoa(len(line)))
+	b.WriteString(" bytes)")
+	return b.String()
+}
+
+// runeStart returns i, or the start of the rune of s that byte i is in, or
+// len(s) if i is past the end.
+func runeStart(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 // render returns old and new as YAML or, if either cannot be YAML (the YAML

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestUnified(t *testing.T) {
@@ -268,7 +269,7 @@ func TestUnifiedFallsBackToJSON(t *testing.T) {
  {
 -  "a": "x",
 +  "a": "y",
-   "` + long + `": 1
+   "` + long[:997] + `… (1107 bytes)
 `
 	if got := b.String(); got != want {
 		t.Errorf("Unified() =\n%s\nwant\n%s", got, want)
@@ -382,5 +383,70 @@ func TestWriteUnifiedApplies(t *testing.T) {
 				t.Fatalf("applying writeUnified(%q, %q, context %d) =\n%s\ngives %q, want %q", a, b, context, out.String(), got, b)
 			}
 		}
+	}
+}
+
+// TestUnifiedShortensLongLines changes one byte of long single-line values:
+// the diff shows the start of each line and the bytes around the change,
+// not the whole value.
+func TestUnifiedShortensLongLines(t *testing.T) {
+	blob := strings.Repeat("0123456789abcdef", 2500) // 40,000 bytes
+	middle := blob[:20000] + "X" + blob[20001:]
+	wide := strings.Repeat("日本語", 1000) // 9,000 bytes, 3 per rune
+	tests := []struct {
+		name     string
+		old, new string
+		// Each removed and added line must start with its prefix, hold
+		// every part, and end with its suffix.
+		oldPrefix, newPrefix string
+		oldParts, newParts   []string
+		oldSuffix, newSuffix string
+	}{
+		{
+			name: "change in the middle", old: blob, new: middle,
+			oldPrefix: "-blob: " + blob[:100], newPrefix: "+blob: " + blob[:100],
+			oldParts: []string{"…", blob[19950:20050]}, newParts: []string{"…", middle[19950:20050]},
+			oldSuffix: "… (40006 bytes)", newSuffix: "… (40006 bytes)",
+		},
+		{
+			name: "change near the start", old: blob, new: "X" + blob[1:],
+			oldPrefix: "-blob: " + blob[:900], newPrefix: "+blob: X" + blob[1:900],
+			oldSuffix: "… (40006 bytes)", newSuffix: "… (40006 bytes)",
+		},
+		{
+			name: "change at the end, cut on rune boundaries", old: wide, new: wide[:len(wide)-3] + "!",
+			oldPrefix: "-blob: " + wide[:99], newPrefix: "+blob: " + wide[:99],
+			oldParts: []string{"…"}, newParts: []string{"…"},
+			oldSuffix: wide[len(wide)-90:] + " (9006 bytes)", newSuffix: wide[len(wide)-90:len(wide)-3] + "! (9004 bytes)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			err := Unified(&b, "old", "new", map[string]interface{}{"blob": tt.old}, map[string]interface{}{"blob": tt.new}, Options{}, 3, false)
+			if err != nil {
+				t.Fatalf("Unified() = %v, want nil", err)
+			}
+			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			if len(lines) != 5 {
+				t.Fatalf("Unified() has %d lines, want 5:\n%s", len(lines), b.String())
+			}
+			for _, c := range []struct {
+				line, prefix, suffix string
+				parts                []string
+			}{{lines[3], tt.oldPrefix, tt.oldSuffix, tt.oldParts}, {lines[4], tt.newPrefix, tt.newSuffix, tt.newParts}} {
+				if !strings.HasPrefix(c.line, c.prefix) || !strings.HasSuffix(c.line, c.suffix) {
+					t.Errorf("Unified() line\n%s\nwant prefix\n%s\nand suffix\n%s", c.line, c.prefix, c.suffix)
+				}
+				for _, part := range c.parts {
+					if !strings.Contains(c.line, part) {
+						t.Errorf("Unified() line\n%s\ndoes not show the change:\n%s", c.line, part)
+					}
+				}
+				if len(c.line) > MaxLineBytes+32 || !utf8.ValidString(c.line) {
+					t.Errorf("line of %d bytes (valid UTF-8: %v), want at most %d: %.200q", len(c.line), utf8.ValidString(c.line), MaxLineBytes+32, c.line)
+				}
+			}
+		})
 	}
 }
