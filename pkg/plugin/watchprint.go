@@ -22,7 +22,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -173,7 +172,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 			if len(r.changes) == 0 {
 				return false, nil
 			}
-		} else if !diff.Changed(r.old, r.new, opts) {
+		} else if !diff.Changed(r.old, r.new, opts) && !p.patchOnly(r) {
 			return false, nil
 		}
 		r.managers = changedManagers(ev.Old, ev.New)
@@ -297,6 +296,14 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 	return ev, nil
 }
 
+// patchOnly reports whether -o json or yaml must print an update that
+// diff.Changed finds empty: Changed matches named list elements by name, so
+// reordering them is no change, but the JSON Patch works by index, and
+// each event's patch must apply to the object of the event before it.
+func (p *eventPrinter) patchOnly(r rendered) bool {
+	return (p.o.Output == "json" || p.o.Output == "yaml") && len(diff.JSONPatch(r.old, r.new, p.o.diffOpts)) > 0
+}
+
 func (p *eventPrinter) writeJSON(r rendered) error {
 	ev, err := p.event(r)
 	if err != nil {
@@ -316,7 +323,7 @@ func (p *eventPrinter) writeYAML(r rendered) error {
 	if err != nil {
 		return err
 	}
-	b, err := yaml.Marshal(ev)
+	b, err := marshalYAML(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
 	}
