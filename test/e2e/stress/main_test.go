@@ -1,0 +1,172 @@
+// Package stress tests kubectl informer under load and with hostile data,
+// end to end: the built plugin, run through the real kubectl, against a real
+// kube-apiserver and etcd. One group plays a slow consumer of a watch while
+// thousands of updates are churned; the other feeds the differ and the
+// printers objects that are huge, deep, full of control characters,
+// reordered, or null where others are missing.
+package stress
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
+)
+
+func TestMain(m *testing.M) { framework.Main(m) }
+
+// eventTimeout is how long a test waits for the next line of a watch: long
+// enough for a loaded machine, short enough to fail in reasonable time.
+const eventTimeout = 30 * time.Second
+
+// watchLimit bounds every watch process a test starts.
+const watchLimit = 10 * time.Minute
+
+// clientConfig raises the client-side rate limit of cfg, so that tests
+// do not queue behind client-go's default 5 QPS.
+func clientConfig(cfg *rest.Config) *rest.Config {
+	cfg.QPS = 200
+	cfg.Burst = 400
+	return cfg
+}
+
+// adminClient returns a clientset for the admin user at the primary
+// apiserver.
+func adminClient(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(clientConfig(framework.Current(t).AdminConfig()))
+	if err != nil {
+		t.Fatalf("creating the admin client: %v", err)
+	}
+	return cs
+}
+
+// adminDynamicClient returns a dynamic client for the admin user.
+func adminDynamicClient(t *testing.T) dynamic.Interface {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(clientConfig(framework.Current(t).AdminConfig()))
+	if err != nil {
+		t.Fatalf("creating the dynamic client: %v", err)
+	}
+	return dc
+}
+
+// informer runs `kubectl informer ARGS` as the admin user to completion and
+// fails the test unless it exits 0.
+func informer(t *testing.T, args ...string) framework.Result {
+	t.Helper()
+	res := framework.Run(t, framework.Cmd{Args: append([]string{"informer"}, args...), Timeout: 2 * time.Minute})
+	if res.ExitCode != 0 {
+		t.Fatalf("kubectl informer %s: %s", strings.Join(args, " "), res)
+	}
+	return res
+}
+
+// startWatch starts `kubectl informer watch ARGS` as the admin user, its
+// output read by the framework as it comes, and waits until its caches
+// have synced.
+func startWatch(t *testing.T, args ...string) *framework.Process {
+	t.Helper()
+	p := framework.Start(t, framework.Cmd{Args: append([]string{"informer", "watch"}, args...), Timeout: watchLimit})
+	waitFor(t, "; watching for changes", 60*time.Second, p.Stderr, p.Done())
+	return p
+}
+
+// waitFor polls stderr() until it contains want, failing the test if done
+// is closed first or timeout passes.
+func waitFor(t *testing.T, want string, timeout time.Duration, stderr func() string, done <-chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(stderr(), want) {
+		select {
+		case <-done:
+			t.Fatalf("watch exited before printing %q; stderr:\n%s", want, stderr())
+		case <-time.After(25 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watch did not print %q on stderr within %s; stderr:\n%s", want, timeout, stderr())
+		}
+	}
+}
+
+// watchEvent is one line of `watch -o json`.
+type watchEvent struct {
+	Type              string                 `json:"type"`
+	Object            map[string]interface{} `json:"object"`
+	Patch             json.RawMessage        `json:"patch"`
+	Managers          []string               `json:"managers"`
+	FinalStateUnknown bool                   `json:"finalStateUnknown"`
+	Coalesced         int                    `json:"coalesced"`
+	Note              string                 `json:"note"`
+
+	line string
+}
+
+// name returns the event object's metadata.name.
+func (e watchEvent) name() string { return nestedString(e.Object, "metadata", "name") }
+
+// String is the event's type and object, for failure messages.
+func (e watchEvent) String() string {
+	s := e.Type + " " + nestedString(e.Object, "kind") + "/" + e.name()
+	if len(e.Patch) > 0 {
+		p := string(e.Patch)
+		if len(p) > 500 {
+			p = p[:500] + "…"
+		}
+		s += " patch " + p
+	}
+	return s
+}
+
+func nestedString(obj map[string]interface{}, path ...string) string {
+	s, _ := nested(obj, path...).(string)
+	return s
+}
+
+func nested(obj map[string]interface{}, path ...string) interface{} {
+	var cur interface{} = obj
+	for _, key := range path {
+		m, ok := cur.(map[string]interface{})
+		if !ok {
+			return nil
+		}
+		cur = m[key]
+	}
+	return cur
+}
+
+func decodeEvent(t *testing.T, line string) watchEvent {
+	t.Helper()
+	var ev watchEvent
+	if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		t.Fatalf("watch -o json printed a line that is not an event: %v\n%.2000s", err, line)
+	}
+	ev.line = line
+	return ev
+}
+
+// nextEvent reads and decodes the next line of a `watch -o json` process.
+func nextEvent(t *testing.T, p *framework.Process) watchEvent {
+	t.Helper()
+	line, err := p.NextLine(eventTimeout)
+	if err != nil {
+		t.Fatalf("reading the next watch event: %v; stdout so far:\n%.4000s", err, p.Stdout())
+	}
+	return decodeEvent(t, line)
+}
+
+// expectEvent reads the next event and checks its type and object name.
+func expectEvent(t *testing.T, p *framework.Process, typ, name string) watchEvent {
+	t.Helper()
+	ev := nextEvent(t, p)
+	if ev.Type != typ || ev.name() != name {
+		t.Fatalf("next event = %s, want %s %s", ev, typ, name)
+	}
+	return ev
+}
