@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -77,6 +78,8 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 	defer p.out.Flush()
+	var procs procsLimit
+	defer procs.restore()
 	lastFlush := time.Now()
 	for {
 		ev, ok := q.Pop(ctx)
@@ -96,6 +99,13 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 		// Flush when the queue is empty, and at least every maxFlushDelay
 		// under sustained load, so a busy stream is batched but not late.
 		pending, coalesced := q.Stats()
+		switch {
+		case pending == 0 && !procs.started:
+			// Caught up with the events of the initial list.
+			procs.oneProc()
+		case pending >= behindPending || coalesced > 0:
+			procs.restore()
+		}
 		if pending == 0 || time.Since(lastFlush) >= maxFlushDelay {
 			if err := p.out.Flush(); err != nil {
 				return quietPipe(err)
@@ -103,6 +113,48 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 			lastFlush = time.Now()
 		}
 		p.noticeCoalescing(coalesced)
+	}
+}
+
+// behindPending is how many pending events, once the printer has caught
+// up with the initial list, tell that the watch has fallen behind.
+const behindPending = 100
+
+// procsLimit runs a watch's steady state on one P while it keeps up.
+type procsLimit struct {
+	started bool
+	prev    int // 0: nothing to restore
+}
+
+// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS or
+// there is only one CPU; restore gives the other CPUs back, for good, as
+// soon as the output falls behind (and when the watch ends).
+//
+// After sync a watch is a chain of goroutines handing each event on (HTTP/2
+// read loop, watch decoder, reflector, informer, handler, this printer).
+// With more than one P, every hand-off wakes an idle P whose thread spins
+// looking for work and sleeps again: futex calls and context switches that
+// cost more than the event's own work. With one P a hand-off is a run-queue
+// push. Measured with watch pods -o text under churn of 1,000 pods at 500
+// updates/s on 2 CPUs, two alternating runs each: 318 and 312 µs of CPU
+// per event with GOMAXPROCS=2, 257 and 257 µs with 1 (-18%); at 200/s,
+// 486/488 against 429/433 µs. One P handles a few thousand events a
+// second; a watch that needs more queues events, and then gets every CPU
+// back.
+func (l *procsLimit) oneProc() {
+	l.started = true
+	prev := goruntime.GOMAXPROCS(0)
+	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 {
+		return
+	}
+	goruntime.GOMAXPROCS(1)
+	l.prev = prev
+}
+
+func (l *procsLimit) restore() {
+	if l.prev > 0 {
+		goruntime.GOMAXPROCS(l.prev)
+		l.prev = 0
 	}
 }
 
