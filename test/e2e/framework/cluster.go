@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -46,6 +47,7 @@ type Cluster struct {
 	admin    *rest.Config
 	viewer   *rest.Config
 	client   kubernetes.Interface
+	dynamic  dynamic.Interface
 
 	mu         sync.Mutex
 	apiservers map[string]*APIServer
@@ -83,6 +85,9 @@ func loadCluster(root, dir string) (*Cluster, error) {
 	}
 	if c.client, err = kubernetes.NewForConfig(c.AdminConfig()); err != nil {
 		return c, fmt.Errorf("creating the admin client: %w", err)
+	}
+	if c.dynamic, err = dynamic.NewForConfig(c.AdminConfig()); err != nil {
+		return c, fmt.Errorf("creating the admin dynamic client: %w", err)
 	}
 	if err := c.refreshAPIServers(st); err != nil {
 		return c, err
@@ -133,6 +138,10 @@ func loadConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
 	}
 	cfg.UserAgent = "kubectl-informer-e2e"
+	// Tests create and change objects in bursts; client-go's default of
+	// 5 QPS would make them queue behind its own rate limiter.
+	cfg.QPS = 200
+	cfg.Burst = 400
 	return cfg, nil
 }
 
@@ -153,6 +162,10 @@ func (c *Cluster) ViewerConfig() *rest.Config { return rest.CopyConfig(c.viewer)
 // AdminClient returns a clientset for the admin user at the primary
 // apiserver.
 func (c *Cluster) AdminClient() kubernetes.Interface { return c.client }
+
+// AdminDynamicClient returns a dynamic client for the admin user at the
+// primary apiserver.
+func (c *Cluster) AdminDynamicClient() dynamic.Interface { return c.dynamic }
 
 // AuditLog returns the events in the primary apiserver's audit log
 // (DIR/audit.log, every request at Metadata level), oldest first.

@@ -159,18 +159,27 @@ func environment(s *suite, extra []string) []string {
 // the command did not run at all.
 func exitCode(t testing.TB, cmd *exec.Cmd, err error) int {
 	t.Helper()
+	code, ran := waitStatus(cmd, err)
+	if !ran {
+		t.Fatalf("running %s: %v", cmd, err)
+	}
+	return code
+}
+
+// waitStatus turns the error of cmd.Wait into the command's exit code; ran
+// is false, and the code -1, if the command did not run at all.
+func waitStatus(cmd *exec.Cmd, err error) (code int, ran bool) {
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:
-		return 0
+		return 0, true
 	case errors.As(err, &exitErr):
-		return exitErr.ExitCode()
+		return exitErr.ExitCode(), true
 	case cmd.ProcessState != nil:
 		// WaitDelay ran out with output still open; the process ended.
-		return cmd.ProcessState.ExitCode()
+		return cmd.ProcessState.ExitCode(), true
 	default:
-		t.Fatalf("running %s: %v", cmd, err)
-		return -1
+		return -1, false
 	}
 }
 
@@ -258,16 +267,7 @@ func (p *Process) read(ctx context.Context, stdout io.Reader) {
 		TimedOut: errors.Is(ctx.Err(), context.DeadlineExceeded),
 	}
 	p.mu.Unlock()
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		p.result.ExitCode = exitErr.ExitCode()
-	case p.cmd.ProcessState != nil:
-		p.result.ExitCode = p.cmd.ProcessState.ExitCode()
-	default:
-		p.result.ExitCode = -1
-	}
+	p.result.ExitCode, _ = waitStatus(p.cmd, err)
 	close(p.done)
 }
 

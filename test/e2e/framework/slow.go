@@ -89,16 +89,7 @@ func (p *PipedProcess) wait(ctx context.Context) {
 		TimedOut: errors.Is(ctx.Err(), context.DeadlineExceeded),
 	}
 	p.mu.Unlock()
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		p.result.ExitCode = exitErr.ExitCode()
-	case p.cmd.ProcessState != nil:
-		p.result.ExitCode = p.cmd.ProcessState.ExitCode()
-	default:
-		p.result.ExitCode = -1
-	}
+	p.result.ExitCode, _ = waitStatus(p.cmd, err)
 	close(p.done)
 }
 

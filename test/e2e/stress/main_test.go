@@ -12,10 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
 
@@ -27,35 +23,6 @@ const eventTimeout = 30 * time.Second
 
 // watchLimit bounds every watch process a test starts.
 const watchLimit = 10 * time.Minute
-
-// clientConfig raises the client-side rate limit of cfg, so that tests
-// do not queue behind client-go's default 5 QPS.
-func clientConfig(cfg *rest.Config) *rest.Config {
-	cfg.QPS = 200
-	cfg.Burst = 400
-	return cfg
-}
-
-// adminClient returns a clientset for the admin user at the primary
-// apiserver.
-func adminClient(t *testing.T) kubernetes.Interface {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(clientConfig(framework.Current(t).AdminConfig()))
-	if err != nil {
-		t.Fatalf("creating the admin client: %v", err)
-	}
-	return cs
-}
-
-// adminDynamicClient returns a dynamic client for the admin user.
-func adminDynamicClient(t *testing.T) dynamic.Interface {
-	t.Helper()
-	dc, err := dynamic.NewForConfig(clientConfig(framework.Current(t).AdminConfig()))
-	if err != nil {
-		t.Fatalf("creating the dynamic client: %v", err)
-	}
-	return dc
-}
 
 // informer runs `kubectl informer ARGS` as the admin user to completion and
 // fails the test unless it exits 0.

@@ -35,7 +35,7 @@ func installWidgets(t *testing.T) dynamic.NamespaceableResourceInterface {
 	} else {
 		t.Log(strings.TrimSpace(out))
 	}
-	return adminDynamicClient(t).Resource(widgetGVR)
+	return framework.Current(t).AdminDynamicClient().Resource(widgetGVR)
 }
 
 func newWidget(namespace, name string, spec map[string]interface{}) *unstructured.Unstructured {
@@ -238,7 +238,7 @@ func hugeValue(key string, changedLine int) string {
 // the changed key. Queries print it in every format.
 func TestHugeConfigMap(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "stress-huge"
 	framework.CreateNamespace(t, cs, ns)
 	compact, unified := textWatches(t, "configmaps", ns, 3)
@@ -392,7 +392,7 @@ func deepTree(depth int, leaf string) map[string]interface{} {
 // print and extract it.
 func TestDeepNesting(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	widgets := installWidgets(t)
 	const ns = "stress-deep"
 	framework.CreateNamespace(t, cs, ns)
@@ -488,7 +488,7 @@ const (
 // paths cluster data can take.
 func TestControlCharacters(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	widgets := installWidgets(t)
 	const ns = "stress-ctrl"
 	framework.CreateNamespace(t, cs, ns)
@@ -677,7 +677,7 @@ func TestControlCharacters(t *testing.T) {
 // the object of the previous event into its own.
 func TestReorderedLists(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "stress-order"
 	framework.CreateNamespace(t, cs, ns)
 	compact := startWatch(t, "deployments", "-n", ns, "--color", "never", "--max-events", "3")
@@ -775,7 +775,7 @@ func TestReorderedLists(t *testing.T) {
 // missing in the compact diff and the JSON Patch, and -o json keeps nulls.
 func TestNullVersusMissing(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	widgets := installWidgets(t)
 	const ns = "stress-null"
 	framework.CreateNamespace(t, cs, ns)

@@ -69,7 +69,7 @@ var coalescingNotice = regexp.MustCompile(`(?m)^warning: output is behind; (\d+)
 //     is the pod as it is in the cluster.
 func TestSlowConsumerUnderChurn(t *testing.T) {
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	ctx := t.Context()
 	dir := t.TempDir()
 

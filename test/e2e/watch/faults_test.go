@@ -73,7 +73,7 @@ func createAndExpectAdded(t *testing.T, cs kubernetes.Interface, p *framework.Pr
 func TestWatchDroppedConnections(t *testing.T) {
 	t.Parallel()
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-dropped"
 	framework.CreateNamespace(t, cs, ns)
 	proxy, kubeconfig := proxyTo(t, c.APIServer(framework.PrimaryAPIServer), c.AdminKubeconfig())
@@ -169,7 +169,7 @@ func TestWatchDroppedConnections(t *testing.T) {
 // every 5 minutes anyway; its watch cache is not disturbed).
 func TestWatchExpiredResourceVersion(t *testing.T) {
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-expired"
 	framework.CreateNamespace(t, cs, ns)
 	nocache, err := c.StartSecondAPIServer("nocache", "--no-watch-cache")
@@ -247,7 +247,7 @@ func grantPods(t *testing.T, cs kubernetes.Interface, ns, name, user string, ver
 // watch them gets a clear error naming the missing verb, not a hang.
 func TestWatchListWithoutWatchPermission(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-list-only"
 	framework.CreateNamespace(t, cs, ns)
 	grantPods(t, cs, ns, "list-only", "lister", "get", "list")
@@ -280,7 +280,7 @@ func TestWatchListWithoutWatchPermission(t *testing.T) {
 func TestWatchPermissionRevoked(t *testing.T) {
 	t.Parallel()
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-revoked"
 	framework.CreateNamespace(t, cs, ns)
 	binding := grantPods(t, cs, ns, "pod-watcher", "revokee", "get", "list", "watch")
@@ -323,7 +323,7 @@ func waitUntilForbidden(t *testing.T, ns, user string) {
 	t.Helper()
 	cfg := framework.Current(t).AdminConfig()
 	cfg.Impersonate.UserName = user
-	client, err := kubernetes.NewForConfig(clientConfig(cfg))
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // exit code 0.
 func TestWatchInterrupt(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-interrupt"
 	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods", "-n", ns)
@@ -38,7 +38,7 @@ func TestWatchInterrupt(t *testing.T) {
 // TestWatchTimeout checks that --timeout ends the watch with exit code 0.
 func TestWatchTimeout(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-timeout"
 	framework.CreateNamespace(t, cs, ns)
 	res := framework.Run(t, framework.Cmd{Args: []string{"informer", "watch", "pods", "-n", ns, "--timeout", "2s"}, Timeout: 30 * time.Second})
@@ -59,7 +59,7 @@ func TestWatchTimeout(t *testing.T) {
 func TestWatchClosedStdout(t *testing.T) {
 	t.Parallel()
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-head-0"
 	out, err := c.Seed("pods", "--count", "300", "--namespaces", "1", "--namespace-prefix", "watch-head-", "--prefix", "head")
 	if err != nil {

@@ -16,9 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -31,35 +29,6 @@ const eventTimeout = 20 * time.Second
 
 // watchLimit bounds every watch process a test starts.
 const watchLimit = 3 * time.Minute
-
-// clientConfig raises the client-side rate limit of cfg, so that tests
-// running in parallel do not queue behind client-go's default 5 QPS.
-func clientConfig(cfg *rest.Config) *rest.Config {
-	cfg.QPS = 200
-	cfg.Burst = 400
-	return cfg
-}
-
-// adminClient returns a clientset for the admin user at the primary
-// apiserver.
-func adminClient(t *testing.T) kubernetes.Interface {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(clientConfig(framework.Current(t).AdminConfig()))
-	if err != nil {
-		t.Fatalf("creating the admin client: %v", err)
-	}
-	return cs
-}
-
-// adminDynamicClient returns a dynamic client for the admin user.
-func adminDynamicClient(t *testing.T) dynamic.Interface {
-	t.Helper()
-	dc, err := dynamic.NewForConfig(clientConfig(framework.Current(t).AdminConfig()))
-	if err != nil {
-		t.Fatalf("creating the dynamic client: %v", err)
-	}
-	return dc
-}
 
 // newPod returns a pod that the apiserver accepts without a scheduler or
 // kubelet: bound to a node that does not exist, without a token volume.

@@ -36,7 +36,7 @@ const relistTimeout = 60 * time.Second
 // wait until it has ended.
 func TestWatchRelistAfterOutage(t *testing.T) {
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-relist"
 	framework.CreateNamespace(t, cs, ns)
 
@@ -49,7 +49,7 @@ func TestWatchRelistAfterOutage(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	secondClient, err := kubernetes.NewForConfig(clientConfig(second.Config()))
+	secondClient, err := kubernetes.NewForConfig(second.Config())
 	if err != nil {
 		t.Fatalf("creating a client for the second apiserver: %v", err)
 	}

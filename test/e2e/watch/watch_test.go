@@ -46,7 +46,7 @@ func runPodLifecycle(t *testing.T, cs kubernetes.Interface, ns string) {
 // previous object into the new one, and the field manager who made it.
 func TestWatchJSONSequence(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-json"
 	framework.CreateNamespace(t, cs, ns)
 	// ADDED, MODIFIED ×4, DELETED: see below.
@@ -114,7 +114,7 @@ func TestWatchJSONSequence(t *testing.T) {
 // diffs.
 func TestWatchTextSequence(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-text"
 	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods", "-n", ns, "--color", "never", "--max-events", "6")
@@ -161,7 +161,7 @@ var widgetGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1",
 func TestWatchCustomResource(t *testing.T) {
 	t.Parallel()
 	c := framework.Current(t)
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-crd"
 	framework.CreateNamespace(t, cs, ns)
 	if out, err := c.Seed("crd"); err != nil {
@@ -169,7 +169,7 @@ func TestWatchCustomResource(t *testing.T) {
 	} else {
 		t.Log(strings.TrimSpace(out))
 	}
-	widgets := adminDynamicClient(t).Resource(widgetGVR).Namespace(ns)
+	widgets := framework.Current(t).AdminDynamicClient().Resource(widgetGVR).Namespace(ns)
 	p := startWatch(t, "wg", "-n", ns, "-o", "json", "--max-events", "3")
 
 	w := &unstructured.Unstructured{Object: map[string]interface{}{
@@ -212,7 +212,7 @@ func TestWatchCustomResource(t *testing.T) {
 // as ADDED and leaving it as DELETED, and nothing outside it.
 func TestWatchWhere(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-where"
 	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods", "-n", ns, "-o", "json", "--where", "label:tier=web", "--max-events", "4")
@@ -257,7 +257,7 @@ func TestWatchWhere(t *testing.T) {
 // TestWatchSeveralTypes watches pods and configmaps in one run.
 func TestWatchSeveralTypes(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-types"
 	framework.CreateNamespace(t, cs, ns)
 	p := startWatch(t, "pods,configmaps", "-n", ns, "-o", "json", "--max-events", "2")
@@ -291,7 +291,7 @@ func TestWatchSeveralTypes(t *testing.T) {
 // nothing.
 func TestWatchOnlyAndIgnore(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-filter"
 	framework.CreateNamespace(t, cs, ns)
 	createPod(t, cs, ns, "web", map[string]string{"tier": "web"})
@@ -334,7 +334,7 @@ func TestWatchOnlyAndIgnore(t *testing.T) {
 // TestWatchInitialAndNames checks --initial and watching objects by name.
 func TestWatchInitialAndNames(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-names"
 	framework.CreateNamespace(t, cs, ns)
 	createPod(t, cs, ns, "a", nil)
@@ -401,7 +401,7 @@ func TestWatchInitialAndNames(t *testing.T) {
 // --show-secret-values is given.
 func TestWatchSecretValues(t *testing.T) {
 	t.Parallel()
-	cs := adminClient(t)
+	cs := framework.Current(t).AdminClient()
 	const ns = "watch-secrets"
 	framework.CreateNamespace(t, cs, ns)
 	hidden := startWatch(t, "secrets", "-n", ns, "--color", "never", "--max-events", "2")
