@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
@@ -16,7 +15,7 @@ import (
 // with NewClients, or fill the fields directly in tests.
 type Clients struct {
 	// Typed speaks protobuf and serves built-in types.
-	Typed kubernetes.Interface
+	Typed *TypedClient
 	// Dynamic speaks JSON and serves every type, custom resources included.
 	Dynamic dynamic.Interface
 	// Metadata fetches PartialObjectMetadata in protobuf for any type.
@@ -43,11 +42,8 @@ func NewClients(config *rest.Config, mapper meta.RESTMapper, userAgent string) (
 	base.Wrap(c.monitor.wrap)
 	base.Wrap(func(rt http.RoundTripper) http.RoundTripper { return plainWatches{on: &c.plainWatches, next: rt} })
 
-	typedConfig := rest.CopyConfig(base)
-	typedConfig.ContentType = "application/vnd.kubernetes.protobuf"
-	typedConfig.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	var err error
-	if c.Typed, err = kubernetes.NewForConfig(typedConfig); err != nil {
+	if c.Typed, err = newTypedClient(base); err != nil {
 		return nil, fmt.Errorf("creating typed client: %w", err)
 	}
 	if c.Dynamic, err = dynamic.NewForConfig(base); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 )
 
@@ -40,7 +41,11 @@ func TestPlainWatchStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.plainWatches.Store(tt.plain)
-			req := c.Typed.CoreV1().RESTClient().Get().AbsPath("/api/v1/pods")
+			rc, err := c.Typed.RESTClient(schema.GroupVersion{Version: "v1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := rc.Get().AbsPath("/api/v1/pods")
 			if tt.watch {
 				req = req.Param("watch", "true")
 			}

@@ -23,11 +23,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -170,9 +170,10 @@ type Engine struct {
 	cfg   Config
 	types []*Type
 
-	typedFactories    map[string]informers.SharedInformerFactory
-	dynamicFactories  map[string]dynamicinformer.DynamicSharedInformerFactory
-	metadataFactories map[string]metadatainformer.SharedInformerFactory
+	// informers holds one informer per namespace and resource, shared by
+	// types that name the same resource.
+	informers map[informerKey]toolscache.SharedIndexInformer
+	running   sync.WaitGroup
 
 	failOnce sync.Once
 	failed   chan struct{}
@@ -188,12 +189,10 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		cfg.SyncTimeout = 60 * time.Second
 	}
 	e := &Engine{
-		cfg:               cfg,
-		typedFactories:    map[string]informers.SharedInformerFactory{},
-		dynamicFactories:  map[string]dynamicinformer.DynamicSharedInformerFactory{},
-		metadataFactories: map[string]metadatainformer.SharedInformerFactory{},
-		failed:            make(chan struct{}),
-		stop:              make(chan struct{}),
+		cfg:       cfg,
+		informers: map[informerKey]toolscache.SharedIndexInformer{},
+		failed:    make(chan struct{}),
+		stop:      make(chan struct{}),
 	}
 	clients.plainWatches.Store(cfg.PlainWatchStreams)
 	indexers := toolscache.Indexers{}
@@ -206,7 +205,10 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		if !t.Namespaced() {
 			namespace = metav1.NamespaceAll
 		}
-		t.Kind, t.Informer = e.informerFor(clients, mapping.Resource, namespace)
+		var err error
+		if t.Kind, t.Informer, err = e.informerFor(clients, mapping, namespace); err != nil {
+			return nil, fmt.Errorf("creating the informer of %s: %w", t.Name(), err)
+		}
 		if missing := missingIndexers(t.Informer, indexers); len(missing) > 0 {
 			if err := t.Informer.AddIndexers(missing); err != nil {
 				return nil, fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
@@ -271,36 +273,90 @@ func missingIndexers(informer toolscache.SharedIndexInformer, indexers toolscach
 	return missing
 }
 
-func (e *Engine) informerFor(clients *Clients, gvr schema.GroupVersionResource, namespace string) (InformerKind, toolscache.SharedIndexInformer) {
+type informerKey struct {
+	namespace string
+	gvr       schema.GroupVersionResource
+}
+
+// informerFor returns the informer of mapping's resource in namespace (""
+// for all): metadata-only unless cfg.FullObjects, typed (protobuf, Go types)
+// for built-in types, dynamic (JSON, unstructured) for the others.
+//
+// The informers are what client-go's informer factories would build, with
+// the same list and watch calls, indexers and WatchList support; but the
+// factory packages link a typed informer for every built-in type.
+func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namespace string) (InformerKind, toolscache.SharedIndexInformer, error) {
+	gvr := mapping.Resource
+	var (
+		kind    InformerKind
+		lister  lister
+		example runtime.Object
+	)
+	switch {
+	case !e.cfg.FullObjects:
+		kind, example = Metadata, &metav1.PartialObjectMetadata{}
+		lister = clientLister[*metav1.PartialObjectMetadataList]{clients.Metadata.Resource(gvr).Namespace(namespace)}
+	case !e.cfg.ForceDynamic && clients.Typed != nil && clients.Typed.Serves(mapping.GroupVersionKind):
+		rc, err := clients.Typed.RESTClient(gvr.GroupVersion())
+		if err != nil {
+			return 0, nil, err
+		}
+		kind, example = Typed, nil
+		if example, err = scheme.Scheme.New(mapping.GroupVersionKind); err != nil {
+			return 0, nil, err
+		}
+		lister = typedLister{client: rc, list: listKind(mapping.GroupVersionKind), resource: gvr.Resource, namespace: namespace}
+	default:
+		kind, example = Dynamic, &unstructured.Unstructured{}
+		lister = clientLister[*unstructured.UnstructuredList]{clients.Dynamic.Resource(gvr).Namespace(namespace)}
+	}
+	key := informerKey{namespace: namespace, gvr: gvr}
+	if informer, ok := e.informers[key]; ok {
+		return kind, informer, nil
+	}
 	tweak := func(opts *metav1.ListOptions) {
 		opts.LabelSelector = e.cfg.LabelSelector
 		opts.FieldSelector = e.cfg.FieldSelector
 	}
-	if !e.cfg.FullObjects {
-		f, ok := e.metadataFactories[namespace]
-		if !ok {
-			f = metadatainformer.NewFilteredSharedInformerFactory(clients.Metadata, 0, namespace, tweak)
-			e.metadataFactories[namespace] = f
-		}
-		return Metadata, f.ForResource(gvr).Informer()
+	lw := &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			tweak(&opts)
+			return lister.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			tweak(&opts)
+			return lister.Watch(ctx, opts)
+		},
 	}
-	if !e.cfg.ForceDynamic && clients.Typed != nil {
-		f, ok := e.typedFactories[namespace]
-		if !ok {
-			f = informers.NewSharedInformerFactoryWithOptions(clients.Typed, 0,
-				informers.WithNamespace(namespace), informers.WithTweakListOptions(tweak))
-			e.typedFactories[namespace] = f
-		}
-		if generic, err := f.ForResource(gvr); err == nil {
-			return Typed, generic.Informer()
-		}
+	informer := toolscache.NewSharedIndexInformerWithOptions(lw, example, toolscache.SharedIndexInformerOptions{
+		Indexers:          toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
+		ObjectDescription: gvr.String(),
+	})
+	e.informers[key] = informer
+	return kind, informer, nil
+}
+
+// lister is the List and Watch of one resource in one namespace or all.
+type lister interface {
+	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// clientLister adapts the dynamic and metadata clients, whose List returns
+// their own list type, to lister.
+type clientLister[L runtime.Object] struct {
+	r interface {
+		List(ctx context.Context, opts metav1.ListOptions) (L, error)
+		Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	}
-	f, ok := e.dynamicFactories[namespace]
-	if !ok {
-		f = dynamicinformer.NewFilteredDynamicSharedInformerFactory(clients.Dynamic, 0, namespace, tweak)
-		e.dynamicFactories[namespace] = f
-	}
-	return Dynamic, f.ForResource(gvr).Informer()
+}
+
+func (l clientLister[L]) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return l.r.List(ctx, opts)
+}
+
+func (l clientLister[L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return l.r.Watch(ctx, opts)
 }
 
 // transform runs on every object before it enters the cache. It must be
@@ -398,14 +454,8 @@ func (e *Engine) fail(err error) {
 // when cfg.SyncTimeout passes, or when ctx ends. The informers keep running
 // until Shutdown.
 func (e *Engine) Start(ctx context.Context) error {
-	for _, f := range e.typedFactories {
-		f.Start(e.stop)
-	}
-	for _, f := range e.dynamicFactories {
-		f.Start(e.stop)
-	}
-	for _, f := range e.metadataFactories {
-		f.Start(e.stop)
+	for _, informer := range e.informers {
+		e.running.Go(func() { informer.Run(e.stop) })
 	}
 	return e.waitForSync(ctx)
 }
@@ -481,13 +531,5 @@ func (e *Engine) timeoutError() error {
 // Shutdown stops every informer and waits for their goroutines to end.
 func (e *Engine) Shutdown() {
 	e.stopOnce.Do(func() { close(e.stop) })
-	for _, f := range e.typedFactories {
-		f.Shutdown()
-	}
-	for _, f := range e.dynamicFactories {
-		f.Shutdown()
-	}
-	for _, f := range e.metadataFactories {
-		f.Shutdown()
-	}
+	e.running.Wait()
 }
