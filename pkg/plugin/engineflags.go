@@ -29,6 +29,7 @@ type engineOptions struct {
 
 	// Set by complete.
 	namespace string
+	server    string // the API server URL, for messages
 	indexSet  *index.Set
 	clients   *cache.Clients
 }
@@ -37,7 +38,7 @@ func (o *engineOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, cache the requested types across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) to filter on, sent to the server, supports '=', '==', '!=', 'in', 'notin'. (e.g. -l key1=value1,key2=value2)")
 	cmd.Flags().StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, sent to the server, supports '=', '==', and '!='. (e.g. --field-selector spec.nodeName=worker-1)")
-	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for every cache to sync before giving up.")
+	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for API discovery, and then for every cache to sync, before giving up.")
 	cmd.Flags().StringArrayVar(&o.Indexers, "indexer", nil, "Define an index NAME from a JSONPath, e.g. --indexer img='{.spec.containers[*].image}' (repeatable).")
 }
 
@@ -91,6 +92,7 @@ func (o *engineOptions) complete() error {
 	if err != nil {
 		return err
 	}
+	o.server = restConfig.Host
 	mapper, err := o.configFlags.ToRESTMapper()
 	if err != nil {
 		return err
@@ -99,9 +101,27 @@ func (o *engineOptions) complete() error {
 	return err
 }
 
-// resolve maps the TYPE[,TYPE...] argument to REST mappings through discovery.
+// resolve maps the TYPE[,TYPE...] argument to REST mappings through
+// discovery, giving up after --sync-timeout: client-go retries discovery of
+// a server that accepts connections but does not answer for minutes.
 func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
-	return cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+	type result struct {
+		mappings []*meta.RESTMapping
+		err      error
+	}
+	done := make(chan result, 1)
+	go func() {
+		mappings, err := cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+		done <- result{mappings, err}
+	}()
+	timer := time.NewTimer(o.SyncTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.mappings, r.err
+	case <-timer.C:
+		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.server, typeArg)
+	}
 }
 
 // engineConfig returns the engine configuration shared by query and watch.

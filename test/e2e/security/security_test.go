@@ -6,6 +6,7 @@ package security
 
 import (
 	"encoding/base64"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -167,6 +168,41 @@ func TestUnreachableServerAndUnknownType(t *testing.T) {
 	for _, command := range []string{"query", "watch"} {
 		res := informer(t, "", command, "nosuchthing", "-A")
 		expectFailure(t, command+" nosuchthing", res, 10*time.Second, `the server doesn't have a resource type "nosuchthing"`)
+	}
+}
+
+// TestUnansweringServer points the plugin at a server that accepts TCP
+// connections and never answers (a hung apiserver, a black-holing load
+// balancer). Discovery, which client-go retries for minutes against such a
+// server, must end with --sync-timeout like the list does.
+func TestUnansweringServer(t *testing.T) {
+	framework.Current(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	for _, command := range []string{"query", "watch"} {
+		args := []string{command, "pods", "-A", "--server", "https://" + ln.Addr().String(), "--insecure-skip-tls-verify",
+			"--cache-dir", t.TempDir(), "--sync-timeout", "3s"}
+		res := informer(t, "", args...)
+		expectFailure(t, strings.Join(args, " "), res, 15*time.Second,
+			"timed out after 3s waiting for API discovery from https://"+ln.Addr().String())
 	}
 }
 
