@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -297,15 +296,11 @@ func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namesp
 		kind, example = Metadata, &metav1.PartialObjectMetadata{}
 		lister = clientLister[*metav1.PartialObjectMetadataList]{clients.Metadata.Resource(gvr).Namespace(namespace)}
 	case !e.cfg.ForceDynamic && clients.Typed != nil && clients.Typed.Serves(mapping.GroupVersionKind):
-		rc, err := clients.Typed.RESTClient(gvr.GroupVersion())
-		if err != nil {
+		var err error
+		if lister, example, err = clients.Typed.lister(mapping, namespace); err != nil {
 			return 0, nil, err
 		}
-		kind, example = Typed, nil
-		if example, err = scheme.Scheme.New(mapping.GroupVersionKind); err != nil {
-			return 0, nil, err
-		}
-		lister = typedLister{client: rc, list: listKind(mapping.GroupVersionKind), resource: gvr.Resource, namespace: namespace}
+		kind = Typed
 	default:
 		kind, example = Dynamic, &unstructured.Unstructured{}
 		lister = clientLister[*unstructured.UnstructuredList]{clients.Dynamic.Resource(gvr).Namespace(namespace)}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,6 +82,20 @@ func (c *TypedClient) RESTClient(gv schema.GroupVersion) (*rest.RESTClient, erro
 	}
 	c.clients[gv] = rc
 	return rc, nil
+}
+
+// lister returns the List and Watch of mapping's resource in namespace (""
+// for all), and an object of its Go type.
+func (c *TypedClient) lister(mapping *meta.RESTMapping, namespace string) (lister, runtime.Object, error) {
+	example, err := scheme.Scheme.New(mapping.GroupVersionKind)
+	if err != nil {
+		return nil, nil, err
+	}
+	rc, err := c.RESTClient(mapping.Resource.GroupVersion())
+	if err != nil {
+		return nil, nil, err
+	}
+	return typedLister{client: rc, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
 }
 
 // typedLister lists and watches one resource of a built-in type, in one
