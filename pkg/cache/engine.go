@@ -4,7 +4,7 @@
 // caches. It knows nothing of cobra or printing; pkg/plugin drives it.
 //
 // Guarantees:
-//   - Every informer and every index is created before any factory starts,
+//   - Every informer and every index is created before any informer starts,
 //     so no informer is left unstarted and no indexer is added too late.
 //   - Start returns only when every cache has synced, when the sync deadline
 //     passes, when the context ends, or as soon as a list or watch fails in a
@@ -258,9 +258,9 @@ func (e *Engine) watchFailed(t *Type, err error) {
 // Types returns the engine's types in the order they were requested.
 func (e *Engine) Types() []*Type { return e.types }
 
-// missingIndexers leaves out indexers the informer already has: informer
-// factories register client-go's "namespace" index on every informer, which
-// indexes the same value as ours.
+// missingIndexers leaves out indexers the informer already has: every
+// informer starts with client-go's "namespace" index, which indexes the same
+// value as ours, and types naming the same resource share an informer.
 func missingIndexers(informer toolscache.SharedIndexInformer, indexers toolscache.Indexers) toolscache.Indexers {
 	existing := informer.GetIndexer().GetIndexers()
 	missing := toolscache.Indexers{}
