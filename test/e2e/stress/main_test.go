@@ -7,7 +7,6 @@
 package stress
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -63,77 +62,16 @@ func waitFor(t *testing.T, want string, timeout time.Duration, stderr func() str
 }
 
 // watchEvent is one line of `watch -o json`.
-type watchEvent struct {
-	Type              string                 `json:"type"`
-	Object            map[string]interface{} `json:"object"`
-	Patch             json.RawMessage        `json:"patch"`
-	Managers          []string               `json:"managers"`
-	FinalStateUnknown bool                   `json:"finalStateUnknown"`
-	Coalesced         int                    `json:"coalesced"`
-	Note              string                 `json:"note"`
-
-	line string
-}
-
-// name returns the event object's metadata.name.
-func (e watchEvent) name() string { return nestedString(e.Object, "metadata", "name") }
-
-// String is the event's type and object, for failure messages.
-func (e watchEvent) String() string {
-	s := e.Type + " " + nestedString(e.Object, "kind") + "/" + e.name()
-	if len(e.Patch) > 0 {
-		p := string(e.Patch)
-		if len(p) > 500 {
-			p = p[:500] + "…"
-		}
-		s += " patch " + p
-	}
-	return s
-}
-
-func nestedString(obj map[string]interface{}, path ...string) string {
-	s, _ := nested(obj, path...).(string)
-	return s
-}
-
-func nested(obj map[string]interface{}, path ...string) interface{} {
-	var cur interface{} = obj
-	for _, key := range path {
-		m, ok := cur.(map[string]interface{})
-		if !ok {
-			return nil
-		}
-		cur = m[key]
-	}
-	return cur
-}
-
-func decodeEvent(t *testing.T, line string) watchEvent {
-	t.Helper()
-	var ev watchEvent
-	if err := json.Unmarshal([]byte(line), &ev); err != nil {
-		t.Fatalf("watch -o json printed a line that is not an event: %v\n%.2000s", err, line)
-	}
-	ev.line = line
-	return ev
-}
+type watchEvent = framework.WatchEvent
 
 // nextEvent reads and decodes the next line of a `watch -o json` process.
 func nextEvent(t *testing.T, p *framework.Process) watchEvent {
 	t.Helper()
-	line, err := p.NextLine(eventTimeout)
-	if err != nil {
-		t.Fatalf("reading the next watch event: %v; stdout so far:\n%.4000s", err, p.Stdout())
-	}
-	return decodeEvent(t, line)
+	return framework.NextEvent(t, p, eventTimeout)
 }
 
 // expectEvent reads the next event and checks its type and object name.
 func expectEvent(t *testing.T, p *framework.Process, typ, name string) watchEvent {
 	t.Helper()
-	ev := nextEvent(t, p)
-	if ev.Type != typ || ev.name() != name {
-		t.Fatalf("next event = %s, want %s %s", ev, typ, name)
-	}
-	return ev
+	return framework.ExpectEvent(t, p, eventTimeout, typ, name)
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -103,53 +102,6 @@ func expectSafeText(t *testing.T, what, out string) {
 				break
 			}
 		}
-	}
-}
-
-// patchOps decodes an event's JSON Patch.
-func patchOps(t *testing.T, ev watchEvent) []map[string]interface{} {
-	t.Helper()
-	var ops []map[string]interface{}
-	if err := json.Unmarshal(ev.Patch, &ops); err != nil {
-		t.Fatalf("decoding the patch of %s: %v", ev, err)
-	}
-	return ops
-}
-
-// expectPatchApplies applies the patch of the MODIFIED event cur to the
-// object of prev and checks that it yields cur's object, but for the
-// fields the plugin leaves out of diffs.
-func expectPatchApplies(t *testing.T, prev, cur watchEvent) {
-	t.Helper()
-	patch, err := jsonpatch.DecodePatch(cur.Patch)
-	if err != nil {
-		t.Errorf("the patch of %s is not a JSON Patch: %v", cur, err)
-		return
-	}
-	before, err := json.Marshal(prev.Object)
-	if err != nil {
-		t.Fatalf("encoding %s: %v", prev, err)
-	}
-	after, err := patch.Apply(before)
-	if err != nil {
-		t.Errorf("applying the patch of %s to the previous object: %v", cur, err)
-		return
-	}
-	var got, want map[string]interface{}
-	if err := json.Unmarshal(after, &got); err != nil {
-		t.Fatalf("decoding the patched object: %v", err)
-	}
-	if err := json.Unmarshal([]byte(mustJSON(t, cur.Object)), &want); err != nil {
-		t.Fatalf("copying %s: %v", cur, err)
-	}
-	for _, obj := range []map[string]interface{}{got, want} {
-		if md, ok := obj["metadata"].(map[string]interface{}); ok {
-			delete(md, "resourceVersion")
-			delete(md, "generation")
-		}
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("previous object + patch of %s =\n%.2000s\nwant the event's object\n%.2000s", cur, mustJSON(t, got), mustJSON(t, want))
 	}
 }
 
@@ -276,20 +228,20 @@ func TestHugeConfigMap(t *testing.T) {
 	// -o json: the ADDED object is the whole ConfigMap; each patch replaces
 	// the one changed value.
 	added := expectEvent(t, jsonWatch, "ADDED", "huge")
-	if got := nested(added.Object, "data"); !reflect.DeepEqual(got, toInterfaceMap(data)) {
+	if got := framework.Nested(added.Object, "data"); !reflect.DeepEqual(got, toInterfaceMap(data)) {
 		t.Errorf("ADDED object data differs from what was created (%d bytes)", size)
 	}
 	prev := added
 	for _, step := range []struct{ key, value string }{{"key-07", changed}, {"blob", blobChanged}} {
 		ev := expectEvent(t, jsonWatch, "MODIFIED", "huge")
-		ops := patchOps(t, ev)
+		ops := framework.PatchOps(t, ev)
 		if len(ops) != 1 || ops[0]["op"] != "replace" || ops[0]["path"] != "/data/"+step.key || ops[0]["value"] != step.value {
 			t.Errorf("patch of the change to %s: %.500s, want one replace of /data/%s", step.key, ev.Patch, step.key)
 		}
 		if limit := len(mustJSON(t, step.value)) + 200; len(ev.Patch) > limit {
 			t.Errorf("patch of the change to %s is %d bytes, want at most %d: the value and little else", step.key, len(ev.Patch), limit)
 		}
-		expectPatchApplies(t, prev, ev)
+		framework.CheckPatch(t, prev, ev, "resourceVersion", "generation")
 		prev = ev
 	}
 
@@ -360,7 +312,7 @@ func TestHugeConfigMap(t *testing.T) {
 			t.Fatalf("query -o %s printed %d items, want 1", format, len(items))
 		}
 		data["key-07"], data["blob"] = changed, blobChanged
-		if got := nested(items[0], "data"); !reflect.DeepEqual(got, toInterfaceMap(data)) {
+		if got := framework.Nested(items[0], "data"); !reflect.DeepEqual(got, toInterfaceMap(data)) {
 			t.Errorf("query -o %s: data differs from the ConfigMap's", format)
 		}
 	}
@@ -411,7 +363,7 @@ func TestDeepNesting(t *testing.T) {
 	}
 
 	added := expectEvent(t, jsonWatch, "ADDED", "deep")
-	if got, want := nested(added.Object, "spec", "tree"), deepTree(deepDepth, "before"); !reflect.DeepEqual(got, want) {
+	if got, want := framework.Nested(added.Object, "spec", "tree"), deepTree(deepDepth, "before"); !reflect.DeepEqual(got, want) {
 		t.Errorf("ADDED object's tree differs from what was created")
 	}
 	modified := expectEvent(t, jsonWatch, "MODIFIED", "deep")
@@ -423,7 +375,7 @@ func TestDeepNesting(t *testing.T) {
 	if !reflect.DeepEqual(ops, wantOps) {
 		t.Errorf("patch = %.1000s, want %v", modified.Patch, wantOps)
 	}
-	expectPatchApplies(t, added, modified)
+	framework.CheckPatch(t, added, modified, "resourceVersion", "generation")
 
 	path := "spec.tree" + strings.Repeat(".l", deepDepth)
 	out := waitOutput(t, compact)
@@ -446,7 +398,7 @@ func TestDeepNesting(t *testing.T) {
 
 	for _, format := range []string{"json", "yaml"} {
 		items := queryList(t, format, "widgets", "-n", ns)
-		if len(items) != 1 || !reflect.DeepEqual(nested(items[0], "spec", "tree"), deepTree(deepDepth, "after")) {
+		if len(items) != 1 || !reflect.DeepEqual(framework.Nested(items[0], "spec", "tree"), deepTree(deepDepth, "after")) {
 			t.Errorf("query widgets -o %s does not print the tree as it is", format)
 		}
 	}
@@ -550,20 +502,20 @@ func TestControlCharacters(t *testing.T) {
 		{modified, []string{"data", "value"}, hostileAfter, "MODIFIED data value"},
 		{modified, []string{"data", "added"}, hostile, "MODIFIED added data value"},
 	} {
-		if got := nestedString(c.ev.Object, c.path...); got != c.want {
+		if got := framework.NestedString(c.ev.Object, c.path...); got != c.want {
 			t.Errorf("watch -o json: %s = %q, want %q", c.description, got, c.want)
 		}
 	}
-	expectPatchApplies(t, added, modified)
+	framework.CheckPatch(t, added, modified, "resourceVersion", "generation")
 	wgAdded := expectEvent(t, wgJSON, "ADDED", "hostile")
 	wgModified := expectEvent(t, wgJSON, "MODIFIED", "hostile")
-	if got := nested(wgAdded.Object, "spec", "labels"); !reflect.DeepEqual(got, map[string]interface{}{hostileKey: hostile, "plain": "x"}) {
+	if got := framework.Nested(wgAdded.Object, "spec", "labels"); !reflect.DeepEqual(got, map[string]interface{}{hostileKey: hostile, "plain": "x"}) {
 		t.Errorf("watch widgets -o json: ADDED spec.labels = %q", got)
 	}
-	if got := nested(wgModified.Object, "spec", "labels"); !reflect.DeepEqual(got, map[string]interface{}{hostileKey: hostileAfter, hostile: "new", "plain": "x"}) {
+	if got := framework.Nested(wgModified.Object, "spec", "labels"); !reflect.DeepEqual(got, map[string]interface{}{hostileKey: hostileAfter, hostile: "new", "plain": "x"}) {
 		t.Errorf("watch widgets -o json: MODIFIED spec.labels = %q", got)
 	}
-	expectPatchApplies(t, wgAdded, wgModified)
+	framework.CheckPatch(t, wgAdded, wgModified, "resourceVersion", "generation")
 
 	yamlOut := waitOutput(t, cmYAML)
 	docs := strings.Split(strings.TrimPrefix(yamlOut, "---\n"), "\n---\n")
@@ -577,10 +529,10 @@ func TestControlCharacters(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(docs[i]), &ev); err != nil {
 			t.Fatalf("watch -o yaml document %d: %v\n%q", i+1, err, docs[i])
 		}
-		if got := nestedString(ev.Object, "data", "value"); got != want {
+		if got := framework.NestedString(ev.Object, "data", "value"); got != want {
 			t.Errorf("watch -o yaml document %d: data.value = %q, want %q", i+1, got, want)
 		}
-		if got := nestedString(ev.Object, "metadata", "annotations", annotation); got != want {
+		if got := framework.NestedString(ev.Object, "metadata", "annotations", annotation); got != want {
 			t.Errorf("watch -o yaml document %d: annotation = %q, want %q", i+1, got, want)
 		}
 	}
@@ -656,14 +608,14 @@ func TestControlCharacters(t *testing.T) {
 		if len(items) != 1 {
 			t.Fatalf("query configmaps -o %s printed %d items, want 1", format, len(items))
 		}
-		if got := nestedString(items[0], "data", "value"); got != hostileAfter {
+		if got := framework.NestedString(items[0], "data", "value"); got != hostileAfter {
 			t.Errorf("query -o %s: data.value = %q, want %q", format, got, hostileAfter)
 		}
-		if got := nestedString(items[0], "metadata", "annotations", annotation); got != hostileAfter {
+		if got := framework.NestedString(items[0], "metadata", "annotations", annotation); got != hostileAfter {
 			t.Errorf("query -o %s: annotation = %q, want %q", format, got, hostileAfter)
 		}
 		items = queryList(t, format, "widgets", "-n", ns)
-		if len(items) != 1 || nestedString(items[0], "spec", "labels", hostileKey) != hostileAfter || nestedString(items[0], "spec", "labels", hostile) != "new" {
+		if len(items) != 1 || framework.NestedString(items[0], "spec", "labels", hostileKey) != hostileAfter || framework.NestedString(items[0], "spec", "labels", hostile) != "new" {
 			t.Errorf("query widgets -o %s does not give back the hostile keys and values", format)
 		}
 	}
@@ -759,10 +711,10 @@ func TestReorderedLists(t *testing.T) {
 	prev := expectEvent(t, jsonWatch, "ADDED", "web")
 	for _, step := range []string{"env reordered, B changed", "containers reordered", "sidecar image changed"} {
 		ev := expectEvent(t, jsonWatch, "MODIFIED", "web")
-		if len(patchOps(t, ev)) == 0 {
+		if len(framework.PatchOps(t, ev)) == 0 {
 			t.Errorf("%s: empty patch", step)
 		}
-		expectPatchApplies(t, prev, ev)
+		framework.CheckPatch(t, prev, ev, "resourceVersion", "generation")
 		if t.Failed() {
 			t.Logf("%s: %s", step, ev)
 		}
@@ -808,8 +760,8 @@ func TestNullVersusMissing(t *testing.T) {
 	}
 
 	prev := expectEvent(t, jsonWatch, "ADDED", "nulls")
-	if spec, _ := nested(prev.Object, "spec").(map[string]interface{}); spec == nil || !hasNull(spec, "note") {
-		t.Errorf("ADDED object spec = %v, want note: null kept", nested(prev.Object, "spec"))
+	if spec, _ := framework.Nested(prev.Object, "spec").(map[string]interface{}); spec == nil || !hasNull(spec, "note") {
+		t.Errorf("ADDED object spec = %v, want note: null kept", framework.Nested(prev.Object, "spec"))
 	}
 	var wantDiff []string
 	for _, step := range steps {
@@ -817,7 +769,7 @@ func TestNullVersusMissing(t *testing.T) {
 		if got := string(ev.Patch); got != step.wantPatch {
 			t.Errorf("%s: patch %s, want %s", step.description, got, step.wantPatch)
 		}
-		expectPatchApplies(t, prev, ev)
+		framework.CheckPatch(t, prev, ev, "resourceVersion", "generation")
 		prev = ev
 		wantDiff = append(wantDiff, step.wantDiff)
 	}
@@ -829,7 +781,7 @@ func TestNullVersusMissing(t *testing.T) {
 	if len(items) != 1 {
 		t.Fatalf("query widgets -o json printed %d items, want 1", len(items))
 	}
-	if spec, _ := nested(items[0], "spec").(map[string]interface{}); !hasNull(spec, "extra") || !hasNull(spec, "empty") || spec["note"] != nil || hasNull(spec, "note") {
+	if spec, _ := framework.Nested(items[0], "spec").(map[string]interface{}); !hasNull(spec, "extra") || !hasNull(spec, "empty") || spec["note"] != nil || hasNull(spec, "note") {
 		t.Errorf("query -o json: spec = %v, want extra and empty null and note missing", spec)
 	}
 }

@@ -462,8 +462,8 @@ func checkJSONHistory(t *testing.T, lines []string, want map[string]podState, se
 	lastRV := map[string]uint64{}
 	added, deleted := map[string]int{}, map[string]int{}
 	for i, line := range lines {
-		ev := decodeEvent(t, line)
-		name := ev.name()
+		ev := framework.DecodeEvent(t, line)
+		name := ev.Name()
 		if name == "sentinel" {
 			continue
 		}
@@ -475,7 +475,7 @@ func checkJSONHistory(t *testing.T, lines []string, want map[string]podState, se
 		if !seen {
 			st = podState{exists: true} // seeded before the watch started
 		}
-		rv := nestedString(ev.Object, "metadata", "resourceVersion")
+		rv := framework.NestedString(ev.Object, "metadata", "resourceVersion")
 		if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
 			if n <= lastRV[name] {
 				t.Errorf("line %d: %s has resourceVersion %s, not after the %d printed before: printed twice or out of order", i+1, ev, rv, lastRV[name])
@@ -512,9 +512,9 @@ func checkJSONHistory(t *testing.T, lines []string, want map[string]podState, se
 			h.merged++
 			h.coalesced += int64(ev.Coalesced)
 		}
-		st.uid = nestedString(ev.Object, "metadata", "uid")
+		st.uid = framework.NestedString(ev.Object, "metadata", "uid")
 		st.rv = rv
-		st.churn = nestedString(ev.Object, "metadata", "labels", "churn")
+		st.churn = framework.NestedString(ev.Object, "metadata", "labels", "churn")
 		last[name] = st
 	}
 	checkCounts(t, "watch -o json", added, deleted, stamps)

@@ -47,10 +47,10 @@ func createAndExpectAdded(t *testing.T, cs kubernetes.Interface, p *framework.Pr
 	seen := map[string]bool{}
 	for range names {
 		ev := nextEvent(t, p)
-		if ev.Type != "ADDED" || seen[ev.name()] || !slices.Contains(names, ev.name()) {
+		if ev.Type != "ADDED" || seen[ev.Name()] || !slices.Contains(names, ev.Name()) {
 			t.Fatalf("event %s while waiting for ADDED %v", ev, names)
 		}
-		seen[ev.name()] = true
+		seen[ev.Name()] = true
 	}
 }
 

@@ -4,15 +4,12 @@
 package watch
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -149,150 +146,26 @@ func expectExit0AndEOF(t *testing.T, p *framework.Process) {
 }
 
 // watchEvent is one line of `watch -o json`.
-type watchEvent struct {
-	Type              string                 `json:"type"`
-	Object            map[string]interface{} `json:"object"`
-	Patch             json.RawMessage        `json:"patch"`
-	Managers          []string               `json:"managers"`
-	FinalStateUnknown bool                   `json:"finalStateUnknown"`
-	Coalesced         int                    `json:"coalesced"`
-	Note              string                 `json:"note"`
-
-	line string
-}
-
-// name returns the event object's metadata.name.
-func (e watchEvent) name() string { return nestedString(e.Object, "metadata", "name") }
-
-// kind returns the event object's kind.
-func (e watchEvent) kind() string { return nestedString(e.Object, "kind") }
-
-// String is the event's type and object, for failure messages.
-func (e watchEvent) String() string {
-	s := e.Type + " " + e.kind() + "/" + e.name()
-	if len(e.Patch) > 0 {
-		s += " patch " + string(e.Patch)
-	}
-	if e.Note != "" {
-		s += " (" + e.Note + ")"
-	}
-	return s
-}
-
-func nestedString(obj map[string]interface{}, path ...string) string {
-	var cur interface{} = obj
-	for _, key := range path {
-		m, ok := cur.(map[string]interface{})
-		if !ok {
-			return ""
-		}
-		cur = m[key]
-	}
-	s, _ := cur.(string)
-	return s
-}
+type watchEvent = framework.WatchEvent
 
 // nextEvent reads and decodes the next line of a `watch -o json` process.
 func nextEvent(t *testing.T, p *framework.Process) watchEvent {
 	t.Helper()
-	line, err := p.NextLine(eventTimeout)
-	if err != nil {
-		t.Fatalf("reading the next watch event: %v; stdout so far:\n%s", err, p.Stdout())
-	}
-	return decodeEvent(t, line)
-}
-
-func decodeEvent(t *testing.T, line string) watchEvent {
-	t.Helper()
-	var ev watchEvent
-	if err := json.Unmarshal([]byte(line), &ev); err != nil {
-		t.Fatalf("watch -o json printed a line that is not an event: %v\n%s", err, line)
-	}
-	ev.line = line
-	return ev
+	return framework.NextEvent(t, p, eventTimeout)
 }
 
 // expectEvent reads the next event and checks its type and object name.
 func expectEvent(t *testing.T, p *framework.Process, typ, name string) watchEvent {
 	t.Helper()
-	ev := nextEvent(t, p)
-	if ev.Type != typ || ev.name() != name {
-		t.Fatalf("next event = %s, want %s %s", ev, typ, name)
-	}
-	return ev
-}
-
-// patchOps decodes an event's JSON Patch.
-func patchOps(t *testing.T, ev watchEvent) []map[string]interface{} {
-	t.Helper()
-	var ops []map[string]interface{}
-	if err := json.Unmarshal(ev.Patch, &ops); err != nil {
-		t.Fatalf("decoding the patch of %s: %v", ev, err)
-	}
-	return ops
+	return framework.ExpectEvent(t, p, eventTimeout, typ, name)
 }
 
 // patchPaths returns the "op path" of each operation of an event's patch.
 func patchPaths(t *testing.T, ev watchEvent) []string {
 	t.Helper()
 	var paths []string
-	for _, op := range patchOps(t, ev) {
+	for _, op := range framework.PatchOps(t, ev) {
 		paths = append(paths, fmt.Sprintf("%v %v", op["op"], op["path"]))
 	}
 	return paths
-}
-
-// checkPatch applies the patch of the MODIFIED event cur to the object of
-// prev and checks that it yields cur's object, except for the fields the
-// plugin leaves out of diffs by default.
-func checkPatch(t *testing.T, prev, cur watchEvent) {
-	t.Helper()
-	if len(cur.Patch) == 0 {
-		t.Errorf("%s has no patch", cur)
-		return
-	}
-	patch, err := jsonpatch.DecodePatch(cur.Patch)
-	if err != nil {
-		t.Errorf("the patch of %s is not a JSON Patch: %v", cur, err)
-		return
-	}
-	before, err := json.Marshal(prev.Object)
-	if err != nil {
-		t.Fatalf("encoding %s: %v", prev, err)
-	}
-	after, err := patch.Apply(before)
-	if err != nil {
-		t.Errorf("applying the patch of %s to the previous object: %v", cur, err)
-		return
-	}
-	var got map[string]interface{}
-	if err := json.Unmarshal(after, &got); err != nil {
-		t.Fatalf("decoding the patched object: %v", err)
-	}
-	want, err := roundTrip(cur.Object)
-	if err != nil {
-		t.Fatalf("copying %s: %v", cur, err)
-	}
-	for _, obj := range []map[string]interface{}{got, want} {
-		if md, ok := obj["metadata"].(map[string]interface{}); ok {
-			delete(md, "resourceVersion")
-			delete(md, "generation")
-			delete(md, "managedFields")
-		}
-	}
-	if !reflect.DeepEqual(got, want) {
-		gotJSON, _ := json.Marshal(got)
-		wantJSON, _ := json.Marshal(want)
-		t.Errorf("previous object + patch of %s =\n%s\nwant the event's object\n%s", cur, gotJSON, wantJSON)
-	}
-}
-
-// roundTrip returns a deep copy of obj through JSON.
-func roundTrip(obj map[string]interface{}) (map[string]interface{}, error) {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]interface{}
-	return out, json.Unmarshal(b, &out)
 }

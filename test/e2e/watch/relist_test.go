@@ -73,10 +73,10 @@ func TestWatchRelistAfterOutage(t *testing.T) {
 		created := map[string]bool{}
 		for range 3 {
 			ev := nextEvent(t, p)
-			if ev.Type != "ADDED" || created[ev.name()] {
+			if ev.Type != "ADDED" || created[ev.Name()] {
 				t.Fatalf("round %d: event %s while waiting for ADDED %s, %s, %s", round, ev, a, b, unchanged)
 			}
-			created[ev.name()] = true
+			created[ev.Name()] = true
 		}
 
 		// SIGKILL in odd rounds, SIGTERM in even ones.
@@ -146,11 +146,11 @@ func expectMissedChanges(t *testing.T, p *framework.Process, what, a, b, d, mana
 		if err != nil {
 			t.Fatalf("%s: missing %v %s after the fault ended: %v\nstdout:\n%s\nstderr:\n%s", what, keys(want), timeout, err, p.Stdout(), p.Stderr())
 		}
-		ev := decodeEvent(t, line)
-		key := ev.Type + " " + ev.name()
+		ev := framework.DecodeEvent(t, line)
+		key := ev.Type + " " + ev.Name()
 		got[key]++
 		if got[key] > 1 {
-			t.Errorf("%s: %s printed twice: %s", what, key, ev.line)
+			t.Errorf("%s: %s printed twice: %s", what, key, ev.Line)
 		}
 		switch {
 		case key == "MODIFIED "+a:

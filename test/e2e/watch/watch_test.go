@@ -54,14 +54,14 @@ func TestWatchJSONSequence(t *testing.T) {
 	runPodLifecycle(t, cs, ns)
 
 	added := expectEvent(t, p, "ADDED", "web")
-	if got := nestedString(added.Object, "metadata", "labels", "tier"); got != "web" {
+	if got := framework.NestedString(added.Object, "metadata", "labels", "tier"); got != "web" {
 		t.Errorf("ADDED object label tier = %q, want %q", got, "web")
 	}
 	if len(added.Patch) != 0 || len(added.Managers) != 0 {
-		t.Errorf("ADDED event has a patch or managers: %s", added.line)
+		t.Errorf("ADDED event has a patch or managers: %s", added.Line)
 	}
-	if strings.Contains(added.line, "managedFields") {
-		t.Errorf("ADDED event prints managedFields: %s", added.line)
+	if strings.Contains(added.Line, "managedFields") {
+		t.Errorf("ADDED event prints managedFields: %s", added.Line)
 	}
 
 	steps := []struct {
@@ -87,7 +87,7 @@ func TestWatchJSONSequence(t *testing.T) {
 		if !slices.Equal(paths, step.wantPaths) {
 			t.Errorf("%s: patch operations = %q, want %q\n%s", step.name, paths, step.wantPaths, ev.Patch)
 		}
-		checkPatch(t, prev, ev)
+		framework.CheckPatch(t, prev, ev, "resourceVersion", "generation", "managedFields")
 		switch {
 		case step.manager == "" && len(ev.Managers) != 0:
 			t.Errorf("%s: managers = %q, want none", step.name, ev.Managers)
@@ -99,13 +99,13 @@ func TestWatchJSONSequence(t *testing.T) {
 
 	deleted := expectEvent(t, p, "DELETED", "web")
 	if deleted.FinalStateUnknown {
-		t.Errorf("DELETED event seen by a live watch says finalStateUnknown: %s", deleted.line)
+		t.Errorf("DELETED event seen by a live watch says finalStateUnknown: %s", deleted.Line)
 	}
-	if got, want := nestedString(deleted.Object, "metadata", "uid"), nestedString(added.Object, "metadata", "uid"); got != want || got == "" {
+	if got, want := framework.NestedString(deleted.Object, "metadata", "uid"), framework.NestedString(added.Object, "metadata", "uid"); got != want || got == "" {
 		t.Errorf("DELETED object uid = %q, want %q", got, want)
 	}
-	if nestedString(deleted.Object, "metadata", "deletionTimestamp") == "" || nestedString(deleted.Object, "status", "phase") != "Running" {
-		t.Errorf("DELETED object is not the last state (deletionTimestamp set, phase Running): %s", deleted.line)
+	if framework.NestedString(deleted.Object, "metadata", "deletionTimestamp") == "" || framework.NestedString(deleted.Object, "status", "phase") != "Running" {
+		t.Errorf("DELETED object is not the last state (deletionTimestamp set, phase Running): %s", deleted.Line)
 	}
 	expectExit0AndEOF(t, p)
 }
@@ -190,15 +190,15 @@ func TestWatchCustomResource(t *testing.T) {
 	}
 
 	added := expectEvent(t, p, "ADDED", "gizmo")
-	if added.kind() != "Widget" || nestedString(added.Object, "apiVersion") != "example.com/v1" {
-		t.Errorf("ADDED object is %s %s, want example.com/v1 Widget", nestedString(added.Object, "apiVersion"), added.kind())
+	if added.Kind() != "Widget" || framework.NestedString(added.Object, "apiVersion") != "example.com/v1" {
+		t.Errorf("ADDED object is %s %s, want example.com/v1 Widget", framework.NestedString(added.Object, "apiVersion"), added.Kind())
 	}
 	modified := expectEvent(t, p, "MODIFIED", "gizmo")
-	ops := patchOps(t, modified)
+	ops := framework.PatchOps(t, modified)
 	if len(ops) != 1 || ops[0]["op"] != "replace" || ops[0]["path"] != "/spec/color" || ops[0]["value"] != "blue" {
 		t.Errorf("patch = %s, want [{replace /spec/color blue}]", modified.Patch)
 	}
-	checkPatch(t, added, modified)
+	framework.CheckPatch(t, added, modified, "resourceVersion", "generation", "managedFields")
 	if !slices.Equal(modified.Managers, []string{"e2e-painter/Update"}) {
 		t.Errorf("managers = %q, want [e2e-painter/Update]", modified.Managers)
 	}
@@ -228,22 +228,22 @@ func TestWatchWhere(t *testing.T) {
 	// be an ADDED without the note.
 	entered := expectEvent(t, p, "ADDED", "moving")
 	if entered.Note != "entered query" {
-		t.Errorf("first event note = %q, want %q: %s", entered.Note, "entered query", entered.line)
+		t.Errorf("first event note = %q, want %q: %s", entered.Note, "entered query", entered.Line)
 	}
-	if got := nestedString(entered.Object, "metadata", "labels", "tier"); got != "web" {
+	if got := framework.NestedString(entered.Object, "metadata", "labels", "tier"); got != "web" {
 		t.Errorf("entered object label tier = %q, want web", got)
 	}
 	changed := expectEvent(t, p, "MODIFIED", "moving")
 	if paths := patchPaths(t, changed); !slices.Equal(paths, []string{"add /metadata/labels/version"}) {
 		t.Errorf("update inside the query: patch %q, want [add /metadata/labels/version]", paths)
 	}
-	checkPatch(t, entered, changed)
+	framework.CheckPatch(t, entered, changed, "resourceVersion", "generation", "managedFields")
 	left := expectEvent(t, p, "DELETED", "moving")
 	if left.Note != "left query" {
-		t.Errorf("DELETED note = %q, want %q: %s", left.Note, "left query", left.line)
+		t.Errorf("DELETED note = %q, want %q: %s", left.Note, "left query", left.Line)
 	}
 	// The last state is the one that is no longer in the query.
-	if got := nestedString(left.Object, "metadata", "labels", "tier"); got != "db" {
+	if got := framework.NestedString(left.Object, "metadata", "labels", "tier"); got != "db" {
 		t.Errorf("left object label tier = %q, want db", got)
 	}
 	// Had the update outside the query been reported, it would come here.
@@ -278,7 +278,7 @@ func TestWatchSeveralTypes(t *testing.T) {
 		if ev.Type != "ADDED" {
 			t.Errorf("event %s, want ADDED", ev)
 		}
-		got[ev.kind()+"/"+ev.name()] = true
+		got[ev.Kind()+"/"+ev.Name()] = true
 	}
 	if !got["ConfigMap/settings"] || !got["Pod/app"] {
 		t.Errorf("events for %v, want ConfigMap/settings and Pod/app", got)
@@ -308,7 +308,7 @@ func TestWatchOnlyAndIgnore(t *testing.T) {
 	// two events.
 	for _, tier := range []string{"db", "cache"} {
 		ev := expectEvent(t, only, "MODIFIED", "web")
-		ops := patchOps(t, ev)
+		ops := framework.PatchOps(t, ev)
 		if len(ops) != 1 || ops[0]["path"] != "/metadata/labels/tier" || ops[0]["value"] != tier {
 			t.Errorf("--only metadata.labels: patch %s, want one replace of /metadata/labels/tier with %q", ev.Patch, tier)
 		}
@@ -347,7 +347,7 @@ func TestWatchInitialAndNames(t *testing.T) {
 		if ev.Type != "ADDED" {
 			t.Errorf("--initial printed %s, want ADDED for each existing pod first", ev)
 		}
-		seen[ev.name()] = true
+		seen[ev.Name()] = true
 	}
 	if !seen["a"] || !seen["b"] {
 		t.Fatalf("--initial printed ADDED for %v, want a and b", seen)
@@ -389,7 +389,7 @@ func TestWatchInitialAndNames(t *testing.T) {
 	} {
 		for i, want := range w.want {
 			ev := nextEvent(t, w.p)
-			if got := ev.Type + " " + ev.name(); got != want {
+			if got := ev.Type + " " + ev.Name(); got != want {
 				t.Errorf("%s: event %d = %s, want %s", w.name, i+1, ev, want)
 			}
 		}
