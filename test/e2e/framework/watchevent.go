@@ -7,6 +7,7 @@ import (
 	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // WatchEvent is one line of `kubectl informer watch -o json`.
@@ -48,20 +49,13 @@ func (e WatchEvent) String() string {
 
 // Nested returns the value at path in a JSON-like map, or nil.
 func Nested(obj map[string]interface{}, path ...string) interface{} {
-	var cur interface{} = obj
-	for _, key := range path {
-		m, ok := cur.(map[string]interface{})
-		if !ok {
-			return nil
-		}
-		cur = m[key]
-	}
-	return cur
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, path...)
+	return v
 }
 
 // NestedString returns the string at path in a JSON-like map, or "".
 func NestedString(obj map[string]interface{}, path ...string) string {
-	s, _ := Nested(obj, path...).(string)
+	s, _, _ := unstructured.NestedString(obj, path...)
 	return s
 }
 

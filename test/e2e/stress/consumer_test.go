@@ -34,7 +34,7 @@ const (
 // consumer reads the standard output of a PipedProcess at the pace the test
 // sets, and keeps the lines it has read.
 type consumer struct {
-	p    *framework.PipedProcess
+	p    *framework.Process
 	pace atomic.Int32
 
 	mu      sync.Mutex
@@ -48,7 +48,7 @@ type consumer struct {
 }
 
 // newConsumer starts reading p's standard output at pace start.
-func newConsumer(p *framework.PipedProcess, start pace) *consumer {
+func newConsumer(p *framework.Process, start pace) *consumer {
 	c := &consumer{p: p, changed: make(chan struct{})}
 	c.pace.Store(int32(start))
 	go c.run()
@@ -73,7 +73,7 @@ func (c *consumer) run() {
 		case trickle:
 			n = trickleBytes
 		}
-		k, err := c.p.Stdout.Read(buf[:n])
+		k, err := c.p.StdoutPipe.Read(buf[:n])
 		c.add(buf[:k])
 		if err != nil {
 			c.mu.Lock()

@@ -233,7 +233,7 @@ func TestSlowConsumerUnderChurn(t *testing.T) {
 type slowWatch struct {
 	name   string
 	json   bool
-	p      *framework.PipedProcess
+	p      *framework.Process
 	c      *consumer
 	synced map[string]int64 // /proc/PID/status when synced
 	peak   map[string]int64 // /proc/PID/status after catching up
