@@ -29,7 +29,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kubectl-informer
 
-## cluster-bins: build (or find cached) kube-apiserver and etcd from the Go module proxy, and the seeding tool
+## cluster-bins: build (or find cached) kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok from the Go module proxy, and the seeding tool
 cluster-bins:
 	hack/cluster build
 	hack/seed help >/dev/null
@@ -76,7 +76,8 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
-	cd hack/tools && $(GO) mod tidy -diff
+	cd hack/tools && GOWORK=off $(GO) mod tidy -diff
+	cd hack/kwok && GOWORK=off $(GO) mod tidy -diff
 
 clean:
 	rm -rf bin dist

@@ -10,56 +10,73 @@ import (
 	"time"
 )
 
-// The versions the tools module pins. They name the cache directory, so a
-// change to go.mod must come with a change here; build checks that they
-// agree before it builds anything.
+// The versions the tools module (and, for kwok, hack/kwok) pins. They name
+// the cache directory, so a change to a go.mod must come with a change here;
+// build checks that they agree before it builds anything.
 const (
 	kubernetesVersion = "v1.37.2"
 	etcdVersion       = "v3.7.0"
+	kwokVersion       = "v0.8.0"
 
 	kubernetesModule = "k8s.io/kubernetes"
 	etcdModule       = "go.etcd.io/etcd/server/v3"
+	kwokModule       = "sigs.k8s.io/kwok"
 )
 
-// binaries holds the paths of the built control-plane programs.
-type binaries struct {
-	APIServer string
-	Etcd      string
-}
+// The programs build knows, by the name of their binary.
+const (
+	apiServerBin         = "kube-apiserver"
+	etcdBin              = "etcd"
+	controllerManagerBin = "kube-controller-manager"
+	schedulerBin         = "kube-scheduler"
+	kwokBin              = "kwok"
+)
 
-// buildTarget is one program to build from the tools module.
+// controlPlaneBins are what every cluster runs; workloadBins are what
+// up --nodes adds: controllers, a scheduler and simulated nodes.
+var (
+	controlPlaneBins = []string{apiServerBin, etcdBin}
+	workloadBins     = []string{controllerManagerBin, schedulerBin, kwokBin}
+)
+
+// binaries holds the paths of the built programs, by binary name.
+type binaries map[string]string
+
+// buildTarget is one program to build: pkg from the module in dir
+// ("tools" or "kwok", the hack/ module beside this one).
 type buildTarget struct {
 	name    string
+	module  string
 	pkg     string
 	ldflags string
 }
 
-func buildTargets() []buildTarget {
+// buildTargets lists every program build knows. The Kubernetes components
+// get the version stamps a release build has, so that kubectl version and
+// the components' own checks see v1.37.2.
+func buildTargets() map[string]buildTarget {
 	major, minor := "1", ""
 	if parts := strings.Split(strings.TrimPrefix(kubernetesVersion, "v"), "."); len(parts) >= 2 {
 		major, minor = parts[0], parts[1]
 	}
 	versionPkg := "k8s.io/component-base/version"
-	return []buildTarget{
-		{
-			name: "kube-apiserver",
-			pkg:  kubernetesModule + "/cmd/kube-apiserver",
-			ldflags: strings.Join([]string{
-				"-s", "-w",
-				"-X", versionPkg + ".gitVersion=" + kubernetesVersion,
-				"-X", versionPkg + ".gitMajor=" + major,
-				"-X", versionPkg + ".gitMinor=" + minor,
-				"-X", versionPkg + ".gitTreeState=clean",
-				// A fixed date keeps the binary reproducible.
-				"-X", versionPkg + ".buildDate=1970-01-01T00:00:00Z",
-			}, " "),
-		},
-		{
-			name:    "etcd",
-			pkg:     etcdModule,
-			ldflags: "-s -w",
-		},
+	kubeLDFlags := strings.Join([]string{
+		"-s", "-w",
+		"-X", versionPkg + ".gitVersion=" + kubernetesVersion,
+		"-X", versionPkg + ".gitMajor=" + major,
+		"-X", versionPkg + ".gitMinor=" + minor,
+		"-X", versionPkg + ".gitTreeState=clean",
+		// A fixed date keeps the binary reproducible.
+		"-X", versionPkg + ".buildDate=1970-01-01T00:00:00Z",
+	}, " ")
+	targets := map[string]buildTarget{
+		etcdBin: {name: etcdBin, module: "tools", pkg: etcdModule, ldflags: "-s -w"},
+		kwokBin: {name: kwokBin, module: "kwok", pkg: kwokModule + "/cmd/kwok", ldflags: "-s -w"},
 	}
+	for _, name := range []string{apiServerBin, controllerManagerBin, schedulerBin} {
+		targets[name] = buildTarget{name: name, module: "tools", pkg: kubernetesModule + "/cmd/" + name, ldflags: kubeLDFlags}
+	}
+	return targets
 }
 
 // cacheRoot is where built programs live, outside the git tree.
@@ -74,13 +91,22 @@ func cacheRoot() (string, error) {
 	return filepath.Join(home, ".cache", "kubectl-informer"), nil
 }
 
-// binaryDir is the cache directory for this Kubernetes version.
+// binaryDir is the cache directory for this Kubernetes version. kwok's
+// version is part of its binary's name there.
 func binaryDir() (string, error) {
 	root, err := cacheRoot()
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(root, "k8s-"+kubernetesVersion), nil
+}
+
+// binaryPath is where the binary called name lives in dir.
+func binaryPath(dir, name string) string {
+	if name == kwokBin {
+		return filepath.Join(dir, kwokBin+"-"+kwokVersion)
+	}
+	return filepath.Join(dir, name)
 }
 
 // toolsDir is the tools module, which the hack/cluster wrapper passes in.
@@ -95,22 +121,40 @@ func toolsDir() (string, error) {
 	return dir, nil
 }
 
-// ensureBinaries builds whichever of kube-apiserver and etcd is missing from
-// the cache (all of them with force). Concurrent callers serialise on a lock
-// file, and each binary is built under a temporary name and renamed into
-// place, so a killed build never leaves a half-written binary behind.
-func ensureBinaries(force bool) (binaries, error) {
+// moduleDir is the directory of the hack/ module called name ("tools" or
+// "kwok").
+func moduleDir(name string) (string, error) {
+	tools, err := toolsDir()
+	if err != nil {
+		return "", err
+	}
+	if name == "tools" {
+		return tools, nil
+	}
+	return filepath.Join(filepath.Dir(tools), name), nil
+}
+
+// ensureBinaries builds whichever of the named programs is missing from the
+// cache (all of them with force) and returns their paths. Concurrent callers
+// serialise on a lock file, and each binary is built under a temporary name
+// and renamed into place, so a killed build never leaves a half-written
+// binary behind. Building kwok also writes its stage configuration
+// (kwokStagesPath) beside it.
+func ensureBinaries(force bool, names ...string) (binaries, error) {
 	dir, err := binaryDir()
 	if err != nil {
-		return binaries{}, err
+		return nil, err
 	}
-	bins := binaries{
-		APIServer: filepath.Join(dir, "kube-apiserver"),
-		Etcd:      filepath.Join(dir, "etcd"),
-	}
+	targets := buildTargets()
+	bins := binaries{}
 	var missing []buildTarget
-	for _, t := range buildTargets() {
-		if force || !isExecutable(filepath.Join(dir, t.name)) {
+	for _, name := range names {
+		t, ok := targets[name]
+		if !ok {
+			return nil, fmt.Errorf("no build target %q", name)
+		}
+		bins[name] = binaryPath(dir, name)
+		if force || !installed(dir, name) {
 			missing = append(missing, t)
 		}
 	}
@@ -119,41 +163,58 @@ func ensureBinaries(force bool) (binaries, error) {
 	}
 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return binaries{}, fmt.Errorf("creating the cache directory: %w", err)
+		return nil, fmt.Errorf("creating the cache directory: %w", err)
 	}
 	unlock, err := lockFile(filepath.Join(dir, ".build.lock"))
 	if err != nil {
-		return binaries{}, err
+		return nil, err
 	}
 	defer unlock()
 
-	tools, err := toolsDir()
-	if err != nil {
-		return binaries{}, err
-	}
-	if err := checkModuleVersions(tools); err != nil {
-		return binaries{}, err
+	if err := checkModuleVersions(); err != nil {
+		return nil, err
 	}
 	removeStaleTemps(dir)
 	for _, t := range missing {
-		out := filepath.Join(dir, t.name)
 		// Another process may have built it while we waited for the lock.
-		if !force && isExecutable(out) {
+		if !force && installed(dir, t.name) {
 			continue
 		}
-		if err := buildOne(tools, t, out); err != nil {
-			return binaries{}, err
+		if err := buildOne(t, binaryPath(dir, t.name)); err != nil {
+			return nil, err
+		}
+		if t.name == kwokBin {
+			if err := writeKwokStages(dir); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return bins, nil
 }
 
-func buildOne(tools string, t buildTarget, out string) error {
+// installed reports whether the program called name, and for kwok its
+// stages, are in dir.
+func installed(dir, name string) bool {
+	if !isExecutable(binaryPath(dir, name)) {
+		return false
+	}
+	if name == kwokBin {
+		_, err := os.Stat(kwokStagesPath(dir))
+		return err == nil
+	}
+	return true
+}
+
+func buildOne(t buildTarget, out string) error {
+	mod, err := moduleDir(t.module)
+	if err != nil {
+		return err
+	}
 	tmp := fmt.Sprintf("%s.tmp-%d", out, os.Getpid())
 	fmt.Fprintf(os.Stderr, "cluster: building %s (%s); the first build takes several minutes\n", t.name, t.pkg)
 	start := time.Now()
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", t.ldflags, "-o", tmp, t.pkg)
-	cmd.Dir = tools
+	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
@@ -169,25 +230,45 @@ func buildOne(tools string, t buildTarget, out string) error {
 	return nil
 }
 
-// checkModuleVersions makes sure the versions in go.mod are the ones the
-// cache directory is named after.
-func checkModuleVersions(tools string) error {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Path}} {{.Version}}", kubernetesModule, etcdModule)
-	cmd.Dir = tools
+// checkModuleVersions makes sure the versions in the go.mod files are the
+// ones the cache names its binaries after.
+func checkModuleVersions() error {
+	for _, m := range []struct {
+		module string
+		want   map[string]string
+	}{
+		{"tools", map[string]string{kubernetesModule: kubernetesVersion, etcdModule: etcdVersion}},
+		{"kwok", map[string]string{kwokModule: kwokVersion}},
+	} {
+		dir, err := moduleDir(m.module)
+		if err != nil {
+			return err
+		}
+		for path, want := range m.want {
+			got, err := moduleInfo(dir, "{{.Version}}", path)
+			if err != nil {
+				return err
+			}
+			if got != want {
+				return fmt.Errorf("%s/go.mod has %s %s but hack/tools/cmd/cluster expects %s; update the constants in build.go", dir, path, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// moduleInfo runs go list -m -f format for the module path, as the module
+// in dir requires it.
+func moduleInfo(dir, format, path string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", format, path)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("listing module versions in %s: %w", tools, err)
+		return "", fmt.Errorf("go list -m %s in %s: %w", path, dir, err)
 	}
-	want := map[string]string{kubernetesModule: kubernetesVersion, etcdModule: etcdVersion}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		path, version, _ := strings.Cut(line, " ")
-		if w, ok := want[path]; ok && w != version {
-			return fmt.Errorf("%s/go.mod has %s %s but hack/tools/cmd/cluster expects %s; update the constants in build.go", tools, path, version, w)
-		}
-	}
-	return nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // removeStaleTemps deletes temporary binaries that killed builds left.

@@ -33,8 +33,10 @@ func absDir(dir string) (string, error) {
 }
 
 // up starts etcd and the primary kube-apiserver in dir and prepares them
-// for tests. If anything fails, it stops what it started.
-func up(dirArg string, timeout time.Duration, ownerPID int) (err error) {
+// for tests; with nodes > 0 also kube-controller-manager, kube-scheduler
+// and kwok with that many simulated nodes. If anything fails, it stops what
+// it started.
+func up(dirArg string, timeout time.Duration, ownerPID, nodes int) (err error) {
 	began := time.Now()
 	dir, err := absDir(dirArg)
 	if err != nil {
@@ -50,7 +52,14 @@ func up(dirArg string, timeout time.Duration, ownerPID int) (err error) {
 			return fmt.Errorf("--owner-pid %d: no such process", ownerPID)
 		}
 	}
-	bins, err := ensureBinaries(false)
+	if nodes < 0 || nodes > maxNodes {
+		return fmt.Errorf("--nodes must be between 0 and %d, got %d", maxNodes, nodes)
+	}
+	want := controlPlaneBins
+	if nodes > 0 {
+		want = append(append([]string{}, controlPlaneBins...), workloadBins...)
+	}
+	bins, err := ensureBinaries(false, want...)
 	if err != nil {
 		return err
 	}
@@ -104,10 +113,10 @@ func up(dirArg string, timeout time.Duration, ownerPID int) (err error) {
 		}
 	}()
 
-	if err := startEtcd(st, bins.Etcd, ports[0], ports[1], timeout); err != nil {
+	if err := startEtcd(st, bins[etcdBin], ports[0], ports[1], timeout); err != nil {
 		return err
 	}
-	primary := newAPIServer(st, p, primaryName, bins.APIServer, ports[2])
+	primary := newAPIServer(st, p, primaryName, bins[apiServerBin], ports[2])
 	st.APIServers[primaryName] = primary
 	for _, kc := range []struct{ path, user string }{{st.AdminKubeconfig, adminUser}, {st.ViewerKubeconfig, viewerUser}} {
 		if err := writeKubeconfig(kc.path, primary.URL, p, kc.user); err != nil {
@@ -125,6 +134,12 @@ func up(dirArg string, timeout time.Duration, ownerPID int) (err error) {
 	if err := setupObjects(ctx, st.AdminKubeconfig); err != nil {
 		return fmt.Errorf("setting up the cluster: %w; see %s", err, primary.Log)
 	}
+	if nodes > 0 {
+		if err := st.startWorkloads(p, bins, nodes, timeout); err != nil {
+			return err
+		}
+	}
+	workloads := time.Now()
 	if ownerPID != 0 {
 		if err := st.startReaper(ownerPID, ownerStart); err != nil {
 			return err
@@ -134,10 +149,19 @@ func up(dirArg string, timeout time.Duration, ownerPID int) (err error) {
 		return err
 	}
 
-	fmt.Printf("cluster: up in %s (build check %s, apiserver ready after %s)\n",
-		time.Since(began).Round(10*time.Millisecond), built.Sub(began).Round(10*time.Millisecond), ready.Sub(built).Round(10*time.Millisecond))
+	round := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+	fmt.Printf("cluster: up in %s (build check %s, apiserver ready after %s", round(time.Since(began)), round(built.Sub(began)), round(ready.Sub(built)))
+	if nodes > 0 {
+		fmt.Printf(", controllers, scheduler and %d nodes Ready after %s", nodes, round(workloads.Sub(ready)))
+	}
+	fmt.Printf(")\n")
 	fmt.Printf("  kube-apiserver  %s (pid %d)\n", primary.URL, primary.PID)
 	fmt.Printf("  etcd            %s (pid %d)\n", st.Etcd.ClientURL, st.Etcd.PID)
+	for _, name := range workloadBins {
+		if c, ok := st.Components[name]; ok {
+			fmt.Printf("  %-15s pid %d, log %s\n", name, c.PID, c.Log)
+		}
+	}
 	fmt.Printf("  admin           export KUBECONFIG=%s\n", st.AdminKubeconfig)
 	fmt.Printf("  viewer          %s (get/list/watch pods in %s)\n", st.ViewerKubeconfig, viewerNamespace)
 	fmt.Printf("  logs            %s %s %s\n", primary.Log, st.Etcd.Log, primary.AuditLog)
@@ -257,11 +281,15 @@ func (st *clusterState) startAPIServer(a *apiServerState, p pkiFiles, timeout ti
 	return nil
 }
 
-// pids lists the recorded pids of etcd, the apiservers and the reaper.
+// pids lists the recorded pids of etcd, the apiservers, the components and
+// the reaper.
 func (st *clusterState) pids() []int {
 	pids := []int{st.Etcd.PID, st.ReaperPID}
 	for _, a := range st.APIServers {
 		pids = append(pids, a.PID)
+	}
+	for _, c := range st.Components {
+		pids = append(pids, c.PID)
 	}
 	return pids
 }
@@ -275,6 +303,9 @@ func (st *clusterState) remove() error {
 		if a.Name != primaryName {
 			paths = append(paths, a.Kubeconfig)
 		}
+	}
+	for _, c := range st.Components {
+		paths = append(paths, c.Log)
 	}
 	for _, p := range paths {
 		if p == "" || !strings.HasPrefix(p, st.Dir+string(filepath.Separator)) {
@@ -297,14 +328,20 @@ func (st *clusterState) runningPID() int {
 			return a.PID
 		}
 	}
+	for _, c := range st.Components {
+		if ownedBy(c.PID, st.Dir) {
+			return c.PID
+		}
+	}
 	if ownedBy(st.ReaperPID, st.Dir) {
 		return st.ReaperPID
 	}
 	return 0
 }
 
-// stopAll stops the reaper (unless it is self), the apiservers in parallel,
-// then etcd, and clears their pids. grace < 0 means stopGrace.
+// stopAll stops the reaper (unless it is self), the components (they would
+// only log errors once the apiservers are gone), the apiservers, then etcd,
+// each group in parallel, and clears their pids. grace < 0 means stopGrace.
 func (st *clusterState) stopAll(grace time.Duration) error {
 	if grace < 0 {
 		grace = stopGrace
@@ -323,22 +360,34 @@ func (st *clusterState) stopAll(grace time.Duration) error {
 		}
 	}
 	st.ReaperPID = 0
-	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for _, a := range st.APIServers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := stopProcess(a.PID, st.Dir, grace); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("stopping %s: %w", a.Name, err))
-				mu.Unlock()
-				return
-			}
-			a.PID = 0
-		}()
+	stopEach := func(procs map[string]*int) {
+		var wg sync.WaitGroup
+		for name, pid := range procs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := stopProcess(*pid, st.Dir, grace); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("stopping %s: %w", name, err))
+					mu.Unlock()
+					return
+				}
+				*pid = 0
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	components := map[string]*int{}
+	for name, c := range st.Components {
+		components[name] = &c.PID
+	}
+	stopEach(components)
+	apiservers := map[string]*int{}
+	for name, a := range st.APIServers {
+		apiservers[name] = &a.PID
+	}
+	stopEach(apiservers)
 	if err := stopProcess(st.Etcd.PID, st.Dir, grace); err != nil {
 		errs = append(errs, fmt.Errorf("stopping etcd: %w", err))
 	} else {
@@ -535,7 +584,7 @@ func status(dirArg string) error {
 		}
 		return "stopped"
 	}
-	fmt.Printf("%-20s %-28s %s\n", "etcd", st.Etcd.ClientURL, state(st.Etcd.PID))
+	fmt.Printf("%-24s %-28s %s\n", "etcd", st.Etcd.ClientURL, state(st.Etcd.PID))
 	names := make([]string, 0, len(st.APIServers))
 	for name := range st.APIServers {
 		names = append(names, name)
@@ -543,10 +592,18 @@ func status(dirArg string) error {
 	sort.Strings(names)
 	for _, name := range names {
 		a := st.APIServers[name]
-		fmt.Printf("%-20s %-28s %s\n", name, a.URL, state(a.PID))
+		fmt.Printf("%-24s %-28s %s\n", name, a.URL, state(a.PID))
+	}
+	for _, name := range workloadBins {
+		if c, ok := st.Components[name]; ok {
+			fmt.Printf("%-24s %-28s %s\n", name, strings.TrimSuffix(c.HealthURL, "/healthz"), state(c.PID))
+		}
+	}
+	if st.Nodes > 0 {
+		fmt.Printf("%-24s %d simulated by kwok\n", "nodes", st.Nodes)
 	}
 	if st.ReaperPID != 0 {
-		fmt.Printf("%-20s %-28s %s\n", "reaper", "", state(st.ReaperPID))
+		fmt.Printf("%-24s %-28s %s\n", "reaper", "", state(st.ReaperPID))
 	}
 	return nil
 }

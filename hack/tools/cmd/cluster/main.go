@@ -1,7 +1,8 @@
 // Command cluster runs a real local control plane for the tests, benchmarks
 // and demo of kubectl-informer: one etcd and one or more kube-apiservers, all
 // on 127.0.0.1 at ports picked at run time, with TLS, client-certificate
-// authentication, RBAC, service-account keys and an audit log.
+// authentication, RBAC, service-account keys and an audit log; on request
+// also kube-controller-manager, kube-scheduler and nodes simulated by kwok.
 //
 // It is run through hack/cluster, which builds it from the tools module.
 // Everything about one cluster lives in one directory (DIR): certificates,
@@ -22,13 +23,19 @@ import (
 const usage = `usage: hack/cluster VERB [ARGS] [FLAGS]
 
 Verbs:
-  build [--force]
-        Build kube-apiserver and etcd into the cache if missing
+  build [--force] [--control-plane-only]
+        Build kube-apiserver, etcd, kube-controller-manager, kube-scheduler
+        and kwok into the cache if missing
         (${KUBECTL_INFORMER_CACHE:-$HOME/.cache/kubectl-informer}/k8s-VERSION/).
-  up DIR [--timeout 60s] [--owner-pid PID]
+        --control-plane-only builds kube-apiserver and etcd alone.
+  up DIR [--nodes N] [--timeout 60s] [--owner-pid PID]
         Build what is missing, start etcd and kube-apiserver with their state
         in DIR, wait for /readyz, and write DIR/admin.kubeconfig,
         DIR/viewer.kubeconfig, DIR/audit.log, DIR/env and DIR/cluster.json.
+        With --nodes N (N > 0), also start kube-controller-manager,
+        kube-scheduler and kwok, register N simulated nodes (spread over
+        three zones and three instance types) and wait until they are Ready:
+        Deployments then roll out, pods are scheduled and reach Running.
         With --owner-pid, a watcher runs "down DIR" once that process exits.
   down DIR
         Stop every process up started in DIR (SIGTERM, then SIGKILL).
@@ -78,22 +85,30 @@ func run(args []string) error {
 		return nil
 	case "build":
 		force := fs.Bool("force", false, "rebuild even if the binaries exist")
+		controlPlaneOnly := fs.Bool("control-plane-only", false, "build only kube-apiserver and etcd")
 		if _, err := parseArgs(fs, args, 0, 0); err != nil {
 			return err
 		}
-		bins, err := ensureBinaries(*force)
+		names := controlPlaneBins
+		if !*controlPlaneOnly {
+			names = append(append([]string{}, controlPlaneBins...), workloadBins...)
+		}
+		bins, err := ensureBinaries(*force, names...)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("kube-apiserver: %s\netcd: %s\n", bins.APIServer, bins.Etcd)
+		for _, name := range names {
+			fmt.Printf("%s: %s\n", name, bins[name])
+		}
 		return nil
 	case "up":
 		ownerPID := fs.Int("owner-pid", 0, "run down once this process exits")
+		nodes := fs.Int("nodes", 0, "also start controllers, a scheduler and this many simulated nodes")
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {
 			return err
 		}
-		return up(pos[0], *timeout, *ownerPID)
+		return up(pos[0], *timeout, *ownerPID, *nodes)
 	case "down":
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {

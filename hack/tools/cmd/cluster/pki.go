@@ -38,18 +38,29 @@ func (p pkiFiles) ClientKey(u string) string  { return p.path(u + ".key") }
 func (p pkiFiles) SAKey() string              { return p.path("sa.key") }
 func (p pkiFiles) SAPub() string              { return p.path("sa.pub") }
 
+// clientIdentities are the client certificates ensurePKI makes, by the name
+// of their files (and of the kubeconfig user that holds them). The
+// controller-manager and scheduler are the users Kubernetes' default RBAC
+// binds their roles to; kwok, a simulator of kubelets, is an admin.
+var clientIdentities = map[string]pkix.Name{
+	adminUser:            {CommonName: adminUser, Organization: []string{adminGroup}},
+	viewerUser:           {CommonName: viewerUser},
+	controllerManagerBin: {CommonName: "system:kube-controller-manager"},
+	schedulerBin:         {CommonName: "system:kube-scheduler"},
+	kwokBin:              {CommonName: "kwok", Organization: []string{adminGroup}},
+}
+
 func (p pkiFiles) all() []string {
-	return []string{
-		p.CACert(), p.path("ca.key"), p.ServingCert(), p.ServingKey(),
-		p.ClientCert(adminUser), p.ClientKey(adminUser),
-		p.ClientCert(viewerUser), p.ClientKey(viewerUser),
-		p.SAKey(), p.SAPub(),
+	files := []string{p.CACert(), p.path("ca.key"), p.ServingCert(), p.ServingKey(), p.SAKey(), p.SAPub()}
+	for u := range clientIdentities {
+		files = append(files, p.ClientCert(u), p.ClientKey(u))
 	}
+	return files
 }
 
 // ensurePKI generates a CA, a serving certificate for 127.0.0.1 and
-// localhost (and the in-cluster names of the kubernetes Service), client
-// certificates for the admin and viewer users, and the service-account
+// localhost (and the in-cluster names of the kubernetes Service), the client
+// certificates of clientIdentities, and the service-account
 // signing key pair. It keeps existing files when all of them are there, so
 // restarts reuse them.
 func ensurePKI(p pkiFiles, serviceIP net.IP) error {
@@ -104,11 +115,7 @@ func ensurePKI(p pkiFiles, serviceIP net.IP) error {
 		return fmt.Errorf("creating the serving certificate: %w", err)
 	}
 
-	clients := []pkix.Name{
-		{CommonName: adminUser, Organization: []string{adminGroup}},
-		{CommonName: viewerUser},
-	}
-	for _, subject := range clients {
+	for u, subject := range clientIdentities {
 		tmpl := &x509.Certificate{
 			Subject:     subject,
 			NotBefore:   now.Add(-time.Hour),
@@ -116,7 +123,6 @@ func ensurePKI(p pkiFiles, serviceIP net.IP) error {
 			KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		}
-		u := subject.CommonName
 		if err := issue(p.ClientCert(u), p.ClientKey(u), tmpl, caCert, caKey); err != nil {
 			return fmt.Errorf("creating the client certificate for %s: %w", u, err)
 		}

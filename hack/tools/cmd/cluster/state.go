@@ -28,6 +28,11 @@ type clusterState struct {
 	ViewerKubeconfig      string                     `json:"viewerKubeconfig"`
 	Etcd                  etcdState                  `json:"etcd"`
 	APIServers            map[string]*apiServerState `json:"apiservers"`
+	// Components are the processes up --nodes starts, by name
+	// (kube-controller-manager, kube-scheduler, kwok); none without it.
+	Components map[string]*componentState `json:"components,omitempty"`
+	// Nodes is the number of simulated nodes up --nodes registered.
+	Nodes int `json:"nodes,omitempty"`
 	// ReaperPID is the watcher that runs down when the owner process exits
 	// (up --owner-pid); 0 if there is none.
 	ReaperPID int `json:"reaperPID,omitempty"`
@@ -120,6 +125,12 @@ func (st *clusterState) env() string {
 		set(prefix+"_PORT", strconv.Itoa(a.Port))
 		set(prefix+"_PID", strconv.Itoa(a.PID))
 		set(prefix+"_KUBECONFIG", a.Kubeconfig)
+	}
+	set("NODES", strconv.Itoa(st.Nodes))
+	for _, name := range workloadBins {
+		if c, ok := st.Components[name]; ok {
+			set(strings.ToUpper(strings.ReplaceAll(name, "-", "_"))+"_PID", strconv.Itoa(c.PID))
+		}
 	}
 	set("REAPER_PID", strconv.Itoa(st.ReaperPID))
 	return b.String()
