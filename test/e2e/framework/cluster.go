@@ -33,6 +33,7 @@ type clusterState struct {
 		Kubeconfig string `json:"kubeconfig"`
 		AuditLog   string `json:"auditLog"`
 	} `json:"apiservers"`
+	Nodes int `json:"nodes"`
 }
 
 // Cluster is a control plane started by hack/cluster: etcd and one or more
@@ -42,6 +43,9 @@ type clusterState struct {
 type Cluster struct {
 	// Dir holds the cluster's certificates, kubeconfigs, logs and state.
 	Dir string
+	// Nodes is the number of nodes simulated by kwok, with
+	// kube-controller-manager and kube-scheduler running; 0 if none.
+	Nodes int
 
 	repoRoot string
 	admin    *rest.Config
@@ -77,6 +81,7 @@ func loadCluster(root, dir string) (*Cluster, error) {
 	if err != nil {
 		return c, err
 	}
+	c.Nodes = st.Nodes
 	if c.admin, err = loadConfig(st.AdminKubeconfig); err != nil {
 		return c, err
 	}

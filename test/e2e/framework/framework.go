@@ -6,6 +6,9 @@
 //
 //	func TestMain(m *testing.M) { framework.Main(m) }
 //
+// A package that needs workloads (controllers, a scheduler, nodes) asks for
+// simulated nodes: framework.Main(m, framework.WithNodes(3)).
+//
 // and each test starts with framework.SkipIfShort(t) (Current does the same).
 // Main builds the plugin, brings the cluster up once for the package, runs
 // the tests and always brings the cluster down again: on success, on
@@ -60,21 +63,38 @@ type suite struct {
 // run, so tests may read it from any goroutine.
 var current *suite
 
+// Option changes the cluster Main starts.
+type Option func(*options)
+
+type options struct {
+	nodes int
+}
+
+// WithNodes makes Main start the cluster with kube-controller-manager,
+// kube-scheduler and n nodes simulated by kwok (hack/cluster up --nodes n),
+// so that Deployments roll out and pods are scheduled and run. An external
+// cluster (KUBECTL_INFORMER_E2E_CLUSTER) must have been started so.
+func WithNodes(n int) Option { return func(o *options) { o.nodes = n } }
+
 // Main is the TestMain of an e2e package. Under -short it prints that the
 // tests are skipped and runs them (each skips itself). Otherwise it builds
 // the plugin, starts a cluster, runs the tests, stops the cluster and exits
 // with the tests' exit code.
-func Main(m *testing.M) {
+func Main(m *testing.M, opts ...Option) {
 	flag.Parse()
 	if testing.Short() {
 		fmt.Fprintln(os.Stderr, skipMessage)
 		os.Exit(m.Run())
 	}
-	os.Exit(run(m))
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	os.Exit(run(m, o))
 }
 
-func run(m *testing.M) (code int) {
-	s, err := setUp()
+func run(m *testing.M, o options) (code int) {
+	s, err := setUp(o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		if s != nil {
@@ -122,7 +142,7 @@ func run(m *testing.M) (code int) {
 
 // setUp builds the plugin and brings up the cluster. On error the returned
 // suite, if not nil, holds what needs tearing down.
-func setUp() (*suite, error) {
+func setUp(o options) (*suite, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return nil, err
@@ -155,9 +175,13 @@ func setUp() (*suite, error) {
 		s.external = true
 	} else {
 		dir = filepath.Join(tmp, "cluster")
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // includes a cold build
+		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute) // includes a cold build
 		defer cancel()
-		out, err := hackCommand(ctx, root, "cluster", "up", dir, "--owner-pid", strconv.Itoa(os.Getpid()))
+		args := []string{"up", dir, "--owner-pid", strconv.Itoa(os.Getpid())}
+		if o.nodes > 0 {
+			args = append(args, "--nodes", strconv.Itoa(o.nodes))
+		}
+		out, err := hackCommand(ctx, root, "cluster", args...)
 		os.Stderr.Write(out)
 		if err != nil {
 			// up stops what it started when it fails; the cluster is not
@@ -169,6 +193,9 @@ func setUp() (*suite, error) {
 	s.cluster = c
 	if err != nil {
 		return s, err
+	}
+	if c.Nodes < o.nodes {
+		return s, fmt.Errorf("the cluster in %s has %d simulated nodes; this package needs %d (hack/cluster up DIR --nodes %d)", dir, c.Nodes, o.nodes, o.nodes)
 	}
 	return s, nil
 }
