@@ -10,6 +10,13 @@ import (
 // after package initialisation.
 var builtin = map[schema.GroupResource]Table{
 	{Resource: "pods"}: podTable,
+
+	{Group: "apps", Resource: "deployments"}:  deploymentTable,
+	{Group: "apps", Resource: "replicasets"}:  replicaSetTable,
+	{Group: "apps", Resource: "statefulsets"}: statefulSetTable,
+	{Group: "apps", Resource: "daemonsets"}:   daemonSetTable,
+	{Group: "batch", Resource: "jobs"}:        jobTable,
+	{Group: "batch", Resource: "cronjobs"}:    cronJobTable,
 }
 
 // For returns the Table kubectl prints for the built-in resource gr, e.g. {Resource: "pods"} or
