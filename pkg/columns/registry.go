@@ -17,6 +17,9 @@ var builtin = map[schema.GroupResource]Table{
 	{Group: "apps", Resource: "daemonsets"}:   daemonSetTable,
 	{Group: "batch", Resource: "jobs"}:        jobTable,
 	{Group: "batch", Resource: "cronjobs"}:    cronJobTable,
+
+	{Resource: "services"}:                              serviceTable,
+	{Group: "networking.k8s.io", Resource: "ingresses"}: ingressTable,
 }
 
 // For returns the Table kubectl prints for the built-in resource gr, e.g. {Resource: "pods"} or
