@@ -9,7 +9,9 @@ import (
 // builtin holds the Table of every built-in resource the package knows. It is never written
 // after package initialisation.
 var builtin = map[schema.GroupResource]Table{
-	{Resource: "pods"}: podTable,
+	{Resource: "pods"}:     podTable,
+	{Resource: "nodes"}:    nodeTable,
+	{Resource: "services"}: serviceTable,
 
 	{Group: "apps", Resource: "deployments"}:  deploymentTable,
 	{Group: "apps", Resource: "replicasets"}:  replicaSetTable,
@@ -18,7 +20,6 @@ var builtin = map[schema.GroupResource]Table{
 	{Group: "batch", Resource: "jobs"}:        jobTable,
 	{Group: "batch", Resource: "cronjobs"}:    cronJobTable,
 
-	{Resource: "services"}:                              serviceTable,
 	{Group: "networking.k8s.io", Resource: "ingresses"}: ingressTable,
 }
 
