@@ -13,6 +13,12 @@ var builtin = map[schema.GroupResource]Table{
 	{Resource: "nodes"}:    nodeTable,
 	{Resource: "services"}: serviceTable,
 
+	{Resource: "namespaces"}:             namespaceTable,
+	{Resource: "configmaps"}:             configMapTable,
+	{Resource: "secrets"}:                secretTable,
+	{Resource: "persistentvolumes"}:      persistentVolumeTable,
+	{Resource: "persistentvolumeclaims"}: persistentVolumeClaimTable,
+
 	{Group: "apps", Resource: "deployments"}:  deploymentTable,
 	{Group: "apps", Resource: "replicasets"}:  replicaSetTable,
 	{Group: "apps", Resource: "statefulsets"}: statefulSetTable,
