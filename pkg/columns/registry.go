@@ -18,6 +18,7 @@ var builtin = map[schema.GroupResource]Table{
 	{Resource: "secrets"}:                secretTable,
 	{Resource: "persistentvolumes"}:      persistentVolumeTable,
 	{Resource: "persistentvolumeclaims"}: persistentVolumeClaimTable,
+	{Resource: "events"}:                 eventTable,
 
 	{Group: "apps", Resource: "deployments"}:  deploymentTable,
 	{Group: "apps", Resource: "replicasets"}:  replicaSetTable,
