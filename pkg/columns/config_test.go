@@ -12,12 +12,12 @@ func TestNamespaceRow(t *testing.T) {
 		{
 			// STATUS is status.phase.
 			name: "active",
-			obj:  &corev1.Namespace{ObjectMeta: meta("prod"), Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}},
+			obj:  &corev1.Namespace{ObjectMeta: objMeta("prod"), Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}},
 			want: []string{"prod", "Active", "5m"},
 		},
 		{
 			name: "terminating",
-			obj:  &corev1.Namespace{ObjectMeta: meta("old"), Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}},
+			obj:  &corev1.Namespace{ObjectMeta: objMeta("old"), Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}},
 			want: []string{"old", "Terminating", "5m"},
 		},
 	})
@@ -28,13 +28,13 @@ func TestConfigMapRow(t *testing.T) {
 		{
 			// DATA is len(data)+len(binaryData).
 			name: "data and binary data",
-			obj: &corev1.ConfigMap{ObjectMeta: meta("settings"),
+			obj: &corev1.ConfigMap{ObjectMeta: objMeta("settings"),
 				Data: map[string]string{"a": "1", "b": "2"}, BinaryData: map[string][]byte{"c": {0}}},
 			want: []string{"settings", "3", "5m"},
 		},
 		{
 			name: "empty",
-			obj:  &corev1.ConfigMap{ObjectMeta: meta("empty")},
+			obj:  &corev1.ConfigMap{ObjectMeta: objMeta("empty")},
 			want: []string{"empty", "0", "5m"},
 		},
 	})
@@ -45,14 +45,14 @@ func TestSecretRow(t *testing.T) {
 		{
 			// TYPE is the type; DATA is len(data).
 			name: "tls",
-			obj: &corev1.Secret{ObjectMeta: meta("cert"), Type: corev1.SecretTypeTLS,
+			obj: &corev1.Secret{ObjectMeta: objMeta("cert"), Type: corev1.SecretTypeTLS,
 				Data: map[string][]byte{"tls.crt": {1}, "tls.key": {2}}},
 			want: []string{"cert", "kubernetes.io/tls", "2", "5m"},
 		},
 		{
 			// The conversion to the internal type merges stringData into data.
 			name: "string data",
-			obj: &corev1.Secret{ObjectMeta: meta("token"), Type: corev1.SecretTypeOpaque,
+			obj: &corev1.Secret{ObjectMeta: objMeta("token"), Type: corev1.SecretTypeOpaque,
 				Data: map[string][]byte{"a": {1}}, StringData: map[string]string{"a": "x", "b": "y"}},
 			want: []string{"token", "Opaque", "2", "5m"},
 		},

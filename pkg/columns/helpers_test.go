@@ -20,8 +20,8 @@ func ago(d time.Duration) metav1.Time { return metav1.NewTime(now.Add(-d)) }
 // agoPtr returns a pointer to ago(d).
 func agoPtr(d time.Duration) *metav1.Time { t := ago(d); return &t }
 
-// meta returns the ObjectMeta of an object called name, created 5m before now.
-func meta(name string) metav1.ObjectMeta {
+// objMeta returns the ObjectMeta of an object called name, created 5m before now.
+func objMeta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: "default", CreationTimestamp: ago(5 * time.Minute)}
 }
 

@@ -10,7 +10,7 @@ import (
 
 func TestServiceRow(t *testing.T) {
 	svc := func(typ corev1.ServiceType, f func(*corev1.Service)) *corev1.Service {
-		s := &corev1.Service{ObjectMeta: meta("web"), Spec: corev1.ServiceSpec{Type: typ,
+		s := &corev1.Service{ObjectMeta: objMeta("web"), Spec: corev1.ServiceSpec{Type: typ,
 			ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10", "fd00::a"},
 			Ports:    []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}},
 			Selector: map[string]string{"app": "web"}}}
@@ -57,13 +57,13 @@ func TestServiceRow(t *testing.T) {
 			// ExternalName: EXTERNAL-IP is spec.externalName; headless and portless services print
 			// "None" and "<none>"; an empty selector prints "<none>".
 			name: "external name",
-			obj: &corev1.Service{ObjectMeta: meta("db"), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName,
+			obj: &corev1.Service{ObjectMeta: objMeta("db"), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName,
 				ExternalName: "db.example.com"}},
 			want: []string{"db", "ExternalName", "<none>", "db.example.com", "<none>", "5m", "<none>"},
 		},
 		{
 			name: "headless",
-			obj: &corev1.Service{ObjectMeta: meta("db"), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP,
+			obj: &corev1.Service{ObjectMeta: objMeta("db"), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP,
 				ClusterIP: "None", ClusterIPs: []string{"None"}}},
 			want: []string{"db", "ClusterIP", "None", "<none>", "<none>", "5m", "<none>"},
 		},
@@ -83,7 +83,7 @@ func TestIngressRow(t *testing.T) {
 			// CLASS spec.ingressClassName; HOSTS joined; ADDRESS IPs or hostnames, sorted, never
 			// clipped; PORTS "80, 443" with TLS.
 			name: "tls",
-			obj: &networkingv1.Ingress{ObjectMeta: meta("web"),
+			obj: &networkingv1.Ingress{ObjectMeta: objMeta("web"),
 				Spec: networkingv1.IngressSpec{IngressClassName: ptr("nginx"), Rules: rules("a.example.com", "b.example.com"),
 					TLS: []networkingv1.IngressTLS{{Hosts: []string{"a.example.com"}}}},
 				Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{
@@ -93,13 +93,13 @@ func TestIngressRow(t *testing.T) {
 		{
 			// No class: "<none>"; no host in any rule: "*"; no address: empty; no TLS: "80".
 			name: "default backend",
-			obj:  &networkingv1.Ingress{ObjectMeta: meta("web"), Spec: networkingv1.IngressSpec{Rules: rules("")}},
+			obj:  &networkingv1.Ingress{ObjectMeta: objMeta("web"), Spec: networkingv1.IngressSpec{Rules: rules("")}},
 			want: []string{"web", "<none>", "*", "", "80", "5m"},
 		},
 		{
 			// formatHosts: three hosts, then "+ N more..." counting every further rule.
 			name: "many hosts",
-			obj:  &networkingv1.Ingress{ObjectMeta: meta("web"), Spec: networkingv1.IngressSpec{Rules: rules("a", "", "b", "c", "", "d")}},
+			obj:  &networkingv1.Ingress{ObjectMeta: objMeta("web"), Spec: networkingv1.IngressSpec{Rules: rules("a", "", "b", "c", "", "d")}},
 			want: []string{"web", "<none>", "a,b,c + 3 more...", "", "80", "5m"},
 		},
 	})

@@ -15,7 +15,7 @@ func TestNodeRow(t *testing.T) {
 	info := corev1.NodeSystemInfo{KubeletVersion: "v1.37.2", OSImage: "Debian GNU/Linux 13 (trixie)",
 		KernelVersion: "6.12.0", Architecture: "amd64", ContainerRuntimeVersion: "containerd://2.1.0"}
 	node := func(name string, f func(*corev1.Node)) *corev1.Node {
-		n := &corev1.Node{ObjectMeta: meta(name)}
+		n := &corev1.Node{ObjectMeta: objMeta(name)}
 		n.Namespace = ""
 		f(n)
 		return n

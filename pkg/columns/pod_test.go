@@ -26,7 +26,7 @@ func lastTerminated(d time.Duration) corev1.ContainerState {
 
 // pod builds a pod with containers c0..c(n-1), the given phase and statuses.
 func pod(containers int, phase corev1.PodPhase, statuses ...corev1.ContainerStatus) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: meta("web")}
+	p := &corev1.Pod{ObjectMeta: objMeta("web")}
 	for i := 0; i < containers; i++ {
 		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "c" + string(rune('0'+i))})
 	}

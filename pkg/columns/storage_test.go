@@ -17,7 +17,7 @@ func TestPersistentVolumeRow(t *testing.T) {
 			// order without duplicates; CLAIM namespace/name; VolumeAttributesClass and wide
 			// VOLUMEMODE when set.
 			name: "bound",
-			obj: &corev1.PersistentVolume{ObjectMeta: meta("pv-1"),
+			obj: &corev1.PersistentVolume{ObjectMeta: objMeta("pv-1"),
 				Spec: corev1.PersistentVolumeSpec{
 					Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
 					AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod, corev1.ReadWriteOnce, corev1.ReadOnlyMany, corev1.ReadWriteOnce},
@@ -35,7 +35,7 @@ func TestPersistentVolumeRow(t *testing.T) {
 			// spec.storageClassName; no capacity prints "0"; unset class and mode print "<unset>".
 			name: "terminating, beta class",
 			obj: func() *corev1.PersistentVolume {
-				pv := &corev1.PersistentVolume{ObjectMeta: meta("pv-2"),
+				pv := &corev1.PersistentVolume{ObjectMeta: objMeta("pv-2"),
 					Spec:   corev1.PersistentVolumeSpec{StorageClassName: "fast", PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete},
 					Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeFailed, Reason: "Recycler failed"}}
 				pv.Annotations = map[string]string{betaStorageClassAnnotation: "old"}
@@ -53,7 +53,7 @@ func TestPersistentVolumeClaimRow(t *testing.T) {
 		{
 			// Bound: CAPACITY and ACCESS MODES from status, not from the request.
 			name: "bound",
-			obj: &corev1.PersistentVolumeClaim{ObjectMeta: meta("data-0"),
+			obj: &corev1.PersistentVolumeClaim{ObjectMeta: objMeta("data-0"),
 				Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1", StorageClassName: ptr("fast"), VolumeMode: &fs,
 					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("5Gi")}}},
 				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound,
@@ -64,7 +64,7 @@ func TestPersistentVolumeClaimRow(t *testing.T) {
 		{
 			// Pending, no volume: empty VOLUME, CAPACITY and ACCESS MODES; no class: empty.
 			name: "pending",
-			obj: &corev1.PersistentVolumeClaim{ObjectMeta: meta("data-1"),
+			obj: &corev1.PersistentVolumeClaim{ObjectMeta: objMeta("data-1"),
 				Spec: corev1.PersistentVolumeClaimSpec{
 					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("5Gi")}}},
 				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}},
@@ -74,7 +74,7 @@ func TestPersistentVolumeClaimRow(t *testing.T) {
 			// Terminating; the beta annotation wins over spec.storageClassName.
 			name: "terminating",
 			obj: func() *corev1.PersistentVolumeClaim {
-				pvc := &corev1.PersistentVolumeClaim{ObjectMeta: meta("data-2"),
+				pvc := &corev1.PersistentVolumeClaim{ObjectMeta: objMeta("data-2"),
 					Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: ptr("fast"), VolumeAttributesClassName: ptr("gold")},
 					Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
 				pvc.Annotations = map[string]string{betaStorageClassAnnotation: "old"}

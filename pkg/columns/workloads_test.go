@@ -24,7 +24,7 @@ func TestDeploymentRow(t *testing.T) {
 			// READY is status.readyReplicas/spec.replicas; UP-TO-DATE, AVAILABLE from status;
 			// wide: containers, images, selector.
 			name: "rolled out",
-			obj: &appsv1.Deployment{ObjectMeta: meta("web"),
+			obj: &appsv1.Deployment{ObjectMeta: objMeta("web"),
 				Spec:   appsv1.DeploymentSpec{Replicas: ptr(int32(3)), Selector: appSelector, Template: template},
 				Status: appsv1.DeploymentStatus{ReadyReplicas: 2, UpdatedReplicas: 3, AvailableReplicas: 2}},
 			want: []string{"web", "2/3", "3", "2", "5m", "app,log", "nginx:1.27,busybox", "app=web"},
@@ -33,7 +33,7 @@ func TestDeploymentRow(t *testing.T) {
 			// printDeployment prints an empty selector as an empty cell (selector.String()), not
 			// "<none>"; a nil spec.replicas is 0, as the conversion to the internal type makes it.
 			name: "no selector, no replicas",
-			obj:  &appsv1.Deployment{ObjectMeta: meta("web")},
+			obj:  &appsv1.Deployment{ObjectMeta: objMeta("web")},
 			want: []string{"web", "0/0", "0", "0", "5m", "", "", ""},
 		},
 	})
@@ -44,7 +44,7 @@ func TestReplicaSetRow(t *testing.T) {
 		{
 			// DESIRED spec.replicas, CURRENT status.replicas, READY status.readyReplicas.
 			name: "scaling",
-			obj: &appsv1.ReplicaSet{ObjectMeta: meta("web-5d9c7"),
+			obj: &appsv1.ReplicaSet{ObjectMeta: objMeta("web-5d9c7"),
 				Spec:   appsv1.ReplicaSetSpec{Replicas: ptr(int32(3)), Selector: appSelector, Template: template},
 				Status: appsv1.ReplicaSetStatus{Replicas: 2, ReadyReplicas: 1}},
 			want: []string{"web-5d9c7", "3", "2", "1", "5m", "app,log", "nginx:1.27,busybox", "app=web"},
@@ -52,7 +52,7 @@ func TestReplicaSetRow(t *testing.T) {
 		{
 			// FormatLabelSelector prints a nil selector as "<none>".
 			name: "no selector",
-			obj:  &appsv1.ReplicaSet{ObjectMeta: meta("web-5d9c7")},
+			obj:  &appsv1.ReplicaSet{ObjectMeta: objMeta("web-5d9c7")},
 			want: []string{"web-5d9c7", "0", "0", "0", "5m", "", "", "<none>"},
 		},
 	})
@@ -63,7 +63,7 @@ func TestStatefulSetRow(t *testing.T) {
 		{
 			// READY is status.readyReplicas/spec.replicas; wide: containers and images only.
 			name: "db",
-			obj: &appsv1.StatefulSet{ObjectMeta: meta("db"),
+			obj: &appsv1.StatefulSet{ObjectMeta: objMeta("db"),
 				Spec:   appsv1.StatefulSetSpec{Replicas: ptr(int32(3)), Template: template},
 				Status: appsv1.StatefulSetStatus{ReadyReplicas: 3}},
 			want: []string{"db", "3/3", "5m", "app,log", "nginx:1.27,busybox"},
@@ -78,7 +78,7 @@ func TestDaemonSetRow(t *testing.T) {
 		{
 			// Counts from status; NODE SELECTOR is the template's nodeSelector (FormatLabels).
 			name: "node selector",
-			obj: &appsv1.DaemonSet{ObjectMeta: meta("agent"),
+			obj: &appsv1.DaemonSet{ObjectMeta: objMeta("agent"),
 				Spec: appsv1.DaemonSetSpec{Selector: appSelector, Template: withNodeSelector},
 				Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 5, CurrentNumberScheduled: 4,
 					NumberReady: 3, UpdatedNumberScheduled: 2, NumberAvailable: 1}},
@@ -87,7 +87,7 @@ func TestDaemonSetRow(t *testing.T) {
 		{
 			// FormatLabels prints an empty nodeSelector as "<none>".
 			name: "no node selector",
-			obj:  &appsv1.DaemonSet{ObjectMeta: meta("agent"), Spec: appsv1.DaemonSetSpec{Selector: appSelector}},
+			obj:  &appsv1.DaemonSet{ObjectMeta: objMeta("agent"), Spec: appsv1.DaemonSetSpec{Selector: appSelector}},
 			want: []string{"agent", "0", "0", "0", "0", "0", "<none>", "5m", "", "", "app=web"},
 		},
 	})
@@ -98,7 +98,7 @@ func TestJobRow(t *testing.T) {
 		return batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue}
 	}
 	job := func(f func(*batchv1.Job)) *batchv1.Job {
-		j := &batchv1.Job{ObjectMeta: meta("backup"), Spec: batchv1.JobSpec{Selector: appSelector, Template: template}}
+		j := &batchv1.Job{ObjectMeta: objMeta("backup"), Spec: batchv1.JobSpec{Selector: appSelector, Template: template}}
 		f(j)
 		return j
 	}
@@ -183,7 +183,7 @@ func TestCronJobRow(t *testing.T) {
 		{
 			// TIMEZONE, SUSPEND (printBoolPtr), ACTIVE (len(status.active)), LAST SCHEDULE age.
 			name: "scheduled",
-			obj: &batchv1.CronJob{ObjectMeta: meta("nightly"),
+			obj: &batchv1.CronJob{ObjectMeta: objMeta("nightly"),
 				Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *", TimeZone: ptr("Europe/Paris"), Suspend: ptr(false), JobTemplate: jobTemplate},
 				Status: batchv1.CronJobStatus{Active: []corev1.ObjectReference{{Name: "a"}, {Name: "b"}},
 					LastScheduleTime: agoPtr(3 * time.Hour)}},
@@ -192,13 +192,13 @@ func TestCronJobRow(t *testing.T) {
 		{
 			// No timezone and no last schedule: "<none>"; nil suspend: "<unset>"; nil selector "<none>".
 			name: "never scheduled",
-			obj: &batchv1.CronJob{ObjectMeta: meta("nightly"),
+			obj: &batchv1.CronJob{ObjectMeta: objMeta("nightly"),
 				Spec: batchv1.CronJobSpec{Schedule: "@hourly"}},
 			want: []string{"nightly", "@hourly", "<none>", "<unset>", "0", "<none>", "5m", "", "", "<none>"},
 		},
 		{
 			name: "suspended",
-			obj: &batchv1.CronJob{ObjectMeta: meta("nightly"),
+			obj: &batchv1.CronJob{ObjectMeta: objMeta("nightly"),
 				Spec: batchv1.CronJobSpec{Schedule: "@daily", Suspend: ptr(true), JobTemplate: jobTemplate}},
 			want: []string{"nightly", "@daily", "<none>", "True", "0", "<none>", "5m", "app,log", "nginx:1.27,busybox", "app=web"},
 		},
