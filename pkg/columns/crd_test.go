@@ -143,6 +143,15 @@ func TestForCustomResourceTable(t *testing.T) {
 		if want := []string{"x", "3d"}; !slices.Equal(got, want) {
 			t.Errorf("Row(configmap) = %q, want %q", got, want)
 		}
+		// So is the metadata of a metadata-only cache.
+		partial := &metav1.PartialObjectMetadata{ObjectMeta: cm.ObjectMeta}
+		got, err = table.Row(partial, now)
+		if err != nil {
+			t.Fatalf("Row(partial): %v", err)
+		}
+		if want := []string{"x", "3d"}; !slices.Equal(got, want) {
+			t.Errorf("Row(partial) = %q, want %q", got, want)
+		}
 	})
 	t.Run("wide and format", func(t *testing.T) {
 		// Priority > 0 is wide-only; the column's format is kept; names are upper-cased.

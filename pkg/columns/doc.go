@@ -5,7 +5,7 @@
 // (a CRD version's additionalPrinterColumns). The code is written from those rules; it does not
 // link k8s.io/kubernetes or k8s.io/apiextensions-apiserver.
 //
-// A [Table] is what kubectl shows for one resource: its [Column]s and a [RowFunc] that turns one
+// A [Table] is what kubectl shows for one resource: its columns ([Column]) and a [RowFunc] that turns one
 // object into one row of cells. [For] returns the Table of a built-in resource by GroupResource;
 // [ForCustomResource] builds the Table of a custom resource from its printer columns, which
 // [PrinterColumnsFromCRD] reads from a CustomResourceDefinition held as unstructured.
@@ -14,10 +14,15 @@
 //
 // The RowFuncs of built-in Tables take the typed object of their resource (*corev1.Pod for pods,
 // *appsv1.Deployment for deployments, ...), or the same object as *unstructured.Unstructured,
-// which they convert first. The RowFunc of a custom resource takes any object it can read as
-// unstructured content: *unstructured.Unstructured, or a typed object, which it converts.
-// A *metav1.PartialObjectMetadata (a metadata-only cache) is an error for every Table but a
-// custom resource whose columns read only metadata.
+// which they convert first; any other object, a *metav1.PartialObjectMetadata from a
+// metadata-only cache included, is an error. The RowFunc of a custom resource takes any object
+// with metadata, reading it as unstructured content: *unstructured.Unstructured as it is, a typed
+// object (a *metav1.PartialObjectMetadata too) once converted; a column its content lacks is an
+// empty cell.
+//
+// The rows are those of objects as the API server serves them. Where a field the server always
+// sets is missing (a nil spec.replicas, say), a RowFunc reads what converting the object to the
+// server's internal type would read: 0 for a nil count.
 //
 // # Columns and cells
 //
