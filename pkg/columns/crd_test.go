@@ -2,6 +2,7 @@ package columns
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,4 +179,37 @@ func TestForCustomResourceTable(t *testing.T) {
 			t.Errorf("Row(Status) = %q, nil, want an error", got)
 		}
 	})
+}
+
+// TestForCustomResourceConcurrent runs one Table's RowFunc from several goroutines (go test -race):
+// a jsonpath.JSONPath is not safe for concurrent use, so each call takes parsed paths of its own.
+func TestForCustomResourceConcurrent(t *testing.T) {
+	table, err := ForCustomResource([]PrinterColumn{
+		{Name: "Phase", Type: "string", JSONPath: ".status.phase"},
+		{Name: "Items", Type: "string", JSONPath: ".spec.items[*].name"},
+	})
+	if err != nil {
+		t.Fatalf("ForCustomResource: %v", err)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]interface{}{
+		"metadata": map[string]interface{}{"name": "w"},
+		"spec":     map[string]interface{}{"items": []interface{}{map[string]interface{}{"name": "a"}}},
+		"status":   map[string]interface{}{"phase": "Running"},
+	}}
+	want := []string{"w", "Running", "a"}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				got, err := table.Row(obj, now)
+				if err != nil || !slices.Equal(got, want) {
+					t.Errorf("Row = %q, %v, want %q", got, err, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
