@@ -39,10 +39,11 @@ const queryExample = `  # Pods on one node, across all namespaces
 type QueryOptions struct {
 	engineOptions
 
-	Indexes   []string
-	GroupBy   string
-	Output    string
-	NoHeaders bool
+	// IndexSelectors are the --index NAME=VALUE flags, not yet parsed.
+	IndexSelectors []string
+	GroupBy        string
+	Output         string
+	NoHeaders      bool
 
 	genericiooptions.IOStreams
 
@@ -79,7 +80,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		},
 	}
 	o.engineOptions.addFlags(cmd)
-	cmd.Flags().StringArrayVar(&o.Indexes, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
+	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Print each value of the index NAME with its object count instead of objects.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
@@ -110,7 +111,7 @@ func (o *QueryOptions) Validate() error {
 		return err
 	}
 	seen := map[string]bool{}
-	for _, s := range o.Indexes {
+	for _, s := range o.IndexSelectors {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
 			return err
