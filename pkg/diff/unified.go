@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // hiddenChanged replaces a redacted value on the new side of Unified when it
@@ -35,7 +37,7 @@ const (
 // out, and, if Only is set, everything outside the Only paths. Under Redact
 // paths every value is replaced with "(hidden)" — on the new side with
 // "(hidden, changed)" when it differs from the old value — so the keys show
-// but not the values. Every line is passed through SanitizeText.
+// but not the values. Every line is passed through terminal.SanitizeText.
 //
 // The line diff is Myers' algorithm on the lines between the common head and
 // tail; past 1000 changed lines (a rewrite of the object, say) it shows that
@@ -77,12 +79,12 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 	var buf []byte
 	header := func(prefix, label string) {
 		if color {
-			buf = append(buf, colorBold...)
+			buf = append(buf, terminal.Bold...)
 		}
 		buf = append(buf, prefix...)
-		buf = appendSanitized(buf, label)
+		buf = terminal.AppendSanitized(buf, label)
 		if color {
-			buf = append(buf, colorReset...)
+			buf = append(buf, terminal.Reset...)
 		}
 		buf = append(buf, '\n')
 	}
@@ -90,7 +92,7 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 	header("+++ ", newLabel)
 	for _, h := range hunks {
 		if color {
-			buf = append(buf, colorCyan...)
+			buf = append(buf, terminal.Cyan...)
 		}
 		buf = append(buf, "@@ -"...)
 		buf = appendRange(buf, h.aStart, h.aCount)
@@ -98,7 +100,7 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 		buf = appendRange(buf, h.bStart, h.bCount)
 		buf = append(buf, " @@"...)
 		if color {
-			buf = append(buf, colorReset...)
+			buf = append(buf, terminal.Reset...)
 		}
 		buf = append(buf, '\n')
 		at := 0 // where the lines of the current block of changes differ
@@ -112,21 +114,21 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 			case editEqual:
 				line, mark = a[e.a], ' '
 			case editDelete:
-				line, mark, c = a[e.a], '-', colorRed
+				line, mark, c = a[e.a], '-', terminal.Red
 			case editInsert:
-				line, mark, c = b[e.b], '+', colorGreen
+				line, mark, c = b[e.b], '+', terminal.Green
 			}
 			if color && c != "" {
 				buf = append(buf, c...)
 			}
 			buf = append(buf, mark)
 			if e.kind == editEqual {
-				buf = appendSanitized(buf, shortLine(line, 0))
+				buf = terminal.AppendSanitized(buf, shortLine(line, 0))
 			} else {
-				buf = appendSanitized(buf, shortLine(line, at))
+				buf = terminal.AppendSanitized(buf, shortLine(line, at))
 			}
 			if color && c != "" {
-				buf = append(buf, colorReset...)
+				buf = append(buf, terminal.Reset...)
 			}
 			buf = append(buf, '\n')
 			if len(buf) >= flushBytes {
@@ -426,46 +428,19 @@ func mask(v interface{}, marker string) interface{} {
 	return marker
 }
 
-// yamlRejects reports whether r must not reach the YAML parser and emitter
-// that sigs.k8s.io/yaml runs on the JSON encoding of an object: DEL and the C1
-// controls (which the parser rejects, or as NEL folds into a space), U+FEFF,
-// U+FFFE and U+FFFF (rejected), and the line and paragraph separators (line
-// breaks to YAML). encoding/json already escapes the C0 controls.
-func yamlRejects(r rune) bool {
-	return r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff
-}
-
-// yamlSafeString returns s with the runes yamlRejects written as \uXXXX
-// text; the result is longer than s exactly when it differs. (Only the
-// display changes: a key so rewritten could in theory collide with another.)
-func yamlSafeString(s string) string {
-	for _, r := range s {
-		if yamlRejects(r) {
-			var b []byte
-			for _, r := range s {
-				if yamlRejects(r) {
-					b = appendEscape(b, r)
-				} else {
-					b = utf8.AppendRune(b, r)
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-// yamlSafe returns v with yamlSafeString applied to every key and string,
+// yamlSafe returns v with terminal.EscapeForYAML applied to every key and
+// string (only the display changes: a key so rewritten could in theory
+// collide with another),
 // copying only the maps and lists that change, and whether anything did.
 func yamlSafe(v interface{}) (interface{}, bool) {
 	switch x := v.(type) {
 	case string:
-		s := yamlSafeString(x)
+		s := terminal.EscapeForYAML(x)
 		return s, len(s) != len(x)
 	case map[string]interface{}:
 		var out map[string]interface{}
 		for k, e := range x {
-			sk := yamlSafeString(k)
+			sk := terminal.EscapeForYAML(k)
 			se, changed := yamlSafe(e)
 			if out == nil && (changed || len(sk) != len(k)) {
 				out = make(map[string]interface{}, len(x))

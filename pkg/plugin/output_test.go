@@ -2,8 +2,6 @@ package plugin
 
 import (
 	"bytes"
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -52,22 +50,6 @@ func TestMarshalYAMLControlCharacters(t *testing.T) {
 				t.Errorf("marshalYAML kept the integer as %q, want count: 3", b)
 			}
 		})
-	}
-}
-
-func TestEscapeForYAMLKeepsTheJSONValue(t *testing.T) {
-	for _, s := range yamlHostile {
-		j, err := json.Marshal(map[string]string{s: s})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back map[string]string
-		if err := json.Unmarshal(escapeForYAML(j), &back); err != nil {
-			t.Fatalf("escapeForYAML(%s) is not JSON: %v", j, err)
-		}
-		if !reflect.DeepEqual(back, map[string]string{s: s}) {
-			t.Errorf("escapeForYAML(%s) decodes to %q", j, back)
-		}
 	}
 }
 

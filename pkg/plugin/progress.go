@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // isTerminal reports whether w is a terminal.
@@ -32,12 +33,12 @@ func newProgress(errOut io.Writer) func(cache.Progress) {
 			}
 			if p.Done || allSynced(p) {
 				if shown {
-					fmt.Fprint(errOut, "\r\033[K")
+					fmt.Fprint(errOut, terminal.ClearLine)
 				}
 				return
 			}
 			shown = true
-			fmt.Fprintf(errOut, "\r\033[Ksyncing %s (%s)", describeProgress(p), p.Elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(errOut, terminal.ClearLine+"syncing %s (%s)", describeProgress(p), p.Elapsed.Round(100*time.Millisecond))
 		}
 	}
 	var last time.Duration

@@ -26,6 +26,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // lockedWriter serialises writes from several goroutines.
@@ -39,14 +40,6 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
-
-const (
-	colorReset  = "\033[0m"
-	colorGreen  = "\033[32m"
-	colorYellow = "\033[33m"
-	colorRed    = "\033[31m"
-	colorFaint  = "\033[2m"
-)
 
 // maxFlushDelay bounds how long a printed event may wait in the output
 // buffer while more events are pending.
@@ -235,7 +228,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 	case "yaml":
 		return true, p.writeYAML(r)
 	case "name":
-		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), diff.SanitizeText(objectName(ev.Object())))
+		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), terminal.SanitizeText(objectName(ev.Object())))
 		return true, err
 	}
 	return true, p.writeText(r)
@@ -245,7 +238,7 @@ func (p *eventPrinter) paint(color, s string) string {
 	if !p.o.color {
 		return s
 	}
-	return color + s + colorReset
+	return color + s + terminal.Reset
 }
 
 func (p *eventPrinter) writeText(r rendered) error {
@@ -253,16 +246,16 @@ func (p *eventPrinter) writeText(r rendered) error {
 	if p.o.Timestamps {
 		line.WriteString(time.Now().Format("15:04:05.000 "))
 	}
-	color := map[cache.EventType]string{cache.Added: colorGreen, cache.Modified: colorYellow, cache.Deleted: colorRed}[r.typ]
+	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
 	line.WriteString(" ")
-	line.WriteString(kindName(r.ev.T) + "/" + diff.SanitizeText(objectName(r.ev.Object())))
+	line.WriteString(kindName(r.ev.T) + "/" + terminal.SanitizeText(objectName(r.ev.Object())))
 	if ns := objectNamespace(r.ev.Object()); ns != "" {
-		line.WriteString(" -n " + diff.SanitizeText(ns))
+		line.WriteString(" -n " + terminal.SanitizeText(ns))
 	}
 	var notes []string
 	if len(r.managers) > 0 {
-		notes = append(notes, "by "+diff.SanitizeText(strings.Join(r.managers, ", ")))
+		notes = append(notes, "by "+terminal.SanitizeText(strings.Join(r.managers, ", ")))
 	}
 	if r.note != "" {
 		notes = append(notes, r.note)
@@ -274,7 +267,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 		notes = append(notes, fmt.Sprintf("net of %d updates", r.ev.Coalesced+1))
 	}
 	if len(notes) > 0 {
-		line.WriteString("  " + p.paint(colorFaint, "("+strings.Join(notes, "; ")+")"))
+		line.WriteString("  " + p.paint(terminal.Faint, "("+strings.Join(notes, "; ")+")"))
 	}
 	line.WriteString("\n")
 	if _, err := p.out.WriteString(line.String()); err != nil {
