@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -98,19 +99,6 @@ func (o output) isTable() bool {
 	return o.format == "" || o.format == "wide" || o.format == "custom-columns"
 }
 
-// toMap returns obj as a JSON-like map. Typed objects are converted, so the
-// result is a new map; unstructured objects return their own content, which
-// callers must not mutate.
-func toMap(obj interface{}) (map[string]interface{}, error) {
-	switch o := obj.(type) {
-	case *unstructured.Unstructured:
-		return o.Object, nil
-	case runtime.Object:
-		return runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	}
-	return nil, fmt.Errorf("cannot print %T", obj)
-}
-
 // printList prints objs with a cli-runtime printer: name prints one line per
 // object; the others get a v1 List, as kubectl get prints.
 func printList(w io.Writer, printer printers.ResourcePrinter, format string, objs []interface{}) error {
@@ -128,7 +116,7 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 	}
 	items := make([]interface{}, 0, len(objs))
 	for _, obj := range objs {
-		m, err := toMap(obj)
+		m, err := diff.ObjectMap(obj)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -328,7 +329,7 @@ func (o *QueryOptions) printCustomColumns(rows []typedObject) error {
 	}
 	table := make([][]string, 0, len(rows))
 	for _, r := range rows {
-		m, err := toMap(r.obj)
+		m, err := diff.ObjectMap(r.obj)
 		if err != nil {
 			return err
 		}
