@@ -48,7 +48,7 @@ type QueryOptions struct {
 
 	genericiooptions.IOStreams
 
-	// Set by Complete and Validate.
+	// Set by Complete.
 	typeArg   string
 	selectors []index.Selector
 	groupBy   *index.Definition
@@ -89,8 +89,9 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
-// Complete parses the argument and builds the clients from kubeconfig; it
-// sends no request.
+// Complete parses the argument, builds the clients from kubeconfig, and
+// builds the engine and print configurations from the flags; it sends no
+// request, and reads a file only for -o jsonpath-file and the like.
 func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	switch len(args) {
 	case 0:
@@ -100,15 +101,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	default:
 		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
 	}
-	return o.engineOptions.complete()
-}
-
-// Validate checks the flags without I/O; its errors name the flag.
-func (o *QueryOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
-		return err
-	}
-	if err := o.parseIndexers(); err != nil {
+	if err := o.engineOptions.complete(); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
@@ -142,10 +135,21 @@ func (o *QueryOptions) Validate() error {
 	if err != nil {
 		return err
 	}
-	if o.groupBy != nil && out.format != "" && out.format != "wide" {
+	o.out = out
+	o.config.Indexes = o.indexDefs
+	o.config.FullObjects = o.fullObjects()
+	o.config.Progress = newProgress(o.ErrOut)
+	return nil
+}
+
+// Validate checks the flags without I/O; its errors name the flag.
+func (o *QueryOptions) Validate() error {
+	if err := o.engineOptions.validate(); err != nil {
+		return err
+	}
+	if o.groupBy != nil && o.out.format != "" && o.out.format != "wide" {
 		return fmt.Errorf("--group-by prints a VALUE, COUNT table; it cannot be combined with -o %s", o.Output)
 	}
-	o.out = out
 	return nil
 }
 
@@ -175,11 +179,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := o.engineConfig()
-	cfg.Indexes = o.indexDefs
-	cfg.FullObjects = o.fullObjects()
-	cfg.Progress = newProgress(o.ErrOut)
-	engine, err := cache.New(o.clients, mappings, cfg)
+	engine, err := cache.New(o.clients, mappings, o.config)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -146,16 +145,18 @@ var podsType = &cache.Type{Mapping: &meta.RESTMapping{
 }}
 
 // testPrinter returns an event printer writing to out with -o output and
-// --diff mode, as Validate would set it up.
+// --diff mode, as Complete would set it up.
 func testPrinter(t testing.TB, out io.Writer, output, mode string) *eventPrinter {
 	t.Helper()
-	streams, _, _, _ := genericiooptions.NewTestIOStreams()
-	o := NewWatchOptions(nil, streams)
-	o.Out = out
-	o.Output = output
-	o.Diff = mode
-	o.diffOpts.Ignore = diff.DefaultIgnore()
-	return newEventPrinter(o, nil)
+	cfg := watchPrintConfig{diffOptions: diff.Options{Ignore: diff.DefaultIgnore()}}
+	var err error
+	if cfg.format, err = parseWatchFormat(output); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.diff, err = parseDiffMode(mode); err != nil {
+		t.Fatal(err)
+	}
+	return newEventPrinter(cfg, nil, out, io.Discard)
 }
 
 // printEvent prints one Modified event and returns the output.
@@ -254,14 +255,14 @@ func TestTypedUpdatesPrintAsUnstructured(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							p.o.diffOpts.Only = append(p.o.diffOpts.Only, path)
+							p.cfg.diffOptions.Only = append(p.cfg.diffOptions.Only, path)
 						}
 						for _, s := range f.ignore {
 							path, err := diff.ParsePath(s)
 							if err != nil {
 								t.Fatal(err)
 							}
-							p.o.diffOpts.Ignore = append(p.o.diffOpts.Ignore, path)
+							p.cfg.diffOptions.Ignore = append(p.cfg.diffOptions.Ignore, path)
 						}
 						return printEvent(t, p, &out, old, new)
 					}

@@ -1,19 +1,10 @@
 package plugin
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	goruntime "runtime"
 	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,147 +15,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
-}
-
-// maxFlushDelay bounds how long a printed event may wait in the output
-// buffer while more events are pending.
-const maxFlushDelay = 20 * time.Millisecond
-
-// eventPrinter is the one goroutine that turns queued events into output.
-type eventPrinter struct {
-	o       *WatchOptions
-	names   map[string]map[string]bool
-	out     *bufio.Writer
-	errOut  io.Writer
-	printed int
-
-	lastCoalesced int64
-	lastNotice    time.Time
-}
-
-func newEventPrinter(o *WatchOptions, names map[string]map[string]bool) *eventPrinter {
-	return &eventPrinter{o: o, names: names, out: bufio.NewWriterSize(o.Out, 64*1024), errOut: o.ErrOut}
-}
-
-// run prints events until ctx ends or --max-events is reached. A closed
-// stdout ends it quietly.
-func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
-	// Unless SIGPIPE is handled, the Go runtime kills the process with it
-	// on the first write to a closed stdout (`| head`), before quietPipe
-	// sees EPIPE. Handled, the write fails with EPIPE instead.
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
-	defer p.out.Flush()
-	var procs procsLimit
-	defer procs.restore()
-	lastFlush := time.Now()
-	for {
-		ev, ok := q.Pop(ctx)
-		if !ok {
-			return quietPipe(p.out.Flush())
-		}
-		shown, err := p.handle(ev)
-		if err != nil {
-			return quietPipe(err)
-		}
-		if shown {
-			p.printed++
-			if p.o.MaxEvents > 0 && p.printed >= p.o.MaxEvents {
-				return quietPipe(p.out.Flush())
-			}
-		}
-		// Flush when the queue is empty, and at least every maxFlushDelay
-		// under sustained load, so a busy stream is batched but not late.
-		pending, coalesced := q.Stats()
-		switch {
-		case pending == 0 && !procs.started:
-			// Caught up with the events of the initial list.
-			procs.oneProc()
-		case pending >= behindPending || coalesced > 0:
-			procs.restore()
-		}
-		if pending == 0 || time.Since(lastFlush) >= maxFlushDelay {
-			if err := p.out.Flush(); err != nil {
-				return quietPipe(err)
-			}
-			lastFlush = time.Now()
-		}
-		p.noticeCoalescing(coalesced)
-	}
-}
-
-// behindPending is how many pending events, once the printer has caught
-// up with the initial list, tell that the watch has fallen behind.
-const behindPending = 100
-
-// procsLimit runs a watch's steady state on one P while it keeps up.
-type procsLimit struct {
-	started bool
-	prev    int // 0: nothing to restore
-}
-
-// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS or
-// there is only one CPU; restore gives the other CPUs back, for good, as
-// soon as the output falls behind (and when the watch ends).
-//
-// After sync a watch is a chain of goroutines handing each event on (HTTP/2
-// read loop, watch decoder, reflector, informer, handler, this printer).
-// With more than one P, every hand-off wakes an idle P whose thread spins
-// looking for work and sleeps again: futex calls and context switches that
-// cost more than the event's own work. With one P a hand-off is a run-queue
-// push. Measured with watch pods -o text under churn of 1,000 pods at 500
-// updates/s on 2 CPUs, two alternating runs each: 318 and 312 µs of CPU
-// per event with GOMAXPROCS=2, 257 and 257 µs with 1 (-18%); at 200/s,
-// 486/488 against 429/433 µs. One P handles a few thousand events a
-// second; a watch that needs more queues events, and then gets every CPU
-// back.
-func (l *procsLimit) oneProc() {
-	l.started = true
-	prev := goruntime.GOMAXPROCS(0)
-	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 {
-		return
-	}
-	goruntime.GOMAXPROCS(1)
-	l.prev = prev
-}
-
-func (l *procsLimit) restore() {
-	if l.prev > 0 {
-		goruntime.GOMAXPROCS(l.prev)
-		l.prev = 0
-	}
-}
-
-// noticeCoalescing says on stderr, at most once a second, that updates were
-// merged because the output fell behind.
-func (p *eventPrinter) noticeCoalescing(coalesced int64) {
-	if coalesced == p.lastCoalesced || time.Since(p.lastNotice) < time.Second {
-		return
-	}
-	fmt.Fprintf(p.errOut, "warning: output is behind; %d updates so far were merged into earlier pending updates of the same objects (each printed update shows the net change)\n", coalesced)
-	p.lastCoalesced = coalesced
-	p.lastNotice = time.Now()
-}
-
-// quietPipe turns a broken pipe (stdout closed, as by `| head`) into a quiet
-// end.
-func quietPipe(err error) error {
-	if errors.Is(err, syscall.EPIPE) {
-		return nil
-	}
-	return err
-}
+// This file holds the watch's formats: text with a compact or unified diff,
+// JSON or YAML events with a JSON Patch, and names.
 
 // rendered is one event ready to print.
 type rendered struct {
@@ -178,36 +30,19 @@ type rendered struct {
 	managers []string
 }
 
+// handle prints ev if it is to be printed, and reports whether it was.
 func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
-	if ev.Initial && !p.o.Initial {
+	r, ok := p.classify(ev)
+	if !ok {
 		return false, nil
-	}
-	if set := p.names[ev.T.Name()]; len(set) > 0 {
-		if a, err := meta.Accessor(ev.Object()); err != nil || !set[a.GetName()] {
-			return false, nil
-		}
-	}
-	r := rendered{ev: ev, typ: ev.Type}
-	if len(p.o.where) > 0 {
-		oldIn, newIn := p.o.matches(ev.Old), p.o.matches(ev.New)
-		switch {
-		case ev.Type == cache.Added && newIn, ev.Type == cache.Deleted && oldIn:
-		case ev.Type == cache.Modified && oldIn && newIn:
-		case ev.Type == cache.Modified && newIn:
-			r.typ, r.note = cache.Added, "entered query"
-		case ev.Type == cache.Modified && oldIn:
-			r.typ, r.note = cache.Deleted, "left query"
-		default:
-			return false, nil
-		}
 	}
 	if r.typ == cache.Modified {
 		var err error
-		if r.old, r.new, err = diff.UpdateMaps(ev.Old, ev.New, p.o.Output == "text" && p.o.Diff == "unified"); err != nil {
+		if r.old, r.new, err = diff.UpdateMaps(ev.Old, ev.New, p.cfg.format == formatText && p.cfg.diff == diffUnified); err != nil {
 			return false, err
 		}
 		opts := p.textDiffOptions(ev.T)
-		if p.o.Output == "text" && p.o.Diff == "compact" {
+		if p.cfg.format == formatText && p.cfg.diff == diffCompact {
 			r.changes = diff.Compare(r.old, r.new, opts)
 			if len(r.changes) == 0 {
 				return false, nil
@@ -217,12 +52,12 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 		}
 		r.managers = changedManagers(ev.Old, ev.New)
 	}
-	switch p.o.Output {
-	case "json":
+	switch p.cfg.format {
+	case formatJSON:
 		return true, p.writeJSON(r)
-	case "yaml":
+	case formatYAML:
 		return true, p.writeYAML(r)
-	case "name":
+	case formatName:
 		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), terminal.SanitizeText(objectName(ev.Object())))
 		return true, err
 	}
@@ -230,7 +65,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 }
 
 func (p *eventPrinter) paint(color, s string) string {
-	if !p.o.color {
+	if !p.cfg.color {
 		return s
 	}
 	return color + s + terminal.Reset
@@ -238,7 +73,7 @@ func (p *eventPrinter) paint(color, s string) string {
 
 func (p *eventPrinter) writeText(r rendered) error {
 	var line strings.Builder
-	if p.o.Timestamps {
+	if p.cfg.timestamps {
 		line.WriteString(time.Now().Format("15:04:05.000 "))
 	}
 	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
@@ -272,20 +107,20 @@ func (p *eventPrinter) writeText(r rendered) error {
 		return nil
 	}
 	opts := p.textDiffOptions(r.ev.T)
-	switch p.o.Diff {
-	case "compact":
-		return diff.WriteCompact(p.out, r.changes, "    ", p.o.color)
-	case "unified":
+	switch p.cfg.diff {
+	case diffCompact:
+		return diff.WriteCompact(p.out, r.changes, "    ", p.cfg.color)
+	case diffUnified:
 		label := kindName(r.ev.T) + "/" + objectName(r.ev.New)
-		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.o.color)
+		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.cfg.color)
 	}
 	return nil
 }
 
 // textDiffOptions adds the redaction of Secret values to the diff options.
 func (p *eventPrinter) textDiffOptions(t *cache.Type) diff.Options {
-	opts := p.o.diffOpts
-	if !p.o.ShowSecretValues && t.Mapping.Resource.Group == "" && t.Mapping.Resource.Resource == "secrets" {
+	opts := p.cfg.diffOptions
+	if !p.cfg.showSecretValues && t.Mapping.Resource.Group == "" && t.Mapping.Resource.Resource == "secrets" {
 		opts.Redact = append(opts.Redact, secretPaths()...)
 	}
 	return opts
@@ -331,7 +166,7 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 		Note:              r.note,
 	}
 	if r.typ == cache.Modified {
-		ev.Patch = diff.JSONPatch(r.old, r.new, p.o.diffOpts)
+		ev.Patch = diff.JSONPatch(r.old, r.new, p.cfg.diffOptions)
 	}
 	return ev, nil
 }
@@ -341,7 +176,7 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 // reordering them is no change, but the JSON Patch works by index, and
 // each event's patch must apply to the object of the event before it.
 func (p *eventPrinter) patchOnly(r rendered) bool {
-	return (p.o.Output == "json" || p.o.Output == "yaml") && len(diff.JSONPatch(r.old, r.new, p.o.diffOpts)) > 0
+	return (p.cfg.format == formatJSON || p.cfg.format == formatYAML) && len(diff.JSONPatch(r.old, r.new, p.cfg.diffOptions)) > 0
 }
 
 func (p *eventPrinter) writeJSON(r rendered) error {
