@@ -115,10 +115,10 @@ type procsLimit struct {
 // there is only one CPU; restore gives the other CPUs back, for good, as
 // soon as the output falls behind (and when the watch ends).
 //
-// After sync a watch is a chain of goroutines handing each event on; with
-// one P a hand-off is a run-queue push instead of waking an idle P, which
-// costs less CPU per event than the event's own work (figures in the
-// commit that added it). A watch that needs more gets every CPU back.
+// Why: after sync each event is handed along a chain of goroutines, and
+// with more than one P every hand-off wakes an idle P, which costs more than
+// the event's own work; with one P it is a run-queue push. (Measured figures:
+// the message of the commit that split watchprint.go.)
 func (l *procsLimit) oneProc() {
 	l.started = true
 	prev := goruntime.GOMAXPROCS(0)
