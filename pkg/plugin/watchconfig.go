@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -19,18 +20,11 @@ const (
 	formatName
 )
 
+// watchFormats are the flag values of the watchFormat constants, in their order.
+var watchFormats = []string{"text", "json", "yaml", "name"}
+
 func parseWatchFormat(s string) (watchFormat, error) {
-	switch s {
-	case "text":
-		return formatText, nil
-	case "json":
-		return formatJSON, nil
-	case "yaml":
-		return formatYAML, nil
-	case "name":
-		return formatName, nil
-	}
-	return 0, fmt.Errorf("-o/--output must be text, json, yaml or name for watch, got %q", s)
+	return parseChoice[watchFormat](watchFormats, s, "-o/--output must be text, json, yaml or name for watch")
 }
 
 // diffMode is a --diff value: how text output shows what an update changed.
@@ -42,16 +36,11 @@ const (
 	diffNone
 )
 
+// diffModes are the flag values of the diffMode constants, in their order.
+var diffModes = []string{"compact", "unified", "none"}
+
 func parseDiffMode(s string) (diffMode, error) {
-	switch s {
-	case "compact":
-		return diffCompact, nil
-	case "unified":
-		return diffUnified, nil
-	case "none":
-		return diffNone, nil
-	}
-	return 0, fmt.Errorf("--diff must be compact, unified or none, got %q", s)
+	return parseChoice[diffMode](diffModes, s, "--diff must be compact, unified or none")
 }
 
 // colorMode is a --color value.
@@ -63,16 +52,11 @@ const (
 	colorNever
 )
 
+// colorModes are the flag values of the colorMode constants, in their order.
+var colorModes = []string{"auto", "always", "never"}
+
 func parseColorMode(s string) (colorMode, error) {
-	switch s {
-	case "auto":
-		return colorAuto, nil
-	case "always":
-		return colorAlways, nil
-	case "never":
-		return colorNever, nil
-	}
-	return 0, fmt.Errorf("--color must be auto, always or never, got %q", s)
+	return parseChoice[colorMode](colorModes, s, "--color must be auto, always or never")
 }
 
 // enabled reports whether output to w is coloured: for auto, when w is a
@@ -85,6 +69,15 @@ func (m colorMode) enabled(w io.Writer) bool {
 		return printers.AllowsColorOutput(w)
 	}
 	return false
+}
+
+// parseChoice returns the index in values of the flag value s as a T, or an
+// error that says what must be, "got" s.
+func parseChoice[T ~int](values []string, s, mustBe string) (T, error) {
+	if i := slices.Index(values, s); i >= 0 {
+		return T(i), nil
+	}
+	return 0, fmt.Errorf("%s, got %q", mustBe, s)
 }
 
 // watchPrintConfig is everything the watch printer needs, built by
