@@ -11,9 +11,11 @@ package krew
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // APIVersion and Kind are the only apiVersion and kind krew accepts for a
@@ -92,41 +94,27 @@ type FileOperation struct {
 	To   string `json:"to"`
 }
 
-// Matches reports whether s selects the platform whose labels are labels.
-// A nil Selector matches nothing, as krew treats it as invalid.
-func (s *Selector) Matches(labels map[string]string) bool {
+// Matches reports whether s selects the platform whose labels are set, as
+// metav1.LabelSelectorAsSelector reads s; a selector that does not convert
+// (an unknown operator, In without values) matches nothing. A nil Selector
+// matches nothing, as krew treats it as invalid.
+func (s *Selector) Matches(set map[string]string) bool {
 	if s == nil {
 		return false
 	}
-	for k, v := range s.MatchLabels {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
+	ls := &metav1.LabelSelector{MatchLabels: s.MatchLabels}
 	for _, req := range s.MatchExpressions {
-		got, ok := labels[req.Key]
-		switch req.Operator {
-		case "In":
-			if !ok || !slices.Contains(req.Values, got) {
-				return false
-			}
-		case "NotIn":
-			if ok && slices.Contains(req.Values, got) {
-				return false
-			}
-		case "Exists":
-			if !ok {
-				return false
-			}
-		case "DoesNotExist":
-			if ok {
-				return false
-			}
-		default:
-			return false
-		}
+		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key:      req.Key,
+			Operator: metav1.LabelSelectorOperator(req.Operator),
+			Values:   req.Values,
+		})
 	}
-	return true
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil {
+		return false
+	}
+	return sel.Matches(labels.Set(set))
 }
 
 // String returns the selector in label-selector syntax with its terms

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // MaxValueBytes is how many bytes of a value WriteCompact prints before it
@@ -15,16 +17,6 @@ const MaxValueBytes = 200
 
 // hiddenValue is printed in place of a redacted value.
 const hiddenValue = "(hidden)"
-
-// ANSI colours for the symbols of WriteCompact and the lines of Unified.
-const (
-	colorRed    = "\x1b[31m"
-	colorGreen  = "\x1b[32m"
-	colorYellow = "\x1b[33m"
-	colorCyan   = "\x1b[36m"
-	colorBold   = "\x1b[1m"
-	colorReset  = "\x1b[0m"
-)
 
 // flushBytes is how much WriteCompact and Unified buffer before writing.
 const flushBytes = 32 << 10
@@ -38,7 +30,7 @@ const flushBytes = 32 << 10
 //
 // Values are written as compact JSON, map keys sorted, with every control
 // character, C1 control and bidirectional formatting character escaped (see
-// SanitizeText), so cluster data cannot inject terminal escapes. A value
+// terminal.SanitizeText), so cluster data cannot inject terminal escapes. A value
 // whose JSON takes more than MaxValueBytes is cut there and followed by
 // "… (N bytes)", where N is the length of the string, or of the JSON of a
 // map or list. If color is set, added lines are green, removed lines red and
@@ -53,7 +45,7 @@ func WriteCompact(w io.Writer, changes []Change, indent string, color bool) erro
 		}
 		buf = append(buf, c.Op.Symbol()...)
 		buf = append(buf, ' ')
-		buf = appendSanitized(buf, c.Path)
+		buf = terminal.AppendSanitized(buf, c.Path)
 		buf = append(buf, ':', ' ')
 		switch {
 		case c.Redacted:
@@ -68,7 +60,7 @@ func WriteCompact(w io.Writer, changes []Change, indent string, color bool) erro
 			buf = appendValue(buf, c.New)
 		}
 		if color {
-			buf = append(buf, colorReset...)
+			buf = append(buf, terminal.Reset...)
 		}
 		buf = append(buf, '\n')
 		if len(buf) >= flushBytes {
@@ -89,11 +81,11 @@ func WriteCompact(w io.Writer, changes []Change, indent string, color bool) erro
 func opColor(op Op) string {
 	switch op {
 	case Added:
-		return colorGreen
+		return terminal.Green
 	case Removed:
-		return colorRed
+		return terminal.Red
 	}
-	return colorYellow
+	return terminal.Yellow
 }
 
 // appendValue appends v as safe compact JSON, truncated after MaxValueBytes.
@@ -207,7 +199,7 @@ func (vw *valueWriter) value(v interface{}) {
 		if err != nil {
 			b = fmt.Appendf(nil, "%v", v)
 		}
-		vw.token(SanitizeText(string(b)))
+		vw.token(terminal.SanitizeText(string(b)))
 	}
 }
 
@@ -244,8 +236,8 @@ func appendQuotedRune(b []byte, s string) ([]byte, int) {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return append(b, `\ufffd`...), 1
-	case needsEscape(r):
-		return appendEscape(b, r), size
+	case terminal.NeedsEscape(r):
+		return terminal.AppendEscape(b, r), size
 	}
 	return append(b, s[:size]...), size
 }
@@ -270,7 +262,7 @@ func quotedBodyLen(s string) int {
 			n += 6
 		case r == '\n' || r == '\r' || r == '\t':
 			n += 2
-		case needsEscape(r):
+		case terminal.NeedsEscape(r):
 			n += 6
 		default:
 			n += size

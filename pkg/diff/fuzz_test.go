@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 func FuzzParsePath(f *testing.F) {
@@ -37,13 +39,13 @@ func FuzzParsePath(f *testing.F) {
 			if !strings.HasPrefix(msg, "invalid path ") {
 				t.Errorf("ParsePath(%q) error = %q, want it to start with %q", s, msg, "invalid path ")
 			}
-			if SanitizeText(msg) != msg {
+			if terminal.SanitizeText(msg) != msg {
 				t.Errorf("ParsePath(%q) error = %q, want no control characters", s, msg)
 			}
 			return
 		}
 		str := p.String()
-		if SanitizeText(str) != str {
+		if terminal.SanitizeText(str) != str {
 			t.Errorf("ParsePath(%q).String() = %q, want no control characters", s, str)
 		}
 		again, err := ParsePath(str)

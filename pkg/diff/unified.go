@@ -10,18 +10,8 @@ import (
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
-)
 
-// hiddenChanged replaces a redacted value on the new side of Unified when it
-// differs from the old one, so the diff still shows that it changed.
-const hiddenChanged = "(hidden, changed)"
-
-// Limits on the line diff of Unified. Beyond them, the lines between the
-// common head and tail are shown as one block removed and one block added,
-// which is correct but not minimal.
-const (
-	maxDiffEdits = 1000    // most lines the diff will add plus remove
-	maxDiffWork  = 1 << 25 // most steps the diff will take
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // Unified writes a unified diff, like diff -u, of old and new rendered as
@@ -35,7 +25,7 @@ const (
 // out, and, if Only is set, everything outside the Only paths. Under Redact
 // paths every value is replaced with "(hidden)" — on the new side with
 // "(hidden, changed)" when it differs from the old value — so the keys show
-// but not the values. Every line is passed through SanitizeText.
+// but not the values. Every line is passed through terminal.SanitizeText.
 //
 // The line diff is Myers' algorithm on the lines between the common head and
 // tail; past 1000 changed lines (a rewrite of the object, say) it shows that
@@ -77,12 +67,12 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 	var buf []byte
 	header := func(prefix, label string) {
 		if color {
-			buf = append(buf, colorBold...)
+			buf = append(buf, terminal.Bold...)
 		}
 		buf = append(buf, prefix...)
-		buf = appendSanitized(buf, label)
+		buf = terminal.AppendSanitized(buf, label)
 		if color {
-			buf = append(buf, colorReset...)
+			buf = append(buf, terminal.Reset...)
 		}
 		buf = append(buf, '\n')
 	}
@@ -90,7 +80,7 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 	header("+++ ", newLabel)
 	for _, h := range hunks {
 		if color {
-			buf = append(buf, colorCyan...)
+			buf = append(buf, terminal.Cyan...)
 		}
 		buf = append(buf, "@@ -"...)
 		buf = appendRange(buf, h.aStart, h.aCount)
@@ -98,7 +88,7 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 		buf = appendRange(buf, h.bStart, h.bCount)
 		buf = append(buf, " @@"...)
 		if color {
-			buf = append(buf, colorReset...)
+			buf = append(buf, terminal.Reset...)
 		}
 		buf = append(buf, '\n')
 		at := 0 // where the lines of the current block of changes differ
@@ -112,21 +102,21 @@ func writeUnified(w io.Writer, oldLabel, newLabel string, a, b []string, context
 			case editEqual:
 				line, mark = a[e.a], ' '
 			case editDelete:
-				line, mark, c = a[e.a], '-', colorRed
+				line, mark, c = a[e.a], '-', terminal.Red
 			case editInsert:
-				line, mark, c = b[e.b], '+', colorGreen
+				line, mark, c = b[e.b], '+', terminal.Green
 			}
 			if color && c != "" {
 				buf = append(buf, c...)
 			}
 			buf = append(buf, mark)
 			if e.kind == editEqual {
-				buf = appendSanitized(buf, shortLine(line, 0))
+				buf = terminal.AppendSanitized(buf, shortLine(line, 0))
 			} else {
-				buf = appendSanitized(buf, shortLine(line, at))
+				buf = terminal.AppendSanitized(buf, shortLine(line, at))
 			}
 			if color && c != "" {
-				buf = append(buf, colorReset...)
+				buf = append(buf, terminal.Reset...)
 			}
 			buf = append(buf, '\n')
 			if len(buf) >= flushBytes {
@@ -267,205 +257,19 @@ func filtered(obj map[string]interface{}, opts Options) interface{} {
 	return map[string]interface{}{}
 }
 
-// redactPair returns o and n with the values under Redact paths replaced,
-// copying only the maps and lists on the way to them.
-func (w *walker) redactPair(d int, o interface{}, hasO bool, n interface{}, hasN bool, st state) (interface{}, interface{}) {
-	if st.redacted {
-		return maskPair(o, hasO, n, hasN)
-	}
-	if !st.aliveRed {
-		return o, n
-	}
-	om, oMap := o.(map[string]interface{})
-	nm, nMap := n.(map[string]interface{})
-	ol, oList := o.([]interface{})
-	nl, nList := n.([]interface{})
-	switch {
-	case (oMap || !hasO) && (nMap || !hasN):
-		var ro, rn map[string]interface{}
-		if hasO {
-			ro = make(map[string]interface{}, len(om))
-		}
-		if hasN {
-			rn = make(map[string]interface{}, len(nm))
-		}
-		for k, ov := range om {
-			nv, ok := nm[k]
-			cs := w.childKey(st, d, k)
-			ro[k], nv = w.redactPair(d+1, ov, true, nv, ok, cs)
-			if ok {
-				rn[k] = nv
-			}
-		}
-		for k, nv := range nm {
-			if _, ok := om[k]; !ok {
-				cs := w.childKey(st, d, k)
-				_, rn[k] = w.redactPair(d+1, nil, false, nv, true, cs)
-			}
-		}
-		return mapOrNil(ro, hasO), mapOrNil(rn, hasN)
-	case (oList || !hasO) && (nList || !hasN):
-		var ro, rn []interface{}
-		if hasO {
-			ro = make([]interface{}, len(ol))
-		}
-		if hasN {
-			rn = make([]interface{}, len(nl))
-		}
-		for i := 0; i < max(len(ol), len(nl)); i++ {
-			var oe, ne interface{}
-			oi, ni := -1, -1
-			if i < len(ol) {
-				oe, oi = ol[i], i
-			}
-			if i < len(nl) {
-				ne, ni = nl[i], i
-			}
-			cs := w.childElem(st, d, oi, ni, oe, ne)
-			re, rne := w.redactPair(d+1, oe, oi >= 0, ne, ni >= 0, cs)
-			if oi >= 0 {
-				ro[i] = re
-			}
-			if ni >= 0 {
-				rn[i] = rne
-			}
-		}
-		return listOrNil(ro, hasO), listOrNil(rn, hasN)
-	case hasO && hasN:
-		// Different kinds: each side on its own.
-		ro, _ := w.redactPair(d, o, true, nil, false, st)
-		_, rn := w.redactPair(d, nil, false, n, true, st)
-		return ro, rn
-	}
-	return o, n
-}
-
-func mapOrNil(m map[string]interface{}, ok bool) interface{} {
-	if !ok {
-		return nil
-	}
-	return m
-}
-
-func listOrNil(l []interface{}, ok bool) interface{} {
-	if !ok {
-		return nil
-	}
-	return l
-}
-
-// maskPair replaces every leaf value under a Redact path, keeping map keys
-// and list lengths, and marks the new leaves that differ from the old ones.
-func maskPair(o interface{}, hasO bool, n interface{}, hasN bool) (interface{}, interface{}) {
-	om, oMap := o.(map[string]interface{})
-	nm, nMap := n.(map[string]interface{})
-	ol, oList := o.([]interface{})
-	nl, nList := n.([]interface{})
-	switch {
-	case oMap && nMap:
-		ro := make(map[string]interface{}, len(om))
-		rn := make(map[string]interface{}, len(nm))
-		for k, ov := range om {
-			nv, ok := nm[k]
-			ro[k], nv = maskPair(ov, true, nv, ok)
-			if ok {
-				rn[k] = nv
-			}
-		}
-		for k, nv := range nm {
-			if _, ok := om[k]; !ok {
-				rn[k] = mask(nv, hiddenValue)
-			}
-		}
-		return ro, rn
-	case oList && nList:
-		ro := make([]interface{}, len(ol))
-		rn := make([]interface{}, len(nl))
-		for i := range ol {
-			if i < len(nl) {
-				ro[i], rn[i] = maskPair(ol[i], true, nl[i], true)
-			} else {
-				ro[i] = mask(ol[i], hiddenValue)
-			}
-		}
-		for i := len(ol); i < len(nl); i++ {
-			rn[i] = mask(nl[i], hiddenValue)
-		}
-		return ro, rn
-	}
-	var ro, rn interface{}
-	if hasO {
-		ro = mask(o, hiddenValue)
-	}
-	if hasN {
-		marker := hiddenValue
-		if hasO && (isContainer(o) || isContainer(n) || !scalarEqual(o, n)) {
-			marker = hiddenChanged
-		}
-		rn = mask(n, marker)
-	}
-	return ro, rn
-}
-
-// mask returns v with every leaf replaced by marker.
-func mask(v interface{}, marker string) interface{} {
-	switch x := v.(type) {
-	case map[string]interface{}:
-		out := make(map[string]interface{}, len(x))
-		for k, e := range x {
-			out[k] = mask(e, marker)
-		}
-		return out
-	case []interface{}:
-		out := make([]interface{}, len(x))
-		for i, e := range x {
-			out[i] = mask(e, marker)
-		}
-		return out
-	}
-	return marker
-}
-
-// yamlRejects reports whether r must not reach the YAML parser and emitter
-// that sigs.k8s.io/yaml runs on the JSON encoding of an object: DEL and the C1
-// controls (which the parser rejects, or as NEL folds into a space), U+FEFF,
-// U+FFFE and U+FFFF (rejected), and the line and paragraph separators (line
-// breaks to YAML). encoding/json already escapes the C0 controls.
-func yamlRejects(r rune) bool {
-	return r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff
-}
-
-// yamlSafeString returns s with the runes yamlRejects written as \uXXXX
-// text; the result is longer than s exactly when it differs. (Only the
-// display changes: a key so rewritten could in theory collide with another.)
-func yamlSafeString(s string) string {
-	for _, r := range s {
-		if yamlRejects(r) {
-			var b []byte
-			for _, r := range s {
-				if yamlRejects(r) {
-					b = appendEscape(b, r)
-				} else {
-					b = utf8.AppendRune(b, r)
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-// yamlSafe returns v with yamlSafeString applied to every key and string,
+// yamlSafe returns v with terminal.EscapeForYAML applied to every key and
+// string (only the display changes: a key so rewritten could in theory
+// collide with another),
 // copying only the maps and lists that change, and whether anything did.
 func yamlSafe(v interface{}) (interface{}, bool) {
 	switch x := v.(type) {
 	case string:
-		s := yamlSafeString(x)
+		s := terminal.EscapeForYAML(x)
 		return s, len(s) != len(x)
 	case map[string]interface{}:
 		var out map[string]interface{}
 		for k, e := range x {
-			sk := yamlSafeString(k)
+			sk := terminal.EscapeForYAML(k)
 			se, changed := yamlSafe(e)
 			if out == nil && (changed || len(sk) != len(k)) {
 				out = make(map[string]interface{}, len(x))
@@ -516,202 +320,4 @@ func splitLines(b []byte) []string {
 		s, b = s[i+1:], b[i+1:]
 	}
 	return append(lines, s)
-}
-
-// editKind is one step of a line diff.
-type editKind uint8
-
-const (
-	editEqual editKind = iota
-	editDelete
-	editInsert
-)
-
-// edit is one line of a diff: line a of the old text, line b of the new, or
-// both; for a delete, b is where the new text stands, and for an insert, a
-// is where the old one does.
-type edit struct {
-	kind editKind
-	a, b int
-}
-
-// diffLines returns an edit script that turns a into b.
-func diffLines(a, b []string) []edit {
-	head := 0
-	for head < len(a) && head < len(b) && a[head] == b[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
-		tail++
-	}
-	edits := make([]edit, 0, len(a)+len(b)-head-tail)
-	for i := 0; i < head; i++ {
-		edits = append(edits, edit{kind: editEqual, a: i, b: i})
-	}
-	am, bm := a[head:len(a)-tail], b[head:len(b)-tail]
-	middle, ok := myers(am, bm)
-	if !ok {
-		middle = middle[:0]
-		for i := range am {
-			middle = append(middle, edit{kind: editDelete, a: i, b: 0})
-		}
-		for j := range bm {
-			middle = append(middle, edit{kind: editInsert, a: len(am), b: j})
-		}
-	}
-	for _, e := range middle {
-		edits = append(edits, edit{kind: e.kind, a: e.a + head, b: e.b + head})
-	}
-	for i := 0; i < tail; i++ {
-		edits = append(edits, edit{kind: editEqual, a: len(a) - tail + i, b: len(b) - tail + i})
-	}
-	return edits
-}
-
-// myers returns a shortest edit script from a to b (Myers, "An O(ND)
-// Difference Algorithm and Its Variations", 1986), or false if it needs more
-// than maxDiffEdits edits or maxDiffWork steps.
-func myers(a, b []string) ([]edit, bool) {
-	n, m := len(a), len(b)
-	if n == 0 && m == 0 {
-		return nil, true
-	}
-	maxD := min(n+m, maxDiffEdits)
-	off := maxD + 1
-	v := make([]int32, 2*maxD+3) // v[off+k]: furthest x on diagonal k
-	// trace[d] holds v[-d..d] as it was before round d.
-	var trace [][]int32
-	work := 0
-	for d := 0; d <= maxD; d++ {
-		trace = append(trace, append([]int32(nil), v[off-d:off+d+1]...))
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-				x = int(v[off+k+1])
-			} else {
-				x = int(v[off+k-1]) + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x++
-				y++
-				work++
-			}
-			work++
-			v[off+k] = int32(x)
-			if x >= n && y >= m {
-				return backtrack(trace, n, m), true
-			}
-		}
-		if work > maxDiffWork {
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
-// backtrack follows the trace of myers back from (n, m) to (0, 0).
-func backtrack(trace [][]int32, n, m int) []edit {
-	var rev []edit
-	x, y := n, m
-	for d := len(trace) - 1; d > 0; d-- {
-		v := trace[d] // v[i] is diagonal i-d
-		k := x - y
-		var prevK int
-		if k == -d || k != d && v[k-1+d] < v[k+1+d] {
-			prevK = k + 1
-		} else {
-			prevK = k - 1
-		}
-		prevX := int(v[prevK+d])
-		prevY := prevX - prevK
-		for x > prevX && y > prevY {
-			x--
-			y--
-			rev = append(rev, edit{kind: editEqual, a: x, b: y})
-		}
-		if x == prevX {
-			y--
-			rev = append(rev, edit{kind: editInsert, a: x, b: y})
-		} else {
-			x--
-			rev = append(rev, edit{kind: editDelete, a: x, b: y})
-		}
-	}
-	for x > 0 && y > 0 {
-		x--
-		y--
-		rev = append(rev, edit{kind: editEqual, a: x, b: y})
-	}
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
-	return rev
-}
-
-// hunk is a run of edits[first:last] shown together, and its line ranges.
-type hunk struct {
-	first, last    int
-	aStart, aCount int // aStart is 0-based
-	bStart, bCount int
-}
-
-// groupHunks groups the changes of edits with up to context equal lines
-// around each, merging groups that would touch or overlap.
-func groupHunks(edits []edit, context int) []hunk {
-	var hunks []hunk
-	for i := 0; i < len(edits); {
-		if edits[i].kind == editEqual {
-			i++
-			continue
-		}
-		first := max(0, i-context)
-		// Extend over changes separated by at most 2*context equal lines.
-		last := i
-		for j := i; j < len(edits); {
-			if edits[j].kind != editEqual {
-				j++
-				last = j
-				continue
-			}
-			run := j
-			for run < len(edits) && edits[run].kind == editEqual {
-				run++
-			}
-			if run == len(edits) || run-j > 2*context {
-				break
-			}
-			j = run
-		}
-		end := min(len(edits), last+context)
-		h := hunk{first: first, last: end, aStart: edits[first].a, bStart: edits[first].b}
-		for _, e := range edits[first:end] {
-			if e.kind != editInsert {
-				h.aCount++
-			}
-			if e.kind != editDelete {
-				h.bCount++
-			}
-		}
-		hunks = append(hunks, h)
-		i = end
-	}
-	return hunks
-}
-
-// appendRange appends a hunk range the way diff -u writes it: the 1-based
-// first line and the count, with the count left out when it is 1, and the
-// line before the hunk when the count is 0.
-func appendRange(b []byte, start, count int) []byte {
-	if count == 0 {
-		b = strconv.AppendInt(b, int64(start), 10)
-		return append(b, ",0"...)
-	}
-	b = strconv.AppendInt(b, int64(start+1), 10)
-	if count != 1 {
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(count), 10)
-	}
-	return b
 }

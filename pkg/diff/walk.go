@@ -1,110 +1,9 @@
 package diff
 
-import (
-	"cmp"
-	"slices"
-	"strconv"
-	"strings"
-)
-
 // This file holds the walker shared by Compare, Changed and JSONPatch. It
 // visits old and new together and reports differences at the shallowest
 // path where they occur, honouring the Options filter (see the package
 // documentation for what Ignore and Only mean).
-//
-// Filtering is tracked without allocating: every Options path is a pattern,
-// and a pattern that has matched the first d edges of the current path is
-// "alive" at depth d. Since every segment matches exactly one edge, a
-// pattern's next segment is always its segment d, and the set of patterns
-// alive at depth d+1 is a subset of those alive at depth d, kept in a
-// per-depth buffer. A pattern that matches its last segment marks the node
-// (and everything under it) as ignored, inside Only, or redacted.
-
-// role says which option list a pattern comes from.
-type role uint8
-
-const (
-	roleIgnore role = iota
-	roleOnly
-	roleRedact
-)
-
-// filter holds the Options paths; pattern i indexes Ignore, then Only, then Redact.
-type filter struct {
-	ignore, only, redact []Path
-}
-
-func (f *filter) size() int { return len(f.ignore) + len(f.only) + len(f.redact) }
-
-func (f *filter) pattern(i int) (*Path, role) {
-	if i < len(f.ignore) {
-		return &f.ignore[i], roleIgnore
-	}
-	i -= len(f.ignore)
-	if i < len(f.only) {
-		return &f.only[i], roleOnly
-	}
-	return &f.redact[i-len(f.only)], roleRedact
-}
-
-// state is what the filter says about one node.
-type state struct {
-	alive     []int32 // patterns that matched the path so far and go deeper
-	ignored   bool    // at or under an Ignore path
-	inOnly    bool    // at or under an Only path, or Only is empty
-	redacted  bool    // at or under a Redact path
-	aliveIgn  bool    // some alive pattern is an Ignore path
-	aliveOnly bool    // some alive pattern is an Only path
-	aliveRed  bool    // some alive pattern is a Redact path
-}
-
-// skip reports whether nothing at or under the node counts.
-func (s state) skip() bool { return s.ignored || !s.inOnly && !s.aliveOnly }
-
-// partial reports whether the node counts but some of what is under it does
-// not (or, outside Only, only some of it does).
-func (s state) partial() bool { return s.aliveIgn || !s.inOnly && s.aliveOnly }
-
-// hidden reports whether a change at the node must not show its values.
-func (s state) hidden() bool { return s.redacted || s.aliveRed }
-
-func (s *state) matched(r role, last bool) {
-	switch {
-	case r == roleIgnore && last:
-		s.ignored = true
-	case r == roleIgnore:
-		s.aliveIgn = true
-	case r == roleOnly && last:
-		s.inOnly = true
-	case r == roleOnly:
-		s.aliveOnly = true
-	case last:
-		s.redacted = true
-	default:
-		s.aliveRed = true
-	}
-}
-
-// edgeKind says how a path edge is written.
-type edgeKind uint8
-
-const (
-	edgeKey   edgeKind = iota // a map key
-	edgeIndex                 // a list index
-	edgeNamed                 // a list element matched by a field, such as [name=web]
-)
-
-// edge is one step of the current path: from a node at depth d to its child.
-type edge struct {
-	key   string      // edgeKey: the map key; edgeNamed: the field
-	value interface{} // edgeNamed: the field's value
-	index int         // edgeIndex: the index (in JSONPatch, in the list as patched so far)
-	ord   int         // order among the siblings of a list, for sorting
-	kind  edgeKind
-}
-
-// namedFields are the fields that identify list elements, in order of preference.
-var namedFields = [...]string{"name", "type", "key", "uid", "ip", "containerPort", "devicePath", "mountPath"}
 
 // walker compares two objects. It is used once.
 type walker struct {
@@ -134,84 +33,6 @@ func (w *walker) init(opts Options, redact bool) {
 	if redact {
 		w.f.redact = opts.Redact
 	}
-}
-
-// levelBuf returns an empty buffer for the patterns alive at depth d.
-func (w *walker) levelBuf(d int) []int32 {
-	n := w.f.size()
-	if (d+1)*n <= len(w.aliveInline) {
-		return w.aliveInline[d*n : d*n : (d+1)*n]
-	}
-	if len(w.aliveHeap) < (d+1)*n {
-		// Earlier levels keep pointing into the old array, which they own.
-		w.aliveHeap = make([]int32, 2*(d+1)*n)
-	}
-	return w.aliveHeap[d*n : d*n : (d+1)*n]
-}
-
-// rootState returns the state of the root node.
-func (w *walker) rootState() state {
-	st := state{inOnly: len(w.f.only) == 0}
-	n := w.f.size()
-	if n == 0 {
-		return st
-	}
-	buf := w.levelBuf(0)
-	for i := 0; i < n; i++ {
-		p, r := w.f.pattern(i)
-		st.matched(r, len(p.segs) == 0)
-		if len(p.segs) > 0 {
-			buf = append(buf, int32(i))
-		}
-	}
-	st.alive = buf
-	return st
-}
-
-// childKey returns the state of the child at map key key of a node at depth d.
-func (w *walker) childKey(st state, d int, key string) state {
-	c := state{ignored: st.ignored, inOnly: st.inOnly, redacted: st.redacted}
-	if len(st.alive) == 0 {
-		return c
-	}
-	buf := w.levelBuf(d + 1)
-	for _, i := range st.alive {
-		p, r := w.f.pattern(int(i))
-		if !p.segs[d].matchesKey(key) {
-			continue
-		}
-		last := len(p.segs) == d+1
-		c.matched(r, last)
-		if !last {
-			buf = append(buf, i)
-		}
-	}
-	c.alive = buf
-	return c
-}
-
-// childElem returns the state of a list element of a node at depth d: the
-// element oe at index oi of the old list and ne at ni of the new one, where
-// an index of -1 means that side is absent.
-func (w *walker) childElem(st state, d int, oi, ni int, oe, ne interface{}) state {
-	c := state{ignored: st.ignored, inOnly: st.inOnly, redacted: st.redacted}
-	if len(st.alive) == 0 {
-		return c
-	}
-	buf := w.levelBuf(d + 1)
-	for _, i := range st.alive {
-		p, r := w.f.pattern(int(i))
-		if !p.segs[d].matchesElem(oi, ni, oe, ne) {
-			continue
-		}
-		last := len(p.segs) == d+1
-		c.matched(r, last)
-		if !last {
-			buf = append(buf, i)
-		}
-	}
-	c.alive = buf
-	return c
 }
 
 // done reports whether the walk can stop.
@@ -342,130 +163,6 @@ func (w *walker) lists(d int, o, n []interface{}, st state) {
 			end++
 		}
 	}
-}
-
-// namedLists compares two lists whose elements are maps identified by field f.
-func (w *walker) namedLists(d int, o, n []interface{}, f string, st state) {
-	var usedSmall uint64
-	var usedLarge []bool
-	if len(n) > 64 {
-		usedLarge = make([]bool, len(n))
-	}
-	for i, oe := range o {
-		if w.done() {
-			return
-		}
-		key := oe.(map[string]interface{})[f]
-		j := findNamed(n, f, key, i)
-		if j < 0 {
-			cs := w.childElem(st, d, i, -1, oe, nil)
-			w.setEdge(d, edge{kind: edgeNamed, key: f, value: key, index: i, ord: i})
-			w.node(d+1, oe, true, nil, false, cs)
-			continue
-		}
-		if usedLarge != nil {
-			usedLarge[j] = true
-		} else {
-			usedSmall |= 1 << uint(j)
-		}
-		cs := w.childElem(st, d, i, j, oe, n[j])
-		w.setEdge(d, edge{kind: edgeNamed, key: f, value: key, index: j, ord: i})
-		w.node(d+1, oe, true, n[j], true, cs)
-	}
-	for j, ne := range n {
-		if w.done() {
-			return
-		}
-		if usedLarge != nil && usedLarge[j] || usedLarge == nil && usedSmall&(1<<uint(j)) != 0 {
-			continue
-		}
-		key := ne.(map[string]interface{})[f]
-		cs := w.childElem(st, d, -1, j, nil, ne)
-		w.setEdge(d, edge{kind: edgeNamed, key: f, value: key, index: j, ord: len(o) + j})
-		w.node(d+1, nil, false, ne, true, cs)
-	}
-}
-
-// findNamed returns the index of the element of l whose field f equals key,
-// trying index hint first, or -1.
-func findNamed(l []interface{}, f string, key interface{}, hint int) int {
-	if hint < len(l) && scalarEqual(l[hint].(map[string]interface{})[f], key) {
-		return hint
-	}
-	for j, e := range l {
-		if j != hint && scalarEqual(e.(map[string]interface{})[f], key) {
-			return j
-		}
-	}
-	return -1
-}
-
-// namedField returns the field that identifies the elements of both lists,
-// or "" if they are not lists of named elements.
-func namedField(o, n []interface{}) string {
-	var first interface{}
-	switch {
-	case len(o) > 0:
-		first = o[0]
-	case len(n) > 0:
-		first = n[0]
-	default:
-		return ""
-	}
-	m, ok := first.(map[string]interface{})
-	if !ok {
-		return ""
-	}
-	for _, f := range namedFields {
-		if _, ok := m[f]; ok && namedBy(o, f) && namedBy(n, f) {
-			return f
-		}
-	}
-	return ""
-}
-
-// namedBy reports whether every element of l is a map with a string or
-// number in field f that no other element has.
-func namedBy(l []interface{}, f string) bool {
-	// Short lists compare pairwise; long ones remember what they saw.
-	var seenStrings map[string]struct{}
-	var seenNumbers map[number]struct{}
-	if len(l) > 16 {
-		seenStrings = make(map[string]struct{}, len(l))
-		seenNumbers = make(map[number]struct{})
-	}
-	for i, e := range l {
-		m, ok := e.(map[string]interface{})
-		if !ok {
-			return false
-		}
-		v, ok := m[f]
-		if !ok || !isKeyScalar(v) {
-			return false
-		}
-		if seenStrings == nil {
-			for _, prev := range l[:i] {
-				if scalarEqual(prev.(map[string]interface{})[f], v) {
-					return false
-				}
-			}
-			continue
-		}
-		if s, isString := v.(string); isString {
-			if _, dup := seenStrings[s]; dup {
-				return false
-			}
-			seenStrings[s] = struct{}{}
-			continue
-		}
-		n, _ := toNumber(v)
-		n = n.canonical()
-		if _, dup := seenNumbers[n]; dup {
-			return false
-		}
-		seenNumbers[n] = struct{}{}
-	}
-	return true
 }
 
 // replace handles values that differ in type, or scalars that differ.
@@ -659,109 +356,165 @@ func (w *walker) emit(d int, op Op, o, n interface{}, st state) {
 	w.changes = append(w.changes, c)
 }
 
-// order returns the indices of the recorded changes sorted by path: map keys
-// in byte order, list elements in walk order.
-func (w *walker) order() []int {
-	idx := make([]int, len(w.spans))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return compareEdges(w.pathOf(a), w.pathOf(b)) })
-	return idx
-}
+// hiddenChanged replaces a redacted value on the new side of Unified when it
+// differs from the old one, so the diff still shows that it changed.
+const hiddenChanged = "(hidden, changed)"
 
-func (w *walker) pathOf(i int) []edge {
-	start := 0
-	if i > 0 {
-		start = w.spans[i-1]
+// redactPair returns o and n with the values under Redact paths replaced,
+// copying only the maps and lists on the way to them.
+func (w *walker) redactPair(d int, o interface{}, hasO bool, n interface{}, hasN bool, st state) (interface{}, interface{}) {
+	if st.redacted {
+		return maskPair(o, hasO, n, hasN)
 	}
-	return w.keys[start:w.spans[i]]
-}
-
-func compareEdges(a, b []edge) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		x, y := &a[i], &b[i]
-		if x.kind == edgeKey && y.kind == edgeKey {
-			if c := strings.Compare(x.key, y.key); c != 0 {
-				return c
+	if !st.aliveRed {
+		return o, n
+	}
+	om, oMap := o.(map[string]interface{})
+	nm, nMap := n.(map[string]interface{})
+	ol, oList := o.([]interface{})
+	nl, nList := n.([]interface{})
+	switch {
+	case (oMap || !hasO) && (nMap || !hasN):
+		var ro, rn map[string]interface{}
+		if hasO {
+			ro = make(map[string]interface{}, len(om))
+		}
+		if hasN {
+			rn = make(map[string]interface{}, len(nm))
+		}
+		for k, ov := range om {
+			nv, ok := nm[k]
+			cs := w.childKey(st, d, k)
+			ro[k], nv = w.redactPair(d+1, ov, true, nv, ok, cs)
+			if ok {
+				rn[k] = nv
 			}
-			continue
 		}
-		if c := cmp.Compare(x.ord, y.ord); c != 0 {
-			return c
+		for k, nv := range nm {
+			if _, ok := om[k]; !ok {
+				cs := w.childKey(st, d, k)
+				_, rn[k] = w.redactPair(d+1, nil, false, nv, true, cs)
+			}
 		}
+		return mapOrNil(ro, hasO), mapOrNil(rn, hasN)
+	case (oList || !hasO) && (nList || !hasN):
+		var ro, rn []interface{}
+		if hasO {
+			ro = make([]interface{}, len(ol))
+		}
+		if hasN {
+			rn = make([]interface{}, len(nl))
+		}
+		for i := 0; i < max(len(ol), len(nl)); i++ {
+			var oe, ne interface{}
+			oi, ni := -1, -1
+			if i < len(ol) {
+				oe, oi = ol[i], i
+			}
+			if i < len(nl) {
+				ne, ni = nl[i], i
+			}
+			cs := w.childElem(st, d, oi, ni, oe, ne)
+			re, rne := w.redactPair(d+1, oe, oi >= 0, ne, ni >= 0, cs)
+			if oi >= 0 {
+				ro[i] = re
+			}
+			if ni >= 0 {
+				rn[i] = rne
+			}
+		}
+		return listOrNil(ro, hasO), listOrNil(rn, hasN)
+	case hasO && hasN:
+		// Different kinds: each side on its own.
+		ro, _ := w.redactPair(d, o, true, nil, false, st)
+		_, rn := w.redactPair(d, nil, false, n, true, st)
+		return ro, rn
 	}
-	return cmp.Compare(len(a), len(b))
+	return o, n
 }
 
-func (w *walker) sortedChanges() []Change {
-	if len(w.changes) < 2 {
-		return w.changes
+func mapOrNil(m map[string]interface{}, ok bool) interface{} {
+	if !ok {
+		return nil
 	}
-	out := make([]Change, len(w.changes))
-	for i, j := range w.order() {
-		out[i] = w.changes[j]
-	}
-	return out
+	return m
 }
 
-func (w *walker) sortedOps() []PatchOp {
-	if len(w.ops) < 2 {
-		return w.ops
+func listOrNil(l []interface{}, ok bool) interface{} {
+	if !ok {
+		return nil
 	}
-	out := make([]PatchOp, len(w.ops))
-	for i, j := range w.order() {
-		out[i] = w.ops[j]
-	}
-	return out
+	return l
 }
 
-// displayPath writes a path the way Change.Path shows it.
-func displayPath(path []edge) string {
-	b := make([]byte, 0, 64)
-	for i := range path {
-		e := &path[i]
-		switch e.kind {
-		case edgeKey:
-			b = appendKeySegment(b, e.key, i == 0)
-		case edgeIndex:
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(e.index), 10)
-			b = append(b, ']')
-		case edgeNamed:
-			s, _ := formatKeyScalar(e.value)
-			b = appendSelector(b, e.key, s)
+// maskPair replaces every leaf value under a Redact path, keeping map keys
+// and list lengths, and marks the new leaves that differ from the old ones.
+func maskPair(o interface{}, hasO bool, n interface{}, hasN bool) (interface{}, interface{}) {
+	om, oMap := o.(map[string]interface{})
+	nm, nMap := n.(map[string]interface{})
+	ol, oList := o.([]interface{})
+	nl, nList := n.([]interface{})
+	switch {
+	case oMap && nMap:
+		ro := make(map[string]interface{}, len(om))
+		rn := make(map[string]interface{}, len(nm))
+		for k, ov := range om {
+			nv, ok := nm[k]
+			ro[k], nv = maskPair(ov, true, nv, ok)
+			if ok {
+				rn[k] = nv
+			}
 		}
+		for k, nv := range nm {
+			if _, ok := om[k]; !ok {
+				rn[k] = mask(nv, hiddenValue)
+			}
+		}
+		return ro, rn
+	case oList && nList:
+		ro := make([]interface{}, len(ol))
+		rn := make([]interface{}, len(nl))
+		for i := range ol {
+			if i < len(nl) {
+				ro[i], rn[i] = maskPair(ol[i], true, nl[i], true)
+			} else {
+				ro[i] = mask(ol[i], hiddenValue)
+			}
+		}
+		for i := len(ol); i < len(nl); i++ {
+			rn[i] = mask(nl[i], hiddenValue)
+		}
+		return ro, rn
 	}
-	return string(b)
+	var ro, rn interface{}
+	if hasO {
+		ro = mask(o, hiddenValue)
+	}
+	if hasN {
+		marker := hiddenValue
+		if hasO && (isContainer(o) || isContainer(n) || !scalarEqual(o, n)) {
+			marker = hiddenChanged
+		}
+		rn = mask(n, marker)
+	}
+	return ro, rn
 }
 
-// pointer writes a path as an RFC 6901 JSON Pointer.
-func pointer(path []edge) string {
-	b := make([]byte, 0, 64)
-	for i := range path {
-		e := &path[i]
-		b = append(b, '/')
-		if e.kind == edgeKey {
-			b = appendPointerToken(b, e.key)
-		} else {
-			b = strconv.AppendInt(b, int64(e.index), 10)
+// mask returns v with every leaf replaced by marker.
+func mask(v interface{}, marker string) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(x))
+		for k, e := range x {
+			out[k] = mask(e, marker)
 		}
-	}
-	return string(b)
-}
-
-// appendPointerToken appends a map key escaped for a JSON Pointer: ~ as ~0, / as ~1.
-func appendPointerToken(b []byte, key string) []byte {
-	for i := 0; i < len(key); i++ {
-		switch c := key[i]; c {
-		case '~':
-			b = append(b, '~', '0')
-		case '/':
-			b = append(b, '~', '1')
-		default:
-			b = append(b, c)
+		return out
+	case []interface{}:
+		out := make([]interface{}, len(x))
+		for i, e := range x {
+			out[i] = mask(e, marker)
 		}
+		return out
 	}
-	return b
+	return marker
 }

@@ -32,6 +32,7 @@ type engineOptions struct {
 	server    string // the API server URL, for messages
 	indexSet  *index.Set
 	clients   *cache.Clients
+	config    cache.Config // what query and watch share; each adds its own
 }
 
 func (o *engineOptions) addFlags(cmd *cobra.Command) {
@@ -42,7 +43,7 @@ func (o *engineOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&o.Indexers, "indexer", nil, "Define an index NAME from a JSONPath, e.g. --indexer img='{.spec.containers[*].image}' (repeatable).")
 }
 
-// parseIndexers builds the index set from --indexer; it does no I/O.
+// parseIndexers builds the index set from --indexer.
 func (o *engineOptions) parseIndexers() error {
 	var custom []index.Custom
 	for _, s := range o.Indexers {
@@ -78,7 +79,8 @@ func (o *engineOptions) validate() error {
 	return nil
 }
 
-// complete resolves the namespace and builds the clients from kubeconfig.
+// complete resolves the namespace, builds the clients from kubeconfig, and
+// builds the index set and the engine configuration query and watch share.
 func (o *engineOptions) complete() error {
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -98,7 +100,16 @@ func (o *engineOptions) complete() error {
 		return err
 	}
 	o.clients, err = cache.NewClients(restConfig, mapper, version.UserAgent())
-	return err
+	if err != nil {
+		return err
+	}
+	o.config = cache.Config{
+		Namespace:     o.namespace,
+		LabelSelector: o.LabelSelector,
+		FieldSelector: o.FieldSelector,
+		SyncTimeout:   o.SyncTimeout,
+	}
+	return o.parseIndexers()
 }
 
 // resolve maps the TYPE[,TYPE...] argument to REST mappings through
@@ -121,15 +132,5 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 		return r.mappings, r.err
 	case <-timer.C:
 		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.server, typeArg)
-	}
-}
-
-// engineConfig returns the engine configuration shared by query and watch.
-func (o *engineOptions) engineConfig() cache.Config {
-	return cache.Config{
-		Namespace:     o.namespace,
-		LabelSelector: o.LabelSelector,
-		FieldSelector: o.FieldSelector,
-		SyncTimeout:   o.SyncTimeout,
 	}
 }

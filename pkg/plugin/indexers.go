@@ -7,9 +7,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// NewCmdIndexes returns the indexers command, which lists the built-in
+// NewCmdIndexers returns the indexers command, which lists the built-in
 // indexes.
-func NewCmdIndexes(streams genericiooptions.IOStreams) *cobra.Command {
+func NewCmdIndexers(streams genericiooptions.IOStreams) *cobra.Command {
 	var noHeaders bool
 	cmd := &cobra.Command{
 		Use:     "indexers",

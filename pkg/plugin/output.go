@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,7 +13,9 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // output is a parsed -o/--output value.
@@ -98,19 +99,6 @@ func (o output) isTable() bool {
 	return o.format == "" || o.format == "wide" || o.format == "custom-columns"
 }
 
-// toMap returns obj as a JSON-like map. Typed objects are converted, so the
-// result is a new map; unstructured objects return their own content, which
-// callers must not mutate.
-func toMap(obj interface{}) (map[string]interface{}, error) {
-	switch o := obj.(type) {
-	case *unstructured.Unstructured:
-		return o.Object, nil
-	case runtime.Object:
-		return runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	}
-	return nil, fmt.Errorf("cannot print %T", obj)
-}
-
 // printList prints objs with a cli-runtime printer: name prints one line per
 // object; the others get a v1 List, as kubectl get prints.
 func printList(w io.Writer, printer printers.ResourcePrinter, format string, objs []interface{}) error {
@@ -128,7 +116,7 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 	}
 	items := make([]interface{}, 0, len(objs))
 	for _, obj := range objs {
-		m, err := toMap(obj)
+		m, err := diff.ObjectMap(obj)
 		if err != nil {
 			return err
 		}
@@ -158,38 +146,12 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 // sigs.k8s.io/yaml goes through JSON text that it parses as YAML, and the
 // YAML reader refuses those characters raw ("yaml: control characters are
 // not allowed"; kubernetes/kubectl#774). Escaped in the JSON as \uXXXX they
-// keep their value, and the YAML writer escapes them in turn.
+// keep their value, and the YAML writer escapes them in turn (see
+// terminal.EscapeForYAML).
 func marshalYAML(obj interface{}) ([]byte, error) {
 	j, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encoding as JSON: %w", err)
 	}
-	return yaml.JSONToYAML(escapeForYAML(j))
-}
-
-// escapeForYAML replaces in JSON text the characters the YAML reader refuses
-// raw with \uXXXX escapes. encoding/json already escapes the C0 controls
-// and U+2028 and U+2029, and the characters replaced occur in JSON text
-// only inside strings, so the result is the same JSON value.
-func escapeForYAML(j []byte) []byte {
-	var out []byte
-	start := 0
-	for i := 0; i < len(j); {
-		c := j[i]
-		if c < 0x7f {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(j[i:])
-		if r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff {
-			out = append(out, j[start:i]...)
-			out = fmt.Appendf(out, `\u%04x`, r)
-			start = i + size
-		}
-		i += size
-	}
-	if out == nil {
-		return j
-	}
-	return append(out, j[start:]...)
+	return yaml.JSONToYAML([]byte(terminal.EscapeForYAML(string(j))))
 }

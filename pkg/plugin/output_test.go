@@ -2,8 +2,6 @@ package plugin
 
 import (
 	"bytes"
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -12,11 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 )
 
 // yamlHostile are strings sigs.k8s.io/yaml.Marshal refuses ("control
@@ -52,22 +48,6 @@ func TestMarshalYAMLControlCharacters(t *testing.T) {
 				t.Errorf("marshalYAML kept the integer as %q, want count: 3", b)
 			}
 		})
-	}
-}
-
-func TestEscapeForYAMLKeepsTheJSONValue(t *testing.T) {
-	for _, s := range yamlHostile {
-		j, err := json.Marshal(map[string]string{s: s})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back map[string]string
-		if err := json.Unmarshal(escapeForYAML(j), &back); err != nil {
-			t.Fatalf("escapeForYAML(%s) is not JSON: %v", j, err)
-		}
-		if !reflect.DeepEqual(back, map[string]string{s: s}) {
-			t.Errorf("escapeForYAML(%s) decodes to %q", j, back)
-		}
 	}
 }
 
@@ -136,11 +116,7 @@ func TestWatchReorderOnly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.output+"-"+tt.diffMode, func(t *testing.T) {
 			var buf bytes.Buffer
-			streams, _, _, _ := genericiooptions.NewTestIOStreams()
-			o := NewWatchOptions(nil, streams)
-			o.Out, o.Output, o.Diff = &buf, tt.output, tt.diffMode
-			o.diffOpts.Ignore = diff.DefaultIgnore()
-			p := newEventPrinter(o, nil)
+			p := testPrinter(t, &buf, tt.output, tt.diffMode)
 			shown, err := p.handle(&cache.Event{Type: cache.Modified, T: deployments, Old: old, New: reordered, Key: "shop/web"})
 			if err != nil {
 				t.Fatalf("handle: %v", err)

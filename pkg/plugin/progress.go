@@ -3,27 +3,21 @@ package plugin
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"golang.org/x/term"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // newProgress returns the engine's progress callback: a self-rewriting status
 // line on stderr when stderr is a terminal; otherwise klog lines at -v=1 or
 // more, once a second; otherwise nothing.
 func newProgress(errOut io.Writer) func(cache.Progress) {
-	if isTerminal(errOut) {
+	if printers.IsTerminal(errOut) {
 		shown := false
 		return func(p cache.Progress) {
 			// Stay quiet for quick syncs; a line that flashes by is noise.
@@ -32,12 +26,12 @@ func newProgress(errOut io.Writer) func(cache.Progress) {
 			}
 			if p.Done || allSynced(p) {
 				if shown {
-					fmt.Fprint(errOut, "\r\033[K")
+					fmt.Fprint(errOut, terminal.ClearLine)
 				}
 				return
 			}
 			shown = true
-			fmt.Fprintf(errOut, "\r\033[Ksyncing %s (%s)", describeProgress(p), p.Elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(errOut, terminal.ClearLine+"syncing %s (%s)", describeProgress(p), p.Elapsed.Round(100*time.Millisecond))
 		}
 	}
 	var last time.Duration

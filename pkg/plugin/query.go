@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -39,14 +40,15 @@ const queryExample = `  # Pods on one node, across all namespaces
 type QueryOptions struct {
 	engineOptions
 
-	Indexes   []string
-	GroupBy   string
-	Output    string
-	NoHeaders bool
+	// IndexSelectors are the --index NAME=VALUE flags, not yet parsed.
+	IndexSelectors []string
+	GroupBy        string
+	Output         string
+	NoHeaders      bool
 
 	genericiooptions.IOStreams
 
-	// Set by Complete and Validate.
+	// Set by Complete.
 	typeArg   string
 	selectors []index.Selector
 	groupBy   *index.Definition
@@ -79,7 +81,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		},
 	}
 	o.engineOptions.addFlags(cmd)
-	cmd.Flags().StringArrayVar(&o.Indexes, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
+	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Print each value of the index NAME with its object count instead of objects.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
@@ -87,8 +89,9 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
-// Complete parses the argument and builds the clients from kubeconfig; it
-// sends no request.
+// Complete parses the argument, builds the clients from kubeconfig, and
+// builds the engine and print configurations from the flags; it sends no
+// request, and reads a file only for -o jsonpath-file and the like.
 func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	switch len(args) {
 	case 0:
@@ -98,19 +101,11 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	default:
 		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
 	}
-	return o.engineOptions.complete()
-}
-
-// Validate checks the flags without I/O; its errors name the flag.
-func (o *QueryOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
-		return err
-	}
-	if err := o.parseIndexers(); err != nil {
+	if err := o.engineOptions.complete(); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
-	for _, s := range o.Indexes {
+	for _, s := range o.IndexSelectors {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
 			return err
@@ -140,10 +135,21 @@ func (o *QueryOptions) Validate() error {
 	if err != nil {
 		return err
 	}
-	if o.groupBy != nil && out.format != "" && out.format != "wide" {
+	o.out = out
+	o.config.Indexes = o.indexDefs
+	o.config.FullObjects = o.fullObjects()
+	o.config.Progress = newProgress(o.ErrOut)
+	return nil
+}
+
+// Validate checks the flags without I/O; its errors name the flag.
+func (o *QueryOptions) Validate() error {
+	if err := o.engineOptions.validate(); err != nil {
+		return err
+	}
+	if o.groupBy != nil && o.out.format != "" && o.out.format != "wide" {
 		return fmt.Errorf("--group-by prints a VALUE, COUNT table; it cannot be combined with -o %s", o.Output)
 	}
-	o.out = out
 	return nil
 }
 
@@ -173,11 +179,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := o.engineConfig()
-	cfg.Indexes = o.indexDefs
-	cfg.FullObjects = o.fullObjects()
-	cfg.Progress = newProgress(o.ErrOut)
-	engine, err := cache.New(o.clients, mappings, cfg)
+	engine, err := cache.New(o.clients, mappings, o.config)
 	if err != nil {
 		return err
 	}
@@ -327,7 +329,7 @@ func (o *QueryOptions) printCustomColumns(rows []typedObject) error {
 	}
 	table := make([][]string, 0, len(rows))
 	for _, r := range rows {
-		m, err := toMap(r.obj)
+		m, err := diff.ObjectMap(r.obj)
 		if err != nil {
 			return err
 		}

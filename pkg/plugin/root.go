@@ -48,7 +48,7 @@ what changed (watch).`,
 
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
-	cmd.AddCommand(NewCmdIndexes(streams))
+	cmd.AddCommand(NewCmdIndexers(streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // writeTable prints rows under header the way kubectl prints tables: no
@@ -40,7 +40,7 @@ func writeTable(w io.Writer, header []string, rows [][]string, noHeaders bool) e
 	for _, row := range rows {
 		safe := make([]string, len(row))
 		for i, cell := range row {
-			safe[i] = diff.SanitizeText(cell)
+			safe[i] = terminal.SanitizeText(cell)
 		}
 		if err := table.Append(safe); err != nil {
 			return err

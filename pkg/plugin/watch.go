@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/signal"
 	"sort"
 	"strings"
@@ -58,18 +57,10 @@ type WatchOptions struct {
 
 	genericiooptions.IOStreams
 
-	// Set by Complete and Validate.
-	typeArgs  []string
-	names     map[string]map[string]bool // type argument → names; empty means all
-	where     []whereClause
-	indexDefs []index.Definition
-	diffOpts  diff.Options
-	color     bool
-}
-
-type whereClause struct {
-	sel index.Selector
-	def index.Definition
+	// Set by Complete.
+	typeArgs []string
+	names    map[string]map[string]bool // type argument → names; empty means all
+	print    watchPrintConfig
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
@@ -118,7 +109,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
-// Complete parses the arguments and builds the clients from kubeconfig.
+// Complete parses the arguments, builds the clients from kubeconfig, and
+// builds the engine and print configurations from the flags.
 func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("you must specify the type of resource to watch, e.g. 'kubectl informer watch pods'")
@@ -148,17 +140,16 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 			}
 		}
 	}
-	return o.engineOptions.complete()
-}
-
-// Validate checks the flags without I/O; its errors name the flag.
-func (o *WatchOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
+	if err := o.engineOptions.complete(); err != nil {
 		return err
 	}
-	if err := o.parseIndexers(); err != nil {
-		return err
+	cfg := watchPrintConfig{
+		timestamps:       o.Timestamps,
+		initial:          o.Initial,
+		maxEvents:        o.MaxEvents,
+		showSecretValues: o.ShowSecretValues,
 	}
+	var indexDefs []index.Definition
 	for _, s := range o.Where {
 		sel, err := index.ParseSelector("--where", s)
 		if err != nil {
@@ -168,50 +159,76 @@ func (o *WatchOptions) Validate() error {
 		if err != nil {
 			return fmt.Errorf("--where %s: %w", s, err)
 		}
-		o.where = append(o.where, whereClause{sel: sel, def: def})
-		o.indexDefs = append(o.indexDefs, def)
+		cfg.where = append(cfg.where, whereClause{sel: sel, def: def})
+		indexDefs = append(indexDefs, def)
 	}
-	switch o.Diff {
-	case "compact", "unified", "none":
-	default:
-		return fmt.Errorf("--diff must be compact, unified or none, got %q", o.Diff)
+	var err error
+	if cfg.diff, err = parseDiffMode(o.Diff); err != nil {
+		return err
 	}
-	switch o.Output {
-	case "text", "json", "yaml", "name":
-	default:
-		return fmt.Errorf("-o/--output must be text, json, yaml or name for watch, got %q", o.Output)
+	if cfg.format, err = parseWatchFormat(o.Output); err != nil {
+		return err
 	}
-	switch o.Color {
-	case "auto":
-		_, noColor := os.LookupEnv("NO_COLOR")
-		o.color = !noColor && isTerminal(o.Out)
-	case "always":
-		o.color = true
-	case "never":
-		o.color = false
-	default:
-		return fmt.Errorf("--color must be auto, always or never, got %q", o.Color)
+	color, err := parseColorMode(o.Color)
+	if err != nil {
+		return err
 	}
-	if o.Timeout < 0 {
-		return fmt.Errorf("--timeout must not be negative, got %s", o.Timeout)
-	}
-	if o.MaxEvents < 0 {
-		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
-	}
-	o.diffOpts.Ignore = diff.DefaultIgnore()
+	cfg.color = color.enabled(o.Out)
+	cfg.diffOptions.Ignore = diff.DefaultIgnore()
 	for _, s := range o.Ignore {
 		p, err := diff.ParsePath(s)
 		if err != nil {
 			return fmt.Errorf("--ignore: %w", err)
 		}
-		o.diffOpts.Ignore = append(o.diffOpts.Ignore, p)
+		cfg.diffOptions.Ignore = append(cfg.diffOptions.Ignore, p)
 	}
 	for _, s := range o.Only {
 		p, err := diff.ParsePath(s)
 		if err != nil {
 			return fmt.Errorf("--only: %w", err)
 		}
-		o.diffOpts.Only = append(o.diffOpts.Only, p)
+		cfg.diffOptions.Only = append(cfg.diffOptions.Only, p)
+	}
+	o.print = cfg
+
+	o.config.Indexes = indexDefs
+	o.config.FullObjects = true
+	o.config.ManagedFields = cache.SummarizeManagedFields
+	o.config.PlainWatchStreams = true
+	o.config.Progress = newProgress(o.ErrOut)
+	o.config.RequireWatch = true
+	reporter := newWatchErrorReporter(o.ErrOut)
+	o.config.OnWatchError = reporter.report
+	o.config.OnWatchResumed = reporter.resumed
+	if name, ok := o.singleName(); ok && o.config.FieldSelector == "" {
+		// One object: let the server send only it.
+		o.config.FieldSelector = "metadata.name=" + name
+	}
+	return nil
+}
+
+// singleName returns the name of the one object the arguments name, if they
+// name one object of one type.
+func (o *WatchOptions) singleName() (string, bool) {
+	if len(o.typeArgs) != 1 || len(o.names[o.typeArgs[0]]) != 1 {
+		return "", false
+	}
+	for name := range o.names[o.typeArgs[0]] {
+		return name, true
+	}
+	return "", false
+}
+
+// Validate checks the flags without I/O; its errors name the flag.
+func (o *WatchOptions) Validate() error {
+	if err := o.engineOptions.validate(); err != nil {
+		return err
+	}
+	if o.Timeout < 0 {
+		return fmt.Errorf("--timeout must not be negative, got %s", o.Timeout)
+	}
+	if o.MaxEvents < 0 {
+		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
 	}
 	return nil
 }
@@ -233,26 +250,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := o.engineConfig()
-	cfg.Indexes = o.indexDefs
-	cfg.FullObjects = true
-	cfg.ManagedFields = cache.SummarizeManagedFields
-	cfg.PlainWatchStreams = true
-	cfg.Progress = newProgress(o.ErrOut)
-	if cfg.FieldSelector == "" && len(names) == 1 {
-		for _, set := range names {
-			if len(set) == 1 {
-				for name := range set {
-					cfg.FieldSelector = "metadata.name=" + name
-				}
-			}
-		}
-	}
-	reporter := newWatchErrorReporter(o.ErrOut)
-	cfg.OnWatchError = reporter.report
-	cfg.OnWatchResumed = reporter.resumed
-	cfg.RequireWatch = true
-	engine, err := cache.New(o.clients, mappings, cfg)
+	engine, err := cache.New(o.clients, mappings, o.config)
 	if err != nil {
 		return err
 	}
@@ -267,7 +265,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	if !o.Initial {
+	if !o.print.initial {
 		var counts []string
 		for _, t := range engine.Types() {
 			counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
@@ -291,7 +289,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	p := newEventPrinter(o, names)
+	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
@@ -316,26 +314,6 @@ func (o *WatchOptions) namesByResource(mappings []*meta.RESTMapping) (map[string
 		}
 	}
 	return byResource, nil
-}
-
-// matches reports whether obj is in the --where query.
-func (o *WatchOptions) matches(obj interface{}) bool {
-	if obj == nil {
-		return false
-	}
-	for _, w := range o.where {
-		found := false
-		for _, v := range index.Values(w.def, obj) {
-			if v == w.sel.Value {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // watchErrorReporter says on stderr when a watch breaks after sync, once per

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -146,16 +145,18 @@ var podsType = &cache.Type{Mapping: &meta.RESTMapping{
 }}
 
 // testPrinter returns an event printer writing to out with -o output and
-// --diff mode, as Validate would set it up.
+// --diff mode, as Complete would set it up.
 func testPrinter(t testing.TB, out io.Writer, output, mode string) *eventPrinter {
 	t.Helper()
-	streams, _, _, _ := genericiooptions.NewTestIOStreams()
-	o := NewWatchOptions(nil, streams)
-	o.Out = out
-	o.Output = output
-	o.Diff = mode
-	o.diffOpts.Ignore = diff.DefaultIgnore()
-	return newEventPrinter(o, nil)
+	cfg := watchPrintConfig{diffOptions: diff.Options{Ignore: diff.DefaultIgnore()}}
+	var err error
+	if cfg.format, err = parseWatchFormat(output); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.diff, err = parseDiffMode(mode); err != nil {
+		t.Fatal(err)
+	}
+	return newEventPrinter(cfg, nil, out, io.Discard)
 }
 
 // printEvent prints one Modified event and returns the output.
@@ -223,7 +224,7 @@ func decodeLines(t *testing.T, s string) []interface{} {
 }
 
 // TestTypedUpdatesPrintAsUnstructured checks that an update of typed objects,
-// whose maps diffMaps prunes, prints exactly what the same update of the
+// whose maps diff.UpdateMaps prunes, prints exactly what the same update of the
 // whole objects as unstructured maps prints, in every output, with --only
 // and --ignore paths in and around the pruned parts.
 func TestTypedUpdatesPrintAsUnstructured(t *testing.T) {
@@ -254,14 +255,14 @@ func TestTypedUpdatesPrintAsUnstructured(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							p.o.diffOpts.Only = append(p.o.diffOpts.Only, path)
+							p.cfg.diffOptions.Only = append(p.cfg.diffOptions.Only, path)
 						}
 						for _, s := range f.ignore {
 							path, err := diff.ParsePath(s)
 							if err != nil {
 								t.Fatal(err)
 							}
-							p.o.diffOpts.Ignore = append(p.o.diffOpts.Ignore, path)
+							p.cfg.diffOptions.Ignore = append(p.cfg.diffOptions.Ignore, path)
 						}
 						return printEvent(t, p, &out, old, new)
 					}
@@ -401,41 +402,5 @@ func TestTypedUpdatesOfOtherKinds(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-func TestValuesEqualAgreesWithDeepEqual(t *testing.T) {
-	one, otherOne, two := 1, 1, 2
-	var nilMap map[string]string
-	tests := []struct {
-		name string
-		a, b interface{}
-	}{
-		{"equal strings", "a", "a"},
-		{"different strings", "a", "b"},
-		{"nil and empty slice", []string(nil), []string{}},
-		{"equal slices", []string{"a", "b"}, []string{"a", "b"}},
-		{"slices of different length", []string{"a"}, []string{"a", "b"}},
-		{"nil and empty map", nilMap, map[string]string{}},
-		{"maps with different keys", map[string]string{"a": "1"}, map[string]string{"b": "1"}},
-		{"maps with different values", map[string]string{"a": "1"}, map[string]string{"a": "2"}},
-		{"equal maps", map[string]string{"a": "1", "b": "2"}, map[string]string{"b": "2", "a": "1"}},
-		{"pointers to equal values", &one, &otherOne},
-		{"pointers to different values", &one, &two},
-		{"nil and non-nil pointer", (*int)(nil), &one},
-		{"equal bytes", []byte("abc"), []byte("abc")},
-		{"different bytes", []byte("abc"), []byte("abd")},
-		{"interfaces of different types", []interface{}{int64(1)}, []interface{}{1}},
-		{"equal pods", benchPod(), benchPod()},
-		{"pods with another label", benchPod(), func() *corev1.Pod { p := benchPod(); p.Labels["x"] = "y"; return p }()},
-		{"quantities", resource.MustParse("1"), resource.MustParse("1000m")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := reflect.DeepEqual(tt.a, tt.b)
-			if got := valuesEqual(reflect.ValueOf(tt.a), reflect.ValueOf(tt.b)); got != want {
-				t.Errorf("valuesEqual(%v, %v) = %v, want %v (reflect.DeepEqual)", tt.a, tt.b, got, want)
-			}
-		})
 	}
 }

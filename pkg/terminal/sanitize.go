@@ -1,4 +1,4 @@
-package diff
+package terminal
 
 import (
 	"unicode/utf8"
@@ -6,11 +6,11 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// needsEscape reports whether r must not reach a terminal as is: C0 and C1
+// NeedsEscape reports whether r must not reach a terminal as is: C0 and C1
 // control characters, DEL, the line and paragraph separators, and the
 // bidirectional marks, embeddings, overrides and isolates that can make text
 // display in a different order than it is stored ("Trojan Source").
-func needsEscape(r rune) bool {
+func NeedsEscape(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
@@ -36,22 +36,22 @@ func SanitizeText(s string) string {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 || c == 0x7f {
-				return string(appendSanitized(make([]byte, 0, len(s)+8), s))
+				return string(AppendSanitized(make([]byte, 0, len(s)+8), s))
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || needsEscape(r) {
-			return string(appendSanitized(make([]byte, 0, len(s)+8), s))
+		if r == utf8.RuneError && size == 1 || NeedsEscape(r) {
+			return string(AppendSanitized(make([]byte, 0, len(s)+8), s))
 		}
 		i += size
 	}
 	return s
 }
 
-// appendSanitized appends s to b with the escapes SanitizeText makes.
-func appendSanitized(b []byte, s string) []byte {
+// AppendSanitized appends s to b with the escapes SanitizeText makes.
+func AppendSanitized(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -61,7 +61,7 @@ func appendSanitized(b []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		invalid := r == utf8.RuneError && size == 1
-		if !invalid && !needsEscape(r) {
+		if !invalid && !NeedsEscape(r) {
 			i += size
 			continue
 		}
@@ -69,7 +69,7 @@ func appendSanitized(b []byte, s string) []byte {
 		if invalid {
 			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 		} else {
-			b = appendEscape(b, r)
+			b = AppendEscape(b, r)
 		}
 		i += size
 		start = i
@@ -77,8 +77,9 @@ func appendSanitized(b []byte, s string) []byte {
 	return append(b, s[start:]...)
 }
 
-// appendEscape appends the escape for r: \n, \r and \t, or \uXXXX.
-func appendEscape(b []byte, r rune) []byte {
+// AppendEscape appends the escape for r, a rune of the Basic Multilingual
+// Plane: \n, \r and \t, or \uXXXX.
+func AppendEscape(b []byte, r rune) []byte {
 	switch r {
 	case '\n':
 		return append(b, '\\', 'n')
@@ -88,43 +89,4 @@ func appendEscape(b []byte, r rune) []byte {
 		return append(b, '\\', 't')
 	}
 	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-}
-
-// appendQuoted appends s as a JSON string: quoted, with " and \ escaped, the
-// characters needsEscape rejects escaped, and invalid UTF-8 replaced by
-// \ufffd. The result is valid JSON and safe to print.
-func appendQuoted(b []byte, s string) []byte {
-	b = append(b, '"')
-	b = appendQuotedBody(b, s)
-	return append(b, '"')
-}
-
-// appendQuotedBody is appendQuoted without the surrounding quotes.
-func appendQuotedBody(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < utf8.RuneSelf && c != 0x7f && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		invalid := r == utf8.RuneError && size == 1
-		if c != '"' && c != '\\' && !invalid && !needsEscape(r) {
-			i += size
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case invalid:
-			b = append(b, `\ufffd`...)
-		default:
-			b = appendEscape(b, r)
-		}
-		i += size
-		start = i
-	}
-	return append(b, s[start:]...)
 }

@@ -1,0 +1,95 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+)
+
+// watchFormat is a -o value of watch.
+type watchFormat int
+
+const (
+	formatText watchFormat = iota
+	formatJSON
+	formatYAML
+	formatName
+)
+
+// watchFormats are the flag values of the watchFormat constants, in their order.
+var watchFormats = []string{"text", "json", "yaml", "name"}
+
+func parseWatchFormat(s string) (watchFormat, error) {
+	return parseChoice[watchFormat](watchFormats, s, "-o/--output must be text, json, yaml or name for watch")
+}
+
+// diffMode is a --diff value: how text output shows what an update changed.
+type diffMode int
+
+const (
+	diffCompact diffMode = iota
+	diffUnified
+	diffNone
+)
+
+// diffModes are the flag values of the diffMode constants, in their order.
+var diffModes = []string{"compact", "unified", "none"}
+
+func parseDiffMode(s string) (diffMode, error) {
+	return parseChoice[diffMode](diffModes, s, "--diff must be compact, unified or none")
+}
+
+// colorMode is a --color value.
+type colorMode int
+
+const (
+	colorAuto colorMode = iota
+	colorAlways
+	colorNever
+)
+
+// colorModes are the flag values of the colorMode constants, in their order.
+var colorModes = []string{"auto", "always", "never"}
+
+func parseColorMode(s string) (colorMode, error) {
+	return parseChoice[colorMode](colorModes, s, "--color must be auto, always or never")
+}
+
+// enabled reports whether output to w is coloured: for auto, when w is a
+// terminal and the environment allows it (NO_COLOR, TERM=dumb).
+func (m colorMode) enabled(w io.Writer) bool {
+	switch m {
+	case colorAlways:
+		return true
+	case colorAuto:
+		return printers.AllowsColorOutput(w)
+	}
+	return false
+}
+
+// parseChoice returns the index in values of the flag value s as a T, or an
+// error that says what must be, "got" s.
+func parseChoice[T ~int](values []string, s, mustBe string) (T, error) {
+	if i := slices.Index(values, s); i >= 0 {
+		return T(i), nil
+	}
+	return 0, fmt.Errorf("%s, got %q", mustBe, s)
+}
+
+// watchPrintConfig is everything the watch printer needs, built by
+// WatchOptions.Complete from the flags.
+type watchPrintConfig struct {
+	format           watchFormat
+	diff             diffMode
+	color            bool
+	timestamps       bool
+	initial          bool
+	maxEvents        int // 0: no limit
+	showSecretValues bool
+	diffOptions      diff.Options
+	where            []whereClause // ANDed; none: every object
+}

@@ -1,0 +1,263 @@
+package plugin
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
+)
+
+// This file holds the watch's formats: text with a compact or unified diff,
+// JSON or YAML events with a JSON Patch, and names.
+
+// rendered is one event ready to print.
+type rendered struct {
+	ev   *cache.Event
+	typ  cache.EventType
+	note string
+	// old and new are set for updates only, as diff.UpdateMaps returns them: for
+	// typed objects they may leave out what did not change.
+	old, new map[string]interface{}
+	changes  []diff.Change
+	managers []string
+}
+
+// handle prints ev if it is to be printed, and reports whether it was.
+func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
+	r, ok := p.classify(ev)
+	if !ok {
+		return false, nil
+	}
+	if r.typ == cache.Modified {
+		var err error
+		if r.old, r.new, err = diff.UpdateMaps(ev.Old, ev.New, p.cfg.format == formatText && p.cfg.diff == diffUnified); err != nil {
+			return false, err
+		}
+		opts := p.textDiffOptions(ev.T)
+		if p.cfg.format == formatText && p.cfg.diff == diffCompact {
+			r.changes = diff.Compare(r.old, r.new, opts)
+			if len(r.changes) == 0 {
+				return false, nil
+			}
+		} else if !diff.Changed(r.old, r.new, opts) && !p.patchOnly(r) {
+			return false, nil
+		}
+		r.managers = changedManagers(ev.Old, ev.New)
+	}
+	switch p.cfg.format {
+	case formatJSON:
+		return true, p.writeJSON(r)
+	case formatYAML:
+		return true, p.writeYAML(r)
+	case formatName:
+		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), terminal.SanitizeText(objectName(ev.Object())))
+		return true, err
+	}
+	return true, p.writeText(r)
+}
+
+func (p *eventPrinter) paint(color, s string) string {
+	if !p.cfg.color {
+		return s
+	}
+	return color + s + terminal.Reset
+}
+
+func (p *eventPrinter) writeText(r rendered) error {
+	var line strings.Builder
+	if p.cfg.timestamps {
+		line.WriteString(time.Now().Format("15:04:05.000 "))
+	}
+	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
+	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
+	line.WriteString(" ")
+	line.WriteString(kindName(r.ev.T) + "/" + terminal.SanitizeText(objectName(r.ev.Object())))
+	if ns := objectNamespace(r.ev.Object()); ns != "" {
+		line.WriteString(" -n " + terminal.SanitizeText(ns))
+	}
+	var notes []string
+	if len(r.managers) > 0 {
+		notes = append(notes, "by "+terminal.SanitizeText(strings.Join(r.managers, ", ")))
+	}
+	if r.note != "" {
+		notes = append(notes, r.note)
+	}
+	if r.ev.FinalStateUnknown {
+		notes = append(notes, "final state unknown: deleted while the watch was down")
+	}
+	if r.ev.Coalesced > 0 {
+		notes = append(notes, fmt.Sprintf("net of %d updates", r.ev.Coalesced+1))
+	}
+	if len(notes) > 0 {
+		line.WriteString("  " + p.paint(terminal.Faint, "("+strings.Join(notes, "; ")+")"))
+	}
+	line.WriteString("\n")
+	if _, err := p.out.WriteString(line.String()); err != nil {
+		return err
+	}
+	if r.typ != cache.Modified {
+		return nil
+	}
+	opts := p.textDiffOptions(r.ev.T)
+	switch p.cfg.diff {
+	case diffCompact:
+		return diff.WriteCompact(p.out, r.changes, "    ", p.cfg.color)
+	case diffUnified:
+		label := kindName(r.ev.T) + "/" + objectName(r.ev.New)
+		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.cfg.color)
+	}
+	return nil
+}
+
+// textDiffOptions adds the redaction of Secret values to the diff options.
+func (p *eventPrinter) textDiffOptions(t *cache.Type) diff.Options {
+	opts := p.cfg.diffOptions
+	if !p.cfg.showSecretValues && t.Mapping.Resource.Group == "" && t.Mapping.Resource.Resource == "secrets" {
+		opts.Redact = append(opts.Redact, secretPaths()...)
+	}
+	return opts
+}
+
+func secretPaths() []diff.Path {
+	var paths []diff.Path
+	for _, s := range []string{"data", "stringData"} {
+		p, err := diff.ParsePath(s)
+		if err == nil {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// jsonEvent is one line of -o json: the shape of kubectl get -w
+// --output-watch-events -o json, plus the patch and what we know of it.
+type jsonEvent struct {
+	Type cache.EventType `json:"type"`
+	// Object is the object without managedFields: an unstructured map, or
+	// a typed object, which encoding/json renders as ToUnstructured would
+	// (the same fields and values; keys in the struct's order, not sorted).
+	Object            interface{}    `json:"object"`
+	Patch             []diff.PatchOp `json:"patch,omitempty"`
+	Managers          []string       `json:"managers,omitempty"`
+	FinalStateUnknown bool           `json:"finalStateUnknown,omitempty"`
+	Coalesced         int            `json:"coalesced,omitempty"`
+	Note              string         `json:"note,omitempty"`
+}
+
+func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
+	obj, err := diff.WithoutManagedFields(r.ev.Object())
+	if err != nil {
+		return jsonEvent{}, err
+	}
+	ev := jsonEvent{
+		Type:              r.typ,
+		Object:            obj,
+		Managers:          r.managers,
+		FinalStateUnknown: r.ev.FinalStateUnknown,
+		Coalesced:         r.ev.Coalesced,
+		Note:              r.note,
+	}
+	if r.typ == cache.Modified {
+		ev.Patch = diff.JSONPatch(r.old, r.new, p.cfg.diffOptions)
+	}
+	return ev, nil
+}
+
+// patchOnly reports whether -o json or yaml must print an update that
+// diff.Changed finds empty: Changed matches named list elements by name, so
+// reordering them is no change, but the JSON Patch works by index, and
+// each event's patch must apply to the object of the event before it.
+func (p *eventPrinter) patchOnly(r rendered) bool {
+	return (p.cfg.format == formatJSON || p.cfg.format == formatYAML) && len(diff.JSONPatch(r.old, r.new, p.cfg.diffOptions)) > 0
+}
+
+func (p *eventPrinter) writeJSON(r rendered) error {
+	ev, err := p.event(r)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encoding event: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = p.out.Write(b)
+	return err
+}
+
+func (p *eventPrinter) writeYAML(r rendered) error {
+	ev, err := p.event(r)
+	if err != nil {
+		return err
+	}
+	b, err := marshalYAML(ev)
+	if err != nil {
+		return fmt.Errorf("encoding event: %w", err)
+	}
+	if _, err := p.out.WriteString("---\n"); err != nil {
+		return err
+	}
+	_, err = p.out.Write(b)
+	return err
+}
+
+// changedManagers names the field managers whose managedFields entry is new
+// or has a new time in newObj: who made this update, as far as the server
+// recorded it.
+func changedManagers(oldObj, newObj interface{}) []string {
+	o, err1 := meta.Accessor(oldObj)
+	n, err2 := meta.Accessor(newObj)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	key := func(e metav1.ManagedFieldsEntry) string {
+		return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.Subresource
+	}
+	before := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range o.GetManagedFields() {
+		before[key(e)] = e
+	}
+	var managers []string
+	for _, e := range n.GetManagedFields() {
+		prev, ok := before[key(e)]
+		if ok && timeEqual(prev.Time, e.Time) {
+			continue
+		}
+		name := e.Manager + "/" + string(e.Operation)
+		if e.Subresource != "" {
+			name += "/" + e.Subresource
+		}
+		managers = append(managers, name)
+	}
+	sort.Strings(managers)
+	return managers
+}
+
+func timeEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
+}
+
+func objectName(obj interface{}) string {
+	if a, err := meta.Accessor(obj); err == nil {
+		return a.GetName()
+	}
+	return ""
+}
+
+func objectNamespace(obj interface{}) string {
+	if a, err := meta.Accessor(obj); err == nil {
+		return a.GetNamespace()
+	}
+	return ""
+}

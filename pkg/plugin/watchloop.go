@@ -1,0 +1,157 @@
+package plugin
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	goruntime "runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+)
+
+// This file holds the watch's event loop: when output is flushed, how many
+// CPUs it runs on, and how it ends.
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// maxFlushDelay bounds how long a printed event may wait in the output
+// buffer while more events are pending.
+const maxFlushDelay = 20 * time.Millisecond
+
+// eventPrinter is the one goroutine that turns queued events into output.
+type eventPrinter struct {
+	cfg     watchPrintConfig
+	names   map[string]map[string]bool
+	out     *bufio.Writer
+	errOut  io.Writer
+	printed int
+
+	lastCoalesced int64
+	lastNotice    time.Time
+}
+
+// newEventPrinter returns the printer of a watch configured by cfg; names
+// are the names to print per resource, all names where a set is empty.
+func newEventPrinter(cfg watchPrintConfig, names map[string]map[string]bool, out, errOut io.Writer) *eventPrinter {
+	return &eventPrinter{cfg: cfg, names: names, out: bufio.NewWriterSize(out, 64*1024), errOut: errOut}
+}
+
+// run prints events until ctx ends or --max-events is reached. A closed
+// stdout ends it quietly.
+func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
+	// Unless SIGPIPE is handled, the Go runtime kills the process with it
+	// on the first write to a closed stdout (`| head`), before quietPipe
+	// sees EPIPE. Handled, the write fails with EPIPE instead.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+	defer p.out.Flush()
+	var procs procsLimit
+	defer procs.restore()
+	lastFlush := time.Now()
+	for {
+		ev, ok := q.Pop(ctx)
+		if !ok {
+			return quietPipe(p.out.Flush())
+		}
+		shown, err := p.handle(ev)
+		if err != nil {
+			return quietPipe(err)
+		}
+		if shown {
+			p.printed++
+			if p.cfg.maxEvents > 0 && p.printed >= p.cfg.maxEvents {
+				return quietPipe(p.out.Flush())
+			}
+		}
+		// Flush when the queue is empty, and at least every maxFlushDelay
+		// under sustained load, so a busy stream is batched but not late.
+		pending, coalesced := q.Stats()
+		switch {
+		case pending == 0 && !procs.started:
+			// Caught up with the events of the initial list.
+			procs.oneProc()
+		case pending >= behindPending || coalesced > 0:
+			procs.restore()
+		}
+		if pending == 0 || time.Since(lastFlush) >= maxFlushDelay {
+			if err := p.out.Flush(); err != nil {
+				return quietPipe(err)
+			}
+			lastFlush = time.Now()
+		}
+		p.noticeCoalescing(coalesced)
+	}
+}
+
+// behindPending is how many pending events, once the printer has caught
+// up with the initial list, tell that the watch has fallen behind.
+const behindPending = 100
+
+// procsLimit runs a watch's steady state on one P while it keeps up.
+type procsLimit struct {
+	started bool
+	prev    int // 0: nothing to restore
+}
+
+// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS or
+// there is only one CPU; restore gives the other CPUs back, for good, as
+// soon as the output falls behind (and when the watch ends).
+//
+// Why: after sync each event is handed along a chain of goroutines, and
+// with more than one P every hand-off wakes an idle P, which costs more than
+// the event's own work; with one P it is a run-queue push. (Measured figures:
+// the message of the commit that split watchprint.go.)
+func (l *procsLimit) oneProc() {
+	l.started = true
+	prev := goruntime.GOMAXPROCS(0)
+	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 {
+		return
+	}
+	goruntime.GOMAXPROCS(1)
+	l.prev = prev
+}
+
+func (l *procsLimit) restore() {
+	if l.prev > 0 {
+		goruntime.GOMAXPROCS(l.prev)
+		l.prev = 0
+	}
+}
+
+// noticeCoalescing says on stderr, at most once a second, that updates were
+// merged because the output fell behind.
+func (p *eventPrinter) noticeCoalescing(coalesced int64) {
+	if coalesced == p.lastCoalesced || time.Since(p.lastNotice) < time.Second {
+		return
+	}
+	fmt.Fprintf(p.errOut, "warning: output is behind; %d updates so far were merged into earlier pending updates of the same objects (each printed update shows the net change)\n", coalesced)
+	p.lastCoalesced = coalesced
+	p.lastNotice = time.Now()
+}
+
+// quietPipe turns a broken pipe (stdout closed, as by `| head`) into a quiet
+// end.
+func quietPipe(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
+}
