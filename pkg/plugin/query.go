@@ -8,15 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -45,6 +43,10 @@ type QueryOptions struct {
 	GroupBy        string
 	Output         string
 	NoHeaders      bool
+	ShowKind       bool
+	ShowLabels     bool
+	LabelColumns   []string
+	SortBy         string
 
 	genericiooptions.IOStreams
 
@@ -54,6 +56,7 @@ type QueryOptions struct {
 	groupBy   *index.Definition
 	indexDefs []index.Definition
 	out       output
+	sortKey   *columns.SortKey
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -85,6 +88,10 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Print each value of the index NAME with its object count instead of objects.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
+	cmd.Flags().BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
+	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
+	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'); numbers, quantities and times sort by value.")
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -136,6 +143,11 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.out = out
+	if o.SortBy != "" {
+		if o.sortKey, err = columns.ParseSortKey(o.SortBy); err != nil {
+			return err
+		}
+	}
 	o.config.Indexes = o.indexDefs
 	o.config.FullObjects = o.fullObjects()
 	o.config.Progress = newProgress(o.ErrOut)
@@ -150,13 +162,16 @@ func (o *QueryOptions) Validate() error {
 	if o.groupBy != nil && o.out.format != "" && o.out.format != "wide" {
 		return fmt.Errorf("--group-by prints a VALUE, COUNT table; it cannot be combined with -o %s", o.Output)
 	}
+	if o.groupBy != nil && o.SortBy != "" {
+		return fmt.Errorf("--sort-by orders objects; it cannot be combined with --group-by, which prints counts")
+	}
 	return nil
 }
 
 // fullObjects reports whether any index or the output needs more than
-// metadata.
+// metadata: kubectl's columns and --sort-by read whole objects.
 func (o *QueryOptions) fullObjects() bool {
-	if o.out.needsFullObjects() {
+	if o.out.needsFullObjects() || o.SortBy != "" || (o.groupBy == nil && o.out.isTable()) {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -191,26 +206,30 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if o.groupBy != nil {
 		return o.printGroups(engine.Types())
 	}
-	var rows []typedObject
+	var groups []typeObjects
 	for _, t := range engine.Types() {
 		objs, err := t.Lookup(o.selectors)
 		if err != nil {
 			return err
 		}
-		for _, obj := range objs {
-			rows = append(rows, typedObject{t: t, obj: obj})
+		if len(objs) > 0 {
+			groups = append(groups, typeObjects{t: t, objs: objs})
 		}
 	}
-	if len(rows) == 0 {
+	if len(groups) == 0 {
 		o.printNotFound()
 		return nil
 	}
-	return o.printObjects(engine.Types(), rows)
-}
-
-type typedObject struct {
-	t   *cache.Type
-	obj interface{}
+	if err := o.sortObjects(groups); err != nil {
+		return err
+	}
+	switch {
+	case !o.out.isTable():
+		return o.writeObjects(o.Out, groups)
+	case o.out.format == "custom-columns":
+		return o.printCustomColumns(groups)
+	}
+	return o.printTables(ctx, groups)
 }
 
 // printNotFound says on stderr that nothing matched, as kubectl does.
@@ -258,78 +277,18 @@ func (o *QueryOptions) printGroups(types []*cache.Type) error {
 	return writeTable(o.Out, []string{strings.ToUpper(o.groupBy.Name), "COUNT"}, rows, o.NoHeaders)
 }
 
-func (o *QueryOptions) printObjects(types []*cache.Type, rows []typedObject) error {
-	if !o.out.isTable() {
-		objs := make([]interface{}, len(rows))
-		for i, r := range rows {
-			objs[i] = r.obj
-		}
-		return printList(o.Out, o.out.printer, o.out.format, objs)
-	}
-	if o.out.format == "custom-columns" {
-		return o.printCustomColumns(rows)
-	}
-	showKind := len(types) > 1
-	showNamespace := o.namespace == ""
-	var header []string
-	if showKind {
-		header = append(header, "KIND")
-	}
-	if showNamespace {
-		header = append(header, "NAMESPACE")
-	}
-	header = append(header, "NAME")
-	for _, def := range o.indexDefs {
-		header = append(header, strings.ToUpper(def.Name))
-	}
-	header = append(header, "AGE")
-	if o.out.format == "wide" {
-		header = append(header, "OWNER", "LABELS")
-	}
-	now := time.Now()
-	table := make([][]string, 0, len(rows))
-	for _, r := range rows {
-		a, err := meta.Accessor(r.obj)
-		if err != nil {
-			return fmt.Errorf("reading metadata of a cached %s: %w", r.t.Name(), err)
-		}
-		var row []string
-		if showKind {
-			row = append(row, kindName(r.t))
-		}
-		if showNamespace {
-			row = append(row, a.GetNamespace())
-		}
-		row = append(row, a.GetName())
-		for _, def := range o.indexDefs {
-			row = append(row, joinOrNone(index.Values(def, r.obj)))
-		}
-		row = append(row, age(now, a.GetCreationTimestamp().Time))
-		if o.out.format == "wide" {
-			var owners []string
-			for _, ref := range a.GetOwnerReferences() {
-				owners = append(owners, ref.Kind+"/"+ref.Name)
-			}
-			var labels []string
-			for k, v := range a.GetLabels() {
-				labels = append(labels, k+"="+v)
-			}
-			sort.Strings(labels)
-			row = append(row, joinOrNone(owners), joinOrNone(labels))
-		}
-		table = append(table, row)
-	}
-	return writeTable(o.Out, header, table, o.NoHeaders)
-}
-
-func (o *QueryOptions) printCustomColumns(rows []typedObject) error {
+func (o *QueryOptions) printCustomColumns(groups []typeObjects) error {
 	header := make([]string, len(o.out.columns))
 	for i, c := range o.out.columns {
 		header[i] = c.header
 	}
-	table := make([][]string, 0, len(rows))
-	for _, r := range rows {
-		m, err := diff.ObjectMap(r.obj)
+	var objs []interface{}
+	for _, g := range groups {
+		objs = append(objs, g.objs...)
+	}
+	table := make([][]string, 0, len(objs))
+	for _, obj := range objs {
+		m, err := diff.ObjectMap(obj)
 		if err != nil {
 			return err
 		}
@@ -367,11 +326,4 @@ func joinOrNone(values []string) string {
 		return "<none>"
 	}
 	return strings.Join(values, ",")
-}
-
-func age(now, created time.Time) string {
-	if created.IsZero() {
-		return "<unknown>"
-	}
-	return duration.HumanDuration(now.Sub(created))
 }
