@@ -33,9 +33,10 @@ type fakeAPIServer struct {
 	rv        int
 	objects   map[string]*unstructured.Unstructured // by resource/namespace/name
 	events    []fakeEvent
-	changed   chan struct{} // closed and replaced when an event is added
-	watchEnd  chan struct{} // closed and replaced by endWatches
-	breakConn bool          // how endWatches ends them
+	changed   chan struct{}            // closed and replaced when an event is added
+	watchEnd  chan struct{}            // closed and replaced by endWatches
+	breakConn bool                     // how endWatches ends them
+	endMatch  func(*http.Request) bool // which endWatches ends; nil for all
 	intercept func(w http.ResponseWriter, r *http.Request) bool
 	requests  []*http.Request
 	closed    chan struct{}
@@ -95,8 +96,13 @@ func (s *fakeAPIServer) seen() []*http.Request {
 // endWatches ends every open watch stream: cleanly, as the server does when
 // a watch times out, or by dropping the connection mid-stream.
 func (s *fakeAPIServer) endWatches(breakConn bool) {
+	s.endWatchesOf(nil, breakConn)
+}
+
+// endWatchesOf ends the open watch streams whose request matches.
+func (s *fakeAPIServer) endWatchesOf(match func(*http.Request) bool, breakConn bool) {
 	s.mu.Lock()
-	s.breakConn = breakConn
+	s.breakConn, s.endMatch = breakConn, match
 	close(s.watchEnd)
 	s.watchEnd = make(chan struct{})
 	s.mu.Unlock()
@@ -243,8 +249,12 @@ func (s *fakeAPIServer) watch(w http.ResponseWriter, r *http.Request, resource s
 		case <-changed:
 		case <-end:
 			s.mu.Lock()
-			breakConn := s.breakConn
+			breakConn, match := s.breakConn, s.endMatch
+			end = s.watchEnd
 			s.mu.Unlock()
+			if match != nil && !match(r) {
+				continue
+			}
 			if breakConn {
 				if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 					conn.Close()

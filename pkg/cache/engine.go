@@ -174,6 +174,10 @@ type Engine struct {
 	informers map[informerKey]toolscache.SharedIndexInformer
 	running   sync.WaitGroup
 
+	// requests is what the engine's list and watch requests carry on their
+	// context to the clients' transports.
+	requests requestOptions
+
 	failOnce sync.Once
 	failed   chan struct{}
 	failErr  error
@@ -182,7 +186,8 @@ type Engine struct {
 }
 
 // New creates the informers for mappings, with cfg's indexes, transform and
-// error handling, without starting them.
+// error handling, without starting them. It does not change clients: several
+// engines may share one Clients, each seeing only its own requests.
 func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, error) {
 	if cfg.SyncTimeout == 0 {
 		cfg.SyncTimeout = 60 * time.Second
@@ -193,7 +198,7 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		failed:    make(chan struct{}),
 		stop:      make(chan struct{}),
 	}
-	clients.plainWatches.Store(cfg.PlainWatchStreams)
+	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams}
 	indexers := toolscache.Indexers{}
 	for _, def := range cfg.Indexes {
 		indexers[def.Name] = def.Func
@@ -222,12 +227,13 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		klog.V(2).InfoS("created informer", "type", t.Name(), "kind", t.Kind, "namespace", namespace)
 		e.types = append(e.types, t)
 	}
-	clients.monitor.set(e.observeRequest)
 	return e, nil
 }
 
-// observeRequest gets the outcome of every request the clients send and
-// reports watch outages and recoveries of synced types.
+// observeRequest gets the outcome of every list and watch request of the
+// engine's informers, from the clients' transport, and reports watch
+// outages and recoveries of synced types. It may be called from any
+// goroutine, once Start has begun.
 func (e *Engine) observeRequest(path string, watch bool, err error) {
 	for _, t := range e.types {
 		if !t.matchesPath(path) {
@@ -315,10 +321,12 @@ func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namesp
 	}
 	lw := &toolscache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
 			return lister.List(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
 			return lister.Watch(ctx, opts)
 		},

@@ -603,6 +603,61 @@ func TestOnWatchErrorAndResumed(t *testing.T) {
 	}
 }
 
+// TestEnginesShareClients starts two engines on one Clients, one asking for
+// plain watch streams, and makes the watches of one of them fail.
+func TestEnginesShareClients(t *testing.T) {
+	s := newFakeAPIServer(t)
+	seedShop(s)
+	clients := s.clients(t)
+	type side struct {
+		errs    chan error
+		resumed chan *Type
+		engine  *Engine
+	}
+	start := func(selector string, plain bool) *side {
+		sd := &side{errs: make(chan error, 100), resumed: make(chan *Type, 100)}
+		sd.engine = startEngine(t, clients, []*meta.RESTMapping{podsMapping}, Config{
+			LabelSelector:     selector,
+			PlainWatchStreams: plain,
+			OnWatchError:      func(_ *Type, err error) { sd.errs <- err },
+			OnWatchResumed:    func(t *Type) { sd.resumed <- t },
+		})
+		return sd
+	}
+	front := start("tier=front", true)
+	data := start("tier=data", false)
+
+	wantEncoding := map[string]string{"tier=front": "identity", "tier=data": "gzip"}
+	for _, r := range s.seen() {
+		selector := r.URL.Query().Get("labelSelector")
+		if got := r.Header.Get("Accept-Encoding"); isWatchRequest(r) && got != wantEncoding[selector] {
+			t.Errorf("watch of %s sent Accept-Encoding %q, want %q", selector, got, wantEncoding[selector])
+		}
+	}
+
+	isFront := func(r *http.Request) bool { return r.URL.Query().Get("labelSelector") == "tier=front" }
+	s.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if !isWatchRequest(r) || !isFront(r) {
+			return false
+		}
+		writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, "Internal error occurred: etcd unavailable")
+		return true
+	})
+	s.endWatchesOf(isFront, false)
+	receive(t, front.errs, "OnWatchError of the failing engine")
+	s.setIntercept(nil)
+	if got := receive(t, front.resumed, "OnWatchResumed of the failing engine"); got != front.engine.Types()[0] {
+		t.Errorf("OnWatchResumed(%v), want the failing engine's pods", got)
+	}
+	select {
+	case err := <-data.errs:
+		t.Errorf("the other engine got OnWatchError(%v)", err)
+	case <-data.resumed:
+		t.Error("the other engine got OnWatchResumed")
+	default:
+	}
+}
+
 func TestShutdownIsIdempotent(t *testing.T) {
 	s := newFakeAPIServer(t)
 	e := startEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping}, Config{})
