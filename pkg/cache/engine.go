@@ -454,8 +454,8 @@ func (e *Engine) fail(err error) {
 
 // Start starts every informer and waits until all caches have synced. It
 // returns an error naming the type and the cause when a list fails for good,
-// when cfg.SyncTimeout passes, or when ctx ends. The informers keep running
-// until Shutdown.
+// a *SyncTimeoutError when cfg.SyncTimeout passes, or ctx's error when ctx
+// ends. The informers keep running until Shutdown.
 func (e *Engine) Start(ctx context.Context) error {
 	for _, informer := range e.informers {
 		e.running.Go(func() { informer.Run(e.stop) })
@@ -521,14 +521,14 @@ func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
 }
 
 func (e *Engine) timeoutError() error {
-	var waiting []string
+	err := &SyncTimeoutError{Timeout: e.cfg.SyncTimeout}
 	for _, t := range e.types {
 		if !t.Informer.HasSynced() {
-			waiting = append(waiting, fmt.Sprintf("%s (%d objects received)", t.Name(), t.received.Load()))
+			err.Pending = append(err.Pending, TypeProgress{Name: t.Name(), Received: t.received.Load()})
 		}
 	}
-	sort.Strings(waiting)
-	return fmt.Errorf("timed out after %s waiting for the cache of %v to sync (raise --sync-timeout for very large lists)", e.cfg.SyncTimeout, waiting)
+	sort.Slice(err.Pending, func(i, j int) bool { return err.Pending[i].Name < err.Pending[j].Name })
+	return err
 }
 
 // Shutdown stops every informer and waits for their goroutines to end.

@@ -457,9 +457,16 @@ func TestStartTimesOut(t *testing.T) {
 	cfg := Config{SyncTimeout: 300 * time.Millisecond, Progress: func(p Progress) { progress = append(progress, p) }}
 	e := newEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping, nodesMapping}, cfg)
 	err := e.Start(t.Context())
-	want := "timed out after 300ms waiting for the cache of [nodes (0 objects received) pods (0 objects received)] to sync (raise --sync-timeout for very large lists)"
+	want := "timed out after 300ms waiting for the cache of [nodes (0 objects received) pods (0 objects received)] to sync"
 	if err == nil || err.Error() != want {
 		t.Errorf("Start() = %v, want %q", err, want)
+	}
+	var timeout *SyncTimeoutError
+	if !errors.As(err, &timeout) {
+		t.Fatalf("Start() returned %T, want *SyncTimeoutError", err)
+	}
+	if wantPending := []TypeProgress{{Name: "nodes"}, {Name: "pods"}}; timeout.Timeout != cfg.SyncTimeout || !slices.Equal(timeout.Pending, wantPending) {
+		t.Errorf("SyncTimeoutError = %+v, want Timeout %s, Pending %+v", timeout, cfg.SyncTimeout, wantPending)
 	}
 	if len(progress) < 2 {
 		t.Fatalf("Progress called %d times, want at least twice (while waiting, and at the end)", len(progress))
