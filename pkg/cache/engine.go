@@ -294,22 +294,22 @@ func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namesp
 	gvr := mapping.Resource
 	var (
 		kind    InformerKind
-		lister  lister
+		source  listerWatcher
 		example runtime.Object
 	)
 	switch {
 	case !e.cfg.FullObjects:
 		kind, example = Metadata, &metav1.PartialObjectMetadata{}
-		lister = clientLister[*metav1.PartialObjectMetadataList]{clients.Metadata.Resource(gvr).Namespace(namespace)}
+		source = clientListerWatcher[*metav1.PartialObjectMetadataList]{clients.Metadata.Resource(gvr).Namespace(namespace)}
 	case !e.cfg.ForceDynamic && clients.Typed != nil && clients.Typed.Serves(mapping.GroupVersionKind):
 		var err error
-		if lister, example, err = clients.Typed.lister(mapping, namespace); err != nil {
+		if source, example, err = clients.Typed.listerWatcher(mapping, namespace); err != nil {
 			return 0, nil, err
 		}
 		kind = Typed
 	default:
 		kind, example = Dynamic, &unstructured.Unstructured{}
-		lister = clientLister[*unstructured.UnstructuredList]{clients.Dynamic.Resource(gvr).Namespace(namespace)}
+		source = clientListerWatcher[*unstructured.UnstructuredList]{clients.Dynamic.Resource(gvr).Namespace(namespace)}
 	}
 	key := informerKey{namespace: namespace, gvr: gvr}
 	if informer, ok := e.informers[key]; ok {
@@ -323,12 +323,12 @@ func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namesp
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return lister.List(ctx, opts)
+			return source.List(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return lister.Watch(ctx, opts)
+			return source.Watch(ctx, opts)
 		},
 	}
 	informer := toolscache.NewSharedIndexInformerWithOptions(lw, example, toolscache.SharedIndexInformerOptions{
@@ -339,26 +339,28 @@ func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namesp
 	return kind, informer, nil
 }
 
-// lister is the List and Watch of one resource in one namespace or all.
-type lister interface {
+// listerWatcher is the List and Watch of one resource in one namespace or
+// all, as client-go's ListerWatcher names it (a client-go lister reads a
+// cache instead).
+type listerWatcher interface {
 	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// clientLister adapts the dynamic and metadata clients, whose List returns
-// their own list type, to lister.
-type clientLister[L runtime.Object] struct {
+// clientListerWatcher adapts the dynamic and metadata clients, whose List
+// returns their own list type, to listerWatcher.
+type clientListerWatcher[L runtime.Object] struct {
 	r interface {
 		List(ctx context.Context, opts metav1.ListOptions) (L, error)
 		Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	}
 }
 
-func (l clientLister[L]) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+func (l clientListerWatcher[L]) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	return l.r.List(ctx, opts)
 }
 
-func (l clientLister[L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (l clientListerWatcher[L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return l.r.Watch(ctx, opts)
 }
 

@@ -84,9 +84,9 @@ func (c *TypedClient) RESTClient(gv schema.GroupVersion) (*rest.RESTClient, erro
 	return rc, nil
 }
 
-// lister returns the List and Watch of mapping's resource in namespace (""
-// for all), and an object of its Go type.
-func (c *TypedClient) lister(mapping *meta.RESTMapping, namespace string) (lister, runtime.Object, error) {
+// listerWatcher returns the List and Watch of mapping's resource in
+// namespace ("" for all), and an object of its Go type.
+func (c *TypedClient) listerWatcher(mapping *meta.RESTMapping, namespace string) (listerWatcher, runtime.Object, error) {
 	example, err := scheme.Scheme.New(mapping.GroupVersionKind)
 	if err != nil {
 		return nil, nil, err
@@ -95,19 +95,19 @@ func (c *TypedClient) lister(mapping *meta.RESTMapping, namespace string) (liste
 	if err != nil {
 		return nil, nil, err
 	}
-	return typedLister{client: rc, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
+	return typedListerWatcher{client: rc, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
 }
 
-// typedLister lists and watches one resource of a built-in type, in one
-// namespace or in all (""), like the clientset's List and Watch.
-type typedLister struct {
+// typedListerWatcher lists and watches one resource of a built-in type, in
+// one namespace or in all (""), like the clientset's List and Watch.
+type typedListerWatcher struct {
 	client    *rest.RESTClient
 	list      schema.GroupVersionKind
 	resource  string
 	namespace string
 }
 
-func (l typedLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+func (l typedListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	list, err := scheme.Scheme.New(l.list)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (l typedLister) List(ctx context.Context, opts metav1.ListOptions) (runtime
 	return list, err
 }
 
-func (l typedLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (l typedListerWatcher) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
 	return l.client.Get().
 		NamespaceIfScoped(l.namespace, l.namespace != "").
