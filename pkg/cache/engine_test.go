@@ -298,8 +298,8 @@ func TestEngineEvents(t *testing.T) {
 	next := func() string {
 		t.Helper()
 		ev := receive(t, events, "event")
-		if ev.T != pods {
-			t.Errorf("event of type %v, want pods", ev.T)
+		if ev.Resource != pods {
+			t.Errorf("event of type %v, want pods", ev.Resource)
 		}
 		got := string(ev.Type) + " " + ev.Key
 		if ev.Initial {

@@ -22,8 +22,8 @@ const (
 // Event is one change the cache saw.
 type Event struct {
 	Type EventType
-	// T is the object's type.
-	T *Type
+	// Resource is the resource type whose cache saw the change.
+	Resource *Type
 	// Old is the object before the change (Modified, Deleted); New is the
 	// object after it (Added, Modified). Both are the cache's own objects:
 	// do not mutate them.
@@ -86,7 +86,7 @@ func (q *Queue) Push(e *Event) {
 	if q.closed {
 		return
 	}
-	mkey := string(e.T.Mapping.Resource.GroupResource().String()) + "|" + e.Key
+	mkey := mergeKey(e)
 	if e.Type == Modified && len(q.items)-q.head >= q.limit {
 		if pending, ok := q.mergeable[mkey]; ok {
 			pending.New = e.New
@@ -129,12 +129,16 @@ func (q *Queue) Pop(ctx context.Context) (*Event, bool) {
 	} else if q.head > 1024 && q.head*2 > len(q.items) {
 		q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
 	}
-	mkey := string(e.T.Mapping.Resource.GroupResource().String()) + "|" + e.Key
+	mkey := mergeKey(e)
 	if q.mergeable[mkey] == e {
 		delete(q.mergeable, mkey)
 	}
 	return e, true
 }
+
+// mergeKey says which pending event an update may merge into: the same
+// object of the same resource type.
+func mergeKey(e *Event) string { return e.Resource.Name() + "|" + e.Key }
 
 // Close wakes the consumer; Pop drains what is pending and then returns false.
 func (q *Queue) Close() {
@@ -159,16 +163,16 @@ func (e *Engine) SendEvents(q *Queue) error {
 		t := t
 		_, err := t.Informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: func(obj interface{}, isInInitialList bool) {
-				q.Push(&Event{Type: Added, T: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
+				q.Push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
 			},
 			UpdateFunc: func(oldObj, newObj interface{}) {
 				if sameResourceVersion(oldObj, newObj) {
 					return
 				}
-				q.Push(&Event{Type: Modified, T: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
+				q.Push(&Event{Type: Modified, Resource: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
 			},
 			DeleteFunc: func(obj interface{}) {
-				ev := &Event{Type: Deleted, T: t, Old: obj}
+				ev := &Event{Type: Deleted, Resource: t, Old: obj}
 				if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 					ev.Old = tombstone.Obj
 					ev.Key = tombstone.Key

@@ -141,7 +141,7 @@ func TestWatchReorderOnly(t *testing.T) {
 			o.Out, o.Output, o.Diff = &buf, tt.output, tt.diffMode
 			o.diffOpts.Ignore = diff.DefaultIgnore()
 			p := newEventPrinter(o, nil)
-			shown, err := p.handle(&cache.Event{Type: cache.Modified, T: deployments, Old: old, New: reordered, Key: "shop/web"})
+			shown, err := p.handle(&cache.Event{Type: cache.Modified, Resource: deployments, Old: old, New: reordered, Key: "shop/web"})
 			if err != nil {
 				t.Fatalf("handle: %v", err)
 			}

@@ -194,7 +194,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 	if ev.Initial && !p.o.Initial {
 		return false, nil
 	}
-	if set := p.names[ev.T.Name()]; len(set) > 0 {
+	if set := p.names[ev.Resource.Name()]; len(set) > 0 {
 		if a, err := meta.Accessor(ev.Object()); err != nil || !set[a.GetName()] {
 			return false, nil
 		}
@@ -218,7 +218,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 		if r.old, r.new, err = p.diffMaps(ev.Old, ev.New); err != nil {
 			return false, err
 		}
-		opts := p.textDiffOptions(ev.T)
+		opts := p.textDiffOptions(ev.Resource)
 		if p.o.Output == "text" && p.o.Diff == "compact" {
 			r.changes = diff.Compare(r.old, r.new, opts)
 			if len(r.changes) == 0 {
@@ -235,7 +235,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 	case "yaml":
 		return true, p.writeYAML(r)
 	case "name":
-		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), diff.SanitizeText(objectName(ev.Object())))
+		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.Resource), diff.SanitizeText(objectName(ev.Object())))
 		return true, err
 	}
 	return true, p.writeText(r)
@@ -256,7 +256,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 	color := map[cache.EventType]string{cache.Added: colorGreen, cache.Modified: colorYellow, cache.Deleted: colorRed}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
 	line.WriteString(" ")
-	line.WriteString(kindName(r.ev.T) + "/" + diff.SanitizeText(objectName(r.ev.Object())))
+	line.WriteString(kindName(r.ev.Resource) + "/" + diff.SanitizeText(objectName(r.ev.Object())))
 	if ns := objectNamespace(r.ev.Object()); ns != "" {
 		line.WriteString(" -n " + diff.SanitizeText(ns))
 	}
@@ -283,12 +283,12 @@ func (p *eventPrinter) writeText(r rendered) error {
 	if r.typ != cache.Modified {
 		return nil
 	}
-	opts := p.textDiffOptions(r.ev.T)
+	opts := p.textDiffOptions(r.ev.Resource)
 	switch p.o.Diff {
 	case "compact":
 		return diff.WriteCompact(p.out, r.changes, "    ", p.o.color)
 	case "unified":
-		label := kindName(r.ev.T) + "/" + objectName(r.ev.New)
+		label := kindName(r.ev.Resource) + "/" + objectName(r.ev.New)
 		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.o.color)
 	}
 	return nil
