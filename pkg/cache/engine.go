@@ -99,20 +99,23 @@ type Config struct {
 	// the streaming initial list (WatchListClient) included, for a
 	// long-running watch whose events then cost less CPU; lists stay
 	// gzipped. A one-shot query leaves it off: its list, streamed or not, is
-	// faster gzipped. See plainWatches in clients.go for the figures.
+	// faster gzipped (figures in bench/README.md).
 	PlainWatchStreams bool
 	// SyncTimeout bounds the wait for the first sync; 0 means 60s.
 	SyncTimeout time.Duration
-	// Progress, when set, is called about five times a second while Start
-	// waits for sync, and once more when it ends.
+	// Progress, when set, is called on Start's goroutine about five times a
+	// second while Start waits for sync, and once more when it ends.
 	Progress func(Progress)
 	// OnWatchError, when set, is called after the type's cache has synced
 	// for every failed list or watch attempt: errors the reflector hands its
 	// watch error handler, and requests that never reached the server. The
-	// informer keeps retrying on its own. It must return quickly.
+	// informer keeps retrying on its own. It is called from the informers'
+	// and the transport's goroutines, possibly concurrently, and must
+	// return quickly.
 	OnWatchError func(t *Type, err error)
 	// OnWatchResumed, when set, is called when a watch request of a type
-	// succeeds after OnWatchError was called for it.
+	// succeeds after OnWatchError was called for it, once per outage; like
+	// OnWatchError, from any goroutine.
 	OnWatchResumed func(t *Type)
 	// RequireWatch makes a type's first watch request that is forbidden a
 	// failure of the engine (see Failed), even after sync: a user who may
@@ -137,7 +140,9 @@ type TypeProgress struct {
 	Synced   bool
 }
 
-// Type is one resolved resource type with its informer.
+// Type is one resolved resource type with its informer. Its exported
+// fields are set by New and not changed after; its methods are safe for
+// concurrent use.
 type Type struct {
 	// Mapping is the type's REST mapping: resource, kind, scope.
 	Mapping *meta.RESTMapping
@@ -164,7 +169,10 @@ func (t *Type) Namespaced() bool {
 	return t.Mapping.Scope.Name() == meta.RESTScopeNameNamespace
 }
 
-// Engine owns the informers of one kubectl-informer run.
+// Engine owns the informers of one kubectl-informer run. New builds it,
+// SendEvents (optional) and Start are called once each, in that order, and
+// Shutdown ends it; Types, Failed and Err are safe for concurrent use at any
+// time.
 type Engine struct {
 	cfg   Config
 	types []*Type
@@ -285,11 +293,9 @@ type informerKey struct {
 
 // informerFor returns the informer of mapping's resource in namespace (""
 // for all): metadata-only unless cfg.FullObjects, typed (protobuf, Go types)
-// for built-in types, dynamic (JSON, unstructured) for the others.
-//
-// The informers are what client-go's informer factories would build, with
-// the same list and watch calls, indexers and WatchList support; but the
-// factory packages link a typed informer for every built-in type.
+// for built-in types, dynamic (JSON, unstructured) for the others. They are
+// the informers client-go's factories would build, without linking the
+// factory packages' informer for every built-in type.
 func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namespace string) (InformerKind, toolscache.SharedIndexInformer, error) {
 	gvr := mapping.Resource
 	var (
@@ -434,7 +440,7 @@ func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithCont
 }
 
 // Failed is closed when the engine has failed for good, before or after
-// sync; Err says why.
+// sync; Err then says why. The informers keep running until Shutdown.
 func (e *Engine) Failed() <-chan struct{} { return e.failed }
 
 // Err returns why the engine failed, or nil if it has not.
@@ -533,7 +539,8 @@ func (e *Engine) timeoutError() error {
 	return err
 }
 
-// Shutdown stops every informer and waits for their goroutines to end.
+// Shutdown stops every informer and waits for their goroutines to end. It
+// may be called more than once, and without Start.
 func (e *Engine) Shutdown() {
 	e.stopOnce.Do(func() { close(e.stop) })
 	e.running.Wait()

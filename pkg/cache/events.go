@@ -48,7 +48,8 @@ func (e *Event) Object() interface{} {
 	return e.Old
 }
 
-// Queue hands events from informer handlers to one consumer. Push never
+// Queue hands events from informer handlers to one consumer. Push and Close
+// are safe for concurrent use; Pop is for one consumer goroutine. Push never
 // blocks, so a slow consumer never stalls an informer.
 //
 // Memory bound: while at most limit events are pending, every event is kept
@@ -157,7 +158,10 @@ func (q *Queue) Stats() (pending int, coalesced int64) {
 }
 
 // SendEvents registers handlers on every type that push its events to q.
-// Call it before Start. Resync updates (same resourceVersion) are skipped.
+// Call it before Start. The handlers run on the informers' goroutines and
+// never block; q receives each object's events in the order its informer
+// saw them, the initial list first. Resync updates (same resourceVersion)
+// are skipped.
 func (e *Engine) SendEvents(q *Queue) error {
 	for _, t := range e.types {
 		t := t
