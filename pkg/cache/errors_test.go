@@ -67,3 +67,25 @@ func TestIsWatchForbidden(t *testing.T) {
 		})
 	}
 }
+
+func TestIsForbidden(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"forbidden", apierrors.NewForbidden(gr, "", fmt.Errorf("no")), true},
+		{"unauthorized", apierrors.NewUnauthorized("who"), true},
+		{"forbidden, wrapped", fmt.Errorf("watching pods: %w", apierrors.NewForbidden(gr, "", fmt.Errorf("no"))), true},
+		{"not found", apierrors.NewNotFound(gr, "web"), false},
+		{"not an API error", fmt.Errorf("forbidden"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsForbidden(tt.err); got != tt.want {
+				t.Errorf("IsForbidden(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}

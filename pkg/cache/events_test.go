@@ -90,3 +90,20 @@ func TestQueuePopEndsWithContext(t *testing.T) {
 		t.Fatalf("Pop on an empty queue returned an event")
 	}
 }
+
+func TestEventObject(t *testing.T) {
+	old, cur := obj("a", "1"), obj("a", "2")
+	tests := []struct {
+		ev   *Event
+		want interface{}
+	}{
+		{&Event{Type: Added, New: cur}, cur},
+		{&Event{Type: Modified, Old: old, New: cur}, cur},
+		{&Event{Type: Deleted, Old: old}, old},
+	}
+	for _, tt := range tests {
+		if got := tt.ev.Object(); got != tt.want {
+			t.Errorf("%s event: Object() = %v, want %v", tt.ev.Type, got, tt.want)
+		}
+	}
+}
