@@ -40,7 +40,6 @@ func TestPlainWatchStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.plainWatches.Store(tt.plain)
 			rc, err := c.Typed.RESTClient(schema.GroupVersion{Version: "v1"})
 			if err != nil {
 				t.Fatal(err)
@@ -49,7 +48,8 @@ func TestPlainWatchStreams(t *testing.T) {
 			if tt.watch {
 				req = req.Param("watch", "true")
 			}
-			body, err := req.Stream(context.Background())
+			ctx := withRequestOptions(context.Background(), &requestOptions{plainWatches: tt.plain})
+			body, err := req.Stream(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,121 +23,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-
-	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// InformerKind says which client and object form an informer uses.
-type InformerKind int
-
-const (
-	// Typed informers decode protobuf into client-go's Go types; built-in
-	// types only.
-	Typed InformerKind = iota
-	// Dynamic informers decode JSON into unstructured objects; any type,
-	// custom resources included.
-	Dynamic
-	// Metadata informers fetch PartialObjectMetadata in protobuf: names,
-	// labels, annotations and owners, a fraction of the bytes.
-	Metadata
-)
-
-// String returns the kind's name as shown in -v logs and benchmarks.
-func (k InformerKind) String() string {
-	switch k {
-	case Typed:
-		return "typed"
-	case Dynamic:
-		return "dynamic"
-	case Metadata:
-		return "metadata"
-	}
-	return fmt.Sprintf("InformerKind(%d)", int(k))
-}
-
-// ManagedFields says what the transform keeps of metadata.managedFields
-// before an object enters the cache.
-type ManagedFields int
-
-const (
-	// DropManagedFields removes managedFields: they are often the largest
-	// part of an object and no query reads them.
-	DropManagedFields ManagedFields = iota
-	// SummarizeManagedFields keeps each entry's manager, operation,
-	// subresource and time, and drops the fieldsV1 sets, so a watch can tell
-	// who changed an object at a fraction of the memory.
-	SummarizeManagedFields
-	// KeepManagedFields keeps managedFields as the server sent them.
-	KeepManagedFields
-)
-
-// Config says what the engine caches.
-type Config struct {
-	// Namespace limits namespaced types to one namespace; "" means all.
-	Namespace string
-	// LabelSelector and FieldSelector are sent to the server with every list
-	// and watch, so the cache holds only what was asked.
-	LabelSelector string
-	FieldSelector string
-	// Indexes are registered on every type's informer before it starts.
-	Indexes []index.Definition
-	// FullObjects asks for whole objects; when false, metadata-only
-	// informers are used, which is enough for metadata indexes and tables.
-	FullObjects bool
-	// ForceDynamic uses dynamic (JSON) informers even for built-in types.
-	// Benchmarks use it to compare informer kinds.
-	ForceDynamic bool
-	// ManagedFields says what to keep of managedFields.
-	ManagedFields ManagedFields
-	// PlainWatchStreams asks the server for watch streams without gzip,
-	// the streaming initial list (WatchListClient) included, for a
-	// long-running watch whose events then cost less CPU; lists stay
-	// gzipped. A one-shot query leaves it off: its list, streamed or not, is
-	// faster gzipped. See plainWatches in clients.go for the figures.
-	PlainWatchStreams bool
-	// SyncTimeout bounds the wait for the first sync; 0 means 60s.
-	SyncTimeout time.Duration
-	// Progress, when set, is called about five times a second while Start
-	// waits for sync, and once more when it ends.
-	Progress func(Progress)
-	// OnWatchError, when set, is called after the type's cache has synced
-	// for every failed list or watch attempt: errors the reflector hands its
-	// watch error handler, and requests that never reached the server. The
-	// informer keeps retrying on its own. It must return quickly.
-	OnWatchError func(t *Type, err error)
-	// OnWatchResumed, when set, is called when a watch request of a type
-	// succeeds after OnWatchError was called for it.
-	OnWatchResumed func(t *Type)
-	// RequireWatch makes a type's first watch request that is forbidden a
-	// failure of the engine (see Failed), even after sync: a user who may
-	// list a type but not watch it gets an error instead of a watch that
-	// retries forever. A watch forbidden after one has succeeded
-	// (permission removed) still goes to OnWatchError. Queries, which only
-	// need the list, leave it off.
-	RequireWatch bool
-}
-
-// Progress is a snapshot of the initial sync.
-type Progress struct {
-	Elapsed time.Duration
-	Types   []TypeProgress
-	Done    bool
-}
-
-// TypeProgress is one type's part of a Progress.
-type TypeProgress struct {
-	Name     string
-	Received int64
-	Synced   bool
-}
-
-// Type is one resolved resource type with its informer.
+// Type is one resolved resource type with its informer. Its exported
+// fields are set by New and not changed after; its methods are safe for
+// concurrent use.
 type Type struct {
 	// Mapping is the type's REST mapping: resource, kind, scope.
 	Mapping *meta.RESTMapping
@@ -164,7 +56,10 @@ func (t *Type) Namespaced() bool {
 	return t.Mapping.Scope.Name() == meta.RESTScopeNameNamespace
 }
 
-// Engine owns the informers of one kubectl-informer run.
+// Engine owns the informers of one kubectl-informer run. New builds it,
+// SendEvents (optional) and Start are called once each, in that order, and
+// Shutdown ends it; Types, Failed and Err are safe for concurrent use at any
+// time.
 type Engine struct {
 	cfg   Config
 	types []*Type
@@ -174,6 +69,10 @@ type Engine struct {
 	informers map[informerKey]toolscache.SharedIndexInformer
 	running   sync.WaitGroup
 
+	// requests is what the engine's list and watch requests carry on their
+	// context to the clients' transports.
+	requests requestOptions
+
 	failOnce sync.Once
 	failed   chan struct{}
 	failErr  error
@@ -182,7 +81,8 @@ type Engine struct {
 }
 
 // New creates the informers for mappings, with cfg's indexes, transform and
-// error handling, without starting them.
+// error handling, without starting them. It does not change clients: several
+// engines may share one Clients, each seeing only its own requests.
 func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, error) {
 	if cfg.SyncTimeout == 0 {
 		cfg.SyncTimeout = 60 * time.Second
@@ -193,7 +93,7 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		failed:    make(chan struct{}),
 		stop:      make(chan struct{}),
 	}
-	clients.plainWatches.Store(cfg.PlainWatchStreams)
+	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams}
 	indexers := toolscache.Indexers{}
 	for _, def := range cfg.Indexes {
 		indexers[def.Name] = def.Func
@@ -222,12 +122,13 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 		klog.V(2).InfoS("created informer", "type", t.Name(), "kind", t.Kind, "namespace", namespace)
 		e.types = append(e.types, t)
 	}
-	clients.monitor.set(e.observeRequest)
 	return e, nil
 }
 
-// observeRequest gets the outcome of every request the clients send and
-// reports watch outages and recoveries of synced types.
+// observeRequest gets the outcome of every list and watch request of the
+// engine's informers, from the clients' transport, and reports watch
+// outages and recoveries of synced types. It may be called from any
+// goroutine, once Start has begun.
 func (e *Engine) observeRequest(path string, watch bool, err error) {
 	for _, t := range e.types {
 		if !t.matchesPath(path) {
@@ -257,142 +158,6 @@ func (e *Engine) watchFailed(t *Type, err error) {
 
 // Types returns the engine's types in the order they were requested.
 func (e *Engine) Types() []*Type { return e.types }
-
-// missingIndexers leaves out indexers the informer already has: every
-// informer starts with client-go's "namespace" index, which indexes the same
-// value as ours, and types naming the same resource share an informer.
-func missingIndexers(informer toolscache.SharedIndexInformer, indexers toolscache.Indexers) toolscache.Indexers {
-	existing := informer.GetIndexer().GetIndexers()
-	missing := toolscache.Indexers{}
-	for name, fn := range indexers {
-		if _, ok := existing[name]; !ok {
-			missing[name] = fn
-		}
-	}
-	return missing
-}
-
-type informerKey struct {
-	namespace string
-	gvr       schema.GroupVersionResource
-}
-
-// informerFor returns the informer of mapping's resource in namespace (""
-// for all): metadata-only unless cfg.FullObjects, typed (protobuf, Go types)
-// for built-in types, dynamic (JSON, unstructured) for the others.
-//
-// The informers are what client-go's informer factories would build, with
-// the same list and watch calls, indexers and WatchList support; but the
-// factory packages link a typed informer for every built-in type.
-func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namespace string) (InformerKind, toolscache.SharedIndexInformer, error) {
-	gvr := mapping.Resource
-	var (
-		kind    InformerKind
-		lister  lister
-		example runtime.Object
-	)
-	switch {
-	case !e.cfg.FullObjects:
-		kind, example = Metadata, &metav1.PartialObjectMetadata{}
-		lister = clientLister[*metav1.PartialObjectMetadataList]{clients.Metadata.Resource(gvr).Namespace(namespace)}
-	case !e.cfg.ForceDynamic && clients.Typed != nil && clients.Typed.Serves(mapping.GroupVersionKind):
-		var err error
-		if lister, example, err = clients.Typed.lister(mapping, namespace); err != nil {
-			return 0, nil, err
-		}
-		kind = Typed
-	default:
-		kind, example = Dynamic, &unstructured.Unstructured{}
-		lister = clientLister[*unstructured.UnstructuredList]{clients.Dynamic.Resource(gvr).Namespace(namespace)}
-	}
-	key := informerKey{namespace: namespace, gvr: gvr}
-	if informer, ok := e.informers[key]; ok {
-		return kind, informer, nil
-	}
-	tweak := func(opts *metav1.ListOptions) {
-		opts.LabelSelector = e.cfg.LabelSelector
-		opts.FieldSelector = e.cfg.FieldSelector
-	}
-	lw := &toolscache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			tweak(&opts)
-			return lister.List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			tweak(&opts)
-			return lister.Watch(ctx, opts)
-		},
-	}
-	informer := toolscache.NewSharedIndexInformerWithOptions(lw, example, toolscache.SharedIndexInformerOptions{
-		Indexers:          toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
-		ObjectDescription: gvr.String(),
-	})
-	e.informers[key] = informer
-	return kind, informer, nil
-}
-
-// lister is the List and Watch of one resource in one namespace or all.
-type lister interface {
-	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
-	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-}
-
-// clientLister adapts the dynamic and metadata clients, whose List returns
-// their own list type, to lister.
-type clientLister[L runtime.Object] struct {
-	r interface {
-		List(ctx context.Context, opts metav1.ListOptions) (L, error)
-		Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-	}
-}
-
-func (l clientLister[L]) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	return l.r.List(ctx, opts)
-}
-
-func (l clientLister[L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return l.r.Watch(ctx, opts)
-}
-
-// transform runs on every object before it enters the cache. It must be
-// idempotent: client-go may hand it an object it has already transformed.
-func (e *Engine) transform(t *Type) toolscache.TransformFunc {
-	gvk := t.Mapping.GroupVersionKind
-	mode := e.cfg.ManagedFields
-	return func(obj interface{}) (interface{}, error) {
-		t.received.Add(1)
-		ro, ok := obj.(runtime.Object)
-		if !ok {
-			return obj, nil
-		}
-		if t.Kind != Dynamic {
-			// Typed objects decoded from a list carry no apiVersion/kind,
-			// and metadata-only ones say PartialObjectMetadata; printers
-			// and JSONPath expect the type's own.
-			ro.GetObjectKind().SetGroupVersionKind(gvk)
-		}
-		accessor, err := meta.Accessor(ro)
-		if err != nil {
-			return obj, nil
-		}
-		switch mode {
-		case DropManagedFields:
-			if accessor.GetManagedFields() != nil {
-				accessor.SetManagedFields(nil)
-			}
-		case SummarizeManagedFields:
-			if fields := accessor.GetManagedFields(); fields != nil {
-				summary := make([]metav1.ManagedFieldsEntry, len(fields))
-				for i, f := range fields {
-					f.FieldsV1 = nil
-					summary[i] = f
-				}
-				accessor.SetManagedFields(summary)
-			}
-		}
-		return obj, nil
-	}
-}
 
 func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithContext {
 	return func(ctx context.Context, r *toolscache.Reflector, err error) {
@@ -424,7 +189,7 @@ func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithCont
 }
 
 // Failed is closed when the engine has failed for good, before or after
-// sync; Err says why.
+// sync; Err then says why. The informers keep running until Shutdown.
 func (e *Engine) Failed() <-chan struct{} { return e.failed }
 
 // Err returns why the engine failed, or nil if it has not.
@@ -446,8 +211,8 @@ func (e *Engine) fail(err error) {
 
 // Start starts every informer and waits until all caches have synced. It
 // returns an error naming the type and the cause when a list fails for good,
-// when cfg.SyncTimeout passes, or when ctx ends. The informers keep running
-// until Shutdown.
+// a *SyncTimeoutError when cfg.SyncTimeout passes, or ctx's error when ctx
+// ends. The informers keep running until Shutdown.
 func (e *Engine) Start(ctx context.Context) error {
 	for _, informer := range e.informers {
 		e.running.Go(func() { informer.Run(e.stop) })
@@ -513,17 +278,18 @@ func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
 }
 
 func (e *Engine) timeoutError() error {
-	var waiting []string
+	err := &SyncTimeoutError{Timeout: e.cfg.SyncTimeout}
 	for _, t := range e.types {
 		if !t.Informer.HasSynced() {
-			waiting = append(waiting, fmt.Sprintf("%s (%d objects received)", t.Name(), t.received.Load()))
+			err.Pending = append(err.Pending, TypeProgress{Name: t.Name(), Received: t.received.Load()})
 		}
 	}
-	sort.Strings(waiting)
-	return fmt.Errorf("timed out after %s waiting for the cache of %v to sync (raise --sync-timeout for very large lists)", e.cfg.SyncTimeout, waiting)
+	sort.Slice(err.Pending, func(i, j int) bool { return err.Pending[i].Name < err.Pending[j].Name })
+	return err
 }
 
-// Shutdown stops every informer and waits for their goroutines to end.
+// Shutdown stops every informer and waits for their goroutines to end. It
+// may be called more than once, and without Start.
 func (e *Engine) Shutdown() {
 	e.stopOnce.Do(func() { close(e.stop) })
 	e.running.Wait()

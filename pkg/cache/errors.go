@@ -2,13 +2,33 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
+
+// SyncTimeoutError is what Start returns when Config.SyncTimeout passes
+// before every cache has synced.
+type SyncTimeoutError struct {
+	// Timeout is the Config.SyncTimeout that passed.
+	Timeout time.Duration
+	// Pending are the types whose caches had not synced, sorted by name,
+	// with the objects each had received.
+	Pending []TypeProgress
+}
+
+func (e *SyncTimeoutError) Error() string {
+	waiting := make([]string, len(e.Pending))
+	for i, p := range e.Pending {
+		waiting[i] = fmt.Sprintf("%s (%d objects received)", p.Name, p.Received)
+	}
+	return fmt.Sprintf("timed out after %s waiting for the cache of %v to sync", e.Timeout, waiting)
+}
 
 // maxConnErrorsBeforeSync is how many list attempts in a row may fail to
 // reach the server before the first sync gives up. The reflector backs off

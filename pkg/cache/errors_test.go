@@ -20,25 +20,31 @@ func TestAPICauseDropsClientGoWrapping(t *testing.T) {
 	}
 }
 
-func TestIsFatal(t *testing.T) {
+func TestIsFatalAndIsForbidden(t *testing.T) {
 	gr := schema.GroupResource{Resource: "pods"}
 	tests := []struct {
-		name string
-		err  error
-		want bool
+		name          string
+		err           error
+		want          bool // isFatal
+		wantForbidden bool // IsForbidden
 	}{
-		{"forbidden", apierrors.NewForbidden(gr, "", fmt.Errorf("no")), true},
-		{"unauthorized", apierrors.NewUnauthorized("who"), true},
-		{"not found", apierrors.NewNotFound(gr, ""), true},
-		{"bad request", apierrors.NewBadRequest("bad field selector"), true},
-		{"server error", apierrors.NewInternalError(fmt.Errorf("boom")), false},
-		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), false},
-		{"expired", apierrors.NewResourceExpired("too old"), false},
+		{"forbidden", apierrors.NewForbidden(gr, "", fmt.Errorf("no")), true, true},
+		{"forbidden, wrapped", fmt.Errorf("watching pods: %w", apierrors.NewForbidden(gr, "", fmt.Errorf("no"))), true, true},
+		{"unauthorized", apierrors.NewUnauthorized("who"), true, true},
+		{"not found", apierrors.NewNotFound(gr, ""), true, false},
+		{"bad request", apierrors.NewBadRequest("bad field selector"), true, false},
+		{"server error", apierrors.NewInternalError(fmt.Errorf("boom")), false, false},
+		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), false, false},
+		{"expired", apierrors.NewResourceExpired("too old"), false, false},
+		{"not an API error", fmt.Errorf("forbidden"), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := isFatal(tt.err); got != tt.want {
 				t.Errorf("isFatal(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+			if got := IsForbidden(tt.err); got != tt.wantForbidden {
+				t.Errorf("IsForbidden(%v) = %v, want %v", tt.err, got, tt.wantForbidden)
 			}
 		})
 	}

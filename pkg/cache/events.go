@@ -22,8 +22,8 @@ const (
 // Event is one change the cache saw.
 type Event struct {
 	Type EventType
-	// T is the object's type.
-	T *Type
+	// Resource is the resource type whose cache saw the change.
+	Resource *Type
 	// Old is the object before the change (Modified, Deleted); New is the
 	// object after it (Added, Modified). Both are the cache's own objects:
 	// do not mutate them.
@@ -48,7 +48,8 @@ func (e *Event) Object() interface{} {
 	return e.Old
 }
 
-// Queue hands events from informer handlers to one consumer. Push never
+// Queue hands events from informer handlers to one consumer. Push and Close
+// are safe for concurrent use; Pop is for one consumer goroutine. Push never
 // blocks, so a slow consumer never stalls an informer.
 //
 // Memory bound: while at most limit events are pending, every event is kept
@@ -86,7 +87,7 @@ func (q *Queue) Push(e *Event) {
 	if q.closed {
 		return
 	}
-	mkey := string(e.T.Mapping.Resource.GroupResource().String()) + "|" + e.Key
+	mkey := mergeKey(e)
 	if e.Type == Modified && len(q.items)-q.head >= q.limit {
 		if pending, ok := q.mergeable[mkey]; ok {
 			pending.New = e.New
@@ -129,12 +130,16 @@ func (q *Queue) Pop(ctx context.Context) (*Event, bool) {
 	} else if q.head > 1024 && q.head*2 > len(q.items) {
 		q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
 	}
-	mkey := string(e.T.Mapping.Resource.GroupResource().String()) + "|" + e.Key
+	mkey := mergeKey(e)
 	if q.mergeable[mkey] == e {
 		delete(q.mergeable, mkey)
 	}
 	return e, true
 }
+
+// mergeKey says which pending event an update may merge into: the same
+// object of the same resource type.
+func mergeKey(e *Event) string { return e.Resource.Name() + "|" + e.Key }
 
 // Close wakes the consumer; Pop drains what is pending and then returns false.
 func (q *Queue) Close() {
@@ -153,22 +158,25 @@ func (q *Queue) Stats() (pending int, coalesced int64) {
 }
 
 // SendEvents registers handlers on every type that push its events to q.
-// Call it before Start. Resync updates (same resourceVersion) are skipped.
+// Call it before Start. The handlers run on the informers' goroutines and
+// never block; q receives each object's events in the order its informer
+// saw them, the initial list first. Resync updates (same resourceVersion)
+// are skipped.
 func (e *Engine) SendEvents(q *Queue) error {
 	for _, t := range e.types {
 		t := t
 		_, err := t.Informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: func(obj interface{}, isInInitialList bool) {
-				q.Push(&Event{Type: Added, T: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
+				q.Push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
 			},
 			UpdateFunc: func(oldObj, newObj interface{}) {
 				if sameResourceVersion(oldObj, newObj) {
 					return
 				}
-				q.Push(&Event{Type: Modified, T: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
+				q.Push(&Event{Type: Modified, Resource: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
 			},
 			DeleteFunc: func(obj interface{}) {
-				ev := &Event{Type: Deleted, T: t, Old: obj}
+				ev := &Event{Type: Deleted, Resource: t, Old: obj}
 				if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 					ev.Old = tombstone.Obj
 					ev.Key = tombstone.Key

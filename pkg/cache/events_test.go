@@ -39,10 +39,10 @@ func drain(t *testing.T, q *Queue) []*Event {
 func TestQueueKeepsOrderBelowLimit(t *testing.T) {
 	pods := podType()
 	q := NewQueue(10)
-	q.Push(&Event{Type: Added, T: pods, New: obj("a", "1"), Key: "ns/a"})
-	q.Push(&Event{Type: Modified, T: pods, Old: obj("a", "1"), New: obj("a", "2"), Key: "ns/a"})
-	q.Push(&Event{Type: Modified, T: pods, Old: obj("a", "2"), New: obj("a", "3"), Key: "ns/a"})
-	q.Push(&Event{Type: Deleted, T: pods, Old: obj("a", "3"), Key: "ns/a"})
+	q.Push(&Event{Type: Added, Resource: pods, New: obj("a", "1"), Key: "ns/a"})
+	q.Push(&Event{Type: Modified, Resource: pods, Old: obj("a", "1"), New: obj("a", "2"), Key: "ns/a"})
+	q.Push(&Event{Type: Modified, Resource: pods, Old: obj("a", "2"), New: obj("a", "3"), Key: "ns/a"})
+	q.Push(&Event{Type: Deleted, Resource: pods, Old: obj("a", "3"), Key: "ns/a"})
 	got := drain(t, q)
 	want := []EventType{Added, Modified, Modified, Deleted}
 	if len(got) != len(want) {
@@ -58,15 +58,15 @@ func TestQueueKeepsOrderBelowLimit(t *testing.T) {
 func TestQueueCoalescesUpdatesBeyondLimit(t *testing.T) {
 	pods := podType()
 	q := NewQueue(2)
-	q.Push(&Event{Type: Added, T: pods, New: obj("a", "1"), Key: "ns/a"})
-	q.Push(&Event{Type: Added, T: pods, New: obj("b", "1"), Key: "ns/b"})
+	q.Push(&Event{Type: Added, Resource: pods, New: obj("a", "1"), Key: "ns/a"})
+	q.Push(&Event{Type: Added, Resource: pods, New: obj("b", "1"), Key: "ns/b"})
 	// The queue is full: updates of a and b merge into their pending events.
-	q.Push(&Event{Type: Modified, T: pods, Old: obj("a", "1"), New: obj("a", "2"), Key: "ns/a"})
-	q.Push(&Event{Type: Modified, T: pods, Old: obj("a", "2"), New: obj("a", "3"), Key: "ns/a"})
+	q.Push(&Event{Type: Modified, Resource: pods, Old: obj("a", "1"), New: obj("a", "2"), Key: "ns/a"})
+	q.Push(&Event{Type: Modified, Resource: pods, Old: obj("a", "2"), New: obj("a", "3"), Key: "ns/a"})
 	// A delete is never merged.
-	q.Push(&Event{Type: Deleted, T: pods, Old: obj("b", "1"), Key: "ns/b"})
+	q.Push(&Event{Type: Deleted, Resource: pods, Old: obj("b", "1"), Key: "ns/b"})
 	// c has nothing pending, so its update is kept as it came.
-	q.Push(&Event{Type: Modified, T: pods, Old: obj("c", "1"), New: obj("c", "2"), Key: "ns/c"})
+	q.Push(&Event{Type: Modified, Resource: pods, Old: obj("c", "1"), New: obj("c", "2"), Key: "ns/c"})
 
 	pending, coalesced := q.Stats()
 	if pending != 4 || coalesced != 2 {
@@ -88,5 +88,22 @@ func TestQueuePopEndsWithContext(t *testing.T) {
 	defer cancel()
 	if _, ok := q.Pop(ctx); ok {
 		t.Fatalf("Pop on an empty queue returned an event")
+	}
+}
+
+func TestEventObject(t *testing.T) {
+	old, cur := obj("a", "1"), obj("a", "2")
+	tests := []struct {
+		ev   *Event
+		want interface{}
+	}{
+		{&Event{Type: Added, New: cur}, cur},
+		{&Event{Type: Modified, Old: old, New: cur}, cur},
+		{&Event{Type: Deleted, Old: old}, old},
+	}
+	for _, tt := range tests {
+		if got := tt.ev.Object(); got != tt.want {
+			t.Errorf("%s event: Object() = %v, want %v", tt.ev.Type, got, tt.want)
+		}
 	}
 }

@@ -11,50 +11,62 @@ import (
 	"sync/atomic"
 )
 
-// requestMonitor sees the outcome of every list and watch request the
-// engine's clients send. client-go's reflector retries a failed watch on its
-// own and tells the watch error handler only when a relist fails, so an
-// outage after sync would otherwise pass in silence; the transport is the
-// one place that sees every attempt.
-type requestMonitor struct {
-	mu     sync.RWMutex
-	notify func(path string, watch bool, err error)
+// requestOptions is what one engine asks of the requests its informers
+// send. It travels on each request's context, not in Clients, so engines
+// that share one Clients neither see nor change each other's requests.
+type requestOptions struct {
+	// observe, when set, gets the outcome of every list and watch request:
+	// client-go's reflector retries a failed watch on its own and tells the
+	// watch error handler only when a relist fails, so an outage after sync
+	// would otherwise pass in silence; the transport sees every attempt.
+	observe func(path string, watch bool, err error)
+	// plainWatches asks for watch streams without gzip (see
+	// Config.PlainWatchStreams).
+	plainWatches bool
 }
 
-// set installs the callback; the engine calls it once, before Start.
-func (m *requestMonitor) set(notify func(path string, watch bool, err error)) {
-	m.mu.Lock()
-	m.notify = notify
-	m.mu.Unlock()
+type requestOptionsKey struct{}
+
+// withRequestOptions returns ctx carrying opts to the engine's transports.
+func withRequestOptions(ctx context.Context, opts *requestOptions) context.Context {
+	return context.WithValue(ctx, requestOptionsKey{}, opts)
 }
 
-func (m *requestMonitor) observe(req *http.Request, err error) {
-	m.mu.RLock()
-	notify := m.notify
-	m.mu.RUnlock()
-	if notify != nil {
-		notify(req.URL.Path, req.URL.Query().Get("watch") == "true", err)
+// requestOptionsOf returns the options req's context carries; a request
+// that carries none (not an engine's) gets the zero options.
+func requestOptionsOf(req *http.Request) requestOptions {
+	if opts, ok := req.Context().Value(requestOptionsKey{}).(*requestOptions); ok && opts != nil {
+		return *opts
 	}
+	return requestOptions{}
 }
 
-// wrap returns a RoundTripper that reports transport errors and successful
-// responses to the monitor.
-func (m *requestMonitor) wrap(rt http.RoundTripper) http.RoundTripper {
-	return monitoredTransport{monitor: m, next: rt}
+func isWatch(req *http.Request) bool { return req.URL.Query().Get("watch") == "true" }
+
+// monitorRequests returns a RoundTripper that reports transport errors,
+// successful responses and broken watch streams to the observer of each
+// request's engine.
+func monitorRequests(rt http.RoundTripper) http.RoundTripper {
+	return monitoredTransport{next: rt}
 }
 
 type monitoredTransport struct {
-	monitor *requestMonitor
-	next    http.RoundTripper
+	next http.RoundTripper
 }
 
 func (t monitoredTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil || resp.StatusCode < 400 {
-		t.monitor.observe(req, err)
+	observe := requestOptionsOf(req).observe
+	if observe == nil {
+		return t.next.RoundTrip(req)
 	}
-	if err == nil && resp.StatusCode < 400 && req.URL.Query().Get("watch") == "true" {
-		resp.Body = &monitoredBody{ReadCloser: resp.Body, monitor: t.monitor, req: req}
+	resp, err := t.next.RoundTrip(req)
+	watch := isWatch(req)
+	if err != nil || resp.StatusCode < 400 {
+		observe(req.URL.Path, watch, err)
+	}
+	if err == nil && resp.StatusCode < 400 && watch {
+		path := req.URL.Path
+		resp.Body = &monitoredBody{ReadCloser: resp.Body, broken: func(err error) { observe(path, true, err) }}
 	}
 	return resp, err
 }
@@ -65,17 +77,16 @@ func (t monitoredTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // watch, which it logs and retries without telling its error handler.
 type monitoredBody struct {
 	io.ReadCloser
-	monitor *requestMonitor
-	req     *http.Request
-	closed  atomic.Bool
-	once    sync.Once
+	broken func(error)
+	closed atomic.Bool
+	once   sync.Once
 }
 
 func (b *monitoredBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) && !b.closed.Load() &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		b.once.Do(func() { b.monitor.observe(b.req, fmt.Errorf("watch stream broken: %w", err)) })
+		b.once.Do(func() { b.broken(fmt.Errorf("watch stream broken: %w", err)) })
 	}
 	return n, err
 }

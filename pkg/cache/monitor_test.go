@@ -69,16 +69,16 @@ func TestMonitorReportsBrokenWatchStreams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			m := &requestMonitor{}
-			m.set(func(path string, watch bool, err error) {
+			observe := func(path string, watch bool, err error) {
 				if err == nil {
 					got = append(got, "")
 				} else {
 					got = append(got, err.Error())
 				}
-			})
+			}
 			req := httptest.NewRequest(http.MethodGet, tt.url, nil)
-			resp, err := m.wrap(bodyTransport{failingBody{tt.readErr}}).RoundTrip(req)
+			req = req.WithContext(withRequestOptions(req.Context(), &requestOptions{observe: observe}))
+			resp, err := monitorRequests(bodyTransport{failingBody{tt.readErr}}).RoundTrip(req)
 			if err != nil {
 				t.Fatal(err)
 			}

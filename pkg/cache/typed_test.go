@@ -36,9 +36,9 @@ func TestTypedClientServes(t *testing.T) {
 	}
 }
 
-// TestTypedListerDecodesProtobuf lists pods in a namespace from a server
+// TestTypedListerWatcherDecodesProtobuf lists pods in a namespace from a server
 // that answers in protobuf, and checks the request and the decoded Go type.
-func TestTypedListerDecodesProtobuf(t *testing.T) {
+func TestTypedListerWatcherDecodesProtobuf(t *testing.T) {
 	list := &corev1.PodList{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: "42"},
@@ -64,7 +64,7 @@ func TestTypedListerDecodesProtobuf(t *testing.T) {
 		Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
 	}
-	l, example, err := c.lister(mapping, "shop")
+	l, example, err := c.listerWatcher(mapping, "shop")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -133,4 +135,15 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	case <-timer.C:
 		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.server, typeArg)
 	}
+}
+
+// startEngine starts engine and waits for sync; when the sync deadline
+// passes it names the flag that raises it.
+func startEngine(ctx context.Context, engine *cache.Engine) error {
+	err := engine.Start(ctx)
+	var timeout *cache.SyncTimeoutError
+	if errors.As(err, &timeout) {
+		return fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
+	}
+	return err
 }

@@ -117,7 +117,7 @@ func TestWatchReorderOnly(t *testing.T) {
 		t.Run(tt.output+"-"+tt.diffMode, func(t *testing.T) {
 			var buf bytes.Buffer
 			p := testPrinter(t, &buf, tt.output, tt.diffMode)
-			shown, err := p.handle(&cache.Event{Type: cache.Modified, T: deployments, Old: old, New: reordered, Key: "shop/web"})
+			shown, err := p.handle(&cache.Event{Type: cache.Modified, Resource: deployments, Old: old, New: reordered, Key: "shop/web"})
 			if err != nil {
 				t.Fatalf("handle: %v", err)
 			}

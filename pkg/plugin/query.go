@@ -199,7 +199,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer engine.Shutdown()
-	if err := engine.Start(ctx); err != nil {
+	if err := startEngine(ctx, engine); err != nil {
 		return err
 	}
 

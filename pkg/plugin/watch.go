@@ -259,7 +259,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err := engine.SendEvents(queue); err != nil {
 		return err
 	}
-	if err := engine.Start(ctx); err != nil {
+	if err := startEngine(ctx, engine); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil
 		}

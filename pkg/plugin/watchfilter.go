@@ -16,7 +16,7 @@ func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 	if ev.Initial && !p.cfg.initial {
 		return rendered{}, false
 	}
-	if set := p.names[ev.T.Name()]; len(set) > 0 {
+	if set := p.names[ev.Resource.Name()]; len(set) > 0 {
 		if a, err := meta.Accessor(ev.Object()); err != nil || !set[a.GetName()] {
 			return rendered{}, false
 		}

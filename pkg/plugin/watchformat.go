@@ -41,7 +41,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 		if r.old, r.new, err = diff.UpdateMaps(ev.Old, ev.New, p.cfg.format == formatText && p.cfg.diff == diffUnified); err != nil {
 			return false, err
 		}
-		opts := p.textDiffOptions(ev.T)
+		opts := p.textDiffOptions(ev.Resource)
 		if p.cfg.format == formatText && p.cfg.diff == diffCompact {
 			r.changes = diff.Compare(r.old, r.new, opts)
 			if len(r.changes) == 0 {
@@ -58,7 +58,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 	case formatYAML:
 		return true, p.writeYAML(r)
 	case formatName:
-		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.T), terminal.SanitizeText(objectName(ev.Object())))
+		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.Resource), terminal.SanitizeText(objectName(ev.Object())))
 		return true, err
 	}
 	return true, p.writeText(r)
@@ -79,7 +79,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
 	line.WriteString(" ")
-	line.WriteString(kindName(r.ev.T) + "/" + terminal.SanitizeText(objectName(r.ev.Object())))
+	line.WriteString(kindName(r.ev.Resource) + "/" + terminal.SanitizeText(objectName(r.ev.Object())))
 	if ns := objectNamespace(r.ev.Object()); ns != "" {
 		line.WriteString(" -n " + terminal.SanitizeText(ns))
 	}
@@ -106,12 +106,12 @@ func (p *eventPrinter) writeText(r rendered) error {
 	if r.typ != cache.Modified {
 		return nil
 	}
-	opts := p.textDiffOptions(r.ev.T)
+	opts := p.textDiffOptions(r.ev.Resource)
 	switch p.cfg.diff {
 	case diffCompact:
 		return diff.WriteCompact(p.out, r.changes, "    ", p.cfg.color)
 	case diffUnified:
-		label := kindName(r.ev.T) + "/" + objectName(r.ev.New)
+		label := kindName(r.ev.Resource) + "/" + objectName(r.ev.New)
 		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.cfg.color)
 	}
 	return nil

@@ -163,7 +163,7 @@ func testPrinter(t testing.TB, out io.Writer, output, mode string) *eventPrinter
 func printEvent(t testing.TB, p *eventPrinter, out *bytes.Buffer, old, new interface{}) string {
 	t.Helper()
 	out.Reset()
-	if _, err := p.handle(&cache.Event{Type: cache.Modified, T: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
+	if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
 		t.Fatalf("handle: %v", err)
 	}
 	if err := p.out.Flush(); err != nil {
@@ -185,7 +185,7 @@ func BenchmarkWatchPrinter(b *testing.B) {
 				p := testPrinter(b, io.Discard, output.output, output.diff)
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := p.handle(&cache.Event{Type: cache.Modified, T: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
+					if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -372,7 +372,7 @@ func TestTypedUpdatesOfOtherKinds(t *testing.T) {
 				print := func(old, new interface{}) string {
 					var out bytes.Buffer
 					p := testPrinter(t, &out, output, "compact")
-					if _, err := p.handle(&cache.Event{Type: cache.Modified, T: tt.typ, Old: old, New: new, Key: "shop/x"}); err != nil {
+					if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: tt.typ, Old: old, New: new, Key: "shop/x"}); err != nil {
 						t.Fatal(err)
 					}
 					if err := p.out.Flush(); err != nil {

@@ -1,0 +1,115 @@
+package cache
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// InformerKind says which client and object form an informer uses.
+type InformerKind int
+
+const (
+	// Typed informers decode protobuf into client-go's Go types; built-in
+	// types only.
+	Typed InformerKind = iota
+	// Dynamic informers decode JSON into unstructured objects; any type,
+	// custom resources included.
+	Dynamic
+	// Metadata informers fetch PartialObjectMetadata in protobuf: names,
+	// labels, annotations and owners, a fraction of the bytes.
+	Metadata
+)
+
+// String returns the kind's name as shown in -v logs and benchmarks.
+func (k InformerKind) String() string {
+	switch k {
+	case Typed:
+		return "typed"
+	case Dynamic:
+		return "dynamic"
+	case Metadata:
+		return "metadata"
+	}
+	return fmt.Sprintf("InformerKind(%d)", int(k))
+}
+
+// ManagedFields says what the transform keeps of metadata.managedFields
+// before an object enters the cache.
+type ManagedFields int
+
+const (
+	// DropManagedFields removes managedFields: they are often the largest
+	// part of an object and no query reads them.
+	DropManagedFields ManagedFields = iota
+	// SummarizeManagedFields keeps each entry's manager, operation,
+	// subresource and time, and drops the fieldsV1 sets, so a watch can tell
+	// who changed an object at a fraction of the memory.
+	SummarizeManagedFields
+	// KeepManagedFields keeps managedFields as the server sent them.
+	KeepManagedFields
+)
+
+// Config says what the engine caches.
+type Config struct {
+	// Namespace limits namespaced types to one namespace; "" means all.
+	Namespace string
+	// LabelSelector and FieldSelector are sent to the server with every list
+	// and watch, so the cache holds only what was asked.
+	LabelSelector string
+	FieldSelector string
+	// Indexes are registered on every type's informer before it starts.
+	Indexes []index.Definition
+	// FullObjects asks for whole objects; when false, metadata-only
+	// informers are used, which is enough for metadata indexes and tables.
+	FullObjects bool
+	// ForceDynamic uses dynamic (JSON) informers even for built-in types.
+	// Benchmarks use it to compare informer kinds.
+	ForceDynamic bool
+	// ManagedFields says what to keep of managedFields.
+	ManagedFields ManagedFields
+	// PlainWatchStreams asks the server for watch streams without gzip,
+	// the streaming initial list (WatchListClient) included, for a
+	// long-running watch whose events then cost less CPU; lists stay
+	// gzipped. A one-shot query leaves it off: its list, streamed or not, is
+	// faster gzipped (figures in bench/README.md).
+	PlainWatchStreams bool
+	// SyncTimeout bounds the wait for the first sync; 0 means 60s.
+	SyncTimeout time.Duration
+	// Progress, when set, is called on Start's goroutine about five times a
+	// second while Start waits for sync, and once more when it ends.
+	Progress func(Progress)
+	// OnWatchError, when set, is called after the type's cache has synced
+	// for every failed list or watch attempt: errors the reflector hands its
+	// watch error handler, and requests that never reached the server. The
+	// informer keeps retrying on its own. It is called from the informers'
+	// and the transport's goroutines, possibly concurrently, and must
+	// return quickly.
+	OnWatchError func(t *Type, err error)
+	// OnWatchResumed, when set, is called when a watch request of a type
+	// succeeds after OnWatchError was called for it, once per outage; like
+	// OnWatchError, from any goroutine.
+	OnWatchResumed func(t *Type)
+	// RequireWatch makes a type's first watch request that is forbidden a
+	// failure of the engine (see Failed), even after sync: a user who may
+	// list a type but not watch it gets an error instead of a watch that
+	// retries forever. A watch forbidden after one has succeeded
+	// (permission removed) still goes to OnWatchError. Queries, which only
+	// need the list, leave it off.
+	RequireWatch bool
+}
+
+// Progress is a snapshot of the initial sync.
+type Progress struct {
+	Elapsed time.Duration
+	Types   []TypeProgress
+	Done    bool
+}
+
+// TypeProgress is one type's part of a Progress.
+type TypeProgress struct {
+	Name     string
+	Received int64
+	Synced   bool
+}
