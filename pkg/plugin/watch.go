@@ -324,14 +324,7 @@ func (o *WatchOptions) matches(obj interface{}) bool {
 		return false
 	}
 	for _, w := range o.where {
-		found := false
-		for _, v := range index.Values(w.def, obj) {
-			if v == w.sel.Value {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !w.sel.Matches(index.Values(w.def, obj)) {
 			return false
 		}
 	}
