@@ -80,7 +80,8 @@ func Keys(indexer cache.Indexer, selectors []Selector) ([]string, error) {
 }
 
 // bucketKeys returns the distinct storage keys of the objects that have any of values under the
-// index indexName.
+// index indexName. The caller owns the slice: client-go's IndexKeys, like its ListKeys, builds a
+// new one on each call.
 func bucketKeys(indexer cache.Indexer, indexName string, values []string) ([]string, error) {
 	if len(values) == 1 {
 		return indexer.IndexKeys(indexName, values[0])
