@@ -187,10 +187,10 @@ func TestEngineLookup(t *testing.T) {
 		want      []string
 	}{
 		{"all", nil, []string{"other/web-3", "shop/db-1", "shop/web-1", "shop/web-2"}},
-		{"one index", []index.Selector{{Name: "app", Value: "web"}}, []string{"other/web-3", "shop/web-1", "shop/web-2"}},
-		{"two indexes", []index.Selector{{Name: "app", Value: "web"}, {Name: "namespace", Value: "shop"}}, []string{"shop/web-1", "shop/web-2"}},
-		{"disjoint", []index.Selector{{Name: "app", Value: "db"}, {Name: "tier", Value: "front"}}, nil},
-		{"no such value", []index.Selector{{Name: "app", Value: "cache"}}, nil},
+		{"one index", []index.Selector{{Name: "app", Operator: index.Equals, Values: []string{"web"}}}, []string{"other/web-3", "shop/web-1", "shop/web-2"}},
+		{"two indexes", []index.Selector{{Name: "app", Operator: index.Equals, Values: []string{"web"}}, {Name: "namespace", Operator: index.Equals, Values: []string{"shop"}}}, []string{"shop/web-1", "shop/web-2"}},
+		{"disjoint", []index.Selector{{Name: "app", Operator: index.Equals, Values: []string{"db"}}, {Name: "tier", Operator: index.Equals, Values: []string{"front"}}}, nil},
+		{"no such value", []index.Selector{{Name: "app", Operator: index.Equals, Values: []string{"cache"}}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestEngineLookup(t *testing.T) {
 			}
 		})
 	}
-	if _, err := pods.Lookup([]index.Selector{{Name: "color", Value: "red"}}); err == nil || !strings.Contains(err.Error(), `looking up index "color" in pods`) {
+	if _, err := pods.Lookup([]index.Selector{{Name: "color", Operator: index.Equals, Values: []string{"red"}}}); err == nil || !strings.Contains(err.Error(), `looking up pods`) || !strings.Contains(err.Error(), `index "color" is not registered`) {
 		t.Errorf("Lookup of an unregistered index = %v, want an error naming it", err)
 	}
 	if _, err := pods.Count("color"); err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// Lookup returns the cached objects of t that have every selector's indexed
-// value (the selectors are ANDed), sorted by namespace and name. With no
+// Lookup returns the cached objects of t that every selector selects (the
+// selectors are ANDed, see index.Keys), sorted by namespace and name. With no
 // selectors it returns every cached object. Each selector's index name must
 // have been registered through Config.Indexes.
 func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
@@ -20,29 +20,9 @@ func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 		sortObjects(objs)
 		return objs, nil
 	}
-	// Intersect storage keys, smallest bucket first.
-	buckets := make([][]string, 0, len(selectors))
-	for _, sel := range selectors {
-		keys, err := indexer.IndexKeys(sel.Name, sel.Value)
-		if err != nil {
-			return nil, fmt.Errorf("looking up index %q in %s: %w", sel.Name, t.Name(), err)
-		}
-		buckets = append(buckets, keys)
-	}
-	sort.Slice(buckets, func(i, j int) bool { return len(buckets[i]) < len(buckets[j]) })
-	keys := buckets[0]
-	for _, other := range buckets[1:] {
-		in := make(map[string]struct{}, len(other))
-		for _, k := range other {
-			in[k] = struct{}{}
-		}
-		kept := keys[:0:0]
-		for _, k := range keys {
-			if _, ok := in[k]; ok {
-				kept = append(kept, k)
-			}
-		}
-		keys = kept
+	keys, err := index.Keys(indexer, selectors)
+	if err != nil {
+		return nil, fmt.Errorf("looking up %s: %w", t.Name(), err)
 	}
 	objs := make([]interface{}, 0, len(keys))
 	for _, k := range keys {

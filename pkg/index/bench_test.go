@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/client-go/tools/cache"
@@ -56,4 +58,38 @@ func BenchmarkJSONPathIndex(b *testing.B) {
 
 func BenchmarkLabelIndexMetadata(b *testing.B) {
 	benchIndexFunc(b, lookupBench(b, "label:app").Func, toMetadata(b, runningPod()))
+}
+
+// BenchmarkKeys looks up 10,000 pods on 10 nodes: a bucket, its complement against every key, and
+// the same complement narrowed by a positive selector.
+func BenchmarkKeys(b *testing.B) {
+	node, err := (*Set)(nil).Lookup("node")
+	if err != nil {
+		b.Fatalf("Lookup(node) = %v, want nil", err)
+	}
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"node": node.Func, "namespace": namespaceIndexFunc})
+	for i := range 10000 {
+		pod := keysPod(fmt.Sprintf("ns-%d", i%100), fmt.Sprintf("pod-%d", i), fmt.Sprintf("w%d", i%10), "web")
+		if err := indexer.Add(pod); err != nil {
+			b.Fatalf("Add() = %v, want nil", err)
+		}
+	}
+	for _, selectors := range [][]string{{"node=w1"}, {"node!=w1"}, {"namespace=ns-7", "node!=w7"}, {"node"}} {
+		var sels []Selector
+		for _, s := range selectors {
+			sel, err := ParseSelector("--index", s)
+			if err != nil {
+				b.Fatalf("ParseSelector(%q) = %v, want nil", s, err)
+			}
+			sels = append(sels, sel)
+		}
+		b.Run(strings.Join(selectors, ","), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Keys(indexer, sels); err != nil {
+					b.Fatalf("Keys() = %v, want nil", err)
+				}
+			}
+		})
+	}
 }

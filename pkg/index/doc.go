@@ -17,6 +17,11 @@
 // An object with no value for an index is in no bucket of that index: its IndexFunc returns nil.
 // The one exception is the node index on pods, described in [ParseSelector].
 //
+// A [Selector] (--index on query, --where on watch) picks objects by their indexed values with the
+// operators of label selectors: =, !=, in, notin, exists (NAME) and does-not-exist (!NAME).
+// [ParseSelector] reads one; [Keys] answers ANDed selectors from a cache.Indexer through its
+// indexes, and [Selector.Matches] applies one to the values of a single object.
+//
 // client-go panics when an IndexFunc returns an error while it updates an index, so the functions
 // here return an error only for an object that has no metadata at all, which no informer stores.
 // A field of the wrong type or a JSONPath that fails on an object yields no value instead.

@@ -29,7 +29,7 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 	}{
 		{"no type", []string{"query"}, "you must specify the type of resource to query"},
 		{"two type arguments", []string{"query", "pods", "deployments"}, "join types with commas: pods,deployments"},
-		{"index without value", []string{"query", "pods", "--index", "node"}, `--index needs NAME=VALUE, got "node"`},
+		{"bad index selector", []string{"query", "pods", "--index", "node in (a"}, `--index "node in (a": missing ")"`},
 		{"unknown index", []string{"query", "pods", "--index", "nod=x"}, `unknown index "nod"`},
 		{"unknown group-by", []string{"query", "pods", "--group-by", "x"}, `--group-by x: unknown index "x"`},
 		{"group-by with json", []string{"query", "pods", "--group-by", "node", "-o", "json"}, "--group-by prints a VALUE, COUNT table"},
@@ -42,7 +42,7 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"bad diff", []string{"watch", "pods", "--diff", "side"}, "--diff must be compact, unified or none"},
 		{"bad watch output", []string{"watch", "pods", "-o", "wide"}, "-o/--output must be text, json, yaml or name"},
 		{"bad color", []string{"watch", "pods", "--color", "sometimes"}, "--color must be auto, always or never"},
-		{"bad where", []string{"watch", "pods", "--where", "node"}, `--where needs NAME=VALUE, got "node"`},
+		{"bad where", []string{"watch", "pods", "--where", "node!x"}, `--where "node!x": unexpected "!"`},
 		{"bad ignore path", []string{"watch", "pods", "--ignore", "spec..x"}, "--ignore: invalid path"},
 		{"mixed TYPE/NAME", []string{"watch", "pod/a", "b"}, "expected TYPE/NAME"},
 		{"unknown flag", []string{"query", "pods", "--indx", "a=b"}, "unknown flag: --indx"},

@@ -38,7 +38,7 @@ func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 	return r, true
 }
 
-// whereClause is one --where NAME=VALUE, with the index it names.
+// whereClause is one --where selector, with the index it names.
 type whereClause struct {
 	sel index.Selector
 	def index.Definition
@@ -50,14 +50,7 @@ func (c watchPrintConfig) matches(obj interface{}) bool {
 		return false
 	}
 	for _, w := range c.where {
-		found := false
-		for _, v := range index.Values(w.def, obj) {
-			if v == w.sel.Value {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !w.sel.Matches(index.Values(w.def, obj)) {
 			return false
 		}
 	}

@@ -332,7 +332,7 @@ func TestBadInputAndFailFast(t *testing.T) {
 		wantErr    string
 		within     time.Duration
 	}{
-		{"index without value", []string{"query", "pods", "--index", "node"}, "", `--index needs NAME=VALUE, got "node"`, 5 * time.Second},
+		{"bad index selector", []string{"query", "pods", "--index", "node in (a"}, "", `--index "node in (a": missing ")"`, 5 * time.Second},
 		{"unknown index", []string{"query", "pods", "--index", "nod=x"}, "", `unknown index "nod"; known: namespace, label:KEY`, 5 * time.Second},
 		{"unknown group-by", []string{"query", "pods", "--group-by", "colour"}, "", `--group-by colour: unknown index "colour"`, 5 * time.Second},
 		{"invalid JSONPath", []string{"query", "pods", "--indexer", "img={.spec.containers[*.image}"}, "", "--indexer", 5 * time.Second},
