@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -107,27 +106,11 @@ func (o *QueryOptions) printTables(ctx context.Context, groups []typeObjects) er
 		if n > 0 {
 			fmt.Fprintln(o.Out)
 		}
-		if err := writeGetTable(o.Out, header, rows, o.NoHeaders); err != nil {
+		if err := writeTable(o.Out, header, rows, o.NoHeaders); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeGetTable prints a table as kubectl get prints one: with --no-headers
-// the columns are as wide as they would be with the header line (kubectl's
-// custom-columns, which writeTable follows, size them by their cells only).
-func writeGetTable(w io.Writer, header []string, rows [][]string, noHeaders bool) error {
-	if !noHeaders {
-		return writeTable(w, header, rows, false)
-	}
-	var buf bytes.Buffer
-	if err := writeTable(&buf, header, rows, false); err != nil {
-		return err
-	}
-	_, body, _ := bytes.Cut(buf.Bytes(), []byte("\n"))
-	_, err := w.Write(body)
-	return err
 }
 
 // tableRow is one object's row of printTables.
