@@ -222,13 +222,25 @@ func TestSeveralTypesInOneRun(t *testing.T) {
 	seed(t)
 	r := informer(t, "query", "po,wg", "-n", "q-1", "--index", "namespace=q-1")
 	mustSucceed(t, r)
-	header := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0])
-	if strings.Join(header, " ") != "KIND NAME NAMESPACE AGE" {
-		t.Errorf("header = %v, want KIND NAME NAMESPACE AGE", header)
+	// One table per type, as kubectl get prints them: each type's
+	// columns, names with their kind, the queried index last.
+	tables := strings.Split(r.Stdout, "\n\n")
+	want := []struct{ header, kind string }{
+		{"NAME READY STATUS RESTARTS AGE NAMESPACE", "pod/"},
+		{"NAME COLOR SIZE AGE NAMESPACE", "widget.example.com/"},
 	}
-	for _, kind := range []string{"pod ", "widget.example.com "} {
-		if !strings.Contains(r.Stdout, kind) {
-			t.Errorf("output has no %q row:\n%s", kind, r.Stdout)
+	if len(tables) != len(want) {
+		t.Fatalf("query po,wg printed %d tables, want %d:\n%s", len(tables), len(want), r.Stdout)
+	}
+	for i, w := range want {
+		rows := strings.Split(strings.TrimSpace(tables[i]), "\n")
+		if h := strings.Join(strings.Fields(rows[0]), " "); h != w.header {
+			t.Errorf("table %d header = %q, want %q", i+1, h, w.header)
+		}
+		for _, row := range rows[1:] {
+			if !strings.HasPrefix(row, w.kind) || !strings.HasSuffix(row, "q-1") {
+				t.Errorf("table %d row %q, want a name starting %q and namespace q-1 last", i+1, row, w.kind)
+			}
 		}
 	}
 }
@@ -275,13 +287,14 @@ func TestOutputFormats(t *testing.T) {
 	t.Run("table and wide", func(t *testing.T) {
 		r := informer(t, base...)
 		mustSucceed(t, r)
-		if h := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0]); strings.Join(h, " ") != "NAME NODE AGE" {
-			t.Errorf("table header = %v, want NAME NODE AGE", h)
+		// kubectl's columns, then the queried index.
+		if h := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0]); strings.Join(h, " ") != "NAME READY STATUS RESTARTS AGE NODE" {
+			t.Errorf("table header = %v, want NAME READY STATUS RESTARTS AGE NODE", h)
 		}
 		r = informer(t, append(base, "-o", "wide")...)
 		mustSucceed(t, r)
-		if h := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0]); strings.Join(h, " ") != "NAME NODE AGE OWNER LABELS" {
-			t.Errorf("wide header = %v, want NAME NODE AGE OWNER LABELS", h)
+		if h := strings.Fields(strings.SplitN(r.Stdout, "\n", 2)[0]); strings.Join(h, " ") != "NAME READY STATUS RESTARTS AGE IP NODE NOMINATED NODE READINESS GATES NODE" {
+			t.Errorf("wide header = %v, want kubectl's wide columns and NODE", h)
 		}
 		if n := len(lines(r.Stdout)) - 1; n != len(want) {
 			t.Errorf("wide printed %d rows, want %d", n, len(want))
