@@ -1,0 +1,263 @@
+package aggregate
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// NodeUsage is what the pods bound to one node hold there: how many they are and their summed
+// requests and limits ([PodRequests], [PodLimits]).
+type NodeUsage struct {
+	Pods     int64
+	Requests corev1.ResourceList
+	Limits   corev1.ResourceList
+}
+
+// UsageByNode sums pods per node, by spec.nodeName. Build it with [NewUsageByNode] and call Add
+// for every pod. It is not safe for concurrent use.
+type UsageByNode struct {
+	// Nodes holds the usage of each node that has pods.
+	Nodes map[string]*NodeUsage
+	// Unscheduled counts the pods with no node yet (pending): they hold nothing on a node.
+	Unscheduled int64
+	// Terminal counts the pods skipped because they are Succeeded or Failed.
+	Terminal int64
+}
+
+// NewUsageByNode returns an empty UsageByNode.
+func NewUsageByNode() *UsageByNode {
+	return &UsageByNode{Nodes: map[string]*NodeUsage{}}
+}
+
+// Add adds one pod (a *corev1.Pod or a pod as unstructured, see [AsPod]) to its node's usage.
+// A terminal pod is counted in Terminal and nowhere else, as kube-scheduler does not count it
+// against its node's pod capacity either; a pod with no node is counted in Unscheduled.
+func (u *UsageByNode) Add(obj interface{}) error {
+	pod, err := AsPod(obj)
+	if err != nil {
+		return err
+	}
+	if IsTerminal(pod) {
+		u.Terminal++
+		return nil
+	}
+	if pod.Spec.NodeName == "" {
+		u.Unscheduled++
+		return nil
+	}
+	n, ok := u.Nodes[pod.Spec.NodeName]
+	if !ok {
+		n = &NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
+		u.Nodes[pod.Spec.NodeName] = n
+	}
+	n.Pods++
+	addResourceList(n.Requests, PodRequests(pod))
+	addResourceList(n.Limits, PodLimits(pod))
+	return nil
+}
+
+// addResourceList adds add into list, exactly.
+func addResourceList(list, add corev1.ResourceList) {
+	for name, q := range add {
+		sum := list[name]
+		sum.Add(q)
+		list[name] = sum
+	}
+}
+
+// Capacity columns: the names --sort-by matches, and the headers printed.
+const (
+	ColumnNode        = "node"
+	ColumnNodes       = "nodes"
+	ColumnPods        = "pods"
+	ColumnCPURequests = "requests.cpu"
+	ColumnCPULimits   = "limits.cpu"
+	ColumnMemRequests = "requests.memory"
+	ColumnMemLimits   = "limits.memory"
+	headerCPURequests = "CPU REQUESTS"
+	headerCPULimits   = "CPU LIMITS"
+	headerMemRequests = "MEMORY REQUESTS"
+	headerMemLimits   = "MEMORY LIMITS"
+)
+
+// capacityResources are the resource columns of a capacity table, after PODS.
+var capacityResources = []struct {
+	column, header string
+	name           corev1.ResourceName
+	limits         bool
+}{
+	{ColumnCPURequests, headerCPURequests, corev1.ResourceCPU, false},
+	{ColumnCPULimits, headerCPULimits, corev1.ResourceCPU, true},
+	{ColumnMemRequests, headerMemRequests, corev1.ResourceMemory, false},
+	{ColumnMemLimits, headerMemLimits, corev1.ResourceMemory, true},
+}
+
+// CapacityOptions says which nodes a capacity table covers and how it groups them.
+type CapacityOptions struct {
+	// Nodes are the cluster's nodes, read for their names, labels and status.allocatable
+	// (status.capacity when allocatable is empty, as kubectl describe node does).
+	Nodes []*corev1.Node
+	// NodesKnown is false when the nodes could not be listed (no permission): the table then has
+	// a row per node that has pods, and every percentage is unknown.
+	NodesKnown bool
+	// GroupBy names the group column when nodes are added up by a node's value ("zone"); empty
+	// for a row per node.
+	GroupBy string
+	// GroupValue returns a node's value for GroupBy, such as a label ([NodeLabel]); "" puts the
+	// node in the group printed [NoValue].
+	GroupValue func(*corev1.Node) string
+}
+
+// NodeLabel returns a GroupValue reading the node label key, e.g. corev1.LabelTopologyZone
+// ("topology.kubernetes.io/zone") or corev1.LabelInstanceTypeStable
+// ("node.kubernetes.io/instance-type").
+func NodeLabel(key string) func(*corev1.Node) string {
+	return func(n *corev1.Node) string { return n.Labels[key] }
+}
+
+// capacityRow is one row being summed: a node or a group of nodes.
+type capacityRow struct {
+	name        string
+	nodes       int64
+	known       bool // allocatable is known: the row's nodes were listed
+	allocatable corev1.ResourceList
+	usage       NodeUsage
+}
+
+// Capacity returns the capacity table of the nodes in opts with the pods' usage: per node (or per
+// group of nodes), the pods as count/allocatable, and CPU and memory requests and limits, each as
+// a quantity and a percentage of allocatable (see [Value.Percent]), with a totals row. Limits can
+// pass 100% (overcommitted). Nodes come in natural order of name (or group value).
+//
+// Pods bound to a node that is not in opts.Nodes (deleted since) are a row of that node's name
+// with an unknown allocatable, or fall in the group with no value when grouping. Without nodes
+// (NodesKnown false) grouping is an error, since a node's labels are unknown. The totals row adds
+// up every pod and the allocatable of the listed nodes.
+func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
+	grouped := opts.GroupBy != ""
+	if grouped && opts.GroupValue == nil {
+		return Table{}, fmt.Errorf("capacity: grouping by %s needs a GroupValue", opts.GroupBy)
+	}
+	if grouped && !opts.NodesKnown {
+		return Table{}, fmt.Errorf("--group-by %s needs the nodes, which could not be listed", opts.GroupBy)
+	}
+	if usage == nil {
+		usage = NewUsageByNode()
+	}
+
+	rows := map[string]*capacityRow{}
+	rowOf := func(name string) *capacityRow {
+		r, ok := rows[name]
+		if !ok {
+			r = &capacityRow{name: name, allocatable: corev1.ResourceList{},
+				usage: NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
+			rows[name] = r
+		}
+		return r
+	}
+	total := &capacityRow{name: TotalLabel, known: opts.NodesKnown, allocatable: corev1.ResourceList{},
+		usage: NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
+
+	listed := map[string]bool{}
+	if opts.NodesKnown {
+		for _, n := range opts.Nodes {
+			if n == nil || listed[n.Name] {
+				continue
+			}
+			listed[n.Name] = true
+			name := n.Name
+			if grouped {
+				name = opts.GroupValue(n)
+			}
+			r := rowOf(name)
+			r.nodes++
+			r.known = true
+			alloc := allocatable(n)
+			addResourceList(r.allocatable, alloc)
+			addResourceList(total.allocatable, alloc)
+			total.nodes++
+			if u := usage.Nodes[n.Name]; u != nil {
+				r.add(u)
+			}
+		}
+	}
+	for name, u := range usage.Nodes {
+		total.add(u)
+		if listed[name] {
+			continue
+		}
+		if grouped {
+			name = ""
+		}
+		// A node that is not listed has an unknown allocatable; a group keeps the allocatable
+		// of its listed nodes.
+		rowOf(name).add(u)
+	}
+
+	t := Table{}
+	first := ColumnNode
+	if grouped {
+		first = opts.GroupBy
+	}
+	t.Columns = append(t.Columns, first)
+	if grouped {
+		t.Columns = append(t.Columns, ColumnNodes)
+	}
+	t.Columns = append(t.Columns, ColumnPods)
+	t.Headers = make([]string, len(t.Columns), len(t.Columns)+len(capacityResources))
+	for _, c := range capacityResources {
+		t.Columns = append(t.Columns, c.column)
+		t.Headers = append(t.Headers, c.header)
+	}
+
+	names := make([]string, 0, len(rows))
+	for name := range rows {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return CompareNatural(names[i], names[j]) < 0 })
+	for _, name := range names {
+		t.Rows = append(t.Rows, rows[name].cells(grouped))
+	}
+	t.Total = total.cells(grouped)
+	return t, nil
+}
+
+// allocatable is the node's status.allocatable, or status.capacity when allocatable is empty.
+func allocatable(n *corev1.Node) corev1.ResourceList {
+	if len(n.Status.Allocatable) > 0 {
+		return n.Status.Allocatable
+	}
+	return n.Status.Capacity
+}
+
+// add adds one node's usage to the row.
+func (r *capacityRow) add(u *NodeUsage) {
+	r.usage.Pods += u.Pods
+	addResourceList(r.usage.Requests, u.Requests)
+	addResourceList(r.usage.Limits, u.Limits)
+}
+
+// cells is the row's cells in the capacity table's column order.
+func (r *capacityRow) cells(grouped bool) []Value {
+	row := []Value{Text(r.name)}
+	if grouped {
+		row = append(row, Count(r.nodes))
+	}
+	row = append(row, CountShare(r.usage.Pods, r.allocatable[corev1.ResourcePods], r.known))
+	for _, c := range capacityResources {
+		used := r.usage.Requests
+		if c.limits {
+			used = r.usage.Limits
+		}
+		row = append(row, Share(quantity(used, c.name), r.allocatable[c.name], r.known))
+	}
+	return row
+}
+
+// quantity is a copy of list[name], zero when absent; a zero quantity of cpu prints "0".
+func quantity(list corev1.ResourceList, name corev1.ResourceName) resource.Quantity {
+	return list[name].DeepCopy()
+}

@@ -1,0 +1,38 @@
+// Package aggregate owns grouped tables over cached objects: counts and exact sums of measures
+// per group (query --group-by ... --sum ...), sorting and top N of their rows, and the capacity
+// table of nodes (requests and limits against allocatable).
+//
+// # Measures
+//
+// A [Measure] turns one object into a resource.Quantity. [ParseMeasure] reads a --sum argument:
+// the built-in measures of pods (requests.RESOURCE, limits.RESOURCE, restarts, containers) or
+// NAME=JSONPATH over any resource. A pod's requests and limits are computed by
+// k8s.io/component-helpers/resource, with the options kube-scheduler uses to account a pod on a
+// node ([SchedulerOptions]); a Succeeded or Failed pod holds nothing. Sums are exact
+// (resource.Quantity.Add) and print in Kubernetes' canonical form: 1 + 330m is "1330m", 4Gi + 160Mi
+// is "4256Mi".
+//
+// # Tables
+//
+// A [Grouper] counts objects and sums measures per combination of indexed values, with a totals
+// row; its [Table] can be sorted by any column ([Table.SortBy]: names in natural order, numbers
+// and quantities numerically, percentages by ratio, ties stable) and cut to its first N rows
+// ([Table.Top]). [Capacity] builds the same kind of Table for nodes from a [UsageByNode].
+//
+// # Percentages
+//
+// A percentage is used × 100 / allocatable rounded down to an integer, as kubectl describe node
+// and kube-capacity print it (they truncate a float; here the ratio is exact, so 29 of 100 is 29%,
+// never 28%). Allocatable is a node's status.allocatable, or its status.capacity when
+// allocatable is empty. When nodes cannot be listed, or a node's allocatable of a resource is
+// zero, the percentage is unknown and prints [UnknownPercent].
+//
+// # Objects
+//
+// Built-in measures and [UsageByNode] take *corev1.Pod, or a pod as *unstructured.Unstructured
+// (converted first), also inside a cache.DeletedFinalStateUnknown. [TransformPod] strips a pods
+// cache down to what they read.
+//
+// The package does no I/O and knows nothing of cobra or of the cache engine. Measures are safe
+// for concurrent use; a Grouper, a UsageByNode and a Table are not.
+package aggregate

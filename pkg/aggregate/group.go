@@ -1,0 +1,167 @@
+package aggregate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Grouper counts objects and sums measures per group, a group being one combination of the
+// indexed values of its keys (--group-by node --group-by label:app: a row per node and app).
+// Build it with [NewGrouper], [Grouper.Add] every object, then take its [Grouper.Table].
+//
+// A Grouper is not safe for concurrent use.
+type Grouper struct {
+	keys     []string
+	measures []Measure
+	groups   map[string]*group
+	total    group
+}
+
+// group is one row being summed: its key values, its count and one exact sum per measure.
+type group struct {
+	key   []string
+	count int64
+	sums  []resource.Quantity
+}
+
+// NewGrouper returns a Grouper for the key names keys (index names, "node", "label:app") and the
+// measures ms. With no keys, every object is in one group, the totals row.
+func NewGrouper(keys []string, ms []Measure) *Grouper {
+	return &Grouper{
+		keys:     keys,
+		measures: ms,
+		groups:   map[string]*group{},
+		total:    group{sums: make([]resource.Quantity, len(ms))},
+	}
+}
+
+// Add counts obj and adds its measures (see [Values]) to its groups. keyValues holds, for each key
+// in order, obj's indexed values for that key, as its IndexFunc returns them. An object with no
+// value for a key is in the group whose value is "" (printed [NoValue]); an object with several
+// values is in one group per combination, and in the totals row once. A measure's error is
+// returned and obj is not added.
+func (g *Grouper) Add(obj interface{}, keyValues [][]string) error {
+	values, err := Values(g.measures, obj)
+	if err != nil {
+		return err
+	}
+	return g.AddValues(keyValues, values)
+}
+
+// AddValues is Add for a caller that has the object's measures already, in the order of the
+// Grouper's measures.
+func (g *Grouper) AddValues(keyValues [][]string, values []resource.Quantity) error {
+	if len(keyValues) != len(g.keys) {
+		return fmt.Errorf("grouping by %d keys, got values for %d", len(g.keys), len(keyValues))
+	}
+	if len(values) != len(g.measures) {
+		return fmt.Errorf("summing %d measures, got %d values", len(g.measures), len(values))
+	}
+	g.total.add(values)
+	if len(g.keys) == 0 {
+		return nil
+	}
+	combination := make([]string, len(g.keys))
+	g.addCombinations(keyValues, combination, 0, values)
+	return nil
+}
+
+// addCombinations adds values to every group whose key values start with combination[:depth]
+// and go on with one value of each remaining key.
+func (g *Grouper) addCombinations(keyValues [][]string, combination []string, depth int, values []resource.Quantity) {
+	if depth == len(keyValues) {
+		id := strings.Join(combination, "\x00")
+		gr, ok := g.groups[id]
+		if !ok {
+			gr = &group{key: append([]string(nil), combination...), sums: make([]resource.Quantity, len(values))}
+			g.groups[id] = gr
+		}
+		gr.add(values)
+		return
+	}
+	vs := keyValues[depth]
+	if len(vs) == 0 {
+		vs = []string{""}
+	}
+	for i, v := range vs {
+		if contains(vs[:i], v) {
+			continue // an IndexFunc's duplicate value would count the object twice
+		}
+		combination[depth] = v
+		g.addCombinations(keyValues, combination, depth+1, values)
+	}
+}
+
+func contains(vs []string, v string) bool {
+	for _, have := range vs {
+		if have == v {
+			return true
+		}
+	}
+	return false
+}
+
+// add counts one object with its measures. Quantity.Add keeps sums exact, and a zero sum takes
+// the format of the first quantity added, so sums print canonically ("1330m", "4256Mi").
+func (gr *group) add(values []resource.Quantity) {
+	gr.count++
+	for i := range values {
+		gr.sums[i].Add(values[i])
+	}
+}
+
+// Table returns the groups as a Table with the columns keys..., "count", measure names..., in the
+// order the query has always printed groups: largest count first, then key values in natural
+// order. Sort it again with [Table.SortBy]. The totals row holds [TotalLabel] in its first key
+// column (or alone in a "group" column when there are no keys).
+func (g *Grouper) Table() Table {
+	t := Table{Columns: make([]string, 0, len(g.keys)+1+len(g.measures))}
+	t.Columns = append(t.Columns, g.keys...)
+	if len(g.keys) == 0 {
+		t.Columns = append(t.Columns, "group")
+	}
+	t.Columns = append(t.Columns, ColumnCount)
+	for _, m := range g.measures {
+		t.Columns = append(t.Columns, m.Name)
+	}
+
+	groups := make([]*group, 0, len(g.groups))
+	for _, gr := range g.groups {
+		groups = append(groups, gr)
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if groups[i].count != groups[j].count {
+			return groups[i].count > groups[j].count
+		}
+		for k := range groups[i].key {
+			if c := CompareNatural(groups[i].key[k], groups[j].key[k]); c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	for _, gr := range groups {
+		row := make([]Value, 0, len(t.Columns))
+		for _, v := range gr.key {
+			row = append(row, Text(v))
+		}
+		t.Rows = append(t.Rows, gr.cells(row))
+	}
+
+	total := make([]Value, max(len(g.keys), 1), len(t.Columns))
+	total[0] = Text(TotalLabel)
+	t.Total = g.total.cells(total)
+	return t
+}
+
+// cells appends the count and sums of gr to row.
+func (gr *group) cells(row []Value) []Value {
+	row = append(row, Count(gr.count))
+	for _, s := range gr.sums {
+		row = append(row, Quantity(s))
+	}
+	return row
+}

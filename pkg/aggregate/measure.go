@@ -1,0 +1,468 @@
+package aggregate
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/jsonpath"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// sumFlag is the flag that names measures; its name starts the errors about them.
+const sumFlag = "--sum"
+
+// Names of the built-in measures that are not a resource.
+const (
+	// MeasureRestarts is the sum of the restart counts of a pod's containers.
+	MeasureRestarts = "restarts"
+	// MeasureContainers is the number of a pod's long-running containers.
+	MeasureContainers = "containers"
+	// ColumnCount is the name of the count column of a grouped table; no measure may take it.
+	ColumnCount = "count"
+
+	requestsPrefix = "requests."
+	limitsPrefix   = "limits."
+)
+
+// SchedulerOptions are the options kube-scheduler v1.37 passes to PodRequests when it accounts a
+// pod on a node (PodInfo.CalculateResource in pkg/scheduler/framework/types.go, which
+// NodeInfo.AddPod and so the NodeResourcesFit plugin use), with the feature gates at their
+// v1.37 defaults:
+//
+//   - UseStatusResources: InPlacePodVerticalScaling is GA and locked on since v1.35, so a pod whose
+//     resources were resized in place counts the larger of its spec, its allocated and its
+//     actuated resources (the status of its containers), as on the node;
+//   - InPlacePodLevelResourcesVerticalScalingEnabled: beta and on by default since v1.36, the same
+//     for pod-level resources;
+//   - SkipPodLevelResources false: PodLevelResources is beta and on by default since v1.34, so
+//     spec.resources (pod-level cpu, memory, hugepages) replaces the containers' sum;
+//   - ExcludeOverhead false: spec.overhead (RuntimeClass) is added;
+//   - UseDRANodeAllocatableResourceClaimStatus false: DRANodeAllocatableResources is alpha, off.
+//
+// kubectl describe node uses the same options for each pod's line. PodLimits takes the same
+// options, as kubectl describe node does for its per-pod limits.
+var SchedulerOptions = resourcehelper.PodResourcesOptions{
+	UseStatusResources: true,
+	InPlacePodLevelResourcesVerticalScalingEnabled: true,
+	SkipPodLevelResources:                          false,
+	ExcludeOverhead:                                false,
+	UseDRANodeAllocatableResourceClaimStatus:       false,
+}
+
+type measureKind int
+
+const (
+	measureRequests measureKind = iota
+	measureLimits
+	measureRestarts
+	measureContainers
+	measureJSONPath
+)
+
+// Measure is one quantity summed per group: a built-in measure of pods or a custom JSONPath.
+// Parse it with [ParseMeasure]. A Measure is safe for concurrent use; copies share its state.
+//
+// Its method Value is a func(obj interface{}) (resource.Quantity, error).
+type Measure struct {
+	// Name is the column name: "requests.cpu", "limits.nvidia.com/gpu", "restarts", or the NAME
+	// of NAME=JSONPATH.
+	Name string
+	// JSONPath is the JSONPath expression of a custom measure ("{.spec.replicas}"), empty for a
+	// built-in one.
+	JSONPath string
+	// PodsOnly is true for the built-in measures, which read only pods.
+	PodsOnly bool
+	// Resource is the resource name of a requests. or limits. measure ("cpu"), empty otherwise.
+	Resource corev1.ResourceName
+
+	kind measureKind
+	path *jsonPathMeasure
+}
+
+// ParseMeasure parses the value of one --sum flag:
+//
+//   - requests.RESOURCE, limits.RESOURCE: the pod's effective request or limit of RESOURCE
+//     ("cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "hugepages-2Mi"), computed by
+//     k8s.io/component-helpers/resource PodRequests/PodLimits with [SchedulerOptions]: the larger of
+//     the app containers' sum (restartable init containers, sidecars, included) and the largest
+//     init container with the sidecars started before it; pod-level resources when set; plus pod
+//     overhead. A pod in phase Succeeded or Failed counts zero, as it holds nothing on its node.
+//   - restarts: the sum of restartCount over the pod's container and init container statuses, for
+//     every pod, terminal ones included. kubectl's RESTARTS column can be lower: it leaves out
+//     the restarts of init containers that are not sidecars once the pod is initialized.
+//   - containers: the pod's app containers plus its sidecars, as kubectl's READY column counts them.
+//   - NAME=JSONPATH: every result of the JSONPath on the object, read as a quantity ("250m", "1Gi",
+//     3, 1.5), summed; absent and null results count zero. JSONPATH takes the full "{.spec.x}"
+//     form or kubectl's relaxed ".spec.x"/"spec.x" form ([index.RelaxedJSONPath]). Works on any
+//     resource.
+//
+// Errors name the flag: `--sum needs MEASURE or NAME=JSONPATH, got ""`.
+func ParseMeasure(s string) (Measure, error) {
+	if name, path, ok := strings.Cut(s, "="); ok {
+		return parseCustomMeasure(name, path)
+	}
+	switch {
+	case s == MeasureRestarts:
+		return Measure{Name: s, PodsOnly: true, kind: measureRestarts}, nil
+	case s == MeasureContainers:
+		return Measure{Name: s, PodsOnly: true, kind: measureContainers}, nil
+	case strings.HasPrefix(s, requestsPrefix):
+		return resourceMeasure(s, strings.TrimPrefix(s, requestsPrefix), measureRequests)
+	case strings.HasPrefix(s, limitsPrefix):
+		return resourceMeasure(s, strings.TrimPrefix(s, limitsPrefix), measureLimits)
+	}
+	return Measure{}, fmt.Errorf("%s needs MEASURE or NAME=JSONPATH, got %q; measures are "+
+		"requests.RESOURCE, limits.RESOURCE, restarts and containers", sumFlag, s)
+}
+
+// resourceMeasure builds a requests. or limits. measure of the resource name r.
+func resourceMeasure(s, r string, kind measureKind) (Measure, error) {
+	if errs := validation.IsQualifiedName(r); len(errs) > 0 {
+		return Measure{}, fmt.Errorf("%s %s: invalid resource name %q: %s", sumFlag, s, r, strings.Join(errs, "; "))
+	}
+	return Measure{Name: s, PodsOnly: true, Resource: corev1.ResourceName(r), kind: kind}, nil
+}
+
+// parseCustomMeasure builds the measure NAME=JSONPATH.
+func parseCustomMeasure(name, path string) (Measure, error) {
+	if name == "" || path == "" {
+		return Measure{}, fmt.Errorf("%s needs NAME=JSONPATH, got %q", sumFlag, name+"="+path)
+	}
+	if err := validateMeasureName(name); err != nil {
+		return Measure{}, err
+	}
+	expr, err := index.RelaxedJSONPath(path)
+	if err != nil {
+		return Measure{}, fmt.Errorf("%s %s: invalid JSONPath %q: %w", sumFlag, name, path, err)
+	}
+	p := &jsonPathMeasure{name: name, expr: expr}
+	j, err := p.parse()
+	if err != nil {
+		return Measure{}, fmt.Errorf("%s %s: invalid JSONPath %q: %w", sumFlag, name, path, err)
+	}
+	p.pool.Put(j)
+	p.pool.New = func() any {
+		j, err := p.parse()
+		if err != nil {
+			// Unreachable: parseCustomMeasure parsed the same expression.
+			panic(fmt.Sprintf("parsing checked JSONPath %q: %v", p.expr, err))
+		}
+		return j
+	}
+	return Measure{Name: name, JSONPath: expr, kind: measureJSONPath, path: p}, nil
+}
+
+// validateMeasureName checks that name can be the name of a custom measure: a printable column
+// name that is not the name of a built-in measure or of the count column.
+func validateMeasureName(name string) error {
+	switch {
+	case strings.ContainsAny(name, " \t\n\r\"'{}"):
+		return fmt.Errorf("%s: invalid measure name %q: no spaces, quotes or braces", sumFlag, name)
+	case strings.EqualFold(name, ColumnCount), name == MeasureRestarts, name == MeasureContainers,
+		strings.HasPrefix(name, requestsPrefix), strings.HasPrefix(name, limitsPrefix):
+		return fmt.Errorf("%s: measure name %q is taken by a built-in measure or column; choose another name", sumFlag, name)
+	}
+	return nil
+}
+
+// Value returns the measure of one object. Built-in measures take a *corev1.Pod or a pod as
+// *unstructured.Unstructured (converted first), also inside a cache.DeletedFinalStateUnknown; any
+// other object is an error. Custom measures take any object; a result that is not a quantity is
+// an error naming the measure.
+func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
+	values, err := Values([]Measure{m}, obj)
+	if err != nil {
+		return resource.Quantity{}, err
+	}
+	return values[0], nil
+}
+
+// Values returns the measures ms of one object, in the order of ms. It converts the object and
+// computes the pod's requests and limits at most once for all of ms.
+func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
+	obj = unwrap(obj)
+	values := make([]resource.Quantity, len(ms))
+	var (
+		pod              *corev1.Pod
+		content          map[string]interface{}
+		requests, limits corev1.ResourceList
+	)
+	for i, m := range ms {
+		if m.kind == measureJSONPath {
+			if content == nil {
+				c, err := toContent(obj)
+				if err != nil {
+					return nil, fmt.Errorf("measure %s: %w", m.Name, err)
+				}
+				content = c
+			}
+			q, err := m.path.evaluate(content)
+			if err != nil {
+				return nil, fmt.Errorf("measure %s of %s: %w", m.Name, describe(obj), err)
+			}
+			values[i] = q
+			continue
+		}
+		if pod == nil {
+			p, err := AsPod(obj)
+			if err != nil {
+				return nil, fmt.Errorf("measure %s: %w", m.Name, err)
+			}
+			pod = p
+		}
+		switch m.kind {
+		case measureRequests:
+			if requests == nil {
+				requests = PodRequests(pod)
+			}
+			values[i] = requests[m.Resource].DeepCopy()
+		case measureLimits:
+			if limits == nil {
+				limits = PodLimits(pod)
+			}
+			values[i] = limits[m.Resource].DeepCopy()
+		case measureRestarts:
+			values[i] = *resource.NewQuantity(podRestarts(pod), resource.DecimalSI)
+		case measureContainers:
+			values[i] = *resource.NewQuantity(podContainers(pod), resource.DecimalSI)
+		}
+	}
+	return values, nil
+}
+
+// IsTerminal reports whether pod is Succeeded or Failed: its containers are gone and it holds
+// no resources on its node. kube-scheduler's pod informer leaves such pods out.
+func IsTerminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// PodRequests returns pod's effective requests as kube-scheduler accounts them on a node
+// ([SchedulerOptions]), or an empty list for a terminal pod. The list is the caller's.
+func PodRequests(pod *corev1.Pod) corev1.ResourceList {
+	if IsTerminal(pod) {
+		return corev1.ResourceList{}
+	}
+	return resourcehelper.PodRequests(pod, SchedulerOptions)
+}
+
+// PodLimits returns pod's effective limits with [SchedulerOptions] (overhead added to the
+// non-zero limits), or an empty list for a terminal pod. A resource without a limit in some
+// container has the sum of the limits that are set: it is not unlimited here, as in kubectl
+// describe node.
+func PodLimits(pod *corev1.Pod) corev1.ResourceList {
+	if IsTerminal(pod) {
+		return corev1.ResourceList{}
+	}
+	return resourcehelper.PodLimits(pod, SchedulerOptions)
+}
+
+// podRestarts is the sum of restartCount over the pod's container and init container statuses.
+func podRestarts(pod *corev1.Pod) int64 {
+	var n int64
+	for i := range pod.Status.ContainerStatuses {
+		n += int64(pod.Status.ContainerStatuses[i].RestartCount)
+	}
+	for i := range pod.Status.InitContainerStatuses {
+		n += int64(pod.Status.InitContainerStatuses[i].RestartCount)
+	}
+	return n
+}
+
+// podContainers is the number of app containers and restartable init containers (sidecars).
+func podContainers(pod *corev1.Pod) int64 {
+	n := int64(len(pod.Spec.Containers))
+	for i := range pod.Spec.InitContainers {
+		if isRestartableInitContainer(&pod.Spec.InitContainers[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// isRestartableInitContainer reports whether an init container is a sidecar: restartPolicy Always.
+func isRestartableInitContainer(c *corev1.Container) bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+}
+
+// AsPod returns obj as a *corev1.Pod: a *corev1.Pod as it is (not copied: do not mutate it), an
+// *unstructured.Unstructured of kind Pod converted, either also inside a
+// cache.DeletedFinalStateUnknown. Anything else is an error.
+func AsPod(obj interface{}) (*corev1.Pod, error) {
+	switch t := unwrap(obj).(type) {
+	case *corev1.Pod:
+		if t == nil {
+			return nil, fmt.Errorf("nil pod")
+		}
+		return t, nil
+	case *unstructured.Unstructured:
+		if t == nil || t.GetKind() != "Pod" || t.GroupVersionKind().Group != "" {
+			return nil, fmt.Errorf("built-in measures read pods, got %s", describe(t))
+		}
+		pod := &corev1.Pod{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(t.Object, pod); err != nil {
+			return nil, fmt.Errorf("converting %s to a pod: %w", describe(t), err)
+		}
+		return pod, nil
+	case *metav1.PartialObjectMetadata:
+		return nil, fmt.Errorf("built-in measures need whole pods, got metadata only")
+	default:
+		return nil, fmt.Errorf("built-in measures read pods, got %T", obj)
+	}
+}
+
+// unwrap returns the object inside a cache.DeletedFinalStateUnknown, or obj itself.
+func unwrap(obj interface{}) interface{} {
+	switch t := obj.(type) {
+	case cache.DeletedFinalStateUnknown:
+		return t.Obj
+	case *cache.DeletedFinalStateUnknown:
+		if t == nil {
+			return nil
+		}
+		return t.Obj
+	}
+	return obj
+}
+
+// toContent returns the unstructured content of obj, converting a typed object.
+func toContent(obj interface{}) (map[string]interface{}, error) {
+	switch t := obj.(type) {
+	case nil:
+		return nil, fmt.Errorf("no object")
+	case *unstructured.Unstructured:
+		if t == nil || t.Object == nil {
+			return nil, fmt.Errorf("no object")
+		}
+		return t.Object, nil
+	case runtime.Unstructured:
+		return t.UnstructuredContent(), nil
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T to unstructured: %w", obj, err)
+	}
+	return content, nil
+}
+
+// describe names obj in errors: "pod default/web-1", or its Go type.
+func describe(obj interface{}) string {
+	m, ok := obj.(metav1.Object)
+	if !ok || reflect.ValueOf(obj).IsNil() {
+		return fmt.Sprintf("%T", obj)
+	}
+	kind := "object"
+	if r, ok := obj.(runtime.Object); ok {
+		if k := r.GetObjectKind().GroupVersionKind().Kind; k != "" {
+			kind = strings.ToLower(k)
+		} else if _, ok := obj.(*corev1.Pod); ok {
+			kind = "pod"
+		}
+	}
+	if m.GetNamespace() == "" {
+		return kind + " " + m.GetName()
+	}
+	return kind + " " + m.GetNamespace() + "/" + m.GetName()
+}
+
+// jsonPathMeasure evaluates one custom measure's JSONPath. A jsonpath.JSONPath is not safe for
+// concurrent use, so each evaluation takes a parsed JSONPath of its own from pool.
+type jsonPathMeasure struct {
+	name string
+	expr string
+	pool sync.Pool
+}
+
+// parse parses the expression into a JSONPath that treats missing keys as no result, turning a
+// panic of the parser into an error.
+func (p *jsonPathMeasure) parse() (j *jsonpath.JSONPath, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			j, err = nil, fmt.Errorf("parsing: %v", r)
+		}
+	}()
+	j = jsonpath.New(p.name).AllowMissingKeys(true)
+	if err := j.Parse(p.expr); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// evaluate sums every result of the JSONPath on content as a quantity. A panic inside the
+// jsonpath package is an error.
+func (p *jsonPathMeasure) evaluate(content map[string]interface{}) (sum resource.Quantity, err error) {
+	j := p.pool.Get().(*jsonpath.JSONPath)
+	defer func() {
+		if r := recover(); r != nil {
+			sum, err = resource.Quantity{}, fmt.Errorf("evaluating %s: %v", p.expr, r)
+			return // drop j: its state is unknown
+		}
+		p.pool.Put(j)
+	}()
+	results, err := j.FindResults(content)
+	if err != nil {
+		return resource.Quantity{}, fmt.Errorf("evaluating %s: %w", p.expr, err)
+	}
+	for _, group := range results {
+		for _, r := range group {
+			q, ok, err := quantityOf(r)
+			if err != nil {
+				return resource.Quantity{}, err
+			}
+			if ok {
+				sum.Add(q)
+			}
+		}
+	}
+	return sum, nil
+}
+
+// quantityOf reads one JSONPath result as a quantity: a string in Kubernetes' quantity syntax, or
+// a number. A null result is no quantity (ok false); anything else is an error.
+func quantityOf(v reflect.Value) (q resource.Quantity, ok bool, err error) {
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return resource.Quantity{}, false, nil
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Invalid:
+		return resource.Quantity{}, false, nil
+	case reflect.String:
+		q, err := resource.ParseQuantity(v.String())
+		if err != nil {
+			return resource.Quantity{}, false, fmt.Errorf("value %q is not a quantity", v.String())
+		}
+		return q, true, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return *resource.NewQuantity(v.Int(), resource.DecimalSI), true, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if v.Uint() > math.MaxInt64 {
+			return resource.Quantity{}, false, fmt.Errorf("value %d is too large", v.Uint())
+		}
+		return *resource.NewQuantity(int64(v.Uint()), resource.DecimalSI), true, nil
+	case reflect.Float32, reflect.Float64:
+		s := strconv.FormatFloat(v.Float(), 'f', -1, 64)
+		q, err := resource.ParseQuantity(s)
+		if err != nil {
+			return resource.Quantity{}, false, fmt.Errorf("value %s is not a quantity", s)
+		}
+		return q, true, nil
+	case reflect.Bool:
+		return resource.Quantity{}, false, fmt.Errorf("value %t is not a quantity", v.Bool())
+	}
+	return resource.Quantity{}, false, fmt.Errorf("a %s is not a quantity", v.Kind())
+}
