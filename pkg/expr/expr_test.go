@@ -180,6 +180,9 @@ func TestEvalErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("eval(%q) error = %q, want prefix %q", tt.src, err, tt.want)
 			}
+			if got, want := ee.CostLimitExceeded(), tt.name == "cost limit"; got != want {
+				t.Errorf("eval(%q) CostLimitExceeded() = %v, want %v", tt.src, got, want)
+			}
 		})
 	}
 }
