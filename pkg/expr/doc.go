@@ -79,6 +79,19 @@
 // functions), so an expression cannot hang the plugin; a cancellable context
 // also interrupts it.
 //
+// # Cost
+//
+// Measured on the 2-core development machine (go test -bench . ./pkg/expr), on
+// a Deployment-made pod with two containers: an evaluation of a typical filter
+// on an unstructured object takes about 3.5µs and 38 allocations; converting a
+// typed pod with ToObject takes about 45-50µs and 300 allocations, so on typed
+// caches the conversion is over 90% of the cost. A JSON round trip costs about
+// the same; CEL's native Go type provider would not give the API's form
+// (metadata.creationTimestamp and quantities would be structs, inline fields
+// nested), so it is not used. The environment is built on the first Compile
+// (2-4ms); each Compile after that takes about 0.1ms. An evaluation that hits
+// DefaultCostLimit takes about 0.3s.
+//
 // # Concurrency
 //
 // A [*Program] is safe for concurrent use by several goroutines; [*Failures] too.
