@@ -53,8 +53,10 @@ const (
 
 // Config says what the engine caches.
 type Config struct {
-	// Namespace limits namespaced types to one namespace; "" means all.
-	Namespace string
+	// Namespaces limits namespaced types to these namespaces, with one
+	// informer per namespace, so that a user allowed only in them is
+	// answered; none means all namespaces.
+	Namespaces []string
 	// LabelSelector and FieldSelector are sent to the server with every list
 	// and watch, so the cache holds only what was asked.
 	LabelSelector string

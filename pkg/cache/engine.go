@@ -27,7 +27,7 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Type is one resolved resource type with its informer. Its exported
+// Type is one resolved resource type with its informers. Its exported
 // fields are set by New and not changed after; its methods are safe for
 // concurrent use.
 type Type struct {
@@ -35,8 +35,10 @@ type Type struct {
 	Mapping *meta.RESTMapping
 	// Kind is the informer kind chosen for the type.
 	Kind InformerKind
-	// Informer is the type's shared informer; its indexer holds the cache.
-	Informer toolscache.SharedIndexInformer
+	// Informers are the type's shared informers, one per namespace of
+	// Config.Namespaces (one for all namespaces, and one for a
+	// cluster-scoped type); their indexers hold disjoint parts of the cache.
+	Informers []toolscache.SharedIndexInformer
 
 	received            atomic.Int64
 	consecutiveConnErrs atomic.Int64
@@ -100,29 +102,43 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 	}
 	for _, mapping := range mappings {
 		t := &Type{Mapping: mapping}
-		namespace := cfg.Namespace
-		if !t.Namespaced() {
-			namespace = metav1.NamespaceAll
+		namespaces := cfg.Namespaces
+		if len(namespaces) == 0 || !t.Namespaced() {
+			namespaces = []string{metav1.NamespaceAll}
 		}
-		var err error
-		if t.Kind, t.Informer, err = e.informerFor(clients, mapping, namespace); err != nil {
-			return nil, fmt.Errorf("creating the informer of %s: %w", t.Name(), err)
-		}
-		if missing := missingIndexers(t.Informer, indexers); len(missing) > 0 {
-			if err := t.Informer.AddIndexers(missing); err != nil {
-				return nil, fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
+		for _, namespace := range namespaces {
+			kind, informer, err := e.informerFor(clients, mapping, namespace)
+			if err != nil {
+				return nil, fmt.Errorf("creating the informer of %s: %w", t.Name(), err)
 			}
+			if missing := missingIndexers(informer, indexers); len(missing) > 0 {
+				if err := informer.AddIndexers(missing); err != nil {
+					return nil, fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
+				}
+			}
+			if err := informer.SetTransform(e.transform(t)); err != nil {
+				return nil, fmt.Errorf("setting transform on %s: %w", t.Name(), err)
+			}
+			if err := informer.SetWatchErrorHandlerWithContext(e.watchErrorHandler(t)); err != nil {
+				return nil, fmt.Errorf("setting watch error handler on %s: %w", t.Name(), err)
+			}
+			klog.V(2).InfoS("created informer", "type", t.Name(), "kind", kind, "namespace", namespace)
+			t.Kind = kind
+			t.Informers = append(t.Informers, informer)
 		}
-		if err := t.Informer.SetTransform(e.transform(t)); err != nil {
-			return nil, fmt.Errorf("setting transform on %s: %w", t.Name(), err)
-		}
-		if err := t.Informer.SetWatchErrorHandlerWithContext(e.watchErrorHandler(t)); err != nil {
-			return nil, fmt.Errorf("setting watch error handler on %s: %w", t.Name(), err)
-		}
-		klog.V(2).InfoS("created informer", "type", t.Name(), "kind", t.Kind, "namespace", namespace)
 		e.types = append(e.types, t)
 	}
 	return e, nil
+}
+
+// HasSynced reports whether every informer of t has synced.
+func (t *Type) HasSynced() bool {
+	for _, informer := range t.Informers {
+		if !informer.HasSynced() {
+			return false
+		}
+	}
+	return true
 }
 
 // observeRequest gets the outcome of every list and watch request of the
@@ -137,7 +153,7 @@ func (e *Engine) observeRequest(path string, watch bool, err error) {
 		if watch && err == nil {
 			t.watched.Store(true)
 		}
-		if !t.Informer.HasSynced() {
+		if !t.HasSynced() {
 			continue
 		}
 		switch {
@@ -171,7 +187,7 @@ func (e *Engine) watchErrorHandler(t *Type) toolscache.WatchErrorHandlerWithCont
 			}
 			return
 		}
-		if !t.Informer.HasSynced() {
+		if !t.HasSynced() {
 			if isConnectionError(err) {
 				if t.consecutiveConnErrs.Add(1) >= maxConnErrorsBeforeSync {
 					e.fail(fmt.Errorf("listing %s: %w", t.Name(), apiCause(err)))
@@ -262,7 +278,7 @@ func (e *Engine) reportDone(start time.Time) {
 
 func (e *Engine) synced() bool {
 	for _, t := range e.types {
-		if !t.Informer.HasSynced() {
+		if !t.HasSynced() {
 			return false
 		}
 	}
@@ -272,7 +288,7 @@ func (e *Engine) synced() bool {
 func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
 	p := Progress{Elapsed: elapsed, Done: done}
 	for _, t := range e.types {
-		p.Types = append(p.Types, TypeProgress{Name: t.Name(), Received: t.received.Load(), Synced: t.Informer.HasSynced()})
+		p.Types = append(p.Types, TypeProgress{Name: t.Name(), Received: t.received.Load(), Synced: t.HasSynced()})
 	}
 	return p
 }
@@ -280,7 +296,7 @@ func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
 func (e *Engine) timeoutError() error {
 	err := &SyncTimeoutError{Timeout: e.cfg.SyncTimeout}
 	for _, t := range e.types {
-		if !t.Informer.HasSynced() {
+		if !t.HasSynced() {
 			err.Pending = append(err.Pending, TypeProgress{Name: t.Name(), Received: t.received.Load()})
 		}
 	}

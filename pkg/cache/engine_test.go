@@ -125,7 +125,7 @@ func TestEngineInformerKinds(t *testing.T) {
 				clients.Typed = nil
 			}
 			cfg := tt.cfg
-			cfg.Namespace = "shop"
+			cfg.Namespaces = []string{"shop"}
 			cfg.LabelSelector = "tier=front"
 			// "namespace" is also client-go's own index on every informer:
 			// the engine must not add it twice.
@@ -250,7 +250,7 @@ func TestEngineSharesAnInformerPerResource(t *testing.T) {
 	seedShop(s)
 	e := startEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping, podsMapping}, Config{Indexes: []index.Definition{labelIndex("app", "app")}})
 	types := e.Types()
-	if len(types) != 2 || types[0].Informer != types[1].Informer {
+	if len(types) != 2 || types[0].Informers[0] != types[1].Informers[0] {
 		t.Fatalf("two types of one resource got %d types and distinct informers, want one informer", len(types))
 	}
 	var lists int
@@ -677,5 +677,43 @@ func TestInformerKindString(t *testing.T) {
 		if got := kind.String(); got != want {
 			t.Errorf("InformerKind(%d).String() = %q, want %q", int(kind), got, want)
 		}
+	}
+}
+
+func TestEngineSeveralNamespaces(t *testing.T) {
+	s := newFakeAPIServer(t)
+	seedShop(s)
+	s.apply("pods", fakePod("third", "web-4", "node-2", map[string]string{"app": "web"}))
+	cfg := Config{Namespaces: []string{"shop", "other"}, Indexes: []index.Definition{labelIndex("app", "app")}}
+	e := startEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping, nodesMapping}, cfg)
+	pods, nodes := e.Types()[0], e.Types()[1]
+	if len(pods.Informers) != 2 || len(nodes.Informers) != 1 {
+		t.Fatalf("pods have %d informers and nodes %d, want one per namespace (2) and one for the cluster-scoped type", len(pods.Informers), len(nodes.Informers))
+	}
+	web, err := pods.Lookup([]index.Selector{{Name: "app", Operator: index.Equals, Values: []string{"web"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(web), []string{"other/web-3", "shop/web-1", "shop/web-2"}; !slices.Equal(got, want) {
+		t.Errorf("Lookup(app=web) = %v, want %v (both namespaces, not third)", got, want)
+	}
+	counts, err := pods.Count("app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["web"] != 3 || counts["db"] != 1 || pods.Len() != 4 {
+		t.Errorf("Count(app) = %v and Len() = %d, want web 3, db 1, 4 in all", counts, pods.Len())
+	}
+	listed := map[string]bool{}
+	for _, r := range s.seen() {
+		listed[r.URL.Path] = true
+	}
+	for _, path := range []string{"/api/v1/namespaces/shop/pods", "/api/v1/namespaces/other/pods", "/api/v1/nodes"} {
+		if !listed[path] {
+			t.Errorf("no request to %s; requests: %v", path, listed)
+		}
+	}
+	if listed["/api/v1/pods"] {
+		t.Errorf("pods were listed across all namespaces")
 	}
 }

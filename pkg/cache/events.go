@@ -164,32 +164,41 @@ func (q *Queue) Stats() (pending int, coalesced int64) {
 // are skipped.
 func (e *Engine) SendEvents(q *Queue) error {
 	for _, t := range e.types {
-		t := t
-		_, err := t.Informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
-			AddFunc: func(obj interface{}, isInInitialList bool) {
-				q.Push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
-			},
-			UpdateFunc: func(oldObj, newObj interface{}) {
-				if sameResourceVersion(oldObj, newObj) {
-					return
-				}
-				q.Push(&Event{Type: Modified, Resource: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
-			},
-			DeleteFunc: func(obj interface{}) {
-				ev := &Event{Type: Deleted, Resource: t, Old: obj}
-				if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-					ev.Old = tombstone.Obj
-					ev.Key = tombstone.Key
-					ev.FinalStateUnknown = true
-				} else {
-					ev.Key = storageKey(obj)
-				}
-				q.Push(ev)
-			},
-		})
-		if err != nil {
-			return fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
+		for _, informer := range t.Informers {
+			if err := sendEvents(t, informer, q); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// sendEvents registers on informer, one of t's, the handlers of SendEvents.
+func sendEvents(t *Type, informer toolscache.SharedIndexInformer, q *Queue) error {
+	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj interface{}, isInInitialList bool) {
+			q.Push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
+		},
+		UpdateFunc: func(oldObj, newObj interface{}) {
+			if sameResourceVersion(oldObj, newObj) {
+				return
+			}
+			q.Push(&Event{Type: Modified, Resource: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
+		},
+		DeleteFunc: func(obj interface{}) {
+			ev := &Event{Type: Deleted, Resource: t, Old: obj}
+			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				ev.Old = tombstone.Obj
+				ev.Key = tombstone.Key
+				ev.FinalStateUnknown = true
+			} else {
+				ev.Key = storageKey(obj)
+			}
+			q.Push(ev)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
 	}
 	return nil
 }

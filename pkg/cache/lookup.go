@@ -14,24 +14,25 @@ import (
 // selectors it returns every cached object. Each selector's index name must
 // have been registered through Config.Indexes.
 func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
-	indexer := t.Informer.GetIndexer()
-	if len(selectors) == 0 {
-		objs := indexer.List()
-		sortObjects(objs)
-		return objs, nil
-	}
-	keys, err := index.Keys(indexer, selectors)
-	if err != nil {
-		return nil, fmt.Errorf("looking up %s: %w", t.Name(), err)
-	}
-	objs := make([]interface{}, 0, len(keys))
-	for _, k := range keys {
-		obj, exists, err := indexer.GetByKey(k)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s %q from the cache: %w", t.Name(), k, err)
+	var objs []interface{}
+	for _, informer := range t.Informers {
+		indexer := informer.GetIndexer()
+		if len(selectors) == 0 {
+			objs = append(objs, indexer.List()...)
+			continue
 		}
-		if exists {
-			objs = append(objs, obj)
+		keys, err := index.Keys(indexer, selectors)
+		if err != nil {
+			return nil, fmt.Errorf("looking up %s: %w", t.Name(), err)
+		}
+		for _, k := range keys {
+			obj, exists, err := indexer.GetByKey(k)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s %q from the cache: %w", t.Name(), k, err)
+			}
+			if exists {
+				objs = append(objs, obj)
+			}
 		}
 	}
 	sortObjects(objs)
@@ -41,22 +42,30 @@ func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 // Count returns, for the registered index indexName, each indexed value of t
 // with the number of cached objects that have it.
 func (t *Type) Count(indexName string) (map[string]int, error) {
-	indexer := t.Informer.GetIndexer()
 	counts := map[string]int{}
-	for _, value := range indexer.ListIndexFuncValues(indexName) {
-		keys, err := indexer.IndexKeys(indexName, value)
-		if err != nil {
-			return nil, fmt.Errorf("counting index %q in %s: %w", indexName, t.Name(), err)
-		}
-		if len(keys) > 0 {
-			counts[value] = len(keys)
+	for _, informer := range t.Informers {
+		indexer := informer.GetIndexer()
+		for _, value := range indexer.ListIndexFuncValues(indexName) {
+			keys, err := indexer.IndexKeys(indexName, value)
+			if err != nil {
+				return nil, fmt.Errorf("counting index %q in %s: %w", indexName, t.Name(), err)
+			}
+			if len(keys) > 0 {
+				counts[value] += len(keys)
+			}
 		}
 	}
 	return counts, nil
 }
 
 // Len returns the number of objects in t's cache.
-func (t *Type) Len() int { return len(t.Informer.GetIndexer().ListKeys()) }
+func (t *Type) Len() int {
+	n := 0
+	for _, informer := range t.Informers {
+		n += len(informer.GetIndexer().ListKeys())
+	}
+	return n
+}
 
 // sortObjects sorts by namespace, then name, as kubectl prints.
 func sortObjects(objs []interface{}) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -30,11 +31,11 @@ type engineOptions struct {
 	Indexers      []string
 
 	// Set by complete.
-	namespace string
-	server    string // the API server URL, for messages
-	indexSet  *index.Set
-	clients   *cache.Clients
-	config    cache.Config // what query and watch share; each adds its own
+	namespaces []string // none means all namespaces
+	server     string   // the API server URL, for messages
+	indexSet   *index.Set
+	clients    *cache.Clients
+	config     cache.Config // what query and watch share; each adds its own
 }
 
 func (o *engineOptions) addFlags(cmd *cobra.Command) {
@@ -88,9 +89,11 @@ func (o *engineOptions) complete() error {
 	if err != nil {
 		return fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
-	o.namespace = ns
-	if o.AllNamespaces {
-		o.namespace = ""
+	o.namespaces = nil
+	if !o.AllNamespaces {
+		if o.namespaces, err = splitNamespaces(ns); err != nil {
+			return err
+		}
 	}
 	restConfig, err := o.configFlags.ToRESTConfig()
 	if err != nil {
@@ -106,7 +109,7 @@ func (o *engineOptions) complete() error {
 		return err
 	}
 	o.config = cache.Config{
-		Namespace:     o.namespace,
+		Namespaces:    o.namespaces,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
 		SyncTimeout:   o.SyncTimeout,
@@ -146,4 +149,25 @@ func startEngine(ctx context.Context, engine *cache.Engine) error {
 		return fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
 	}
 	return err
+}
+
+// splitNamespaces parses -n: one namespace or several joined by commas,
+// each queried and watched on its own (-n a,b).
+func splitNamespaces(value string) ([]string, error) {
+	var namespaces []string
+	seen := map[string]bool{}
+	for _, ns := range strings.Split(value, ",") {
+		ns = strings.TrimSpace(ns)
+		if ns == "" {
+			return nil, fmt.Errorf("-n/--namespace %q: empty namespace name", value)
+		}
+		if errs := validation.ValidateNamespaceName(ns, false); len(errs) > 0 {
+			return nil, fmt.Errorf("-n/--namespace %q: invalid namespace %q: %s", value, ns, strings.Join(errs, "; "))
+		}
+		if !seen[ns] {
+			seen[ns] = true
+			namespaces = append(namespaces, ns)
+		}
+	}
+	return namespaces, nil
 }

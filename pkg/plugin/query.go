@@ -234,11 +234,14 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 
 // printNotFound says on stderr that nothing matched, as kubectl does.
 func (o *QueryOptions) printNotFound() {
-	if o.namespace == "" {
+	switch len(o.namespaces) {
+	case 0:
 		fmt.Fprintln(o.ErrOut, "No resources found")
-		return
+	case 1:
+		fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespaces[0])
+	default:
+		fmt.Fprintf(o.ErrOut, "No resources found in %s namespaces.\n", strings.Join(o.namespaces, ", "))
 	}
-	fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespace)
 }
 
 func (o *QueryOptions) printGroups(types []*cache.Type) error {

@@ -71,7 +71,7 @@ func storageKey(obj interface{}) string {
 // printTables prints one table per type, as kubectl get does: kubectl's
 // columns for the type (the CRD's printer columns for a custom resource;
 // NAME and AGE for a type kubectl has no columns for), NAMESPACE first with
-// -A, then the -L label columns, LABELS with --show-labels, and the queried
+// -A or several namespaces (-n a,b), then the -L label columns, LABELS with --show-labels, and the queried
 // index values last. Names carry their kind when several types print or with
 // --show-kind; a blank line separates the tables.
 func (o *QueryOptions) printTables(ctx context.Context, groups []typeObjects) error {
@@ -81,7 +81,7 @@ func (o *QueryOptions) printTables(ctx context.Context, groups []typeObjects) er
 	for n, g := range groups {
 		table := o.tableFor(ctx, g.t)
 		var header []string
-		if o.namespace == "" && g.t.Namespaced() {
+		if len(o.namespaces) != 1 && g.t.Namespaced() {
 			header = append(header, "NAMESPACE")
 		}
 		header = append(header, table.Headers(wide)...)
@@ -135,7 +135,7 @@ func (o *QueryOptions) tableRow(t *cache.Type, table columns.Table, obj interfac
 		}
 	}
 	var row []string
-	if o.namespace == "" && t.Namespaced() {
+	if len(o.namespaces) != 1 && t.Namespaced() {
 		row = append(row, a.GetNamespace())
 	}
 	row = append(row, table.Visible(cells, wide)...)

@@ -44,6 +44,9 @@ what changed (watch).`,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	configFlags.AddFlags(cmd.PersistentFlags())
+	if ns := cmd.PersistentFlags().Lookup("namespace"); ns != nil {
+		ns.Usage = "If present, the namespace scope for this CLI request; several namespaces joined by commas (-n a,b) are queried and watched each on its own"
+	}
 	addKlogVerbosity(cmd.PersistentFlags())
 
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))

@@ -118,6 +118,24 @@ func TestBuiltinIndexes(t *testing.T) {
 		{"field selector sent to the server", []string{"--field-selector", "spec.nodeName=node-0", "--index", "namespace=q-1"}, func(p *corev1.Pod) bool {
 			return p.Spec.NodeName == "node-0" && p.Namespace == "q-1"
 		}},
+		// Selector operators, with the label-selector grammar.
+		{"not equal", []string{"--index", "node!=node-1", "--index", "namespace=q-0"}, func(p *corev1.Pod) bool {
+			return p.Namespace == "q-0" && p.Spec.NodeName != "node-1"
+		}},
+		{"in", []string{"--index", "node in (node-1,node-2)"}, func(p *corev1.Pod) bool {
+			return p.Spec.NodeName == "node-1" || p.Spec.NodeName == "node-2"
+		}},
+		{"notin", []string{"--index", "label:app notin (app-0, app-1)", "--index", "namespace==q-1"}, func(p *corev1.Pod) bool {
+			return p.Namespace == "q-1" && p.Labels["app"] != "app-0" && p.Labels["app"] != "app-1"
+		}},
+		{"has a value", []string{"--index", "label:app", "--index", "namespace=q-2"}, func(p *corev1.Pod) bool {
+			_, ok := p.Labels["app"]
+			return ok && p.Namespace == "q-2"
+		}},
+		{"has no value", []string{"--index", "!label:example.com/nosuch", "--index", "namespace in (q-0,q-2)"}, func(p *corev1.Pod) bool {
+			_, ok := p.Labels["example.com/nosuch"]
+			return !ok && (p.Namespace == "q-0" || p.Namespace == "q-2")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -350,6 +368,8 @@ func TestBadInputAndFailFast(t *testing.T) {
 		{"unknown group-by", []string{"query", "pods", "--group-by", "colour"}, "", `--group-by colour: unknown index "colour"`, 5 * time.Second},
 		{"invalid JSONPath", []string{"query", "pods", "--indexer", "img={.spec.containers[*.image}"}, "", "--indexer", 5 * time.Second},
 		{"unknown output", []string{"query", "pods", "-o", "xml"}, "", `unknown -o/--output format "xml"`, 5 * time.Second},
+		{"empty namespace", []string{"query", "pods", "-n", "q-0,,q-1"}, "", `-n/--namespace "q-0,,q-1": empty namespace name`, 5 * time.Second},
+		{"sort-by without the field", []string{"query", "pods", "-n", "q-0", "--sort-by", ".spec.nothing"}, "", `couldn't find any field with path "{.spec.nothing}"`, 5 * time.Second},
 		{"unknown type", []string{"query", "nosuchthing"}, "", `the server doesn't have a resource type "nosuchthing"`, 10 * time.Second},
 		{"forbidden at cluster scope", []string{"query", "pods", "-A"}, c.ViewerKubeconfig(), `pods is forbidden: User "viewer" cannot list resource "pods"`, 5 * time.Second},
 		{"forbidden type in the allowed namespace", []string{"query", "configmaps", "-n", "team-a"}, c.ViewerKubeconfig(), `configmaps is forbidden`, 5 * time.Second},
@@ -371,6 +391,44 @@ func TestBadInputAndFailFast(t *testing.T) {
 				t.Errorf("took %s, want at most %s", r.Duration, tt.within)
 			}
 		})
+	}
+}
+
+// TestSeveralNamespaces queries -n a,b: one informer per namespace, a
+// NAMESPACE column, and the namespaces' objects only.
+func TestSeveralNamespaces(t *testing.T) {
+	c := seed(t)
+	want := podNames(t, c, func(p *corev1.Pod) bool { return p.Namespace == "q-0" || p.Namespace == "q-2" })
+	r := informer(t, "query", "pods", "-n", "q-2,q-0", "-o", "name")
+	mustSucceed(t, r)
+	if got := lines(r.Stdout); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("query pods -n q-2,q-0 = %v, want %v", got, want)
+	}
+	r = informer(t, "query", "pods", "-n", "q-0,q-1", "--index", "node=node-1")
+	mustSucceed(t, r)
+	rows := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if h := strings.Join(strings.Fields(rows[0]), " "); h != "NAMESPACE NAME READY STATUS RESTARTS AGE NODE" {
+		t.Errorf("header = %q, want a NAMESPACE column first", h)
+	}
+	seen := map[string]bool{}
+	for _, row := range rows[1:] {
+		seen[strings.Fields(row)[0]] = true
+	}
+	if len(seen) != 2 || !seen["q-0"] || !seen["q-1"] {
+		t.Errorf("rows from namespaces %v, want q-0 and q-1", seen)
+	}
+	r = informer(t, "query", "pods", "-n", "q-0,q-1", "--index", "node=no-such-node")
+	mustSucceed(t, r)
+	if got := strings.TrimSpace(r.Stderr); got != "No resources found in q-0, q-1 namespaces." {
+		t.Errorf("nothing found says %q", got)
+	}
+	// One informer per namespace: a user allowed in team-a only is
+	// answered there, refused as soon as another namespace is named.
+	r = framework.Run(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-n", "team-a,team-a"}, Kubeconfig: c.ViewerKubeconfig()})
+	mustSucceed(t, r)
+	r = framework.Run(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-n", "team-a,q-0"}, Kubeconfig: c.ViewerKubeconfig()})
+	if r.ExitCode != 1 || !strings.Contains(r.Stderr, `pods is forbidden: User "viewer" cannot list resource "pods" in API group "" in the namespace "q-0"`) {
+		t.Errorf("viewer -n team-a,q-0: %s\nwant exit 1, forbidden in q-0", r)
 	}
 }
 
