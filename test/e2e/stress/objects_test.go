@@ -298,8 +298,8 @@ func TestHugeConfigMap(t *testing.T) {
 
 	// Query: the table and the structured formats.
 	res := informer(t, "query", "configmaps", "-n", ns)
-	if want := "NAME   AGE\nhuge   "; !strings.HasPrefix(res.Stdout, want) || strings.Count(res.Stdout, "\n") != 2 {
-		t.Errorf("query configmaps = %q, want a table with one row", res.Stdout)
+	if want := "NAME   DATA   AGE\nhuge   16     "; !strings.HasPrefix(res.Stdout, want) || strings.Count(res.Stdout, "\n") != 2 {
+		t.Errorf("query configmaps = %q, want kubectl's table with one row", res.Stdout)
 	}
 	res = informer(t, "query", "configmaps", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,VALUE:.data.key-03")
 	expectSafeText(t, "query -o custom-columns", res.Stdout)
