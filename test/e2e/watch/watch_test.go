@@ -286,6 +286,29 @@ func TestWatchSeveralTypes(t *testing.T) {
 	expectExit0AndEOF(t, p)
 }
 
+// TestWatchSeveralNamespaces watches -n a,b: the events of both namespaces,
+// none of a third.
+func TestWatchSeveralNamespaces(t *testing.T) {
+	t.Parallel()
+	cs := framework.Current(t).AdminClient()
+	for _, ns := range []string{"watch-ns-a", "watch-ns-b", "watch-ns-c"} {
+		framework.CreateNamespace(t, cs, ns)
+	}
+	p := startWatch(t, "pods", "-n", "watch-ns-a,watch-ns-b", "-o", "json", "--max-events", "2")
+	createPod(t, cs, "watch-ns-c", "outside", nil)
+	createPod(t, cs, "watch-ns-a", "one", nil)
+	createPod(t, cs, "watch-ns-b", "two", nil)
+	got := map[string]bool{}
+	for range 2 {
+		ev := nextEvent(t, p)
+		got[framework.NestedString(ev.Object, "metadata", "namespace")+"/"+ev.Name()] = ev.Type == "ADDED"
+	}
+	if len(got) != 2 || !got["watch-ns-a/one"] || !got["watch-ns-b/two"] {
+		t.Errorf("events %v, want ADDED watch-ns-a/one and watch-ns-b/two (and nothing of watch-ns-c)", got)
+	}
+	expectExit0AndEOF(t, p)
+}
+
 // TestWatchOnlyAndIgnore checks that --only and --ignore leave changes out of
 // events, not just out of diffs: a change that is all left out prints
 // nothing.
