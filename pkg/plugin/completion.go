@@ -49,6 +49,8 @@ func registerCompletions(cmd *cobra.Command, configFlags *genericclioptions.Conf
 		outputs = []string{"json", "yaml", "name", "wide", "custom-columns=", "jsonpath=", "jsonpath-file=", "go-template=", "go-template-file="}
 	}
 	register("output", completeChoices(outputs...))
+	register("sort-by", completeChoices("{.metadata.name}", "{.metadata.namespace}", "{.metadata.creationTimestamp}",
+		"{.status.phase}", "{.spec.nodeName}", "{.status.containerStatuses[0].restartCount}", "{.spec.replicas}"))
 	register("diff", completeChoices("compact", "unified", "none"))
 	register("color", completeChoices("auto", "always", "never"))
 }
@@ -61,17 +63,22 @@ func completeChoices(choices ...string) cobra.CompletionFunc {
 	}
 }
 
-// completeSelector completes the NAME of a NAME=VALUE flag (--index,
-// --where) with "node=", "label:" and the like. Values would need the
-// cluster, so after the '=' nothing is offered.
+// completeSelector completes the NAME of a selector flag (--index,
+// --where) with "node=", "label:" and the like, or "!node" for the
+// has-no-value form once "!" is typed. Values would need the cluster, so
+// after the operator nothing is offered.
 func completeSelector(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if strings.Contains(toComplete, "=") {
+	if strings.ContainsAny(toComplete, "= ") {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	negated := strings.HasPrefix(toComplete, "!")
 	var names []string
 	for _, n := range indexNameCompletions(cmd) {
 		name, desc, _ := strings.Cut(n, "\t")
-		if !strings.HasSuffix(name, ":") {
+		switch {
+		case negated:
+			name = "!" + name
+		case !strings.HasSuffix(name, ":"):
 			name += "="
 		}
 		names = append(names, cobra.CompletionWithDesc(name, desc))

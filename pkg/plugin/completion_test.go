@@ -73,6 +73,19 @@ func TestCompleteFlags(t *testing.T) {
 			wantDirective: ":6",
 		},
 		{
+			name:          "query --index has no value",
+			args:          []string{"query", "po", "--index", "!no"},
+			want:          []string{"!node"},
+			notWant:       []string{"node=", "!node="},
+			wantDirective: ":4",
+		},
+		{
+			name:          "query --sort-by",
+			args:          []string{"query", "po", "--sort-by", "{.metadata.c"},
+			want:          []string{"{.metadata.creationTimestamp}"},
+			wantDirective: ":4",
+		},
+		{
 			name:          "query --index after the name",
 			args:          []string{"query", "po", "--index", "node="},
 			wantDirective: ":4",
