@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/jsonpath"
 	resourcehelper "k8s.io/component-helpers/resource"
 
@@ -193,7 +192,7 @@ func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 // Values returns the measures ms of one object, in the order of ms. It converts the object and
 // computes the pod's requests and limits at most once for all of ms.
 func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
-	obj = unwrap(obj)
+	obj = index.Unwrap(obj)
 	values := make([]resource.Quantity, len(ms))
 	var (
 		pod              *corev1.Pod
@@ -301,7 +300,7 @@ func isRestartableInitContainer(c *corev1.Container) bool {
 // *unstructured.Unstructured of kind Pod converted, either also inside a
 // cache.DeletedFinalStateUnknown. Anything else is an error.
 func AsPod(obj interface{}) (*corev1.Pod, error) {
-	switch t := unwrap(obj).(type) {
+	switch t := index.Unwrap(obj).(type) {
 	case *corev1.Pod:
 		if t == nil {
 			return nil, fmt.Errorf("nil pod")
@@ -321,20 +320,6 @@ func AsPod(obj interface{}) (*corev1.Pod, error) {
 	default:
 		return nil, fmt.Errorf("built-in measures read pods, got %T", obj)
 	}
-}
-
-// unwrap returns the object inside a cache.DeletedFinalStateUnknown, or obj itself.
-func unwrap(obj interface{}) interface{} {
-	switch t := obj.(type) {
-	case cache.DeletedFinalStateUnknown:
-		return t.Obj
-	case *cache.DeletedFinalStateUnknown:
-		if t == nil {
-			return nil
-		}
-		return t.Obj
-	}
-	return obj
 }
 
 // toContent returns the unstructured content of obj, converting a typed object.

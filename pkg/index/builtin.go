@@ -60,8 +60,10 @@ func isBuiltinName(name string) bool {
 	return false
 }
 
-// unwrap returns the object inside a cache.DeletedFinalStateUnknown, or obj itself.
-func unwrap(obj interface{}) interface{} {
+// Unwrap returns the object inside a cache.DeletedFinalStateUnknown, or obj
+// itself: index functions and measures see the last known state of an object
+// whose delete was missed.
+func Unwrap(obj interface{}) interface{} {
 	switch t := obj.(type) {
 	case cache.DeletedFinalStateUnknown:
 		return t.Obj
@@ -76,7 +78,7 @@ func unwrap(obj interface{}) interface{} {
 
 // accessor returns the metadata of obj after unwrapping a tombstone.
 func accessor(obj interface{}) (metav1.Object, error) {
-	m, err := meta.Accessor(unwrap(obj))
+	m, err := meta.Accessor(Unwrap(obj))
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of %T: %w", obj, err)
 	}
@@ -158,7 +160,7 @@ func ownerUIDIndexFunc(obj interface{}) ([]string, error) {
 // or "" while it is unscheduled, so that node= finds pending pods. Other objects have a value
 // only when they have a spec.nodeName string field. Metadata-only objects have no value.
 func nodeIndexFunc(obj interface{}) ([]string, error) {
-	switch t := unwrap(obj).(type) {
+	switch t := Unwrap(obj).(type) {
 	case *corev1.Pod:
 		return []string{t.Spec.NodeName}, nil
 	case *metav1.PartialObjectMetadata,
@@ -199,7 +201,7 @@ func isCorePod(content map[string]interface{}) bool {
 // phaseIndexFunc indexes objects by status.phase; an empty or absent phase is no value.
 func phaseIndexFunc(obj interface{}) ([]string, error) {
 	var phase string
-	switch t := unwrap(obj).(type) {
+	switch t := Unwrap(obj).(type) {
 	case *corev1.Pod:
 		phase = string(t.Status.Phase)
 	case *corev1.Namespace:
@@ -231,7 +233,7 @@ func phaseIndexFunc(obj interface{}) ([]string, error) {
 // imageIndexFunc indexes pods by the image of every container, init container and ephemeral
 // container, and workloads by the images of their pod template. Values are deduplicated.
 func imageIndexFunc(obj interface{}) ([]string, error) {
-	switch t := unwrap(obj).(type) {
+	switch t := Unwrap(obj).(type) {
 	case *corev1.Pod:
 		return podSpecImages(&t.Spec), nil
 	case *appsv1.Deployment:

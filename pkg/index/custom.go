@@ -211,7 +211,7 @@ func (p *jsonPathIndex) newJSONPath() *jsonpath.JSONPath {
 // formatJSONPathValue and deduplicated. An absent path, and any evaluation error, give no value.
 func (p *jsonPathIndex) indexFunc(obj interface{}) ([]string, error) {
 	var content map[string]interface{}
-	switch t := unwrap(obj).(type) {
+	switch t := Unwrap(obj).(type) {
 	case *unstructured.Unstructured:
 		content = t.Object
 	case metav1.ObjectMetaAccessor:
