@@ -36,6 +36,7 @@ cluster-bins:
 
 ## test: unit tests, e2e tests against a real control plane, and bounded fuzzing
 test: cluster-bins
+	cd hack/tools && GOWORK=off $(GO) test -count=1 ./...
 	$(GO) test -count=1 -timeout 45m ./...
 	$(MAKE) fuzz
 
