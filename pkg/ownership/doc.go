@@ -10,8 +10,8 @@
 //
 // Owners attributes an update to the entries of the new object whose sets own
 // the changed paths: a changed path is owned by the entries that hold it or,
-// when none does, by those that hold its nearest ancestor that any entry
-// holds. When several entries own a changed path, those whose time moved in
+// when none does, by those that hold its nearest ancestor whole (a leaf of
+// their set, as an atomic map or list is held). When several entries own a changed path, those whose time moved in
 // the update are kept, if any did: the time only breaks ties. A changed path
 // no entry holds, nor any ancestor of it, has no owner, and Owners invents
 // none. Cause names the few changes the server records no owner for but

@@ -111,8 +111,10 @@ func ParseFieldsV1(raw []byte) *fieldpath.Set {
 // removed whole counting by its leaves. List elements are identified as the
 // sets identify them (by key fields, value or index); where a changed
 // element is not named by any set, the change is to the list itself. Each
-// changed path is owned by the entries that hold it or, when none does, its
-// nearest ancestor that some entry holds; of several, those whose time moved
+// changed path is owned by the entries that hold it or, when none does, by
+// those that hold its nearest ancestor whole, as a leaf of their set (an
+// atomic map or list; "." in fieldsV1 beside children owns a node's
+// existence, not what others put in it); of several, those whose time moved
 // (or that are new) are kept when any moved.
 func Owners(old, new map[string]interface{}, oldEntries, newEntries []Entry) []string {
 	if len(newEntries) == 0 {

@@ -142,13 +142,28 @@ func TestOwners(t *testing.T) {
 		},
 		{
 			// A removed label leaves no set holding it; the labels map is
-			// held by its creator ("."), the nearest held ancestor.
-			name:  "removed label, by the holder of the labels map",
+			// held by its creator (".") but not whole: no owner.
+			name:  "removed label: not the holder of the labels map",
 			old:   `{"metadata":{"labels":{"app":"web","pod-template-hash":"abc"}}}`,
 			new:   `{"metadata":{"labels":{"app":"web"}}}`,
 			oldMF: []metav1.ManagedFieldsEntry{entry("kube-controller-manager", "Update", "", 0, podFields)},
-			newMF: []metav1.ManagedFieldsEntry{entry("kube-controller-manager", "Update", "", 0, `{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)},
-			want:  []string{"kube-controller-manager/Update"},
+			newMF: []metav1.ManagedFieldsEntry{entry("kube-controller-manager", "Update", "", 1, `{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)},
+		},
+		{
+			// What the binding adds on a 1.37 cluster: node topology labels
+			// beside those the pod was created with.
+			name:  "labels added by pods/binding: not the holder of the labels map",
+			old:   `{"metadata":{"labels":{"app":"web"}}}`,
+			new:   `{"metadata":{"labels":{"app":"web","topology.kubernetes.io/zone":"zone-a"}}}`,
+			oldMF: []metav1.ManagedFieldsEntry{entry("kube-controller-manager", "Update", "", 0, podFields)},
+			newMF: []metav1.ManagedFieldsEntry{entry("kube-controller-manager", "Update", "", 0, podFields)},
+		},
+		{
+			name:  "inside an atomic map, by its holder",
+			old:   `{"spec":{"selector":{"matchLabels":{"app":"web"}}}}`,
+			new:   `{"spec":{"selector":{"matchLabels":{"app":"api"}}}}`,
+			newMF: []metav1.ManagedFieldsEntry{entry("kubectl-create", "Update", "", 0, deployCreateFields)},
+			want:  []string{"kubectl-create/Update"},
 		},
 		{
 			name:  "ownerReference added, by key uid",

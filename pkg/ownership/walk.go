@@ -16,9 +16,18 @@ type level struct {
 	pe      fieldpath.PathElement
 }
 
-// holds reports whether entry i holds the path that ends at l.
-func (l *level) holds(i int) bool {
-	return l.parents != nil && l.parents[i] != nil && l.parents[i].Members.Has(l.pe)
+// holds reports whether entry i holds the path that ends at l; with whole
+// set, only as a leaf of its set: held whole, as an atomic map or list is,
+// and not as a node ("." in fieldsV1) whose children others may hold.
+func (l *level) holds(i int, whole bool) bool {
+	if l.parents == nil || l.parents[i] == nil || !l.parents[i].Members.Has(l.pe) {
+		return false
+	}
+	if whole {
+		_, inner := l.parents[i].Children.Get(l.pe)
+		return !inner
+	}
+	return true
 }
 
 type walker struct {
@@ -132,14 +141,15 @@ func (w *walker) lists(nodes []*fieldpath.Set, o, n []interface{}) bool {
 }
 
 // record marks the owners of the current path, a changed one: the entries
-// holding it or its nearest held ancestor, only the moved ones of several
-// when any moved.
+// holding it or, when none does, its nearest ancestor some entry holds
+// whole; only the moved ones of several when any moved.
 func (w *walker) record() {
 	for d := len(w.chain) - 1; d >= 0; d-- {
 		l := &w.chain[d]
+		whole := d < len(w.chain)-1
 		holders, moved := 0, 0
 		for i := range w.entries {
-			if l.holds(i) {
+			if l.holds(i, whole) {
 				holders++
 				if w.moved[i] {
 					moved++
@@ -150,7 +160,7 @@ func (w *walker) record() {
 			continue
 		}
 		for i := range w.entries {
-			if l.holds(i) && (moved == 0 || holders == 1 || w.moved[i]) {
+			if l.holds(i, whole) && (moved == 0 || holders == 1 || w.moved[i]) {
 				w.owned[i] = true
 			}
 		}
