@@ -49,6 +49,12 @@ const (
 	SummarizeManagedFields
 	// KeepManagedFields keeps managedFields as the server sent them.
 	KeepManagedFields
+	// InternManagedFields keeps every entry with its fieldsV1 set, which
+	// says what the entry's manager owns, so a watch can tell who changed
+	// each field; identical sets share one copy across the cache (the pods of
+	// one ReplicaSet, successive versions of one object). Sets so shared
+	// must never be mutated.
+	InternManagedFields
 )
 
 // Config says what the engine caches.
