@@ -230,6 +230,7 @@ func TestCause(t *testing.T) {
 		want     string
 	}{
 		{"deletion requested", `{"metadata":{}}`, `{"metadata":{"deletionTimestamp":"2026-11-23T22:31:00Z"}}`, true, DeletionRequested},
+		{"deletion hastened by a second DELETE", `{"metadata":{"deletionTimestamp":"2026-11-23T22:31:30Z","deletionGracePeriodSeconds":30}}`, `{"metadata":{"deletionTimestamp":"2026-11-23T22:31:00Z","deletionGracePeriodSeconds":0}}`, true, DeletionRequested},
 		{"deletion already in progress", `{"metadata":{"deletionTimestamp":"x"}}`, `{"metadata":{"deletionTimestamp":"x"},"status":{"phase":"Succeeded"}}`, true, ""},
 		{"pod bound", `{"spec":{}}`, `{"spec":{"nodeName":"kwok-node-1"}}`, true, BoundByBinding},
 		{"not a pod", `{"spec":{}}`, `{"spec":{"nodeName":"kwok-node-1"}}`, false, ""},
