@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -158,5 +160,26 @@ func TestWatchNamesWhoChangedWhatIsShown(t *testing.T) {
 	got := printEvent(t, p, &out, old, new)
 	if first := strings.SplitAfter(got, "\n")[0]; !strings.Contains(first, "(by kwok/Update/status)\n") {
 		t.Errorf("with --only status, header = %q, want (by kwok/Update/status)", first)
+	}
+}
+
+// BenchmarkWatchAttribution is BenchmarkWatchPrinter's status update of a
+// pod whose managedFields carry their fieldsV1 sets, as watch caches them.
+func BenchmarkWatchAttribution(b *testing.B) {
+	for _, output := range []string{"text", "json"} {
+		b.Run(output, func(b *testing.B) {
+			old := ownedPod()
+			new := old.DeepCopy()
+			new.ResourceVersion = "123457"
+			new.Status.Phase = corev1.PodPending
+			new.Status.Conditions[1].Status = corev1.ConditionFalse
+			p := testPrinter(b, io.Discard, output, "compact")
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
