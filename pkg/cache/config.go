@@ -44,8 +44,9 @@ const (
 	// part of an object and no query reads them.
 	DropManagedFields ManagedFields = iota
 	// SummarizeManagedFields keeps each entry's manager, operation,
-	// subresource and time, and drops the fieldsV1 sets, so a watch can tell
-	// who changed an object at a fraction of the memory.
+	// subresource and time, and drops the fieldsV1 sets: who wrote an object
+	// and when, to the second, at a fraction of the memory, but not what
+	// each owns (watch uses InternManagedFields for that).
 	SummarizeManagedFields
 	// KeepManagedFields keeps managedFields as the server sent them.
 	KeepManagedFields
