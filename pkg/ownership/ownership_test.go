@@ -257,3 +257,26 @@ func TestParseFieldsV1(t *testing.T) {
 		t.Errorf("ParseFieldsV1 twice = %p, %p; want one parsed set, shared", a, b)
 	}
 }
+
+func TestEqual(t *testing.T) {
+	tests := []struct {
+		a, b interface{}
+		want bool
+	}{
+		{int64(3), float64(3), true},
+		{int64(3), int64(4), false},
+		{"3", int64(3), false},
+		{nil, nil, true},
+		{nil, map[string]interface{}{}, false},
+		{map[string]interface{}{"a": int64(1)}, map[string]interface{}{"a": float64(1)}, true},
+		{map[string]interface{}{"a": int64(1)}, map[string]interface{}{"b": int64(1)}, false},
+		{[]interface{}{"x", true}, []interface{}{"x", true}, true},
+		{[]interface{}{"x"}, []interface{}{"x", "y"}, false},
+		{map[string]interface{}{}, []interface{}{}, false},
+	}
+	for _, tt := range tests {
+		if got := equal(tt.a, tt.b); got != tt.want {
+			t.Errorf("equal(%#v, %#v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
