@@ -44,11 +44,18 @@ const (
 	// part of an object and no query reads them.
 	DropManagedFields ManagedFields = iota
 	// SummarizeManagedFields keeps each entry's manager, operation,
-	// subresource and time, and drops the fieldsV1 sets, so a watch can tell
-	// who changed an object at a fraction of the memory.
+	// subresource and time, and drops the fieldsV1 sets: who wrote an object
+	// and when, to the second, at a fraction of the memory, but not what
+	// each owns (watch uses InternManagedFields for that).
 	SummarizeManagedFields
 	// KeepManagedFields keeps managedFields as the server sent them.
 	KeepManagedFields
+	// InternManagedFields keeps every entry with its fieldsV1 set, which
+	// says what the entry's manager owns, so a watch can tell who changed
+	// each field; identical sets share one copy across the cache (the pods of
+	// one ReplicaSet, successive versions of one object). Sets so shared
+	// must never be mutated.
+	InternManagedFields
 )
 
 // Config says what the engine caches.

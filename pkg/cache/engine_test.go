@@ -222,6 +222,7 @@ func TestEngineManagedFields(t *testing.T) {
 		{DropManagedFields, 0, false},
 		{SummarizeManagedFields, 1, false},
 		{KeepManagedFields, 1, true},
+		{InternManagedFields, 1, true},
 	}
 	for _, tt := range tests {
 		for _, full := range []bool{false, true} {

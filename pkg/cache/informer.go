@@ -131,21 +131,30 @@ func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 		if err != nil {
 			return obj, nil
 		}
-		switch mode {
-		case DropManagedFields:
-			if accessor.GetManagedFields() != nil {
-				accessor.SetManagedFields(nil)
-			}
-		case SummarizeManagedFields:
-			if fields := accessor.GetManagedFields(); fields != nil {
-				summary := make([]metav1.ManagedFieldsEntry, len(fields))
-				for i, f := range fields {
-					f.FieldsV1 = nil
-					summary[i] = f
-				}
-				accessor.SetManagedFields(summary)
-			}
-		}
+		trimManagedFields(accessor, mode)
 		return obj, nil
+	}
+}
+
+// trimManagedFields does to obj's managedFields what mode says.
+func trimManagedFields(obj metav1.Object, mode ManagedFields) {
+	switch mode {
+	case DropManagedFields:
+		if obj.GetManagedFields() != nil {
+			obj.SetManagedFields(nil)
+		}
+	case SummarizeManagedFields, InternManagedFields:
+		if fields := obj.GetManagedFields(); fields != nil {
+			trimmed := make([]metav1.ManagedFieldsEntry, len(fields))
+			for i, f := range fields {
+				if mode == SummarizeManagedFields || f.FieldsV1 == nil {
+					f.FieldsV1 = nil
+				} else {
+					f.FieldsV1 = fieldSets.intern(f.FieldsV1.Raw)
+				}
+				trimmed[i] = f
+			}
+			obj.SetManagedFields(trimmed)
+		}
 	}
 }

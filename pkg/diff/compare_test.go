@@ -662,3 +662,35 @@ func TestCompareLongNamedList(t *testing.T) {
 		})
 	}
 }
+
+func TestProject(t *testing.T) {
+	obj := map[string]interface{}{
+		"metadata": map[string]interface{}{"name": "web", "resourceVersion": "7"},
+		"spec":     map[string]interface{}{"replicas": int64(3)},
+		"status":   map[string]interface{}{"readyReplicas": int64(2)},
+	}
+	only, _ := ParsePath("status")
+	tests := []struct {
+		name string
+		opts Options
+		want map[string]interface{}
+	}{
+		{"nothing left out", Options{}, obj},
+		{"default ignore", Options{Ignore: DefaultIgnore()}, map[string]interface{}{
+			"metadata": map[string]interface{}{"name": "web"},
+			"spec":     map[string]interface{}{"replicas": int64(3)},
+			"status":   map[string]interface{}{"readyReplicas": int64(2)},
+		}},
+		{"only status", Options{Only: []Path{only}}, map[string]interface{}{"status": map[string]interface{}{"readyReplicas": int64(2)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Project(obj, tt.opts); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Project() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if _, ok := obj["metadata"].(map[string]interface{})["resourceVersion"]; !ok {
+		t.Errorf("Project mutated its input")
+	}
+}

@@ -193,7 +193,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 
 	o.config.Indexes = indexDefs
 	o.config.FullObjects = true
-	o.config.ManagedFields = cache.SummarizeManagedFields
+	o.config.ManagedFields = cache.InternManagedFields
 	o.config.PlainWatchStreams = true
 	o.config.Progress = newProgress(o.ErrOut)
 	o.config.RequireWatch = true

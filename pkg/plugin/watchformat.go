@@ -3,12 +3,10 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -27,7 +25,11 @@ type rendered struct {
 	// typed objects they may leave out what did not change.
 	old, new map[string]interface{}
 	changes  []diff.Change
+	// managers own what an update changed, cause labels what no one owns
+	// (see attribute); for updates, and for those that enter or leave a
+	// --where query.
 	managers []string
+	cause    string
 }
 
 // handle prints ev if it is to be printed, and reports whether it was.
@@ -50,7 +52,14 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 		} else if !diff.Changed(r.old, r.new, opts) && !p.patchOnly(r) {
 			return false, nil
 		}
-		r.managers = changedManagers(ev.Old, ev.New)
+		r.managers, r.cause = p.attribute(ev, r.old, r.new)
+	} else if ev.Type == cache.Modified {
+		// An update that enters or leaves the query: who made it.
+		old, new, err := diff.UpdateMaps(ev.Old, ev.New, false)
+		if err != nil {
+			return false, err
+		}
+		r.managers, r.cause = p.attribute(ev, old, new)
 	}
 	switch p.cfg.format {
 	case formatJSON:
@@ -86,6 +95,9 @@ func (p *eventPrinter) writeText(r rendered) error {
 	var notes []string
 	if len(r.managers) > 0 {
 		notes = append(notes, "by "+terminal.SanitizeText(strings.Join(r.managers, ", ")))
+	}
+	if r.cause != "" {
+		notes = append(notes, r.cause)
 	}
 	if r.note != "" {
 		notes = append(notes, r.note)
@@ -144,12 +156,15 @@ type jsonEvent struct {
 	// Object is the object without managedFields: an unstructured map, or
 	// a typed object, which encoding/json renders as ToUnstructured would
 	// (the same fields and values; keys in the struct's order, not sorted).
-	Object            interface{}    `json:"object"`
-	Patch             []diff.PatchOp `json:"patch,omitempty"`
-	Managers          []string       `json:"managers,omitempty"`
-	FinalStateUnknown bool           `json:"finalStateUnknown,omitempty"`
-	Coalesced         int            `json:"coalesced,omitempty"`
-	Note              string         `json:"note,omitempty"`
+	Object interface{}    `json:"object"`
+	Patch  []diff.PatchOp `json:"patch,omitempty"`
+	// Managers own what the update changed (MANAGER/Operation[/subresource]);
+	// Cause labels a change the server records no owner for, where certain.
+	Managers          []string `json:"managers,omitempty"`
+	Cause             string   `json:"cause,omitempty"`
+	FinalStateUnknown bool     `json:"finalStateUnknown,omitempty"`
+	Coalesced         int      `json:"coalesced,omitempty"`
+	Note              string   `json:"note,omitempty"`
 }
 
 func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
@@ -161,6 +176,7 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 		Type:              r.typ,
 		Object:            obj,
 		Managers:          r.managers,
+		Cause:             r.cause,
 		FinalStateUnknown: r.ev.FinalStateUnknown,
 		Coalesced:         r.ev.Coalesced,
 		Note:              r.note,
@@ -207,45 +223,6 @@ func (p *eventPrinter) writeYAML(r rendered) error {
 	}
 	_, err = p.out.Write(b)
 	return err
-}
-
-// changedManagers names the field managers whose managedFields entry is new
-// or has a new time in newObj: who made this update, as far as the server
-// recorded it.
-func changedManagers(oldObj, newObj interface{}) []string {
-	o, err1 := meta.Accessor(oldObj)
-	n, err2 := meta.Accessor(newObj)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	key := func(e metav1.ManagedFieldsEntry) string {
-		return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.Subresource
-	}
-	before := map[string]metav1.ManagedFieldsEntry{}
-	for _, e := range o.GetManagedFields() {
-		before[key(e)] = e
-	}
-	var managers []string
-	for _, e := range n.GetManagedFields() {
-		prev, ok := before[key(e)]
-		if ok && timeEqual(prev.Time, e.Time) {
-			continue
-		}
-		name := e.Manager + "/" + string(e.Operation)
-		if e.Subresource != "" {
-			name += "/" + e.Subresource
-		}
-		managers = append(managers, name)
-	}
-	sort.Strings(managers)
-	return managers
-}
-
-func timeEqual(a, b *metav1.Time) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Equal(b)
 }
 
 func objectName(obj interface{}) string {

@@ -16,6 +16,7 @@ type WatchEvent struct {
 	Object            map[string]interface{} `json:"object"`
 	Patch             json.RawMessage        `json:"patch"`
 	Managers          []string               `json:"managers"`
+	Cause             string                 `json:"cause"`
 	FinalStateUnknown bool                   `json:"finalStateUnknown"`
 	Coalesced         int                    `json:"coalesced"`
 	Note              string                 `json:"note"`

@@ -76,7 +76,7 @@ func TestWatchJSONSequence(t *testing.T) {
 		// grace period 0: the apiserver first sets deletionTimestamp and
 		// deletionGracePeriodSeconds, an update of its own that no field
 		// manager records, and only then removes the pod. So a watch sees
-		// a fourth MODIFIED, without managers, before DELETED.
+		// a fourth MODIFIED, without managers but labelled, before DELETED.
 		{"deletion", []string{"add /metadata/deletionGracePeriodSeconds", "add /metadata/deletionTimestamp"}, ""},
 	}
 	prev := added
@@ -93,6 +93,9 @@ func TestWatchJSONSequence(t *testing.T) {
 			t.Errorf("%s: managers = %q, want none", step.name, ev.Managers)
 		case step.manager != "" && !slices.Equal(ev.Managers, []string{step.manager}):
 			t.Errorf("%s: managers = %q, want [%s]", step.name, ev.Managers, step.manager)
+		}
+		if wantCause := map[bool]string{true: "deletion requested"}[step.name == "deletion"]; ev.Cause != wantCause {
+			t.Errorf("%s: cause = %q, want %q", step.name, ev.Cause, wantCause)
 		}
 		prev = ev
 	}
@@ -131,7 +134,7 @@ func TestWatchTextSequence(t *testing.T) {
 		`    ~ spec.containers[name=main].image: "registry.example.com/web:v1" → "registry.example.com/web:v2"`,
 		"MODIFIED pod/web -n " + ns + "  (by e2e-status/Update/status)",
 		`    ~ status.phase: "Pending" → "Running"`,
-		"MODIFIED pod/web -n " + ns,
+		"MODIFIED pod/web -n " + ns + "  (deletion requested)",
 		`    + metadata.deletionGracePeriodSeconds: 0`,
 		`    + metadata.deletionTimestamp: "*`,
 		"DELETED  pod/web -n " + ns,

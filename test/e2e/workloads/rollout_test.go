@@ -27,7 +27,8 @@ var bookkeeping = []string{"managedFields", "resourceVersion", "generation"}
 // API server's own watch streams taken in the same run: every object is
 // added and deleted exactly once, every state the server sent (bookkeeping
 // fields aside) is printed once and in order, and each update's patch turns
-// the previous printed object into the next.
+// the previous printed object into the next. Each update names the managers
+// that own what it changed (checkAttribution).
 func TestRolloutWatchMatchesServer(t *testing.T) {
 	c := framework.Current(t)
 	cs, dyn := c.AdminClient(), c.AdminDynamicClient()
@@ -82,6 +83,7 @@ func TestRolloutWatchMatchesServer(t *testing.T) {
 		got = append(got, framework.DecodeEvent(t, line))
 	}
 	compareWithServer(t, want, got)
+	checkAttribution(t, cs, want, got)
 
 	kinds := map[string]int{}
 	for _, ev := range got {
