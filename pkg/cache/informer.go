@@ -115,37 +115,50 @@ func (l clientListerWatcher[L]) Watch(ctx context.Context, opts metav1.ListOptio
 func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 	gvk := t.Mapping.GroupVersionKind
 	mode := e.cfg.ManagedFields
+	then := e.cfg.Transforms[t.Mapping.Resource.GroupResource()]
 	return func(obj interface{}) (interface{}, error) {
 		t.received.Add(1)
-		ro, ok := obj.(runtime.Object)
-		if !ok {
+		obj = engineTransform(obj, t.Kind, gvk, mode)
+		if then == nil {
 			return obj, nil
 		}
-		if t.Kind != Dynamic {
-			// Typed objects decoded from a list carry no apiVersion/kind,
-			// and metadata-only ones say PartialObjectMetadata; printers
-			// and JSONPath expect the type's own.
-			ro.GetObjectKind().SetGroupVersionKind(gvk)
-		}
-		accessor, err := meta.Accessor(ro)
-		if err != nil {
-			return obj, nil
-		}
-		switch mode {
-		case DropManagedFields:
-			if accessor.GetManagedFields() != nil {
-				accessor.SetManagedFields(nil)
-			}
-		case SummarizeManagedFields:
-			if fields := accessor.GetManagedFields(); fields != nil {
-				summary := make([]metav1.ManagedFieldsEntry, len(fields))
-				for i, f := range fields {
-					f.FieldsV1 = nil
-					summary[i] = f
-				}
-				accessor.SetManagedFields(summary)
-			}
-		}
-		return obj, nil
+		return then(obj)
 	}
+}
+
+// engineTransform is the engine's part of every transform: the type's
+// apiVersion and kind on typed and metadata objects, and managedFields as
+// mode says. It changes obj in place, which client-go allows for an object
+// it hands a transform.
+func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersionKind, mode ManagedFields) interface{} {
+	ro, ok := obj.(runtime.Object)
+	if !ok {
+		return obj
+	}
+	if kind != Dynamic {
+		// Typed objects decoded from a list carry no apiVersion/kind,
+		// and metadata-only ones say PartialObjectMetadata; printers
+		// and JSONPath expect the type's own.
+		ro.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	accessor, err := meta.Accessor(ro)
+	if err != nil {
+		return obj
+	}
+	switch mode {
+	case DropManagedFields:
+		if accessor.GetManagedFields() != nil {
+			accessor.SetManagedFields(nil)
+		}
+	case SummarizeManagedFields:
+		if fields := accessor.GetManagedFields(); fields != nil {
+			summary := make([]metav1.ManagedFieldsEntry, len(fields))
+			for i, f := range fields {
+				f.FieldsV1 = nil
+				summary[i] = f
+			}
+			accessor.SetManagedFields(summary)
+		}
+	}
+	return obj
 }
