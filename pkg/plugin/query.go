@@ -50,13 +50,13 @@ type QueryOptions struct {
 	// Sums are the --sum measures, not yet parsed.
 	Sums []string
 	// Top is --top: how many rows of a grouped table to print, 0 for all.
-	Top int
-	Output         string
-	NoHeaders      bool
-	ShowKind       bool
-	ShowLabels     bool
-	LabelColumns   []string
-	SortBy         string
+	Top          int
+	Output       string
+	NoHeaders    bool
+	ShowKind     bool
+	ShowLabels   bool
+	LabelColumns []string
+	SortBy       string
 
 	genericiooptions.IOStreams
 
