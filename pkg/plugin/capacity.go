@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -226,18 +228,17 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	typeArg := "pods,nodes"
+	mappings, err := o.resolve("pods,nodes")
+	if err != nil {
+		return err
+	}
 	nodesKnown := true
-	if reason := o.nodesDenied(ctx); reason != "" {
+	if reason := o.nodesDenied(ctx, mappings[1]); reason != "" {
 		if o.groupBy != nil || o.LabelSelector != "" {
 			return fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
 		}
 		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
-		typeArg, nodesKnown = "pods", false
-	}
-	mappings, err := o.resolve(typeArg)
-	if err != nil {
-		return err
+		mappings, nodesKnown = mappings[:1], false
 	}
 	engine, err := cache.New(o.clients, mappings, o.config)
 	if err != nil {
@@ -281,35 +282,20 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 	return writeTable(o.Out, header, rows, o.NoHeaders)
 }
 
-// nodesDenied asks the API server whether the user may list and watch
-// nodes (a SelfSubjectAccessReview, which every authenticated user may
-// create) and returns why not, or "" when they may or the answer is
-// unknown: then the nodes' list itself says.
-func (o *CapacityOptions) nodesDenied(ctx context.Context) string {
-	client, err := o.clients.Typed.RESTClient(authorizationv1.SchemeGroupVersion)
-	if err != nil {
-		klog.V(2).InfoS("not checking access to nodes", "err", err)
-		return ""
-	}
+// nodesDenied lists one node (metadata only) to learn whether the user may
+// list nodes, and returns why not, or "" when they may. Other errors are left
+// to the engine, whose list of nodes reports them. It is a read, like every
+// request of the plugin, and asks the real question: an access review can be
+// allowed while the list is not.
+func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMapping) string {
 	ctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
 	defer cancel()
-	for _, verb := range []string{"list", "watch"} {
-		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Resource: "nodes"},
-		}}
-		result := &authorizationv1.SelfSubjectAccessReview{}
-		err := client.Post().Resource("selfsubjectaccessreviews").Body(review).Do(ctx).Into(result)
-		if err != nil {
-			klog.V(2).InfoS("could not check access to nodes", "verb", verb, "err", err)
-			return ""
-		}
-		if !result.Status.Allowed {
-			reason := verb + " nodes is forbidden"
-			if result.Status.Reason != "" {
-				reason += ": " + result.Status.Reason
-			}
-			return reason
-		}
+	_, err := o.clients.Metadata.Resource(nodes.Resource).List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case apierrors.IsForbidden(err):
+		return err.Error()
+	case err != nil:
+		klog.V(2).InfoS("could not check access to nodes", "err", err)
 	}
 	return ""
 }
