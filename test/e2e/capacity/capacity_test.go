@@ -465,6 +465,55 @@ func TestCapacity(t *testing.T) {
 		}
 	})
 
+	t.Run("query top groups of namespace and node", func(t *testing.T) {
+		// The two namespace and node pairs whose pods request the most CPU,
+		// largest first, and the total of every pod.
+		type group struct {
+			key  string
+			cpu  resource.Quantity
+			pods int64
+		}
+		byKey := map[string]*group{}
+		var total resource.Quantity
+		for i := range c.pods {
+			p := &c.pods[i]
+			node := p.Spec.NodeName
+			if node == "" {
+				node = "<none>"
+			}
+			key := p.Namespace + " " + node
+			if byKey[key] == nil {
+				byKey[key] = &group{key: key}
+			}
+			cpu := podResources(p, false)[corev1.ResourceCPU]
+			byKey[key].cpu.Add(cpu)
+			byKey[key].pods++
+			total.Add(cpu)
+		}
+		var groups []*group
+		for _, g := range byKey {
+			groups = append(groups, g)
+		}
+		sort.SliceStable(groups, func(i, j int) bool { return groups[i].cpu.Cmp(groups[j].cpu) > 0 })
+		if groups[1].cpu.Cmp(groups[2].cpu) == 0 {
+			t.Fatalf("the second and third groups request the same CPU (%s); the top 2 would be ambiguous", groups[1].cpu.String())
+		}
+		r := informer(t, "query", "pods", "-A", "--group-by", "namespace", "--group-by", "node", "--sum", "requests.cpu", "--sort-by", "requests.cpu", "--top", "2")
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+		if len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "NAMESPACE NODE COUNT REQUESTS.CPU" {
+			t.Fatalf("query --group-by namespace,node --top 2 printed:\n%s\nwant a header NAMESPACE NODE COUNT REQUESTS.CPU, 2 rows and TOTAL", r.Stdout)
+		}
+		for i, line := range lines[1:3] {
+			want := fmt.Sprintf("%s %d %s", groups[i].key, groups[i].pods, groups[i].cpu.String())
+			if got := strings.Join(strings.Fields(line), " "); got != want {
+				t.Errorf("row %d = %q, want %q", i+1, got, want)
+			}
+		}
+		if f := strings.Fields(lines[3]); f[0] != "TOTAL" || f[len(f)-1] != total.String() {
+			t.Errorf("totals row %q, want TOTAL ... %s (every pod, not only the top 2)", lines[3], total.String())
+		}
+	})
+
 	t.Run("viewer without node permission", func(t *testing.T) {
 		rows, total := c.expectedCapacity("", "team-a", false)
 		r := framework.Run(t, framework.Cmd{Args: []string{"informer", "capacity", "-n", "team-a", "-o", "json"}, Kubeconfig: framework.Current(t).ViewerKubeconfig()})
