@@ -8,8 +8,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -155,6 +157,11 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.config.Indexes = o.indexDefs
 	o.config.FullObjects = o.fullObjects()
+	if o.grouped() && o.podTransformSafe() {
+		// Built-in measures and the built-in indexes named read nothing
+		// TransformPod drops (--indexer names cannot take built-in names).
+		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
+	}
 	o.config.Progress = newProgress(o.ErrOut)
 	return nil
 }

@@ -112,6 +112,30 @@ func (o *QueryOptions) groupsNeedFullObjects() bool {
 	return false
 }
 
+// podTransformSafe reports whether every index of the query reads only what
+// aggregate.TransformPod keeps of a pod (namespace, labels, owners, node,
+// phase), and every measure is a built-in one: then the pods cache can hold
+// stripped pods, a fraction of the memory.
+func (o *QueryOptions) podTransformSafe() bool {
+	if len(o.measures) == 0 {
+		return false
+	}
+	for _, m := range o.measures {
+		if !m.PodsOnly {
+			return false
+		}
+	}
+	for _, def := range o.indexDefs {
+		switch {
+		case def.Name == "namespace", def.Name == "node", def.Name == "phase",
+			def.Name == "owner", def.Name == "owner-uid", strings.HasPrefix(def.Name, "label:"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // checkMeasureTypes refuses built-in measures, which read pods, on other
 // types.
 func (o *QueryOptions) checkMeasureTypes(mappings []*meta.RESTMapping) error {
