@@ -3,6 +3,7 @@ package aggregate
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -84,11 +85,7 @@ const (
 )
 
 // capacityResources are the resource columns of a capacity table, after PODS.
-var capacityResources = []struct {
-	column, header string
-	name           corev1.ResourceName
-	limits         bool
-}{
+var capacityResources = []capacityResource{
 	{ColumnCPURequests, headerCPURequests, corev1.ResourceCPU, false},
 	{ColumnCPULimits, headerCPULimits, corev1.ResourceCPU, true},
 	{ColumnMemRequests, headerMemRequests, corev1.ResourceMemory, false},
@@ -109,6 +106,10 @@ type CapacityOptions struct {
 	// GroupValue returns a node's value for GroupBy, such as a label ([NodeLabel]); "" puts the
 	// node in the group printed [NoValue].
 	GroupValue func(*corev1.Node) string
+	// Sums are more columns after the built-in ones (capacity --sum): requests.RESOURCE and
+	// limits.RESOURCE measures ("requests.nvidia.com/gpu"), each a share of the allocatable of
+	// its resource. Other measures, and those of the built-in columns, are an error.
+	Sums []Measure
 }
 
 // NodeLabel returns a GroupValue reading the node label key, e.g. corev1.LabelTopologyZone
@@ -146,6 +147,10 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 	}
 	if usage == nil {
 		usage = NewUsageByNode()
+	}
+	resources, err := capacityColumns(opts.Sums)
+	if err != nil {
+		return Table{}, err
 	}
 
 	rows := map[string]*capacityRow{}
@@ -207,8 +212,8 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 		t.Columns = append(t.Columns, ColumnNodes)
 	}
 	t.Columns = append(t.Columns, ColumnPods)
-	t.Headers = make([]string, len(t.Columns), len(t.Columns)+len(capacityResources))
-	for _, c := range capacityResources {
+	t.Headers = make([]string, len(t.Columns), len(t.Columns)+len(resources))
+	for _, c := range resources {
 		t.Columns = append(t.Columns, c.column)
 		t.Headers = append(t.Headers, c.header)
 	}
@@ -219,10 +224,35 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 	}
 	sort.Slice(names, func(i, j int) bool { return CompareNatural(names[i], names[j]) < 0 })
 	for _, name := range names {
-		t.Rows = append(t.Rows, rows[name].cells(grouped))
+		t.Rows = append(t.Rows, rows[name].cells(grouped, resources))
 	}
-	t.Total = total.cells(grouped)
+	t.Total = total.cells(grouped, resources)
 	return t, nil
+}
+
+// capacityResource is one resource column of a capacity table.
+type capacityResource struct {
+	column, header string
+	name           corev1.ResourceName
+	limits         bool
+}
+
+// capacityColumns returns the built-in resource columns followed by one per measure of sums.
+func capacityColumns(sums []Measure) ([]capacityResource, error) {
+	columns := append([]capacityResource(nil), capacityResources...)
+	for _, m := range sums {
+		if m.kind != measureRequests && m.kind != measureLimits {
+			return nil, fmt.Errorf("%s %s: capacity sums requests.RESOURCE and limits.RESOURCE only", sumFlag, m.Name)
+		}
+		for _, c := range columns {
+			if c.column == m.Name {
+				return nil, fmt.Errorf("%s %s: capacity has that column already", sumFlag, m.Name)
+			}
+		}
+		columns = append(columns, capacityResource{column: m.Name, header: strings.ToUpper(m.Name),
+			name: m.Resource, limits: m.kind == measureLimits})
+	}
+	return columns, nil
 }
 
 // allocatable is the node's status.allocatable, or status.capacity when allocatable is empty.
@@ -241,13 +271,13 @@ func (r *capacityRow) add(u *NodeUsage) {
 }
 
 // cells is the row's cells in the capacity table's column order.
-func (r *capacityRow) cells(grouped bool) []Value {
+func (r *capacityRow) cells(grouped bool, resources []capacityResource) []Value {
 	row := []Value{Text(r.name)}
 	if grouped {
 		row = append(row, Count(r.nodes))
 	}
 	row = append(row, CountShare(r.usage.Pods, r.allocatable[corev1.ResourcePods], r.known))
-	for _, c := range capacityResources {
+	for _, c := range resources {
 		used := r.usage.Requests
 		if c.limits {
 			used = r.usage.Limits

@@ -87,6 +87,19 @@ func TestCapacity(t *testing.T) {
 			},
 		},
 		{
+			name: "with sums of another resource",
+			opts: CapacityOptions{Nodes: capacityNodes()[2:3], NodesKnown: true,
+				Sums: []Measure{mustMeasure(t, "requests.nvidia.com/gpu"), mustMeasure(t, "limits.nvidia.com/gpu")}},
+			want: []string{
+				"NODE | PODS | CPU REQUESTS | CPU LIMITS | MEMORY REQUESTS | MEMORY LIMITS | REQUESTS.NVIDIA.COM/GPU | LIMITS.NVIDIA.COM/GPU",
+				"gone | 1 (?) | 100m (?) | 0 (?) | 0 (?) | 0 (?) | 0 (?) | 0 (?)",
+				"gpu-1 | 1/110 (0%) | 4 (25%) | 0 (0%) | 16Gi (25%) | 0 (0%) | 2 (50%) | 2 (50%)",
+				"node-1 | 3 (?) | 4330m (?) | 4 (?) | 5280Mi (?) | 4352Mi (?) | 0 (?) | 0 (?)",
+				"node-2 | 3 (?) | 3570m (?) | 4620m (?) | 3000Mi (?) | 2Gi (?) | 0 (?) | 0 (?)",
+				"TOTAL | 8/110 (7%) | 12 (75%) | 8620m (53%) | 24664Mi (37%) | 6400Mi (9%) | 2 (50%) | 2 (50%)",
+			},
+		},
+		{
 			name: "without nodes",
 			opts: CapacityOptions{NodesKnown: false},
 			want: []string{
@@ -136,6 +149,13 @@ func TestCapacitySortAndErrors(t *testing.T) {
 	if _, err := Capacity(nil, CapacityOptions{GroupBy: "zone", GroupValue: NodeLabel("z")}); err == nil ||
 		err.Error() != "--group-by zone needs the nodes, which could not be listed" {
 		t.Errorf("Capacity grouped without nodes error = %v", err)
+	}
+	for _, sum := range []string{"restarts", "requests.cpu", "gpus={.spec.x}"} {
+		m := mustMeasure(t, sum)
+		if _, err := Capacity(nil, CapacityOptions{NodesKnown: true, Sums: []Measure{m}}); err == nil ||
+			!strings.HasPrefix(err.Error(), "--sum "+m.Name+": capacity") {
+			t.Errorf("Capacity with --sum %s error = %v, want one naming --sum %s", sum, err, sum)
+		}
 	}
 	if _, err := Capacity(nil, CapacityOptions{NodesKnown: true, GroupBy: "zone"}); err == nil {
 		t.Errorf("Capacity grouped without GroupValue = nil error, want one")

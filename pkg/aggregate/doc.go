@@ -17,7 +17,8 @@
 // A [Grouper] counts objects and sums measures per combination of indexed values, with a totals
 // row; its [Table] can be sorted by any column ([Table.SortBy]: names in natural order, numbers
 // and quantities numerically, percentages by ratio, ties stable) and cut to its first N rows
-// ([Table.Top]). [Capacity] builds the same kind of Table for nodes from a [UsageByNode].
+// ([Table.Top]). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
+// columns for requests. and limits. measures ([CapacityOptions].Sums).
 //
 // # Percentages
 //
@@ -31,7 +32,7 @@
 //
 // Built-in measures and [UsageByNode] take *corev1.Pod, or a pod as *unstructured.Unstructured
 // (converted first), also inside a cache.DeletedFinalStateUnknown. [TransformPod] strips a pods
-// cache down to what they read.
+// cache down to what they read, [TransformNode] a nodes cache down to what [Capacity] reads.
 //
 // The package does no I/O and knows nothing of cobra or of the cache engine. Measures are safe
 // for concurrent use; a Grouper, a UsageByNode and a Table are not.

@@ -37,15 +37,15 @@ type Value struct {
 	q       resource.Quantity
 	of      resource.Quantity // kindShare: allocatable, when ofKnown
 	ofKnown bool
-	count   bool // kindShare of a count (pods): printed "12/110 (10%)"
+	count   bool // a count, or a kindShare of a count (pods): printed as integers, "12/110 (10%)"
 }
 
 // Text is a text cell; the empty text prints as [NoValue].
 func Text(s string) Value { return Value{kind: kindText, text: s} }
 
-// Count is a number cell holding n.
+// Count is a number cell holding n, printed as an integer: 10000, not the quantity "10k".
 func Count(n int64) Value {
-	return Value{kind: kindNumber, q: *resource.NewQuantity(n, resource.DecimalSI)}
+	return Value{kind: kindNumber, q: *resource.NewQuantity(n, resource.DecimalSI), count: true}
 }
 
 // Quantity is a number cell holding q, printed in canonical form ("1330m", "4256Mi").
@@ -58,7 +58,8 @@ func Share(used, of resource.Quantity, known bool) Value {
 }
 
 // CountShare is a cell of n objects out of the allocatable of (pods of a node's pod capacity).
-// It prints "12/110 (10%)", or "12 (?)" when the allocatable is unknown.
+// It prints "12/110 (10%)", or "12 (?)" when the allocatable is unknown; the count and the
+// allocatable print as integers (10000/12060, not 10k/12060).
 func CountShare(n int64, of resource.Quantity, known bool) Value {
 	v := Share(*resource.NewQuantity(n, resource.DecimalSI), of, known)
 	v.count = true
@@ -133,18 +134,27 @@ func (v Value) String() string {
 		}
 		return v.text
 	case kindNumber:
-		return v.q.String()
+		return v.number(v.q)
 	case kindShare:
 		percent := UnknownPercent
 		if p, ok := v.Percent(); ok {
 			percent = strconv.FormatInt(p, 10) + "%"
 		}
 		if v.count && v.ofKnown {
-			return fmt.Sprintf("%s/%s (%s)", v.q.String(), v.of.String(), percent)
+			return fmt.Sprintf("%s/%s (%s)", v.number(v.q), v.number(v.of), percent)
 		}
-		return fmt.Sprintf("%s (%s)", v.q.String(), percent)
+		return fmt.Sprintf("%s (%s)", v.number(v.q), percent)
 	}
 	return ""
+}
+
+// number prints q: as an integer in a count's cell (rounded up, as Quantity.Value does), in
+// canonical quantity form otherwise.
+func (v Value) number(q resource.Quantity) string {
+	if v.count {
+		return strconv.FormatInt(q.Value(), 10)
+	}
+	return q.String()
 }
 
 // compareValues orders two cells of one column: texts naturally ([CompareNatural]), numbers

@@ -50,6 +50,7 @@ func TestValueString(t *testing.T) {
 		{"empty text", Text(""), "<none>"},
 		{"blank", Value{}, ""},
 		{"count", Count(12), "12"},
+		{"count of thousands", Count(10000), "10000"},
 		{"quantity", Quantity(q("1330m")), "1330m"},
 		{"share", Share(q("1330m"), q("4"), true), "1330m (33%)"},
 		{"share rounds down", Share(q("999m"), q("1"), true), "999m (99%)"},
@@ -61,6 +62,8 @@ func TestValueString(t *testing.T) {
 		{"zero allocatable", Share(q("1"), q("0"), true), "1 (?)"},
 		{"pods", CountShare(12, q("110"), true), "12/110 (10%)"},
 		{"pods unknown", CountShare(12, resource.Quantity{}, false), "12 (?)"},
+		{"thousands of pods", CountShare(10000, q("12k"), true), "10000/12000 (83%)"},
+		{"thousands of pods unknown", CountShare(10000, resource.Quantity{}, false), "10000 (?)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

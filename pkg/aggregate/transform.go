@@ -150,3 +150,30 @@ func sameResources(a, b corev1.ResourceList) bool {
 	}
 	return true
 }
+
+// TransformNode is a client-go cache.TransformFunc for a nodes informer that only serves
+// [Capacity]: it replaces a *corev1.Node by a new node holding its name, uid, resourceVersion,
+// creation timestamp and labels (grouping by a node label), and its status.allocatable and
+// status.capacity. It drops the rest, status.images (often the largest part of a node)
+// included. Any other object passes unchanged. It builds a new node and leaves obj alone, and
+// it is idempotent, as client-go asks.
+func TransformNode(obj interface{}) (interface{}, error) {
+	node, ok := obj.(*corev1.Node)
+	if !ok || node == nil {
+		return obj, nil
+	}
+	return &corev1.Node{
+		TypeMeta: node.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              node.Name,
+			UID:               node.UID,
+			ResourceVersion:   node.ResourceVersion,
+			CreationTimestamp: node.CreationTimestamp,
+			Labels:            node.Labels,
+		},
+		Status: corev1.NodeStatus{
+			Allocatable: node.Status.Allocatable,
+			Capacity:    node.Status.Capacity,
+		},
+	}, nil
+}

@@ -248,3 +248,35 @@ func TestRealisticPodRequests(t *testing.T) {
 		t.Errorf("PodRequests(realistic) = %v, want cpu 300m, memory 576Mi", reqs)
 	}
 }
+
+func TestTransformNodeKeepsWhatCapacityReads(t *testing.T) {
+	n := node("node-1", "a", rl("cpu", "4", "memory", "16Gi", "pods", "110"), rl("cpu", "4", "memory", "16Gi", "pods", "110"))
+	n.Annotations = map[string]string{"big": strings.Repeat("x", 1000)}
+	n.Status.Images = []corev1.ContainerImage{{Names: []string{"nginx:1.27"}, SizeBytes: 1 << 20}}
+	n.Spec.PodCIDR = "10.0.0.0/24"
+	out, err := TransformNode(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := out.(*corev1.Node)
+	if stripped == n || stripped.Annotations != nil || stripped.Status.Images != nil || stripped.Spec.PodCIDR != "" {
+		t.Errorf("TransformNode kept annotations, images or spec: %+v", stripped)
+	}
+	if n.Status.Images == nil {
+		t.Errorf("TransformNode changed its argument")
+	}
+	before, _ := Capacity(nil, CapacityOptions{Nodes: []*corev1.Node{n}, NodesKnown: true, GroupBy: "zone", GroupValue: NodeLabel(corev1.LabelTopologyZone)})
+	after, _ := Capacity(nil, CapacityOptions{Nodes: []*corev1.Node{stripped}, NodesKnown: true, GroupBy: "zone", GroupValue: NodeLabel(corev1.LabelTopologyZone)})
+	_, b := before.Strings()
+	_, a := after.Strings()
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("capacity after TransformNode = %v, want %v", a, b)
+	}
+	again, _ := TransformNode(stripped)
+	if !equality.Semantic.DeepEqual(again, stripped) {
+		t.Errorf("TransformNode is not idempotent")
+	}
+	if got, _ := TransformNode(plainPod); got != plainPod {
+		t.Errorf("TransformNode(pod) = %v, want it unchanged", got)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -78,6 +81,14 @@ type Config struct {
 	ForceDynamic bool
 	// ManagedFields says what to keep of managedFields.
 	ManagedFields ManagedFields
+	// Transforms adds a transform for the objects of one resource, run
+	// after the engine's own (which sets apiVersion and kind and applies
+	// ManagedFields), before the object enters the cache: capacity keeps
+	// only what its measures read of each pod. Like any client-go
+	// transform it must be idempotent, must not mutate an object it does
+	// not return, and is called from the informer's goroutine. Types
+	// naming the same resource share it.
+	Transforms map[schema.GroupResource]toolscache.TransformFunc
 	// PlainWatchStreams asks the server for watch streams without gzip,
 	// the streaming initial list (WatchListClient) included, for a
 	// long-running watch whose events then cost less CPU; lists stay

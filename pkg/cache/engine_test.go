@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	metadatafake "k8s.io/client-go/metadata/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -716,5 +718,44 @@ func TestEngineSeveralNamespaces(t *testing.T) {
 	}
 	if listed["/api/v1/pods"] {
 		t.Errorf("pods were listed across all namespaces")
+	}
+}
+
+func TestEngineTransformsPerResource(t *testing.T) {
+	s := newFakeAPIServer(t)
+	seedShop(s)
+	var podsSeen atomic.Int64
+	stripPod := func(obj interface{}) (interface{}, error) {
+		pod, ok := obj.(*corev1.Pod)
+		if !ok {
+			return obj, nil
+		}
+		podsSeen.Add(1)
+		if pod.APIVersion != "v1" || pod.Kind != "Pod" {
+			t.Errorf("the pods transform got apiVersion %q kind %q, want the engine's transform to run first", pod.APIVersion, pod.Kind)
+		}
+		if pod.ManagedFields != nil {
+			t.Errorf("the pods transform got managedFields, want the engine's transform to run first")
+		}
+		return &corev1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, Labels: map[string]string{"stripped": "yes"}}}, nil
+	}
+	e := startEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping, nodesMapping}, Config{
+		FullObjects: true,
+		Indexes:     []index.Definition{labelIndex("stripped", "stripped")},
+		Transforms:  map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: stripPod},
+	})
+	pods, err := e.Types()[0].Lookup([]index.Selector{{Name: "stripped", Operator: index.Equals, Values: []string{"yes"}}})
+	if err != nil || len(pods) != 4 {
+		t.Fatalf("pods with label stripped=yes: %v, %v; want the 4 pods, indexed after the transform", names(pods), err)
+	}
+	nodes, err := e.Types()[1].Lookup(nil)
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("Lookup(nil) of nodes = %v, %v; want node-1", names(nodes), err)
+	}
+	if a, _ := meta.Accessor(nodes[0]); a.GetLabels()["tier"] != "front" {
+		t.Errorf("node-1 labels = %v, want them untouched by the pods transform", a.GetLabels())
+	}
+	if podsSeen.Load() < 4 {
+		t.Errorf("the pods transform saw %d pods, want at least 4", podsSeen.Load())
 	}
 }

@@ -115,25 +115,38 @@ func (l clientListerWatcher[L]) Watch(ctx context.Context, opts metav1.ListOptio
 func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 	gvk := t.Mapping.GroupVersionKind
 	mode := e.cfg.ManagedFields
+	then := e.cfg.Transforms[t.Mapping.Resource.GroupResource()]
 	return func(obj interface{}) (interface{}, error) {
 		t.received.Add(1)
-		ro, ok := obj.(runtime.Object)
-		if !ok {
+		obj = engineTransform(obj, t.Kind, gvk, mode)
+		if then == nil {
 			return obj, nil
 		}
-		if t.Kind != Dynamic {
-			// Typed objects decoded from a list carry no apiVersion/kind,
-			// and metadata-only ones say PartialObjectMetadata; printers
-			// and JSONPath expect the type's own.
-			ro.GetObjectKind().SetGroupVersionKind(gvk)
-		}
-		accessor, err := meta.Accessor(ro)
-		if err != nil {
-			return obj, nil
-		}
-		trimManagedFields(accessor, mode)
-		return obj, nil
+		return then(obj)
 	}
+}
+
+// engineTransform is the engine's part of every transform: the type's
+// apiVersion and kind on typed and metadata objects, and managedFields as
+// mode says. It changes obj in place, which client-go allows for an object
+// it hands a transform.
+func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersionKind, mode ManagedFields) interface{} {
+	ro, ok := obj.(runtime.Object)
+	if !ok {
+		return obj
+	}
+	if kind != Dynamic {
+		// Typed objects decoded from a list carry no apiVersion/kind,
+		// and metadata-only ones say PartialObjectMetadata; printers
+		// and JSONPath expect the type's own.
+		ro.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	accessor, err := meta.Accessor(ro)
+	if err != nil {
+		return obj
+	}
+	trimManagedFields(accessor, mode)
+	return obj
 }
 
 // trimManagedFields does to obj's managedFields what mode says.

@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -31,6 +32,12 @@ const queryExample = `  # Pods on one node, across all namespaces
   # How many pods each app has, largest first
   kubectl informer query pods -A --group-by label:app
 
+  # CPU requests and memory limits per namespace and node, as the scheduler counts them
+  kubectl informer query pods -A --group-by namespace,node --sum requests.cpu --sum limits.memory
+
+  # The five namespaces that request the most memory
+  kubectl informer query pods -A --group-by namespace --sum requests.memory --sort-by requests.memory --top 5
+
   # Names only, for scripts
   kubectl informer query pods -A --index phase=Pending -o name`
 
@@ -40,20 +47,26 @@ type QueryOptions struct {
 
 	// IndexSelectors are the --index NAME=VALUE flags, not yet parsed.
 	IndexSelectors []string
-	GroupBy        string
-	Output         string
-	NoHeaders      bool
-	ShowKind       bool
-	ShowLabels     bool
-	LabelColumns   []string
-	SortBy         string
+	// GroupBy are the --group-by index names, in order.
+	GroupBy []string
+	// Sums are the --sum measures, not yet parsed.
+	Sums []string
+	// Top is --top: how many rows of a grouped table to print, 0 for all.
+	Top          int
+	Output       string
+	NoHeaders    bool
+	ShowKind     bool
+	ShowLabels   bool
+	LabelColumns []string
+	SortBy       string
 
 	genericiooptions.IOStreams
 
 	// Set by Complete.
 	typeArg   string
 	selectors []index.Selector
-	groupBy   *index.Definition
+	groupBy   []index.Definition
+	measures  []aggregate.Measure
 	indexDefs []index.Definition
 	out       output
 	sortKey   *columns.SortKey
@@ -85,13 +98,15 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	}
 	o.engineOptions.addFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
-	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Print each value of the index NAME with its object count instead of objects.")
+	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
+	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
+	cmd.Flags().IntVar(&o.Top, "top", 0, "With --group-by or --sum, print only the first N rows (after --sort-by); 0 prints them all.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
 	cmd.Flags().BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
-	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'); numbers, quantities and times sort by value.")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -127,29 +142,26 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	if o.GroupBy != "" {
-		def, err := o.indexSet.Lookup(o.GroupBy)
-		if err != nil {
-			return fmt.Errorf("--group-by %s: %w", o.GroupBy, err)
-		}
-		o.groupBy = &def
-		if !seen[def.Name] {
-			seen[def.Name] = true
-			o.indexDefs = append(o.indexDefs, def)
-		}
+	if err := o.completeGroups(seen); err != nil {
+		return err
 	}
 	out, err := parseOutput(o.Output)
 	if err != nil {
 		return err
 	}
 	o.out = out
-	if o.SortBy != "" {
+	if o.SortBy != "" && !o.grouped() {
 		if o.sortKey, err = columns.ParseSortKey(o.SortBy); err != nil {
 			return err
 		}
 	}
 	o.config.Indexes = o.indexDefs
 	o.config.FullObjects = o.fullObjects()
+	if o.grouped() && o.podTransformSafe() {
+		// Built-in measures and the built-in indexes named read nothing
+		// TransformPod drops (--indexer names cannot take built-in names).
+		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
+	}
 	o.config.Progress = newProgress(o.ErrOut)
 	return nil
 }
@@ -159,19 +171,16 @@ func (o *QueryOptions) Validate() error {
 	if err := o.engineOptions.validate(); err != nil {
 		return err
 	}
-	if o.groupBy != nil && o.out.format != "" && o.out.format != "wide" {
-		return fmt.Errorf("--group-by prints a VALUE, COUNT table; it cannot be combined with -o %s", o.Output)
-	}
-	if o.groupBy != nil && o.SortBy != "" {
-		return fmt.Errorf("--sort-by orders objects; it cannot be combined with --group-by, which prints counts")
-	}
-	return nil
+	return o.validateGroups()
 }
 
 // fullObjects reports whether any index or the output needs more than
 // metadata: kubectl's columns and --sort-by read whole objects.
 func (o *QueryOptions) fullObjects() bool {
-	if o.out.needsFullObjects() || o.SortBy != "" || (o.groupBy == nil && o.out.isTable()) {
+	if o.grouped() {
+		return o.groupsNeedFullObjects()
+	}
+	if o.out.needsFullObjects() || o.SortBy != "" || o.out.isTable() {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -194,6 +203,9 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := o.checkMeasureTypes(mappings); err != nil {
+		return err
+	}
 	engine, err := cache.New(o.clients, mappings, o.config)
 	if err != nil {
 		return err
@@ -203,7 +215,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 
-	if o.groupBy != nil {
+	if o.grouped() {
 		return o.printGroups(engine.Types())
 	}
 	var groups []typeObjects
@@ -242,42 +254,6 @@ func (o *QueryOptions) printNotFound() {
 	default:
 		fmt.Fprintf(o.ErrOut, "No resources found in %s namespaces.\n", strings.Join(o.namespaces, ", "))
 	}
-}
-
-func (o *QueryOptions) printGroups(types []*cache.Type) error {
-	totals := map[string]int{}
-	for _, t := range types {
-		counts, err := t.Count(o.groupBy.Name)
-		if err != nil {
-			return err
-		}
-		for v, n := range counts {
-			totals[v] += n
-		}
-	}
-	if len(totals) == 0 {
-		o.printNotFound()
-		return nil
-	}
-	values := make([]string, 0, len(totals))
-	for v := range totals {
-		values = append(values, v)
-	}
-	sort.Slice(values, func(i, j int) bool {
-		if totals[values[i]] != totals[values[j]] {
-			return totals[values[i]] > totals[values[j]]
-		}
-		return values[i] < values[j]
-	})
-	rows := make([][]string, 0, len(values))
-	for _, v := range values {
-		shown := v
-		if shown == "" {
-			shown = "<none>"
-		}
-		rows = append(rows, []string{shown, strconv.Itoa(totals[v])})
-	}
-	return writeTable(o.Out, []string{strings.ToUpper(o.groupBy.Name), "COUNT"}, rows, o.NoHeaders)
 }
 
 func (o *QueryOptions) printCustomColumns(groups []typeObjects) error {

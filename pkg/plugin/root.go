@@ -34,7 +34,8 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl informer starts client-go shared informers for the types you name,
 waits until their caches have synced, and then either answers index queries
 from the cache (query) or streams every add, update and delete with a diff of
-what changed (watch).`,
+what changed (watch); capacity joins pods to nodes and prints their requests
+and limits against the nodes' allocatable.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl informer",
 		},
@@ -51,6 +52,7 @@ what changed (watch).`,
 
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
+	cmd.AddCommand(NewCmdCapacity(configFlags, streams))
 	cmd.AddCommand(NewCmdIndexers(streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd

@@ -1,0 +1,448 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+const capacityExample = `  # Requests and limits of every node against its allocatable
+  kubectl informer capacity
+
+  # Added up per zone, or per instance type
+  kubectl informer capacity --group-by label:topology.kubernetes.io/zone
+  kubectl informer capacity --group-by label:node.kubernetes.io/instance-type
+
+  # Only the pods of one namespace, on the worker nodes, fullest CPU first
+  kubectl informer capacity -n shop -l node-role.kubernetes.io/worker --sort-by requests.cpu
+
+  # GPUs too, as JSON for scripts
+  kubectl informer capacity --sum requests.nvidia.com/gpu --sum limits.nvidia.com/gpu -o json`
+
+// podNodeIndex is the index by which capacity reads each node's pods.
+const podNodeIndex = "node"
+
+// CapacityOptions are the options of kubectl informer capacity.
+type CapacityOptions struct {
+	engineOptions
+
+	// GroupBy is --group-by: an index of nodes (label:KEY) that adds up
+	// the nodes sharing its value; "" prints a row per node.
+	GroupBy string
+	// Sums are the --sum measures (requests.RESOURCE, limits.RESOURCE), not
+	// yet parsed.
+	Sums      []string
+	Output    string
+	NoHeaders bool
+	SortBy    string
+	Top       int
+
+	genericiooptions.IOStreams
+
+	// Set by Complete.
+	nodeSelector labels.Selector
+	groupBy      *index.Definition
+	measures     []aggregate.Measure
+}
+
+// NewCapacityOptions returns CapacityOptions with defaults.
+func NewCapacityOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *CapacityOptions {
+	return &CapacityOptions{engineOptions: engineOptions{configFlags: configFlags}, IOStreams: streams}
+}
+
+// NewCmdCapacity returns the capacity command.
+func NewCmdCapacity(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewCapacityOptions(configFlags, streams)
+	cmd := &cobra.Command{
+		Use:   "capacity [flags]",
+		Short: "Print the requests and limits of pods per node against the nodes' allocatable",
+		Long: `Start shared informers for nodes and pods, wait until both caches have synced, and print per
+node (or per group of nodes) the pods bound there as count/allocatable, and the CPU and memory
+requests and limits, each with its percentage of the node's allocatable, and a TOTAL row.
+
+A pod's requests and limits are counted as kube-scheduler counts them: the larger of its app
+containers' sum (sidecars included) and its largest init container, pod-level resources when set,
+plus pod overhead; Succeeded and Failed pods count for nothing, pending pods have no node.
+
+Pods of every namespace count unless -n is given. -l selects nodes. Without permission to list
+nodes, capacity says so on stderr and prints the requests and limits per node without
+allocatable ("?" percentages).`,
+		Example: capacityExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Count the pods of every namespace (the default unless -n is given).")
+	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) on nodes: only the nodes it selects, and the pods bound to them, are counted. (e.g. -l node-role.kubernetes.io/worker)")
+	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for API discovery, and then for every cache to sync, before giving up.")
+	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Add up the nodes that share a value of this node index, e.g. label:topology.kubernetes.io/zone or label:node.kubernetes.io/instance-type.")
+	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column for another resource (repeatable): requests.RESOURCE or limits.RESOURCE, e.g. requests.nvidia.com/gpu or requests.ephemeral-storage.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: a table (default), json or yaml (quantities, allocatable and percentages per row).")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "Sort the rows by a printed column, e.g. requests.cpu, \"cpu requests\", pods or node: percentages and numbers sort largest first, names in natural order. Default: by name.")
+	cmd.Flags().IntVar(&o.Top, "top", 0, "Print only the first N rows (after --sort-by); 0 prints them all. The TOTAL row counts every node.")
+	cmd.ValidArgsFunction = cobra.NoFileCompletions
+	// RegisterFlagCompletionFunc fails only for an unknown flag or a second
+	// registration, programming errors the tests would catch.
+	_ = cmd.RegisterFlagCompletionFunc("group-by", completeIndexName)
+	_ = cmd.RegisterFlagCompletionFunc("output", completeChoices("json", "yaml"))
+	return cmd
+}
+
+// Complete builds the clients from kubeconfig and parses the flags; it
+// sends no request.
+func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
+	if err := o.engineOptions.complete(); err != nil {
+		return err
+	}
+	// Pods of every namespace unless -n names one: capacity is about nodes,
+	// which the pods of every namespace fill.
+	if !cmd.Flags().Changed("namespace") || o.AllNamespaces {
+		o.namespaces = nil
+	}
+	// -l selects nodes, and is applied to the nodes' cache: pods, which
+	// the selector is not about, are listed whole.
+	o.config.Namespaces = o.namespaces
+	o.config.LabelSelector = ""
+	o.nodeSelector = labels.Everything()
+	if o.LabelSelector != "" {
+		sel, err := labels.Parse(o.LabelSelector)
+		if err != nil {
+			return fmt.Errorf("invalid --selector %q: %w", o.LabelSelector, err)
+		}
+		o.nodeSelector = sel
+	}
+	if o.GroupBy != "" {
+		def, err := o.indexSet.Lookup(o.GroupBy)
+		if err != nil {
+			return fmt.Errorf("--group-by %s: %w", o.GroupBy, err)
+		}
+		o.groupBy = &def
+	}
+	for _, s := range o.Sums {
+		m, err := aggregate.ParseMeasure(s)
+		if err != nil {
+			return err
+		}
+		o.measures = append(o.measures, m)
+	}
+	nodeIndex, err := o.indexSet.Lookup(podNodeIndex)
+	if err != nil {
+		return err
+	}
+	o.config.Indexes = []index.Definition{nodeIndex}
+	o.config.FullObjects = true
+	o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{
+		{Resource: "pods"}:  aggregate.TransformPod,
+		{Resource: "nodes"}: aggregate.TransformNode,
+	}
+	o.config.Progress = newProgress(o.ErrOut)
+	return nil
+}
+
+// Validate checks the flags without I/O; its errors name the flag.
+func (o *CapacityOptions) Validate() error {
+	if err := o.engineOptions.validate(); err != nil {
+		return err
+	}
+	switch o.Output {
+	case "", "json", "yaml":
+	default:
+		return fmt.Errorf("-o/--output must be json or yaml (or absent, for a table), got %q", o.Output)
+	}
+	if o.Top < 0 {
+		return fmt.Errorf("--top must be 0 (all rows) or more, got %d", o.Top)
+	}
+	// The table's columns do not depend on the cluster: check --sum and
+	// --sort-by on an empty one.
+	table, err := o.capacityTable(nil, nil, true)
+	if err != nil {
+		return err
+	}
+	if o.SortBy != "" {
+		if _, ok := table.Column(o.SortBy); !ok {
+			return fmt.Errorf("--sort-by %s: capacity has no such column; columns are %s", o.SortBy, strings.Join(table.Columns, ", "))
+		}
+	}
+	return nil
+}
+
+// capacityTable is aggregate.Capacity's table, its group column headed
+// ZONE for label:topology.kubernetes.io/zone, as kubectl get -L heads a
+// label column.
+func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*corev1.Node, nodesKnown bool) (aggregate.Table, error) {
+	table, err := aggregate.Capacity(usage, o.capacityOptions(nodes, nodesKnown))
+	if err != nil {
+		return table, err
+	}
+	if key, ok := strings.CutPrefix(table.Columns[0], "label:"); ok && len(table.Headers) > 0 {
+		table.Headers[0] = strings.ToUpper(key[strings.LastIndex(key, "/")+1:])
+	}
+	return table, nil
+}
+
+// capacityOptions are the options of aggregate.Capacity for nodes.
+func (o *CapacityOptions) capacityOptions(nodes []*corev1.Node, nodesKnown bool) aggregate.CapacityOptions {
+	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: o.measures}
+	if o.groupBy != nil {
+		def := *o.groupBy
+		opts.GroupBy = def.Name
+		opts.GroupValue = func(n *corev1.Node) string { return strings.Join(index.Values(def, n), ",") }
+	}
+	return opts
+}
+
+// Run checks whether nodes may be listed, starts the informers of pods (and
+// nodes), waits for sync, and prints the table.
+func (o *CapacityOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	mappings, err := o.resolve("pods,nodes")
+	if err != nil {
+		return err
+	}
+	nodesKnown := true
+	if reason := o.nodesDenied(ctx, mappings[1]); reason != "" {
+		if o.groupBy != nil || o.LabelSelector != "" {
+			return fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
+		}
+		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
+		mappings, nodesKnown = mappings[:1], false
+	}
+	engine, err := cache.New(o.clients, mappings, o.config)
+	if err != nil {
+		return err
+	}
+	defer engine.Shutdown()
+	if err := startEngine(ctx, engine); err != nil {
+		return err
+	}
+
+	pods := engine.Types()[0]
+	var nodes []*corev1.Node
+	usage := aggregate.NewUsageByNode()
+	if nodesKnown {
+		nodes, err = o.selectedNodes(engine.Types()[1])
+		if err != nil {
+			return err
+		}
+		err = o.addPodsOf(usage, pods, nodes)
+	} else {
+		var all []interface{}
+		if all, err = pods.Lookup(nil); err == nil {
+			err = addAll(usage, all)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	table, err := o.capacityTable(usage, nodes, nodesKnown)
+	if err != nil {
+		return err
+	}
+	if o.SortBy != "" {
+		col, _ := table.Column(o.SortBy)
+		if err := table.SortBy(o.SortBy, col > 0); err != nil {
+			return err
+		}
+	}
+	table.Top(o.Top)
+	if o.Output != "" {
+		return o.printCapacityObject(table, usage, nodesKnown)
+	}
+	header, rows := table.Strings()
+	return writeTable(o.Out, header, rows, o.NoHeaders)
+}
+
+// nodesDenied lists one node (metadata only) to learn whether the user may
+// list nodes, and returns why not, or "" when they may. Other errors are left
+// to the engine, whose list of nodes reports them. It is a read, like every
+// request of the plugin, and asks the real question: an access review can be
+// allowed while the list is not.
+func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMapping) string {
+	ctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
+	defer cancel()
+	_, err := o.clients.Metadata.Resource(nodes.Resource).List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case apierrors.IsForbidden(err):
+		return err.Error()
+	case err != nil:
+		klog.V(2).InfoS("could not check access to nodes", "err", err)
+	}
+	return ""
+}
+
+// selectedNodes returns the cached nodes that -l selects.
+func (o *CapacityOptions) selectedNodes(t *cache.Type) ([]*corev1.Node, error) {
+	objs, err := t.Lookup(nil)
+	if err != nil {
+		return nil, err
+	}
+	var nodes []*corev1.Node
+	for _, obj := range objs {
+		n, ok := obj.(*corev1.Node)
+		if !ok {
+			return nil, fmt.Errorf("a cached node is a %T", obj)
+		}
+		if o.nodeSelector.Matches(labels.Set(n.Labels)) {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes, nil
+}
+
+// addPodsOf adds the pods bound to nodes, read through the node index; with
+// every node selected, it adds every pod, those bound to a node that is gone
+// included.
+func (o *CapacityOptions) addPodsOf(usage *aggregate.UsageByNode, pods *cache.Type, nodes []*corev1.Node) error {
+	if o.nodeSelector.Empty() {
+		all, err := pods.Lookup(nil)
+		if err != nil {
+			return err
+		}
+		return addAll(usage, all)
+	}
+	for _, n := range nodes {
+		objs, err := pods.Lookup([]index.Selector{{Name: podNodeIndex, Operator: index.Equals, Values: []string{n.Name}}})
+		if err != nil {
+			return fmt.Errorf("reading the pods of node %s: %w", n.Name, err)
+		}
+		if err := addAll(usage, objs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addAll(usage *aggregate.UsageByNode, pods []interface{}) error {
+	for _, p := range pods {
+		if err := usage.Add(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// capacityObject is capacity's -o json and -o yaml.
+type capacityObject struct {
+	// GroupBy is "node", or the --group-by index.
+	GroupBy string `json:"groupBy"`
+	// NodesListed is false when nodes could not be listed: no allocatable
+	// and no percentages then.
+	NodesListed bool `json:"nodesListed"`
+	// Columns are the table's columns, the keys of each row.
+	Columns []string                 `json:"columns"`
+	Rows    []map[string]interface{} `json:"rows"`
+	Total   map[string]interface{}   `json:"total"`
+	// UnscheduledPods and TerminalPods were counted on no node.
+	UnscheduledPods int64 `json:"unscheduledPods"`
+	TerminalPods    int64 `json:"terminalPods"`
+}
+
+// capacityShare is one cell of a share: used, and allocatable and percent
+// when known. Pods are integers, other resources quantity strings.
+type capacityShare struct {
+	Used        interface{} `json:"used"`
+	Allocatable interface{} `json:"allocatable,omitempty"`
+	Percent     *int64      `json:"percent,omitempty"`
+}
+
+// printCapacityObject prints the table as JSON or YAML.
+func (o *CapacityOptions) printCapacityObject(table aggregate.Table, usage *aggregate.UsageByNode, nodesKnown bool) error {
+	obj := capacityObject{GroupBy: table.Columns[0], NodesListed: nodesKnown, Columns: table.Columns,
+		Rows: []map[string]interface{}{}, UnscheduledPods: usage.Unscheduled, TerminalPods: usage.Terminal}
+	for _, r := range table.Rows {
+		obj.Rows = append(obj.Rows, capacityRecord(table.Columns, r))
+	}
+	obj.Total = capacityRecord(table.Columns, table.Total)
+	var (
+		data []byte
+		err  error
+	)
+	if o.Output == "yaml" {
+		var m interface{}
+		if data, err = json.Marshal(obj); err == nil {
+			if err = json.Unmarshal(data, &m); err == nil {
+				data, err = marshalYAML(m)
+			}
+		}
+	} else {
+		data, err = json.MarshalIndent(obj, "", "    ")
+		data = append(data, '\n')
+	}
+	if err != nil {
+		return fmt.Errorf("encoding the capacity table: %w", err)
+	}
+	_, err = o.Out.Write(data)
+	return err
+}
+
+// capacityRecord is one row as a map from column name to cell: the name
+// column a string, the nodes column an integer, others shares.
+func capacityRecord(columns []string, row []aggregate.Value) map[string]interface{} {
+	rec := map[string]interface{}{}
+	for i, v := range row {
+		if i >= len(columns) {
+			break
+		}
+		col := columns[i]
+		switch {
+		case i == 0:
+			rec[col] = v.Text()
+		case col == aggregate.ColumnNodes:
+			q := v.Quantity()
+			rec[col] = q.Value()
+		default:
+			share := capacityShare{}
+			used := v.Quantity()
+			alloc, known := v.Allocatable()
+			if col == aggregate.ColumnPods {
+				share.Used = used.Value()
+				if known {
+					share.Allocatable = alloc.Value()
+				}
+			} else {
+				share.Used = used.String()
+				if known {
+					share.Allocatable = alloc.String()
+				}
+			}
+			if p, ok := v.Percent(); ok {
+				share.Percent = &p
+			}
+			rec[col] = share
+		}
+	}
+	return rec
+}

@@ -1,0 +1,95 @@
+package plugin
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+func TestCapacityJSON(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("1930m"), corev1.ResourceMemory: resource.MustParse("7484Mi"), corev1.ResourcePods: resource.MustParse("110"),
+	}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}, Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{
+		Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1330m")}},
+	}}}}
+	usage := aggregate.NewUsageByNode()
+	if err := usage.Add(pod); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		nodesKnown bool
+		want       string
+	}{
+		{"nodes listed", true, `{"groupBy":"node","nodesListed":true,` +
+			`"columns":["node","pods","requests.cpu","limits.cpu","requests.memory","limits.memory"],` +
+			`"rows":[{"limits.cpu":{"used":"0","allocatable":"1930m","percent":0},"limits.memory":{"used":"0","allocatable":"7484Mi","percent":0},"node":"node-1",` +
+			`"pods":{"used":1,"allocatable":110,"percent":0},"requests.cpu":{"used":"1330m","allocatable":"1930m","percent":68},"requests.memory":{"used":"0","allocatable":"7484Mi","percent":0}}],` +
+			`"total":{"limits.cpu":{"used":"0","allocatable":"1930m","percent":0},"limits.memory":{"used":"0","allocatable":"7484Mi","percent":0},"node":"TOTAL",` +
+			`"pods":{"used":1,"allocatable":110,"percent":0},"requests.cpu":{"used":"1330m","allocatable":"1930m","percent":68},"requests.memory":{"used":"0","allocatable":"7484Mi","percent":0}},` +
+			`"unscheduledPods":0,"terminalPods":0}`},
+		{"nodes not listed", false, `{"groupBy":"node","nodesListed":false,` +
+			`"columns":["node","pods","requests.cpu","limits.cpu","requests.memory","limits.memory"],` +
+			`"rows":[{"limits.cpu":{"used":"0"},"limits.memory":{"used":"0"},"node":"node-1","pods":{"used":1},"requests.cpu":{"used":"1330m"},"requests.memory":{"used":"0"}}],` +
+			`"total":{"limits.cpu":{"used":"0"},"limits.memory":{"used":"0"},"node":"TOTAL","pods":{"used":1},"requests.cpu":{"used":"1330m"},"requests.memory":{"used":"0"}},` +
+			`"unscheduledPods":0,"terminalPods":0}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			o := NewCapacityOptions(nil, streams)
+			o.Output = "json"
+			var nodes []*corev1.Node
+			if tt.nodesKnown {
+				nodes = []*corev1.Node{node}
+			}
+			table, err := o.capacityTable(usage, nodes, tt.nodesKnown)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.printCapacityObject(table, usage, tt.nodesKnown); err != nil {
+				t.Fatal(err)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, out.Bytes()); err != nil {
+				t.Fatalf("capacity -o json printed invalid JSON: %v\n%s", err, out)
+			}
+			if compact.String() != tt.want {
+				t.Errorf("capacity -o json =\n%s\nwant\n%s", compact.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestCapacityZoneHeader(t *testing.T) {
+	o := NewCapacityOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+	set, err := index.NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := set.Lookup("label:topology.kubernetes.io/zone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.groupBy = &def
+	table, err := o.capacityTable(nil, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _ := table.Strings()
+	if header[0] != "ZONE" || header[1] != "NODES" {
+		t.Errorf("capacity --group-by label:topology.kubernetes.io/zone header = %q, want ZONE, NODES, …", header)
+	}
+	if _, ok := table.Column("zone"); !ok {
+		t.Errorf("--sort-by zone finds no column in %q", table.Columns)
+	}
+}

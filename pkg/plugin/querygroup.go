@@ -1,0 +1,247 @@
+package plugin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// grouped reports whether the query prints a grouped table (--group-by or
+// --sum) instead of objects.
+func (o *QueryOptions) grouped() bool { return len(o.GroupBy) > 0 || len(o.Sums) > 0 }
+
+// completeGroups looks up the --group-by indexes, adding them to the indexes
+// the engine registers (seen holds those already added), and parses --sum.
+func (o *QueryOptions) completeGroups(seen map[string]bool) error {
+	o.groupBy = nil
+	for _, name := range o.GroupBy {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return fmt.Errorf("--group-by needs index names, got %q", strings.Join(o.GroupBy, ","))
+		}
+		def, err := o.indexSet.Lookup(name)
+		if err != nil {
+			return fmt.Errorf("--group-by %s: %w", name, err)
+		}
+		for _, have := range o.groupBy {
+			if have.Name == def.Name {
+				return fmt.Errorf("--group-by %s: named twice", name)
+			}
+		}
+		o.groupBy = append(o.groupBy, def)
+		if !seen[def.Name] {
+			seen[def.Name] = true
+			o.indexDefs = append(o.indexDefs, def)
+		}
+	}
+	o.measures = nil
+	for _, s := range o.Sums {
+		m, err := aggregate.ParseMeasure(s)
+		if err != nil {
+			return err
+		}
+		o.measures = append(o.measures, m)
+	}
+	return nil
+}
+
+// validateGroups checks the flags of grouped tables without I/O: the output
+// is a table, --top is not negative, --sort-by names a column, and no column
+// is named twice.
+func (o *QueryOptions) validateGroups() error {
+	if o.Top < 0 {
+		return fmt.Errorf("--top must be 0 (all rows) or more, got %d", o.Top)
+	}
+	if !o.grouped() {
+		if o.Top != 0 {
+			return fmt.Errorf("--top cuts a grouped table; use it with --group-by or --sum")
+		}
+		return nil
+	}
+	if o.out.format != "" && o.out.format != "wide" {
+		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
+	}
+	table := o.emptyGroupTable()
+	seen := map[string]bool{}
+	for _, c := range table.Columns {
+		if seen[strings.ToLower(c)] {
+			return fmt.Errorf("--sum %s: the table already has a column %s", c, c)
+		}
+		seen[strings.ToLower(c)] = true
+	}
+	if o.SortBy != "" {
+		if _, ok := table.Column(o.SortBy); !ok {
+			return fmt.Errorf("--sort-by %s: with --group-by or --sum, --sort-by takes a column of the table: %s", o.SortBy, strings.Join(table.Columns, ", "))
+		}
+	}
+	return nil
+}
+
+// emptyGroupTable is the grouped table with its columns and no rows.
+func (o *QueryOptions) emptyGroupTable() aggregate.Table {
+	return aggregate.NewGrouper(o.groupKeys(), o.measures).Table()
+}
+
+// groupKeys are the index names of --group-by, in order.
+func (o *QueryOptions) groupKeys() []string {
+	keys := make([]string, len(o.groupBy))
+	for i, def := range o.groupBy {
+		keys[i] = def.Name
+	}
+	return keys
+}
+
+// groupsNeedFullObjects reports whether a grouped table reads more than
+// metadata: measures read whole objects, and so do indexes of spec or
+// status fields.
+func (o *QueryOptions) groupsNeedFullObjects() bool {
+	if len(o.measures) > 0 {
+		return true
+	}
+	for _, def := range o.indexDefs {
+		if !def.MetadataOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// podTransformSafe reports whether every index of the query reads only what
+// aggregate.TransformPod keeps of a pod (namespace, labels, owners, node,
+// phase), and every measure is a built-in one: then the pods cache can hold
+// stripped pods, a fraction of the memory.
+func (o *QueryOptions) podTransformSafe() bool {
+	if len(o.measures) == 0 {
+		return false
+	}
+	for _, m := range o.measures {
+		if !m.PodsOnly {
+			return false
+		}
+	}
+	for _, def := range o.indexDefs {
+		switch {
+		case def.Name == "namespace", def.Name == "node", def.Name == "phase",
+			def.Name == "owner", def.Name == "owner-uid", strings.HasPrefix(def.Name, "label:"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// checkMeasureTypes refuses built-in measures, which read pods, on other
+// types.
+func (o *QueryOptions) checkMeasureTypes(mappings []*meta.RESTMapping) error {
+	for _, m := range o.measures {
+		if !m.PodsOnly {
+			continue
+		}
+		for _, mapping := range mappings {
+			if gr := mapping.Resource.GroupResource(); gr.Group != "" || gr.Resource != "pods" {
+				return fmt.Errorf("--sum %s reads pods, not %s; sum other types with --sum NAME=JSONPATH", m.Name, gr)
+			}
+		}
+	}
+	return nil
+}
+
+// printGroups prints the grouped table: a row per value (or combination of
+// values) of the --group-by indexes over every type's matching objects, with
+// the count and the --sum measures, a TOTAL row when there are measures,
+// ordered by count (largest first) or --sort-by, and cut to --top rows.
+//
+// One --group-by index without --sum and without --index counts from the
+// index itself, without reading objects, and prints as it always has: largest
+// count first, ties in byte order.
+func (o *QueryOptions) printGroups(types []*cache.Type) error {
+	var (
+		table aggregate.Table
+		err   error
+	)
+	if len(o.groupBy) == 1 && len(o.measures) == 0 && len(o.selectors) == 0 {
+		table, err = o.countTable(types)
+	} else {
+		table, err = o.sumTable(types)
+	}
+	if err != nil {
+		return err
+	}
+	if len(o.groupBy) > 0 && len(table.Rows) == 0 {
+		o.printNotFound()
+		return nil
+	}
+	if o.SortBy != "" {
+		// The key columns (or the "group" column) come first and hold
+		// names, sorted ascending; counts and sums sort largest first.
+		col, _ := table.Column(o.SortBy)
+		if err := table.SortBy(o.SortBy, col >= max(len(o.groupBy), 1)); err != nil {
+			return err
+		}
+	}
+	table.Top(o.Top)
+	header, rows := table.Strings()
+	return writeTable(o.Out, header, rows, o.NoHeaders)
+}
+
+// countTable counts the objects per value of the one --group-by index from
+// the index's buckets, summed over types.
+func (o *QueryOptions) countTable(types []*cache.Type) (aggregate.Table, error) {
+	totals := map[string]int{}
+	for _, t := range types {
+		counts, err := t.Count(o.groupBy[0].Name)
+		if err != nil {
+			return aggregate.Table{}, err
+		}
+		for v, n := range counts {
+			totals[v] += n
+		}
+	}
+	values := make([]string, 0, len(totals))
+	for v := range totals {
+		values = append(values, v)
+	}
+	sort.Slice(values, func(i, j int) bool {
+		if totals[values[i]] != totals[values[j]] {
+			return totals[values[i]] > totals[values[j]]
+		}
+		return values[i] < values[j]
+	})
+	table := aggregate.Table{Columns: []string{o.groupBy[0].Name, aggregate.ColumnCount}}
+	for _, v := range values {
+		table.Rows = append(table.Rows, []aggregate.Value{aggregate.Text(v), aggregate.Count(int64(totals[v]))})
+	}
+	return table, nil
+}
+
+// sumTable groups and sums every type's objects that the --index selectors
+// select. The TOTAL row is kept only when there are measures to total.
+func (o *QueryOptions) sumTable(types []*cache.Type) (aggregate.Table, error) {
+	grouper := aggregate.NewGrouper(o.groupKeys(), o.measures)
+	keyValues := make([][]string, len(o.groupBy))
+	for _, t := range types {
+		objs, err := t.Lookup(o.selectors)
+		if err != nil {
+			return aggregate.Table{}, err
+		}
+		for _, obj := range objs {
+			for i, def := range o.groupBy {
+				keyValues[i] = index.Values(def, obj)
+			}
+			if err := grouper.Add(obj, keyValues); err != nil {
+				return aggregate.Table{}, fmt.Errorf("--sum: %w", err)
+			}
+		}
+	}
+	table := grouper.Table()
+	if len(o.measures) == 0 {
+		table.Total = nil
+	}
+	return table, nil
+}
