@@ -27,6 +27,8 @@ type report struct {
 	profileErr string
 	profileDir string
 
+	realistic *realisticResult
+
 	micro     string
 	microLoad float64
 	scale     []scaleResult
@@ -160,7 +162,7 @@ var queryGroups = []struct {
 		{"today: `kubectl get pods -A -o jsonpath=…`", "kubectl-get", []string{"raw-pb"}},
 	}},
 	{"2. pods by label (metadata only)", []queryRow{
-		{"`kubectl informer query pods -A --index label:app=app-3 -o name`", "q2", []string{"raw-meta", "decode-meta"}},
+		{"`kubectl informer query pods -A --index label:app=… -o name`", "q2", []string{"raw-meta", "decode-meta"}},
 		{"the same, plugin binary run directly", "q2-direct", []string{"raw-meta", "decode-meta"}},
 		{"floor: raw metadata-only protobuf LIST", "raw-meta", nil},
 		{"floor: the same LIST decoded (`benchtool/floor list --metadata`, client-go metadata client)", "decode-meta", []string{"raw-meta"}},
@@ -185,6 +187,8 @@ var shortName = map[string]string{
 	"q1": "query 1", "q1-direct": "query 1 direct", "q2": "query 2", "raw-pb": "raw LIST",
 	"raw-meta": "raw metadata LIST", "raw-json-widgets": "raw JSON LIST", "kubectl-get": "kubectl get",
 	"decode-pb": "LIST+decode", "decode-meta": "metadata LIST+decode",
+	"q2-direct": "query 2 direct", "q3": "query 3", "q5": "query 5",
+	"raw-pb-plain": "uncompressed LIST", "raw-json-pods": "JSON LIST",
 }
 
 func (r *report) markdown() string {
@@ -207,24 +211,7 @@ func (r *report) markdown() string {
 	if len(r.queries) > 0 {
 		p("## Queries (%d pods, median of %d runs)\n\n", r.queryPods, r.runs)
 		p("Each command is a separate process; wall time is from fork to exit, CPU is user+system and peak RSS is `ru_maxrss`, all from `wait4` (through `hack/benchtool/runner`, see below). One unmeasured warm-up run of each command comes first (it also fills the discovery cache). *RssAnon / RssFile* are the peaks of `/proc/PID/status` polled every 2 ms in one extra run: anonymous memory (heap, stacks) and file-backed pages (mostly the program's own binary, shared with the page cache); `ru_maxrss` counts both.\n\n")
-		p("| query | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-		for _, g := range queryGroups {
-			for i, row := range g.rows {
-				title := ""
-				if i == 0 {
-					title = g.title
-				}
-				p("| %s | %s%s |%s\n", title, row.label, bodySize(r.queries[row.id]), r.resultCells(r.queries, row))
-			}
-		}
-		p("\n")
-		for _, g := range queryGroups {
-			for _, row := range g.rows {
-				if res := r.queries[row.id]; res != nil && res.warn != "" {
-					p("- ⚠ %s: %s\n", row.id, res.warn)
-				}
-			}
-		}
+		p("%s", r.queryTable(r.queries))
 	}
 
 	if len(r.targets) > 0 {
@@ -234,6 +221,8 @@ func (r *report) markdown() string {
 		}
 		p("\nThrough `kubectl informer`, peak RSS is the larger of kubectl's own peak before it execs the plugin (same pid) and the plugin's; the \"binary directly\" rows are the plugin alone.\n\n")
 	}
+
+	p("%s", r.realisticSection())
 
 	if len(r.memory) > 0 {
 		p("## Memory per cached object (%d pods)\n\n", r.queryPods)
@@ -321,6 +310,32 @@ func (r *report) markdown() string {
 		p("## Go micro-benchmarks\n\n`go test -run='^$' -bench=. -benchmem -count=N ./pkg/...` (load %.2f when it began); the output is as `go test` printed it, ready for `benchstat`.\n\n```text\n%s```\n\n", r.microLoad, r.micro)
 	}
 	p("%s", methodNotes)
+	return s.String()
+}
+
+// queryTable is the table of the query groups' rows that have results,
+// then a line for each failed check.
+func (r *report) queryTable(results map[string]*result) string {
+	var s strings.Builder
+	s.WriteString("| query | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, g := range queryGroups {
+		title := g.title
+		for _, row := range g.rows {
+			if results[row.id] == nil {
+				continue
+			}
+			fmt.Fprintf(&s, "| %s | %s%s |%s\n", title, row.label, bodySize(results[row.id]), r.resultCells(results, row))
+			title = ""
+		}
+	}
+	s.WriteString("\n")
+	for _, g := range queryGroups {
+		for _, row := range g.rows {
+			if res := results[row.id]; res != nil && res.warn != "" {
+				fmt.Fprintf(&s, "- ⚠ %s: %s\n", row.id, res.warn)
+			}
+		}
+	}
 	return s.String()
 }
 

@@ -55,6 +55,11 @@ type bench struct {
 	cmdTimeout    time.Duration
 	profileRepeat int
 
+	realNodes       int
+	realDeployments int
+	realPods        int
+	realTimeout     time.Duration
+
 	rep report
 }
 
@@ -126,16 +131,23 @@ func (b *bench) configure() error {
 	b.loadWait = envDuration("BENCH_LOAD_WAIT", 20*time.Second, &errs)
 	b.cmdTimeout = envDuration("BENCH_CMD_TIMEOUT", 5*time.Minute, &errs)
 	b.maxLoad = envFloat("BENCH_MAX_LOAD", 2*float64(runtime.NumCPU()), &errs)
+	b.realNodes = envInt("BENCH_REAL_NODES", 60, &errs)
+	b.realDeployments = envInt("BENCH_REAL_DEPLOYMENTS", 20, &errs)
+	b.realPods = envInt("BENCH_REAL_PODS", 10000, &errs)
+	b.realTimeout = envDuration("BENCH_REAL_TIMEOUT", 20*time.Minute, &errs)
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,memory,watch,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,realistic,memory,watch,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
 	}
 	if b.runs < 1 || b.pods < 1 || b.widgets < 1 {
 		errs = append(errs, errors.New("BENCH_RUNS, BENCH_PODS and BENCH_WIDGETS must be at least 1"))
+	}
+	if b.realNodes < 1 || b.realDeployments < 1 || b.realPods < b.realDeployments {
+		errs = append(errs, errors.New("BENCH_REAL_NODES and BENCH_REAL_DEPLOYMENTS must be at least 1, BENCH_REAL_PODS at least BENCH_REAL_DEPLOYMENTS"))
 	}
 	return errors.Join(errs...)
 }
@@ -153,6 +165,12 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["queries"] {
 		if err := b.queries(ctx); err != nil {
 			return err
+		}
+		b.write()
+	}
+	if b.steps["realistic"] {
+		if err := b.realistic(ctx); err != nil {
+			return fmt.Errorf("realistic: %w", err)
 		}
 		b.write()
 	}
