@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,47 @@ type realisticResult struct {
 	createdTime        time.Duration // from the first create until every pod existed
 	runningTime        time.Duration // from the first create until every pod was Running
 	results            map[string]*result
+	// The mean managedFields per pod, in protobuf bytes, of each set, and
+	// the field managers of the realistic pods.
+	seedManaged, realManaged float64
+	realManagers             []string
+}
+
+func newClient(kubeconfig string) (*kubernetes.Clientset, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = "benchtool"
+	cfg.QPS, cfg.Burst = 100, 200
+	return kubernetes.NewForConfig(cfg)
+}
+
+// managedFieldsSize is the mean size of the pods' managedFields in
+// protobuf (each pod's size with them less its size without), and the
+// field managers, sorted.
+func managedFieldsSize(pods []corev1.Pod) (float64, []string) {
+	if len(pods) == 0 {
+		return 0, nil
+	}
+	var n int
+	managers := map[string]bool{}
+	for i := range pods {
+		p := &pods[i]
+		for _, e := range p.ManagedFields {
+			key := e.Manager + " (" + string(e.Operation)
+			if e.Subresource != "" {
+				key += " " + e.Subresource
+			}
+			managers[key+")"] = true
+		}
+		with := p.Size()
+		mf := p.ManagedFields
+		p.ManagedFields = nil
+		n += with - p.Size()
+		p.ManagedFields = mf
+	}
+	return float64(n) / float64(len(pods)), slices.Sorted(maps.Keys(managers))
 }
 
 // podsPerMinute is how many pods reached Running per minute, from the
@@ -141,6 +184,11 @@ func realDeployment(i, replicas int) *appsv1.Deployment {
 // that do not exist.
 func (b *bench) realistic(ctx context.Context) (err error) {
 	r := &realisticResult{nodes: b.realNodes, deployments: b.realDeployments}
+	if cs, err := newClient(b.kubeconfig); err == nil {
+		if pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{}); err == nil {
+			r.seedManaged, _ = managedFieldsSize(pods.Items)
+		}
+	}
 	dir := filepath.Join(b.workDir, "realistic")
 	defer func() {
 		// Stopped whatever happens, also if ctx is done.
@@ -175,13 +223,7 @@ func (b *bench) realistic(ctx context.Context) (err error) {
 // rollOut creates the namespaces and Deployments, waits until every pod is
 // Running, and fills r's timings and data set.
 func (b *bench) rollOut(ctx context.Context, kubeconfig string, r *realisticResult) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
-	}
-	cfg.UserAgent = "benchtool"
-	cfg.QPS, cfg.Burst = 100, 200
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := newClient(kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -261,6 +303,7 @@ func (b *bench) rollOut(ctx context.Context, kubeconfig string, r *realisticResu
 	}
 	set.nodes = len(nodes)
 	r.set = set
+	r.realManaged, r.realManagers = managedFieldsSize(pods.Items)
 	b.logf("realistic: %d pods Running on %d nodes %.1fs after the first create (%.0f pods/min)",
 		set.pods, set.nodes, r.runningTime.Seconds(), r.podsPerMinute())
 	return nil
@@ -323,6 +366,7 @@ func (r *report) realisticSection() string {
 		sp, rp := perPod(seed, e.id, r.queryPods), perPod(rr.results, e.id, rr.set.pods)
 		p("| %s | %s | %s | %s |\n", e.what, bytesOrDash(sp), bytesOrDash(rp), factorOrDash(rp, sp))
 	}
+	p("| of which managedFields (protobuf; a pod's size with them less without, from a typed LIST) | %s | %s | %s |\n", bytesOrDash(rr.seedManaged), bytesOrDash(rr.realManaged), factorOrDash(rr.realManaged, rr.seedManaged))
 	p("\n### Measurements on the realistic set\n\n%s\n", r.queryTable(rr.results))
 
 	p("### Each row's ratio to the raw protobuf LIST, both data sets\n\n")
@@ -364,8 +408,13 @@ func (r *report) realisticNote() string {
 		p("The queries step did not run in this invocation, so there is no seeded side to compare with.\n")
 		return s.String()
 	}
-	p("A realistic pod is %.0f B as protobuf and %.0f B as JSON against the seeded pod's %.0f B and %.0f B (%.2f× and %.2f×); its metadata is %.0f B against %.0f B (%.2f×), so metadata is %.0f%% of the protobuf pod instead of %.0f%%. ",
+	p("A realistic pod is %.0f B as protobuf and %.0f B as JSON against the seeded pod's %.0f B and %.0f B (%.2f× and %.2f×); its metadata is %.0f B against %.0f B (%.2f×), so metadata is %.0f%% of the protobuf pod instead of %.0f%%",
 		rpb, rjson, spb, sjson, rpb/spb, rjson/sjson, rmeta, smeta, rmeta/smeta, 100*rmeta/rpb, 100*smeta/spb)
+	if rr.realManaged > 0 && rr.seedManaged > 0 {
+		p("; managedFields alone are %.0f B of a realistic pod (%.0f%%; managers %s) against %.0f B (%.0f%%)",
+			rr.realManaged, 100*rr.realManaged/rpb, strings.Join(rr.realManagers, ", "), rr.seedManaged, 100*rr.seedManaged/spb)
+	}
+	p(". ")
 	sraw, rraw := seed["raw-pb"], rr.results["raw-pb"]
 	p("The raw protobuf LIST took %.3f s for %d realistic pods against %.3f s for %d seeded ones (%.1f µs against %.1f µs per pod). ",
 		rraw.wall(), rr.set.pods, sraw.wall(), r.queryPods, 1e6*rraw.wall()/float64(rr.set.pods), 1e6*sraw.wall()/float64(r.queryPods))

@@ -60,7 +60,13 @@ type bench struct {
 	realPods        int
 	realTimeout     time.Duration
 
-	rep report
+	rep      report
+	previous string // the report file as it was before this run
+}
+
+// ran says whether a step runs in this invocation.
+func (b *bench) ran(step string) bool {
+	return b.steps[step] && (step != "scale" || len(b.scalePods) > 0)
 }
 
 func cmdRun(args []string) error {
@@ -155,6 +161,9 @@ func (b *bench) configure() error {
 func (b *bench) run(ctx context.Context) error {
 	began := time.Now()
 	b.rep = report{began: began, runs: b.runs}
+	if prev, err := os.ReadFile(b.out); err == nil {
+		b.previous = string(prev)
+	}
 	b.rep.machine = b.machine(ctx)
 	b.logf("machine: %d CPUs, %s, load %.2f", runtime.NumCPU(), b.rep.machine.cpuModel, loadavg1())
 
@@ -220,7 +229,8 @@ func (b *bench) run(ctx context.Context) error {
 
 func (b *bench) write() {
 	b.rep.targets = b.evaluate()
-	if err := os.WriteFile(b.out, []byte(b.rep.markdown()), 0o644); err != nil {
+	md := mergeReport(b.rep.markdown(), b.previous, b.ran)
+	if err := os.WriteFile(b.out, []byte(md), 0o644); err != nil {
 		b.logf("writing %s: %v", b.out, err)
 	}
 }
