@@ -42,7 +42,7 @@ func (b *bench) profiles(ctx context.Context) error {
 	for _, q := range []struct {
 		id   string
 		args []string
-	}{{"q1", q1Args}, {"q2", q2Args}} {
+	}{{"q1", q1Args(b.seeded())}, {"q2", q2Args(b.seeded())}} {
 		if len(missed[q.id]) == 0 {
 			continue
 		}

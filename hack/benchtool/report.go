@@ -27,6 +27,8 @@ type report struct {
 	profileErr string
 	profileDir string
 
+	realistic *realisticResult
+
 	micro     string
 	microLoad float64
 	scale     []scaleResult
@@ -160,7 +162,7 @@ var queryGroups = []struct {
 		{"today: `kubectl get pods -A -o jsonpath=…`", "kubectl-get", []string{"raw-pb"}},
 	}},
 	{"2. pods by label (metadata only)", []queryRow{
-		{"`kubectl informer query pods -A --index label:app=app-3 -o name`", "q2", []string{"raw-meta", "decode-meta"}},
+		{"`kubectl informer query pods -A --index label:app=… -o name`", "q2", []string{"raw-meta", "decode-meta"}},
 		{"the same, plugin binary run directly", "q2-direct", []string{"raw-meta", "decode-meta"}},
 		{"floor: raw metadata-only protobuf LIST", "raw-meta", nil},
 		{"floor: the same LIST decoded (`benchtool/floor list --metadata`, client-go metadata client)", "decode-meta", []string{"raw-meta"}},
@@ -185,6 +187,8 @@ var shortName = map[string]string{
 	"q1": "query 1", "q1-direct": "query 1 direct", "q2": "query 2", "raw-pb": "raw LIST",
 	"raw-meta": "raw metadata LIST", "raw-json-widgets": "raw JSON LIST", "kubectl-get": "kubectl get",
 	"decode-pb": "LIST+decode", "decode-meta": "metadata LIST+decode",
+	"q2-direct": "query 2 direct", "q3": "query 3", "q5": "query 5",
+	"raw-pb-plain": "uncompressed LIST", "raw-json-pods": "JSON LIST",
 }
 
 func (r *report) markdown() string {
@@ -207,24 +211,7 @@ func (r *report) markdown() string {
 	if len(r.queries) > 0 {
 		p("## Queries (%d pods, median of %d runs)\n\n", r.queryPods, r.runs)
 		p("Each command is a separate process; wall time is from fork to exit, CPU is user+system and peak RSS is `ru_maxrss`, all from `wait4` (through `hack/benchtool/runner`, see below). One unmeasured warm-up run of each command comes first (it also fills the discovery cache). *RssAnon / RssFile* are the peaks of `/proc/PID/status` polled every 2 ms in one extra run: anonymous memory (heap, stacks) and file-backed pages (mostly the program's own binary, shared with the page cache); `ru_maxrss` counts both.\n\n")
-		p("| query | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-		for _, g := range queryGroups {
-			for i, row := range g.rows {
-				title := ""
-				if i == 0 {
-					title = g.title
-				}
-				p("| %s | %s%s |%s\n", title, row.label, bodySize(r.queries[row.id]), r.resultCells(r.queries, row))
-			}
-		}
-		p("\n")
-		for _, g := range queryGroups {
-			for _, row := range g.rows {
-				if res := r.queries[row.id]; res != nil && res.warn != "" {
-					p("- ⚠ %s: %s\n", row.id, res.warn)
-				}
-			}
-		}
+		p("%s", r.queryTable(r.queries))
 	}
 
 	if len(r.targets) > 0 {
@@ -234,6 +221,8 @@ func (r *report) markdown() string {
 		}
 		p("\nThrough `kubectl informer`, peak RSS is the larger of kubectl's own peak before it execs the plugin (same pid) and the plugin's; the \"binary directly\" rows are the plugin alone.\n\n")
 	}
+
+	p("%s", r.realisticSection())
 
 	if len(r.memory) > 0 {
 		p("## Memory per cached object (%d pods)\n\n", r.queryPods)
@@ -324,6 +313,32 @@ func (r *report) markdown() string {
 	return s.String()
 }
 
+// queryTable is the table of the query groups' rows that have results,
+// then a line for each failed check.
+func (r *report) queryTable(results map[string]*result) string {
+	var s strings.Builder
+	s.WriteString("| query | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, g := range queryGroups {
+		title := g.title
+		for _, row := range g.rows {
+			if results[row.id] == nil {
+				continue
+			}
+			fmt.Fprintf(&s, "| %s | %s%s |%s\n", title, row.label, bodySize(results[row.id]), r.resultCells(results, row))
+			title = ""
+		}
+	}
+	s.WriteString("\n")
+	for _, g := range queryGroups {
+		for _, row := range g.rows {
+			if res := results[row.id]; res != nil && res.warn != "" {
+				fmt.Fprintf(&s, "- ⚠ %s: %s\n", row.id, res.warn)
+			}
+		}
+	}
+	return s.String()
+}
+
 func (r *report) resultCells(results map[string]*result, row queryRow) string {
 	res := results[row.id]
 	if res == nil || len(res.samples) == 0 {
@@ -405,6 +420,7 @@ const methodNotes = `## How each number was measured
 - **Through kubectl**: ` + "`kubectl informer …`" + ` is the real kubectl finding ` + "`bin/kubectl-informer`" + ` on PATH; kubectl execs the plugin in the same process, so wall, CPU and peak RSS include kubectl's own start-up. The *binary directly* rows run ` + "`bin/kubectl-informer`" + ` without kubectl.
 - **Raw LIST floors**: ` + "`benchtool rawlist`" + ` as its own process: client-go's transport (TLS, HTTP/2, gzip as the plugin gets it), one unpaginated GET, the body read to the end and discarded, nothing decoded. Protobuf: ` + "`Accept: application/vnd.kubernetes.protobuf`" + `; metadata: ` + "`application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`" + `; widgets: ` + "`application/json`" + `. One row repeats the pod LIST with ` + "`--no-gzip`" + `, one as JSON.
 - **LIST-and-decode floors**: ` + "`benchtool/floor list`" + ` as its own process: the same unpaginated LIST through client-go's typed client (protobuf) into a ` + "`[]v1.Pod`" + `, or with ` + "`--metadata`" + ` through the metadata client into a PartialObjectMetadataList. What a query costs beyond it is the plugin's own (informer, transform, indexes, printing).
+- **Realistic data set**: a second cluster, ` + "`hack/cluster up DIR --nodes N`" + ` (kube-controller-manager, kube-scheduler and N nodes simulated by kwok besides etcd and kube-apiserver), stopped at the end of its step; Deployments with realistic pod templates rolled out on it. *Pods per minute* = pods over the time from the first Deployment's create until the Deployments' readyReplicas (polled every second) count every pod, confirmed by a LIST finding every pod Running. *Pod size* = a raw LIST's body over the pods it held. The same pod rows are measured on it as on the seeded set, in rounds of their own; each row's ratio is to the raw protobuf LIST of its own cluster.
 - **Memory per cached object**: ` + "`benchtool memory`" + `, one process per row, builds the plugin's engine (` + "`pkg/cache.New`" + `) with one informer of the given kind over all pods, resolves and connects first, and compares ` + "`runtime.ReadMemStats`" + ` after a forced GC (and ` + "`debug.FreeOSMemory`" + `) before and after the sync, the engine still referenced.
 - **kubectl get**: ` + "`kubectl get pods -A -o jsonpath='{range .items[?(@.spec.containers[0].image==\"…\")]}{.metadata.name}{\"\\n\"}{end}'`" + `, what users do today.
 - **Query 5**: query 1 with ` + "`KUBE_FEATURE_WatchListClient=false`" + `, so the reflector does a paginated LIST (500 per page) and a watch instead of one streaming watch with initial events.

@@ -55,7 +55,18 @@ type bench struct {
 	cmdTimeout    time.Duration
 	profileRepeat int
 
-	rep report
+	realNodes       int
+	realDeployments int
+	realPods        int
+	realTimeout     time.Duration
+
+	rep      report
+	previous string // the report file as it was before this run
+}
+
+// ran says whether a step runs in this invocation.
+func (b *bench) ran(step string) bool {
+	return b.steps[step] && (step != "scale" || len(b.scalePods) > 0)
 }
 
 func cmdRun(args []string) error {
@@ -126,10 +137,14 @@ func (b *bench) configure() error {
 	b.loadWait = envDuration("BENCH_LOAD_WAIT", 20*time.Second, &errs)
 	b.cmdTimeout = envDuration("BENCH_CMD_TIMEOUT", 5*time.Minute, &errs)
 	b.maxLoad = envFloat("BENCH_MAX_LOAD", 2*float64(runtime.NumCPU()), &errs)
+	b.realNodes = envInt("BENCH_REAL_NODES", 60, &errs)
+	b.realDeployments = envInt("BENCH_REAL_DEPLOYMENTS", 20, &errs)
+	b.realPods = envInt("BENCH_REAL_PODS", 10000, &errs)
+	b.realTimeout = envDuration("BENCH_REAL_TIMEOUT", 20*time.Minute, &errs)
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,memory,watch,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,realistic,memory,watch,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
@@ -137,12 +152,18 @@ func (b *bench) configure() error {
 	if b.runs < 1 || b.pods < 1 || b.widgets < 1 {
 		errs = append(errs, errors.New("BENCH_RUNS, BENCH_PODS and BENCH_WIDGETS must be at least 1"))
 	}
+	if b.realNodes < 1 || b.realDeployments < 1 || b.realPods < b.realDeployments {
+		errs = append(errs, errors.New("BENCH_REAL_NODES and BENCH_REAL_DEPLOYMENTS must be at least 1, BENCH_REAL_PODS at least BENCH_REAL_DEPLOYMENTS"))
+	}
 	return errors.Join(errs...)
 }
 
 func (b *bench) run(ctx context.Context) error {
 	began := time.Now()
 	b.rep = report{began: began, runs: b.runs}
+	if prev, err := os.ReadFile(b.out); err == nil {
+		b.previous = string(prev)
+	}
 	b.rep.machine = b.machine(ctx)
 	b.logf("machine: %d CPUs, %s, load %.2f", runtime.NumCPU(), b.rep.machine.cpuModel, loadavg1())
 
@@ -153,6 +174,12 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["queries"] {
 		if err := b.queries(ctx); err != nil {
 			return err
+		}
+		b.write()
+	}
+	if b.steps["realistic"] {
+		if err := b.realistic(ctx); err != nil {
+			return fmt.Errorf("realistic: %w", err)
 		}
 		b.write()
 	}
@@ -202,7 +229,8 @@ func (b *bench) run(ctx context.Context) error {
 
 func (b *bench) write() {
 	b.rep.targets = b.evaluate()
-	if err := os.WriteFile(b.out, []byte(b.rep.markdown()), 0o644); err != nil {
+	md := mergeReport(b.rep.markdown(), b.previous, b.ran)
+	if err := os.WriteFile(b.out, []byte(md), 0o644); err != nil {
 		b.logf("writing %s: %v", b.out, err)
 	}
 }
@@ -313,56 +341,88 @@ func (b *bench) direct(id, title string, args ...string) benchCase {
 	return benchCase{id: id, title: title, argv: append([]string{b.plugin}, args...)}
 }
 
+// dataSet is what the pod queries need to know about the pods of one
+// cluster: the index values they ask for and how many pods match.
+type dataSet struct {
+	pods    int
+	image   string // query 1's image
+	byImage int    // pods with that image
+	app     string // query 2's label app
+	byApp   int    // pods with that label
+	nodes   int    // nodes with pods: query 3 prints one row each
+}
+
+// seeded is the seeded data set at its current size.
+func (b *bench) seeded() dataSet {
+	return dataSet{pods: b.pods, image: queryImage, byImage: matching(b.pods, seedImages, 3),
+		app: queryApp, byApp: matching(b.pods, seedApps, 3), nodes: min(b.pods, seedNodes)}
+}
+
+func q1Args(d dataSet) []string {
+	return []string{"query", "pods", "-A", "--index", "image=" + d.image, "-o", "name"}
+}
+
+func q2Args(d dataSet) []string {
+	return []string{"query", "pods", "-A", "--index", "label:app=" + d.app, "-o", "name"}
+}
+
 var (
-	q1Args = []string{"query", "pods", "-A", "--index", "image=" + queryImage, "-o", "name"}
-	q2Args = []string{"query", "pods", "-A", "--index", "label:app=" + queryApp, "-o", "name"}
 	q3Args = []string{"query", "pods", "-A", "--group-by", "node"}
 	q4Args = []string{"query", "widgets", "-A", "--indexer", "color={.spec.color}", "--index", "color=red", "-o", "name"}
 )
 
-const kubectlJSONPath = `{range .items[?(@.spec.containers[0].image=="` + queryImage + `")]}{.metadata.name}{"\n"}{end}`
+func kubectlJSONPath(image string) string {
+	return `{range .items[?(@.spec.containers[0].image=="` + image + `")]}{.metadata.name}{"\n"}{end}`
+}
 
 // podCases are the cases of queries 1 and 2 and their baselines, which the
 // scale step repeats at more pods.
-func (b *bench) podCases(withKubectlGet bool) []benchCase {
-	byImage := matching(b.pods, seedImages, 3)
-	byApp := matching(b.pods, seedApps, 3)
+func (b *bench) podCases(d dataSet, withKubectlGet bool) []benchCase {
+	q1, q2 := q1Args(d), q2Args(d)
 	cases := []benchCase{
 		b.rawList("raw-pb", "raw protobuf LIST of all pods", "/api/v1/pods", acceptProtobuf),
-		b.kubectl("q1", "kubectl informer "+shellJoin(q1Args), append([]string{"informer"}, q1Args...)...),
-		b.direct("q1-direct", "kubectl-informer "+shellJoin(q1Args)+" (binary run directly)", q1Args...),
+		b.kubectl("q1", "kubectl informer "+shellJoin(q1), append([]string{"informer"}, q1...)...),
+		b.direct("q1-direct", "kubectl-informer "+shellJoin(q1)+" (binary run directly)", q1...),
 		b.rawList("raw-meta", "raw metadata-only protobuf LIST of all pods", "/api/v1/pods", acceptMetadata),
-		b.kubectl("q2", "kubectl informer "+shellJoin(q2Args), append([]string{"informer"}, q2Args...)...),
-		b.direct("q2-direct", "kubectl-informer "+shellJoin(q2Args)+" (binary run directly)", q2Args...),
-		b.decodeFloor("decode-pb", "LIST of all pods decoded into []v1.Pod", false, b.pods),
-		b.decodeFloor("decode-meta", "metadata-only LIST of all pods decoded", true, b.pods),
+		b.kubectl("q2", "kubectl informer "+shellJoin(q2), append([]string{"informer"}, q2...)...),
+		b.direct("q2-direct", "kubectl-informer "+shellJoin(q2)+" (binary run directly)", q2...),
+		b.decodeFloor("decode-pb", "LIST of all pods decoded into []v1.Pod", false, d.pods),
+		b.decodeFloor("decode-meta", "metadata-only LIST of all pods decoded", true, d.pods),
 	}
-	cases[1].check, cases[2].check = expectLines(byImage), expectLines(byImage)
-	cases[4].check, cases[5].check = expectLines(byApp), expectLines(byApp)
+	cases[1].check, cases[2].check = expectLines(d.byImage), expectLines(d.byImage)
+	cases[4].check, cases[5].check = expectLines(d.byApp), expectLines(d.byApp)
 	if withKubectlGet {
-		c := b.kubectl("kubectl-get", "kubectl get pods -A -o jsonpath='"+kubectlJSONPath+"'", "get", "pods", "-A", "-o", "jsonpath="+kubectlJSONPath)
-		c.check = expectLines(byImage)
+		jp := kubectlJSONPath(d.image)
+		c := b.kubectl("kubectl-get", "kubectl get pods -A -o jsonpath='"+jp+"'", "get", "pods", "-A", "-o", "jsonpath="+jp)
+		c.check = expectLines(d.byImage)
 		cases = append(cases, c)
 	}
 	return cases
 }
 
-func (b *bench) allCases() []benchCase {
-	cases := b.podCases(true)
+// podQueryCases are every pod query and baseline: what the queries step
+// and the realistic step both measure.
+func (b *bench) podQueryCases(d dataSet) []benchCase {
+	cases := b.podCases(d, true)
 	q3 := b.kubectl("q3", "kubectl informer "+shellJoin(q3Args), append([]string{"informer"}, q3Args...)...)
-	q3.check = expectLines(1 + min(b.pods, seedNodes))
-	q4 := b.kubectl("q4", "kubectl informer "+shellJoin(q4Args), append([]string{"informer"}, q4Args...)...)
-	q4.check = expectLines(matching(b.widgets, 5, 0))
-	rawW := b.rawList("raw-json-widgets", "raw JSON LIST of all widgets", "/apis/example.com/v1/widgets", acceptJSON)
+	q3.check = expectLines(1 + d.nodes)
 	rawPlain := b.rawList("raw-pb-plain", "raw protobuf LIST of all pods, uncompressed", "/api/v1/pods", acceptProtobuf)
 	rawPlain.argv = append(rawPlain.argv, "--no-gzip")
 	rawJSON := b.rawList("raw-json-pods", "raw JSON LIST of all pods", "/api/v1/pods", acceptJSON)
-	q5 := b.kubectl("q5", "KUBE_FEATURE_WatchListClient=false kubectl informer "+shellJoin(q1Args), append([]string{"informer"}, q1Args...)...)
+	q1 := q1Args(d)
+	q5 := b.kubectl("q5", "KUBE_FEATURE_WatchListClient=false kubectl informer "+shellJoin(q1), append([]string{"informer"}, q1...)...)
 	q5.env = []string{"KUBE_FEATURE_WatchListClient=false"}
-	q5.check = expectLines(matching(b.pods, seedImages, 3))
+	q5.check = expectLines(d.byImage)
+	return append(cases, rawPlain, rawJSON, q3, q5)
+}
+
+func (b *bench) allCases() []benchCase {
+	q4 := b.kubectl("q4", "kubectl informer "+shellJoin(q4Args), append([]string{"informer"}, q4Args...)...)
+	q4.check = expectLines(matching(b.widgets, 5, 0))
+	rawW := b.rawList("raw-json-widgets", "raw JSON LIST of all widgets", "/apis/example.com/v1/widgets", acceptJSON)
 	pv := b.direct("plugin-version", "kubectl-informer version", "version")
 	kv := b.kubectl("kubectl-version", "kubectl version --client", "version", "--client")
-	return append(cases, rawPlain, rawJSON, q3, rawW, q4, q5, pv, kv)
+	return append(b.podQueryCases(b.seeded()), rawW, q4, pv, kv)
 }
 
 // queries measures every case: one warm-up run each (which also fills the
@@ -447,7 +507,7 @@ func (b *bench) scale(ctx context.Context) error {
 		if err := b.seedPods(ctx, n); err != nil {
 			return err
 		}
-		results, err := b.measureCases(ctx, b.podCases(false))
+		results, err := b.measureCases(ctx, b.podCases(b.seeded(), false))
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestMergeReport(t *testing.T) {
+	prevBytes, err := os.ReadFile("../../bench/RESULTS.md")
+	if err != nil {
+		t.Skip(err)
+	}
+	previous := string(prevBytes)
+	fresh := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 03:04 UTC.\n\n" +
+		"## Machine\n\nnew machine\n\n" +
+		"## Queries (10 pods, median of 1 runs)\n\nnew queries\n\n" +
+		"## Targets\n\n| target | measured |\n| --- | --- |\n| 1 (kubectl informer): new | 1 |\n\nThrough kubectl…\n\n" +
+		"## Realistic data set: Deployments (10 pods)\n\nnew realistic\n\n" +
+		"## How each number was measured\n\nnew notes\n"
+	ran := func(step string) bool { return step == "queries" || step == "realistic" }
+	got := mergeReport(fresh, previous, ran)
+
+	for _, want := range []string{"new machine", "new queries", "new realistic", "new notes", "| 1 (kubectl informer): new | 1 |\n| (kept from an earlier run) 6 (churn at 50/s",
+		"## Memory per cached object", "## Watch under churn", "## Go micro-benchmarks", keptNote + "2026-11-23 18:42 UTC: this run did not include the step `memory`"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("merged report lacks %q", want)
+		}
+	}
+	for _, gone := range []string{"## Queries (10000 pods", "| 1 (kubectl informer): wall ≤ 1.5×"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("merged report still has %q from the previous one", gone)
+		}
+	}
+	order := []string{"## Machine", "## Queries", "## Targets", "## Realistic", "## Memory", "## Watch", "## Scale", "## Profiles", "## Go micro", "## How each"}
+	last := -1
+	for _, h := range order {
+		i := strings.Index(got, h)
+		if i <= last {
+			t.Errorf("%q out of order (at %d, after %d)", h, i, last)
+		}
+		last = i
+	}
+	// Merging again keeps one note per section and the same rows.
+	again := mergeReport(fresh, got, ran)
+	if n := strings.Count(again, keptNote); n != strings.Count(got, keptNote) {
+		t.Errorf("kept notes: %d after merging twice, %d after once", n, strings.Count(got, keptNote))
+	}
+	if strings.Count(again, keptRow) != strings.Count(got, keptRow) || strings.Count(got, keptRow) == 0 {
+		t.Errorf("kept target rows: %d after merging twice, %d after once", strings.Count(again, keptRow), strings.Count(got, keptRow))
+	}
+	if mergeReport(fresh, "", ran) != fresh {
+		t.Error("with no previous report the fresh one should be unchanged")
+	}
+}
