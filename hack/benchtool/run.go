@@ -367,8 +367,9 @@ func q2Args(d dataSet) []string {
 }
 
 var (
-	q3Args = []string{"query", "pods", "-A", "--group-by", "node"}
-	q4Args = []string{"query", "widgets", "-A", "--indexer", "color={.spec.color}", "--index", "color=red", "-o", "name"}
+	q3Args       = []string{"query", "pods", "-A", "--group-by", "node"}
+	capacityArgs = []string{"capacity"}
+	q4Args       = []string{"query", "widgets", "-A", "--indexer", "color={.spec.color}", "--index", "color=red", "-o", "name"}
 )
 
 func kubectlJSONPath(image string) string {
@@ -414,6 +415,15 @@ func (b *bench) podQueryCases(d dataSet) []benchCase {
 	q5.env = []string{"KUBE_FEATURE_WatchListClient=false"}
 	q5.check = expectLines(d.byImage)
 	return append(cases, rawPlain, rawJSON, q3, q5)
+}
+
+// capacityCases are capacity and the raw LIST of nodes it joins to the
+// pods: on the realistic set only, whose pods have requests and run on
+// nodes that exist.
+func (b *bench) capacityCases(d dataSet) []benchCase {
+	c := b.kubectl("capacity", "kubectl informer "+shellJoin(capacityArgs), append([]string{"informer"}, capacityArgs...)...)
+	c.check = expectLines(1 + d.nodes + 1) // header, a row per node, TOTAL
+	return []benchCase{c, b.rawList("raw-nodes", "raw protobuf LIST of all nodes", "/api/v1/nodes", acceptProtobuf)}
 }
 
 func (b *bench) allCases() []benchCase {
