@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -16,6 +18,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -32,7 +35,13 @@ const queryExample = `  # Pods on one node, across all namespaces
   kubectl informer query pods -A --group-by label:app
 
   # Names only, for scripts
-  kubectl informer query pods -A --index phase=Pending -o name`
+  kubectl informer query pods -A --index phase=Pending -o name
+
+  # Pods with a container restarted more than 3 times, by a CEL filter
+  kubectl informer query pods -A --filter 'object.status.containerStatuses.exists(s, s.restartCount > 3)'
+
+  # Pods per total restart count, by a computed (CEL) index
+  kubectl informer query pods -A --indexer restarts='object.status.?containerStatuses.orValue([]).map(s, s.restartCount).sum()' --group-by restarts`
 
 // QueryOptions are the options of kubectl informer query.
 type QueryOptions struct {
@@ -47,6 +56,7 @@ type QueryOptions struct {
 	ShowLabels     bool
 	LabelColumns   []string
 	SortBy         string
+	Filter         string
 
 	genericiooptions.IOStreams
 
@@ -57,6 +67,7 @@ type QueryOptions struct {
 	indexDefs []index.Definition
 	out       output
 	sortKey   *columns.SortKey
+	filter    *expr.Guard
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -91,6 +102,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
+	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'); numbers, quantities and times sort by value.")
 	registerCompletions(cmd, configFlags)
 	return cmd
@@ -107,6 +119,10 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.typeArg = args[0]
 	default:
 		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
+	}
+	var err error
+	if o.filter, err = compilePredicate("--filter", o.Filter); err != nil {
+		return err
 	}
 	if err := o.engineOptions.complete(); err != nil {
 		return err
@@ -171,7 +187,7 @@ func (o *QueryOptions) Validate() error {
 // fullObjects reports whether any index or the output needs more than
 // metadata: kubectl's columns and --sort-by read whole objects.
 func (o *QueryOptions) fullObjects() bool {
-	if o.out.needsFullObjects() || o.SortBy != "" || (o.groupBy == nil && o.out.isTable()) {
+	if o.out.needsFullObjects() || o.SortBy != "" || o.filter != nil || (o.groupBy == nil && o.out.isTable()) {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -203,19 +219,19 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 
+	guards := exprGuards(o.indexDefs, o.filter)
+	if err := exprFatal(guards); err != nil {
+		return err
+	}
+	groups, err := o.lookup(ctx, engine.Types())
+	if err != nil {
+		return err
+	}
+	defer newExprReporter(guards).report(o.ErrOut)
 	if o.groupBy != nil {
-		return o.printGroups(engine.Types())
+		return o.printGroups(groups)
 	}
-	var groups []typeObjects
-	for _, t := range engine.Types() {
-		objs, err := t.Lookup(o.selectors)
-		if err != nil {
-			return err
-		}
-		if len(objs) > 0 {
-			groups = append(groups, typeObjects{t: t, objs: objs})
-		}
-	}
+	groups = slices.DeleteFunc(groups, func(g typeObjects) bool { return len(g.objs) == 0 })
 	if len(groups) == 0 {
 		o.printNotFound()
 		return nil
@@ -241,10 +257,42 @@ func (o *QueryOptions) printNotFound() {
 	fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespace)
 }
 
-func (o *QueryOptions) printGroups(types []*cache.Type) error {
-	totals := map[string]int{}
+// lookup returns each type's objects that the --index selectors select and
+// that pass --filter, all evaluated at one instant (the expression's now).
+// With neither flag, a group holds every cached object and says so (whole).
+// It fails when an expression hit CEL's cost limit.
+func (o *QueryOptions) lookup(ctx context.Context, types []*cache.Type) ([]typeObjects, error) {
+	now := time.Now()
+	groups := make([]typeObjects, 0, len(types))
 	for _, t := range types {
-		counts, err := t.Count(o.groupBy.Name)
+		objs, err := t.Lookup(o.selectors)
+		if err != nil {
+			return nil, err
+		}
+		if o.filter != nil {
+			objs = slices.DeleteFunc(objs, func(obj interface{}) bool { return !o.filter.Match(ctx, obj, now) })
+			if err := o.filter.Fatal(); err != nil {
+				return nil, err
+			}
+		}
+		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filter == nil})
+	}
+	return groups, nil
+}
+
+func (o *QueryOptions) printGroups(groups []typeObjects) error {
+	totals := map[string]int{}
+	for _, g := range groups {
+		if !g.whole {
+			// Narrowed by --index or --filter: count what is left.
+			for _, obj := range g.objs {
+				for _, v := range index.Values(*o.groupBy, obj) {
+					totals[v]++
+				}
+			}
+			continue
+		}
+		counts, err := g.t.Count(o.groupBy.Name)
 		if err != nil {
 			return err
 		}

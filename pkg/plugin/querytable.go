@@ -29,6 +29,9 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 type typeObjects struct {
 	t    *cache.Type
 	objs []interface{}
+	// whole is set when objs are every cached object of t, so counts can
+	// be read from t's index buckets.
+	whole bool
 }
 
 // sortObjects orders each type's objects by namespace and name, as the API
