@@ -67,6 +67,7 @@ type QueryOptions struct {
 	indexDefs []index.Definition
 	out       output
 	sortKey   *columns.SortKey
+	sortIndex *index.Definition // --sort-by names an --indexer index
 	filter    *expr.Guard
 }
 
@@ -103,7 +104,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
 	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
-	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'); numbers, quantities and times sort by value.")
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value.")
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -160,7 +161,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.out = out
 	if o.SortBy != "" {
-		if o.sortKey, err = columns.ParseSortKey(o.SortBy); err != nil {
+		if o.sortIndex, o.sortKey, err = o.parseSortBy(); err != nil {
 			return err
 		}
 	}
