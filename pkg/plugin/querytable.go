@@ -59,7 +59,7 @@ func (o *QueryOptions) sortObjects(groups []typeObjects) error {
 		}
 		order, err := o.sortKey.Order(contents)
 		if err != nil && o.sortIndex != nil {
-			return fmt.Errorf("--sort-by %s: no %s has a value for the index", o.SortBy, g.t.Name())
+			return fmt.Errorf("--sort-by %s: no object of %s has a value for the index", o.SortBy, g.t.Name())
 		}
 		if err != nil {
 			return err
