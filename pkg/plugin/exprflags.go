@@ -1,8 +1,13 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -27,6 +32,42 @@ func compilePredicate(flag, src string) (*expr.Guard, error) {
 	}
 	return expr.NewGuard(prg), nil
 }
+
+// filterObjects returns the objects of objs, in order, for which filter is
+// true at now. Typed objects are converted for each evaluation, which costs
+// most of it, so they are evaluated on every CPU at once.
+func filterObjects(ctx context.Context, filter *expr.Guard, objs []interface{}, now time.Time) []interface{} {
+	keep := make([]bool, len(objs))
+	workers := min(runtime.GOMAXPROCS(0), len(objs)/filterChunk+1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(filterChunk)) - filterChunk
+				if start >= len(objs) {
+					return
+				}
+				for i := start; i < min(start+filterChunk, len(objs)); i++ {
+					keep[i] = filter.Match(ctx, objs[i], now)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	kept := objs[:0]
+	for i, obj := range objs {
+		if keep[i] {
+			kept = append(kept, obj)
+		}
+	}
+	return kept
+}
+
+// filterChunk is how many objects a filtering goroutine takes at a time.
+const filterChunk = 256
 
 // exprGuards returns the guards of guard (if not nil) and of every computed
 // index in defs, each once.

@@ -271,7 +271,7 @@ func (o *QueryOptions) lookup(ctx context.Context, types []*cache.Type) ([]typeO
 			return nil, err
 		}
 		if o.filter != nil {
-			objs = slices.DeleteFunc(objs, func(obj interface{}) bool { return !o.filter.Match(ctx, obj, now) })
+			objs = filterObjects(ctx, o.filter, objs, now)
 			if err := o.filter.Fatal(); err != nil {
 				return nil, err
 			}
