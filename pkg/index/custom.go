@@ -14,28 +14,38 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/jsonpath"
+
+	celexpr "github.com/kubectl-informer/kubectl-informer/pkg/expr"
 )
 
 // indexerFlag is the flag that defines custom indexes; its name starts the errors about them.
 const indexerFlag = "--indexer"
 
-// Custom is a user-defined index from --indexer NAME=JSONPATH.
+// Custom is a user-defined index from --indexer NAME=EXPR.
 //
-// Name is the index name. JSONPath is the path as the user wrote it, either a full JSONPath
-// expression such as "{.spec.color}" or kubectl's relaxed form such as ".spec.color" or
-// "spec.color"; see [ParseCustom].
+// Name is the index name. JSONPath is the expression as the user wrote it: a CEL expression when
+// expr.IsCEL says so (it names the variable object or now, as in "object.spec.color"), otherwise a
+// JSONPath, either a full expression such as "{.spec.color}" or kubectl's relaxed form such as
+// ".spec.color" or "spec.color"; see [ParseCustom].
 //
-// Every result of the path is an indexed value, printed as kubectl's jsonpath prints it: strings
+// The values of a CEL expression (a computed index) are those of expr.Value expressions, in
+// expr's canonical string form, deduplicated per object; an evaluation error gives no value and
+// is counted by the Definition's Expr guard. A computed index is never MetadataOnly.
+//
+// Every result of a JSONPath is an indexed value, printed as kubectl's jsonpath prints it: strings
 // as they are, numbers and booleans with fmt, maps and lists as compact JSON. A null result, an
 // absent path, and a path that fails on an object (such as an index into a string) give no value.
 // Values are deduplicated per object. A path that starts with .metadata needs only metadata, so its
 // Definition is MetadataOnly.
 type Custom struct {
-	Name     string
+	Name string
+	// JSONPath is the expression, JSONPath or CEL; the field keeps its first name.
 	JSONPath string
 }
 
-// ParseCustom parses the value of one --indexer flag, "NAME=JSONPATH", splitting on the first '='.
+// ParseCustom parses the value of one --indexer flag, "NAME=JSONPATH" or "NAME=CEL", splitting on
+// the first '='. A CEL expression is compiled and type-checked here; its errors name the flag,
+// the index and the position ("--indexer restarts: 1:8: undeclared reference to 'objet'").
 //
 // NAME must be a lowercase RFC 1123 label ("img", "team-owner") that is not a built-in index name.
 // JSONPATH is a single JSONPath expression in the full "{.spec.x}" form or in kubectl's relaxed
@@ -72,6 +82,9 @@ func validateCustomName(name string) error {
 func compileCustom(c Custom) (Definition, error) {
 	if err := validateCustomName(c.Name); err != nil {
 		return Definition{}, err
+	}
+	if celexpr.IsCEL(c.JSONPath) {
+		return compileCEL(c)
 	}
 	expr, err := RelaxedJSONPath(c.JSONPath)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 )
 
 // Definition is a named index over cached objects.
@@ -22,6 +24,9 @@ type Definition struct {
 	// typed objects, *unstructured.Unstructured, *metav1.PartialObjectMetadata and a
 	// cache.DeletedFinalStateUnknown wrapping one of them.
 	Func cache.IndexFunc
+	// Expr is set for a computed (CEL) index only: the guard of its expression, which counts the
+	// objects it failed on and says when it hit the cost limit (see expr.Guard).
+	Expr *expr.Guard
 }
 
 // Values returns the indexed values of obj under def, or nil when obj has none or def.Func fails.

@@ -43,7 +43,8 @@ func (o *engineOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) to filter on, sent to the server, supports '=', '==', '!=', 'in', 'notin'. (e.g. -l key1=value1,key2=value2)")
 	cmd.Flags().StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, sent to the server, supports '=', '==', and '!='. (e.g. --field-selector spec.nodeName=worker-1)")
 	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for API discovery, and then for every cache to sync, before giving up.")
-	cmd.Flags().StringArrayVar(&o.Indexers, "indexer", nil, "Define an index NAME from a JSONPath, e.g. --indexer img='{.spec.containers[*].image}' (repeatable).")
+	cmd.Flags().StringArrayVar(&o.Indexers, "indexer", nil, "Define an index NAME=EXPR (repeatable) from a JSONPath, e.g. img='{.spec.containers[*].image}', or from a CEL expression (a computed index) that returns a value or a list, e.g. restarts='object.status.containerStatuses.map(s, s.restartCount).sum()'. "+
+		"EXPR is JSONPath if it starts with '{' or '.'; otherwise CEL if it names the variable object or now outside quotes; otherwise JSONPath (spec.nodeName).")
 }
 
 // parseIndexers builds the index set from --indexer.

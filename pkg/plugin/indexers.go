@@ -18,7 +18,10 @@ func NewCmdIndexers(streams genericiooptions.IOStreams) *cobra.Command {
 		Example: `  kubectl informer indexers
 
   # Define your own from a JSONPath
-  kubectl informer query pods -A --indexer img='{.spec.containers[*].image}' --group-by img`,
+  kubectl informer query pods -A --indexer img='{.spec.containers[*].image}' --group-by img
+
+  # Or compute one with CEL
+  kubectl informer query pods -A --indexer restarts='object.status.?containerStatuses.orValue([]).map(s, s.restartCount).sum()' --group-by restarts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rows [][]string

@@ -62,6 +62,14 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"bad ignore path", []string{"watch", "pods", "--ignore", "spec..x"}, "--ignore: invalid path"},
 		{"mixed TYPE/NAME", []string{"watch", "pod/a", "b"}, "expected TYPE/NAME"},
 		{"unknown flag", []string{"query", "pods", "--indx", "a=b"}, "unknown flag: --indx"},
+		{"filter syntax", []string{"query", "pods", "--filter", "object.spec.x =="}, "--filter: 1:"},
+		{"filter undeclared", []string{"query", "pods", "--filter", "objet.spec.x"}, "--filter: 1:1: undeclared reference to 'objet'"},
+		{"filter type", []string{"query", "pods", "--filter", "object.metadata.name + 'x'"}, "--filter: 1:1: expression has type string, want bool"},
+		{"computed index syntax", []string{"query", "pods", "--indexer", "r=object.status.(", "--group-by", "r"}, "--indexer r: 1:"},
+		{"watch filter", []string{"watch", "pods", "--filter", "object.spec.containers.size()"}, "--filter: 1:1: expression has type int, want bool"},
+		{"until syntax", []string{"watch", "deploy/web", "--until", "object.status.replicas >"}, "--until: 1:"},
+		{"until-all type", []string{"watch", "deploy", "--until-all", "'x'"}, "--until-all: 1:1: expression has type string, want bool"},
+		{"until and until-all", []string{"watch", "deploy", "--until", "true", "--until-all", "true"}, "--until and --until-all cannot be combined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,6 +19,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -39,7 +42,13 @@ const queryExample = `  # Pods on one node, across all namespaces
   kubectl informer query pods -A --group-by namespace --sum requests.memory --sort-by requests.memory --top 5
 
   # Names only, for scripts
-  kubectl informer query pods -A --index phase=Pending -o name`
+  kubectl informer query pods -A --index phase=Pending -o name
+
+  # Pods with a container restarted more than 3 times, by a CEL filter
+  kubectl informer query pods -A --filter 'object.status.containerStatuses.exists(s, s.restartCount > 3)'
+
+  # Pods per total restart count, by a computed (CEL) index
+  kubectl informer query pods -A --indexer restarts='object.status.?containerStatuses.orValue([]).map(s, s.restartCount).sum()' --group-by restarts`
 
 // QueryOptions are the options of kubectl informer query.
 type QueryOptions struct {
@@ -59,6 +68,8 @@ type QueryOptions struct {
 	ShowLabels   bool
 	LabelColumns []string
 	SortBy       string
+	// Filter is --filter, a CEL predicate, not yet compiled.
+	Filter string
 
 	genericiooptions.IOStreams
 
@@ -70,6 +81,8 @@ type QueryOptions struct {
 	indexDefs []index.Definition
 	out       output
 	sortKey   *columns.SortKey
+	sortIndex *index.Definition // --sort-by names an --indexer index
+	filter    *expr.Guard
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -106,7 +119,8 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
-	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
+	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -122,6 +136,10 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.typeArg = args[0]
 	default:
 		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
+	}
+	var err error
+	if o.filter, err = compilePredicate("--filter", o.Filter); err != nil {
+		return err
 	}
 	if err := o.engineOptions.complete(); err != nil {
 		return err
@@ -151,7 +169,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.out = out
 	if o.SortBy != "" && !o.grouped() {
-		if o.sortKey, err = columns.ParseSortKey(o.SortBy); err != nil {
+		if o.sortIndex, o.sortKey, err = o.parseSortBy(); err != nil {
 			return err
 		}
 	}
@@ -178,9 +196,9 @@ func (o *QueryOptions) Validate() error {
 // metadata: kubectl's columns and --sort-by read whole objects.
 func (o *QueryOptions) fullObjects() bool {
 	if o.grouped() {
-		return o.groupsNeedFullObjects()
+		return o.filter != nil || o.groupsNeedFullObjects()
 	}
-	if o.out.needsFullObjects() || o.SortBy != "" || o.out.isTable() {
+	if o.out.needsFullObjects() || o.SortBy != "" || o.filter != nil || o.out.isTable() {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -215,19 +233,19 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 
+	guards := exprGuards(o.indexDefs, o.filter)
+	if err := exprFatal(guards); err != nil {
+		return err
+	}
+	groups, err := o.lookup(ctx, engine.Types())
+	if err != nil {
+		return err
+	}
+	defer newExprReporter(guards).report(o.ErrOut)
 	if o.grouped() {
-		return o.printGroups(engine.Types())
+		return o.printGroups(groups)
 	}
-	var groups []typeObjects
-	for _, t := range engine.Types() {
-		objs, err := t.Lookup(o.selectors)
-		if err != nil {
-			return err
-		}
-		if len(objs) > 0 {
-			groups = append(groups, typeObjects{t: t, objs: objs})
-		}
-	}
+	groups = slices.DeleteFunc(groups, func(g typeObjects) bool { return len(g.objs) == 0 })
 	if len(groups) == 0 {
 		o.printNotFound()
 		return nil
@@ -254,6 +272,29 @@ func (o *QueryOptions) printNotFound() {
 	default:
 		fmt.Fprintf(o.ErrOut, "No resources found in %s namespaces.\n", strings.Join(o.namespaces, ", "))
 	}
+}
+
+// lookup returns each type's objects that the --index selectors select and
+// that pass --filter, all evaluated at one instant (the expression's now).
+// With neither flag, a group holds every cached object and says so (whole).
+// It fails when an expression hit CEL's cost limit.
+func (o *QueryOptions) lookup(ctx context.Context, types []*cache.Type) ([]typeObjects, error) {
+	now := time.Now()
+	groups := make([]typeObjects, 0, len(types))
+	for _, t := range types {
+		objs, err := t.Lookup(o.selectors)
+		if err != nil {
+			return nil, err
+		}
+		if o.filter != nil {
+			objs = filterObjects(ctx, o.filter, objs, now)
+			if err := o.filter.Fatal(); err != nil {
+				return nil, err
+			}
+		}
+		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filter == nil})
+	}
+	return groups, nil
 }
 
 func (o *QueryOptions) printCustomColumns(groups []typeObjects) error {

@@ -114,10 +114,11 @@ func (o *QueryOptions) groupsNeedFullObjects() bool {
 
 // podTransformSafe reports whether every index of the query reads only what
 // aggregate.TransformPod keeps of a pod (namespace, labels, owners, node,
-// phase), and every measure is a built-in one: then the pods cache can hold
-// stripped pods, a fraction of the memory.
+// phase), every measure is a built-in one and there is no --filter: then the
+// pods cache can hold stripped pods, a fraction of the memory.
 func (o *QueryOptions) podTransformSafe() bool {
-	if len(o.measures) == 0 {
+	if len(o.measures) == 0 || o.Filter != "" {
+		// --filter reads the whole object as the API returns it.
 		return false
 	}
 	for _, m := range o.measures {
@@ -153,22 +154,31 @@ func (o *QueryOptions) checkMeasureTypes(mappings []*meta.RESTMapping) error {
 }
 
 // printGroups prints the grouped table: a row per value (or combination of
-// values) of the --group-by indexes over every type's matching objects, with
-// the count and the --sum measures, a TOTAL row when there are measures,
-// ordered by count (largest first) or --sort-by, and cut to --top rows.
+// values) of the --group-by indexes over every type's matching objects (those
+// --index selects and --filter passes), with the count and the --sum
+// measures, a TOTAL row when there are measures, ordered by count (largest
+// first) or --sort-by, and cut to --top rows.
 //
-// One --group-by index without --sum and without --index counts from the
+// One --group-by index without --sum, --index or --filter counts from the
 // index itself, without reading objects, and prints as it always has: largest
 // count first, ties in byte order.
-func (o *QueryOptions) printGroups(types []*cache.Type) error {
+func (o *QueryOptions) printGroups(groups []typeObjects) error {
 	var (
 		table aggregate.Table
 		err   error
 	)
-	if len(o.groupBy) == 1 && len(o.measures) == 0 && len(o.selectors) == 0 {
+	whole := true
+	for _, g := range groups {
+		whole = whole && g.whole
+	}
+	if len(o.groupBy) == 1 && len(o.measures) == 0 && whole {
+		types := make([]*cache.Type, len(groups))
+		for i, g := range groups {
+			types[i] = g.t
+		}
 		table, err = o.countTable(types)
 	} else {
-		table, err = o.sumTable(types)
+		table, err = o.sumTable(groups)
 	}
 	if err != nil {
 		return err
@@ -220,17 +230,13 @@ func (o *QueryOptions) countTable(types []*cache.Type) (aggregate.Table, error) 
 	return table, nil
 }
 
-// sumTable groups and sums every type's objects that the --index selectors
-// select. The TOTAL row is kept only when there are measures to total.
-func (o *QueryOptions) sumTable(types []*cache.Type) (aggregate.Table, error) {
+// sumTable groups and sums the groups' objects. The TOTAL row is kept only
+// when there are measures to total.
+func (o *QueryOptions) sumTable(groups []typeObjects) (aggregate.Table, error) {
 	grouper := aggregate.NewGrouper(o.groupKeys(), o.measures)
 	keyValues := make([][]string, len(o.groupBy))
-	for _, t := range types {
-		objs, err := t.Lookup(o.selectors)
-		if err != nil {
-			return aggregate.Table{}, err
-		}
-		for _, obj := range objs {
+	for _, g := range groups {
+		for _, obj := range g.objs {
 			for i, def := range o.groupBy {
 				keyValues[i] = index.Values(def, obj)
 			}

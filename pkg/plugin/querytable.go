@@ -29,6 +29,9 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 type typeObjects struct {
 	t    *cache.Type
 	objs []interface{}
+	// whole is set when objs are every cached object of t, so counts can
+	// be read from t's index buckets.
+	whole bool
 }
 
 // sortObjects orders each type's objects by namespace and name, as the API
@@ -41,6 +44,13 @@ func (o *QueryOptions) sortObjects(groups []typeObjects) error {
 		}
 		contents := make([]map[string]interface{}, len(g.objs))
 		for i, obj := range g.objs {
+			if o.sortIndex != nil {
+				contents[i] = map[string]interface{}{}
+				if values := index.Values(*o.sortIndex, obj); len(values) > 0 {
+					contents[i][sortIndexField] = values[0]
+				}
+				continue
+			}
 			m, err := diff.ObjectMap(obj)
 			if err != nil {
 				return err
@@ -48,6 +58,9 @@ func (o *QueryOptions) sortObjects(groups []typeObjects) error {
 			contents[i] = m
 		}
 		order, err := o.sortKey.Order(contents)
+		if err != nil && o.sortIndex != nil {
+			return fmt.Errorf("--sort-by %s: no object of %s has a value for the index", o.SortBy, g.t.Name())
+		}
 		if err != nil {
 			return err
 		}
@@ -58,6 +71,28 @@ func (o *QueryOptions) sortObjects(groups []typeObjects) error {
 		copy(g.objs, sorted)
 	}
 	return nil
+}
+
+// sortIndexField is the field that holds an object's sort value when
+// --sort-by names an index.
+const sortIndexField = "value"
+
+// parseSortBy reads --sort-by: the name of an --indexer index, whose first
+// value per object is then sorted by the rules of a JSONPath's value (so
+// "10" after "9", quantities by quantity), or else a JSONPath.
+func (o *QueryOptions) parseSortBy() (*index.Definition, *columns.SortKey, error) {
+	for _, def := range o.indexSet.Custom() {
+		if def.Name != o.SortBy {
+			continue
+		}
+		key, err := columns.ParseSortKey("{." + sortIndexField + "}")
+		if err != nil {
+			return nil, nil, err
+		}
+		return &def, key, nil
+	}
+	key, err := columns.ParseSortKey(o.SortBy)
+	return nil, key, err
 }
 
 func storageKey(obj interface{}) string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -33,7 +34,13 @@ const watchExample = `  # Every change to deployments and pods in one namespace,
   kubectl informer watch pods -n shop -o json
 
   # Only what changes under status, as a unified diff
-  kubectl informer watch pods -n shop --only status --diff unified`
+  kubectl informer watch pods -n shop --only status --diff unified
+
+  # Pods entering and leaving a CEL filter: not ready
+  kubectl informer watch pods -n shop --filter 'object.status.?conditions.orValue([]).exists(c, c.type == "Ready" && c.status != "True")'
+
+  # Wait for a rollout, printing what changes meanwhile; exit 1 after 5 minutes
+  kubectl informer watch deploy/web --timeout 5m --until 'object.metadata.generation == object.status.observedGeneration && object.status.updatedReplicas == object.spec.replicas && object.status.?availableReplicas.orValue(0) == object.spec.replicas'`
 
 // queueLimit is how many events may be pending before updates to objects
 // with a pending event are coalesced.
@@ -54,6 +61,9 @@ type WatchOptions struct {
 	Timeout          time.Duration
 	MaxEvents        int
 	ShowSecretValues bool
+	Filter           string
+	Until            string
+	UntilAll         string
 
 	genericiooptions.IOStreams
 
@@ -61,6 +71,7 @@ type WatchOptions struct {
 	typeArgs []string
 	names    map[string]map[string]bool // type argument → names; empty means all
 	print    watchPrintConfig
+	until    *expr.Guard // --until or --until-all
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
@@ -102,7 +113,10 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
 	f.BoolVar(&o.Timestamps, "timestamps", false, "Prefix each event with the time it was printed.")
 	f.StringVar(&o.Color, "color", o.Color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
-	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never).")
+	f.StringVar(&o.Filter, "filter", "", filterFlagUsage+" Objects that start passing are ADDED, those that stop passing DELETED.")
+	f.StringVar(&o.Until, "until", "", "Exit 0 as soon as the CEL expression is true for every object named in the arguments (deploy/web), or, with no names, for any watched object; checked on the synced state first. With --timeout, exit 1 if it is not met in time.")
+	f.StringVar(&o.UntilAll, "until-all", "", "Like --until, but wait until the CEL expression is true for every watched object (at least one).")
+	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
 	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
 	registerCompletions(cmd, configFlags)
@@ -140,10 +154,25 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 			}
 		}
 	}
+	// Expressions are compiled before anything else, so their errors come
+	// before any request.
+	var err error
+	untilFlag, untilSrc := "--until", o.Until
+	if o.UntilAll != "" {
+		untilFlag, untilSrc = "--until-all", o.UntilAll
+	}
+	if o.until, err = compilePredicate(untilFlag, untilSrc); err != nil {
+		return err
+	}
+	filter, err := compilePredicate("--filter", o.Filter)
+	if err != nil {
+		return err
+	}
 	if err := o.engineOptions.complete(); err != nil {
 		return err
 	}
 	cfg := watchPrintConfig{
+		filter:           filter,
 		timestamps:       o.Timestamps,
 		initial:          o.Initial,
 		maxEvents:        o.MaxEvents,
@@ -162,7 +191,6 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		cfg.where = append(cfg.where, whereClause{sel: sel, def: def})
 		indexDefs = append(indexDefs, def)
 	}
-	var err error
 	if cfg.diff, err = parseDiffMode(o.Diff); err != nil {
 		return err
 	}
@@ -230,6 +258,9 @@ func (o *WatchOptions) Validate() error {
 	if o.MaxEvents < 0 {
 		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
 	}
+	if o.Until != "" && o.UntilAll != "" {
+		return fmt.Errorf("--until and --until-all cannot be combined: --until waits for the named objects (or any object), --until-all for every object")
+	}
 	return nil
 }
 
@@ -265,6 +296,28 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
+	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
+	p.exprs = newExprReporter(p.guards)
+	defer p.exprs.report(o.ErrOut)
+	if o.until != nil {
+		mode := untilAny
+		switch {
+		case o.UntilAll != "":
+			mode = untilAll
+		case len(names) > 0:
+			mode = untilNamed
+		}
+		p.until = newUntilCondition(o.until, o.until.Program().Flag(), mode, names)
+		p.until.seed(p, engine.Types())
+		if err := exprFatal(p.guards); err != nil {
+			return err
+		}
+		if p.until.met() {
+			fmt.Fprintln(o.ErrOut, p.until.metMessage()+" already")
+			return nil
+		}
+	}
 	if !o.print.initial {
 		var counts []string
 		for _, t := range engine.Types() {
@@ -272,6 +325,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(o.ErrOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
 	}
+	p.exprs.report(o.ErrOut)
 
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -289,12 +343,20 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.met:
+		fmt.Fprintln(o.ErrOut, p.until.metMessage())
+	case p.until != nil && o.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return p.until.timeoutError(o.Timeout)
+	}
+	return nil
 }
 
 // namesByResource re-keys the names given per type argument by resource.

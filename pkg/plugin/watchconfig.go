@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 )
 
 // watchFormat is a -o value of watch.
@@ -92,4 +93,5 @@ type watchPrintConfig struct {
 	showSecretValues bool
 	diffOptions      diff.Options
 	where            []whereClause // ANDed; none: every object
+	filter           *expr.Guard   // --filter, ANDed with where; nil: none
 }

@@ -1,6 +1,9 @@
 package plugin
 
 import (
+	"context"
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -11,7 +14,8 @@ import (
 
 // classify decides whether ev is printed and as what: events of the initial
 // list only with --initial, objects by name when names were given, and with
-// --where an update that enters or leaves the query as ADDED or DELETED.
+// --where or --filter an update that enters or leaves the query as ADDED or
+// DELETED.
 func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 	if ev.Initial && !p.cfg.initial {
 		return rendered{}, false
@@ -22,7 +26,7 @@ func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 		}
 	}
 	r := rendered{ev: ev, typ: ev.Type}
-	if len(p.cfg.where) > 0 {
+	if len(p.cfg.where) > 0 || p.cfg.filter != nil {
 		oldIn, newIn := p.cfg.matches(ev.Old), p.cfg.matches(ev.New)
 		switch {
 		case ev.Type == cache.Added && newIn, ev.Type == cache.Deleted && oldIn:
@@ -44,7 +48,8 @@ type whereClause struct {
 	def index.Definition
 }
 
-// matches reports whether obj is in the --where query.
+// matches reports whether obj is in the query of --where and --filter; the
+// filter is evaluated at the time of the call.
 func (c watchPrintConfig) matches(obj interface{}) bool {
 	if obj == nil {
 		return false
@@ -54,5 +59,14 @@ func (c watchPrintConfig) matches(obj interface{}) bool {
 			return false
 		}
 	}
-	return true
+	return c.filter == nil || c.filter.Match(context.Background(), obj, time.Now())
+}
+
+// inWatch reports whether obj, of type t, is one the watch prints: named,
+// when names were given, and in the query of --where and --filter.
+func (p *eventPrinter) inWatch(t *cache.Type, obj interface{}) bool {
+	if set := p.names[t.Name()]; len(set) > 0 && !set[objectName(obj)] {
+		return false
+	}
+	return p.cfg.matches(obj)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 )
 
 // This file holds the watch's event loop: when output is flushed, how many
@@ -42,6 +43,14 @@ type eventPrinter struct {
 	out     *bufio.Writer
 	errOut  io.Writer
 	printed int
+	// until, when set, ends the watch when it is met, and met says it was.
+	until *untilCondition
+	met   bool
+	// guards are the watch's expressions, checked after each event for one
+	// that hit CEL's cost limit, which ends the watch with an error.
+	guards []*expr.Guard
+	// exprs reports the expressions' evaluation errors on errOut.
+	exprs *exprReporter
 
 	lastCoalesced int64
 	lastNotice    time.Time
@@ -53,8 +62,9 @@ func newEventPrinter(cfg watchPrintConfig, names map[string]map[string]bool, out
 	return &eventPrinter{cfg: cfg, names: names, out: bufio.NewWriterSize(out, 64*1024), errOut: errOut}
 }
 
-// run prints events until ctx ends or --max-events is reached. A closed
-// stdout ends it quietly.
+// run prints events until ctx ends, --max-events is reached or the --until
+// condition is met (then p.met is set). A closed stdout ends it quietly; an
+// expression that hit CEL's cost limit ends it with an error.
 func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 	// Unless SIGPIPE is handled, the Go runtime kills the process with it
 	// on the first write to a closed stdout (`| head`), before quietPipe
@@ -74,6 +84,17 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 		shown, err := p.handle(ev)
 		if err != nil {
 			return quietPipe(err)
+		}
+		if p.until != nil {
+			p.until.update(p, ev)
+		}
+		if err := exprFatal(p.guards); err != nil {
+			return err
+		}
+		p.exprs.reportFirst(p.errOut)
+		if p.until != nil && p.until.met() {
+			p.met = true
+			return quietPipe(p.out.Flush())
 		}
 		if shown {
 			p.printed++
