@@ -148,7 +148,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	o.config.Indexes = o.indexDefs
+	o.config.Indexes = plainIndexes(o.indexDefs)
 	o.config.FullObjects = o.fullObjects()
 	o.config.Progress = newProgress(o.ErrOut)
 	return nil
@@ -202,6 +202,14 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err := startEngine(ctx, engine); err != nil {
 		return err
 	}
+	indexDefs, owners, err := startRelations(ctx, o.clients, o.namespace, o.SyncTimeout, engine.Types(), o.indexDefs, o.ErrOut)
+	if err != nil {
+		return err
+	}
+	if owners != nil {
+		defer owners.Shutdown()
+	}
+	o.indexDefs = indexDefs
 
 	if o.groupBy != nil {
 		return o.printGroups(engine.Types())

@@ -159,6 +159,9 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--where %s: %w", s, err)
 		}
+		if def.Relation != index.NoRelation {
+			return fmt.Errorf("--where %s: index %q is not supported by watch yet; use it with query", s, def.Name)
+		}
 		cfg.where = append(cfg.where, whereClause{sel: sel, def: def})
 		indexDefs = append(indexDefs, def)
 	}
