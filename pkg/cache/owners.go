@@ -99,50 +99,76 @@ func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg
 	return o, nil
 }
 
-// startLevel starts one engine per mapping, concurrently, and waits for them. It returns the
-// types that synced, and an error only when ctx ended.
+// startLevel caches one level of owner types and adds them to the graph. It returns the types
+// that synced, and an error only when ctx ended.
 func (o *Owners) startLevel(ctx context.Context, clients *Clients, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
-	type result struct {
-		engine *Engine
-		err    error
+	each, err := StartEach(ctx, clients, mappings, Config{
+		Namespace:   cfg.Namespace,
+		FullObjects: cfg.FullObjects,
+		SyncTimeout: cfg.SyncTimeout,
+	})
+	o.engines = append(o.engines, each.engines...)
+	if err != nil {
+		return nil, err
 	}
-	results := make([]result, len(mappings))
-	var wg sync.WaitGroup
-	for i, mapping := range mappings {
-		engine, err := New(clients, []*meta.RESTMapping{mapping}, Config{
-			Namespace:   cfg.Namespace,
-			FullObjects: cfg.FullObjects,
-			SyncTimeout: cfg.SyncTimeout,
-		})
-		if err != nil {
-			results[i] = result{err: err}
-			continue
-		}
-		results[i].engine = engine
-		wg.Go(func() { results[i].err = engine.Start(ctx) })
-	}
-	wg.Wait()
-	var started []*Type
-	for i, r := range results {
-		if r.engine != nil {
-			o.engines = append(o.engines, r.engine)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		name := mappings[i].Resource.GroupResource().String()
-		if r.err != nil {
-			klog.V(1).InfoS("owner type unreadable", "type", name, "err", r.err)
-			o.unreadable = append(o.unreadable, UnreadableType{Name: name, Err: r.err})
-			continue
-		}
-		t := r.engine.Types()[0]
-		gk := mappings[i].GroupVersionKind.GroupKind()
+	o.unreadable = append(o.unreadable, each.Unreadable...)
+	for _, t := range each.Types {
+		gk := t.Mapping.GroupVersionKind.GroupKind()
 		o.graph[gk] = t.Informer.GetIndexer()
 		o.types[gk] = t
-		started = append(started, t)
 	}
-	return started, nil
+	return each.Types, nil
+}
+
+// Each is the result of StartEach: the types that synced, and those that could not be read.
+type Each struct {
+	// Types are the synced types, in the order of the mappings.
+	Types []*Type
+	// Unreadable are the types whose engine failed to start, in the order of the mappings.
+	Unreadable []UnreadableType
+	engines    []*Engine
+}
+
+// Shutdown stops every engine StartEach started.
+func (e *Each) Shutdown() {
+	for _, engine := range e.engines {
+		engine.Shutdown()
+	}
+}
+
+// StartEach creates one engine per mapping with cfg, starts them concurrently and waits for
+// each to sync or fail, so that a type the user may not read, or that is not served, is reported
+// in Unreadable instead of failing the others. It returns an error only when ctx ends; the
+// caller calls Shutdown on the result in every case.
+func StartEach(ctx context.Context, clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Each, error) {
+	each := &Each{}
+	errs := make([]error, len(mappings))
+	engines := make([]*Engine, len(mappings))
+	var wg sync.WaitGroup
+	for i, mapping := range mappings {
+		engine, err := New(clients, []*meta.RESTMapping{mapping}, cfg)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		engines[i] = engine
+		each.engines = append(each.engines, engine)
+		wg.Go(func() { errs[i] = engine.Start(ctx) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return each, ctx.Err()
+	}
+	for i, mapping := range mappings {
+		if errs[i] != nil {
+			name := mapping.Resource.GroupResource().String()
+			klog.V(1).InfoS("type unreadable", "type", name, "err", errs[i])
+			each.Unreadable = append(each.Unreadable, UnreadableType{Name: name, Err: errs[i]})
+			continue
+		}
+		each.Types = append(each.Types, engines[i].Types()[0])
+	}
+	return each, nil
 }
 
 // controllerKinds returns the distinct group-version-kinds of objs' controller references, in

@@ -48,6 +48,7 @@ what changed (watch).`,
 
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
+	cmd.AddCommand(NewCmdTree(configFlags, streams))
 	cmd.AddCommand(NewCmdIndexers(streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd
