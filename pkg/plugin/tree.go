@@ -450,4 +450,3 @@ func age(obj interface{}, now time.Time) string {
 	}
 	return duration.HumanDuration(now.Sub(created.Time))
 }
-
