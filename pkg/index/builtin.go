@@ -34,7 +34,7 @@ type Builtin struct {
 }
 
 // Builtins returns the built-in index families in the order they are listed to users:
-// namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, node, phase, image.
+// namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node, phase, image.
 // The caller owns the returned slice.
 func Builtins() []Builtin {
 	return []Builtin{
@@ -44,6 +44,7 @@ func Builtins() []Builtin {
 		{Name: ownerIndexName, Description: "KIND/NAME of each owner reference, e.g. ReplicaSet/web-5d9c7"},
 		{Name: ownerUIDIndexName, Description: "the UID of each owner reference"},
 		{Name: ownerRootIndexName, Description: ownerRootDescription},
+		{Name: selectedByIndexName, Description: selectedByDescription},
 		{Name: nodeIndexName, Description: "spec.nodeName; unscheduled pods have the empty value (node=)"},
 		{Name: phaseIndexName, Description: "status.phase, e.g. Running for pods or Bound for claims"},
 		{Name: imageIndexName, Description: "every container image of a pod or of a workload's pod template"},
@@ -54,7 +55,7 @@ func Builtins() []Builtin {
 // names "label" and "annotation".
 func isBuiltinName(name string) bool {
 	switch name {
-	case namespaceIndexName, ownerIndexName, ownerUIDIndexName, ownerRootIndexName, nodeIndexName, phaseIndexName, imageIndexName,
+	case namespaceIndexName, ownerIndexName, ownerUIDIndexName, ownerRootIndexName, selectedByIndexName, nodeIndexName, phaseIndexName, imageIndexName,
 		"label", "annotation":
 		return true
 	}

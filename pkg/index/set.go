@@ -92,11 +92,11 @@ func fixedBuiltins() map[string]Definition {
 }
 
 // Lookup returns the Definition for an index name: "namespace", "label:KEY", "annotation:KEY",
-// "owner", "owner-uid", "owner-root", "node", "phase", "image", or the name of a custom index. KEY must be a
+// "owner", "owner-uid", "owner-root", "selected-by", "node", "phase", "image", or the name of a custom index. KEY must be a
 // valid label or annotation key (a qualified name such as "app" or "example.com/team").
 //
 // An unknown name is an error that lists the known names, e.g.
-// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, node, phase, image, img`.
+// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node, phase, image, img`.
 func (s *Set) Lookup(name string) (Definition, error) {
 	if key, ok := strings.CutPrefix(name, labelPrefix); ok {
 		if err := validateKey(name, "label", key); err != nil {
@@ -120,8 +120,11 @@ func (s *Set) Lookup(name string) (Definition, error) {
 			Func:         annotationIndexFunc(key),
 		}, nil
 	}
-	if name == ownerRootIndexName {
+	switch name {
+	case ownerRootIndexName:
 		return unboundOwnerRoot(), nil
+	case selectedByIndexName:
+		return SelectedBy(nil), nil
 	}
 	builtin := fixedBuiltinsOf(s)
 	if def, ok := builtin[name]; ok {
