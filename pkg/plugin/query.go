@@ -159,6 +159,9 @@ func (o *QueryOptions) Validate() error {
 	if err := o.engineOptions.validate(); err != nil {
 		return err
 	}
+	if err := validateRelations(o.selectors); err != nil {
+		return err
+	}
 	if o.groupBy != nil && o.out.format != "" && o.out.format != "wide" {
 		return fmt.Errorf("--group-by prints a VALUE, COUNT table; it cannot be combined with -o %s", o.Output)
 	}
@@ -202,13 +205,11 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err := startEngine(ctx, engine); err != nil {
 		return err
 	}
-	indexDefs, owners, err := startRelations(ctx, o.clients, o.namespace, o.SyncTimeout, engine.Types(), o.indexDefs, o.ErrOut)
+	indexDefs, related, err := startRelations(ctx, o.clients, o.namespace, o.SyncTimeout, engine.Types(), o.indexDefs, o.selectors, o.ErrOut)
 	if err != nil {
 		return err
 	}
-	if owners != nil {
-		defer owners.Shutdown()
-	}
+	defer related.Shutdown()
 	o.indexDefs = indexDefs
 
 	if o.groupBy != nil {

@@ -6,6 +6,9 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -22,44 +25,150 @@ func plainIndexes(defs []index.Definition) []index.Definition {
 	return plain
 }
 
-// startRelations is the second phase of an engine whose indexes include relationship indexes:
-// once types have synced, it caches the owner types their objects' controller references lead
-// to (cache.StartOwners), registers the bound owner-root index on every type, and says on errOut
-// which owner types it could not read. It returns defs with the relationship indexes bound, in
-// the same order, and the owners to shut down (nil when no index needed them).
-func startRelations(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, types []*cache.Type, defs []index.Definition, errOut io.Writer) ([]index.Definition, *cache.Owners, error) {
-	needsOwners := false
-	for _, def := range defs {
-		needsOwners = needsOwners || def.Relation == index.OwnerRelation
+// relations are the caches the relationship indexes of one command read; Shutdown ends them.
+type relations struct {
+	owners    *cache.Owners
+	selectors *cache.Each
+}
+
+// Shutdown stops the informers of the related types; a nil *relations has none.
+func (r *relations) Shutdown() {
+	if r == nil {
+		return
 	}
-	if !needsOwners {
+	if r.owners != nil {
+		r.owners.Shutdown()
+	}
+	if r.selectors != nil {
+		r.selectors.Shutdown()
+	}
+}
+
+// startRelations is the second phase of an engine whose indexes include relationship indexes.
+// Once types have synced, it caches what those indexes read: for owner-root, the owner types the
+// objects' controller references lead to (cache.StartOwners); for selected-by, the selecting
+// kinds the selectors name (all of them for --group-by or a negated selector), whole objects.
+// It then registers the bound indexes on every type, and says on errOut which related types it
+// could not read. It returns defs with the relationship indexes bound, in the same order, and the
+// related caches to shut down (nil when no index needed any).
+func startRelations(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, types []*cache.Type, defs []index.Definition, selectors []index.Selector, errOut io.Writer) ([]index.Definition, *relations, error) {
+	var needs = map[index.Relation]bool{}
+	for _, def := range defs {
+		needs[def.Relation] = true
+	}
+	if !needs[index.OwnerRelation] && !needs[index.SelectorRelation] {
 		return defs, nil, nil
 	}
-	var seeds []interface{}
-	for _, t := range types {
-		seeds = append(seeds, t.Informer.GetIndexer().List()...)
-	}
-	owners, err := cache.StartOwners(ctx, clients, seeds, cache.OwnersConfig{Namespace: namespace, SyncTimeout: syncTimeout})
-	if err != nil {
-		return nil, nil, err
-	}
-	reportUnreadable(errOut, owners)
+	r := &relations{}
 	bound := make([]index.Definition, len(defs))
+	copy(bound, defs)
+	if needs[index.OwnerRelation] {
+		var seeds []interface{}
+		for _, t := range types {
+			seeds = append(seeds, t.Informer.GetIndexer().List()...)
+		}
+		owners, err := cache.StartOwners(ctx, clients, seeds, cache.OwnersConfig{Namespace: namespace, SyncTimeout: syncTimeout})
+		if err != nil {
+			return nil, nil, err
+		}
+		r.owners = owners
+		reportUnreadable(errOut, owners)
+		bindRelation(bound, index.OwnerRelation, index.OwnerRoot(owners.Graph()))
+	}
+	if needs[index.SelectorRelation] {
+		graph, each, err := startSelectors(ctx, clients, namespace, syncTimeout, selectors, errOut)
+		r.selectors = each
+		if err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+		bindRelation(bound, index.SelectorRelation, index.SelectedBy(graph))
+	}
 	var added []index.Definition
-	for i, def := range defs {
-		bound[i] = def
-		if def.Relation == index.OwnerRelation {
-			bound[i] = index.OwnerRoot(owners.Graph())
-			added = append(added, bound[i])
+	for _, def := range bound {
+		if def.Relation != index.NoRelation {
+			added = append(added, def)
 		}
 	}
 	for _, t := range types {
 		if err := t.AddIndexes(added...); err != nil {
-			owners.Shutdown()
+			r.Shutdown()
 			return nil, nil, err
 		}
 	}
-	return bound, owners, nil
+	return bound, r, nil
+}
+
+// bindRelation replaces the definitions of relation in defs with def.
+func bindRelation(defs []index.Definition, relation index.Relation, def index.Definition) {
+	for i := range defs {
+		if defs[i].Relation == relation {
+			defs[i] = def
+		}
+	}
+}
+
+// startSelectors caches the selecting kinds selected-by needs, whole, in namespace, and returns
+// their pod selectors. Only the kinds that selected-by=KIND/NAME or "selected-by in (...)"
+// selectors name are cached; any other use (--group-by, !=, notin, exists) needs them all. A
+// kind the user may not read, or that the server does not serve, is reported on errOut.
+func startSelectors(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, selectors []index.Selector, errOut io.Writer) (index.SelectorGraph, *cache.Each, error) {
+	kinds, err := selectorKinds(selectors)
+	if err != nil {
+		return nil, nil, err
+	}
+	var mappings []*meta.RESTMapping
+	for _, gk := range kinds {
+		mapping, err := clients.Mapper.RESTMapping(gk)
+		if err != nil {
+			fmt.Fprintf(errOut, "Warning: selected-by does not read %s, which the server does not serve: %v\n", gk, err)
+			continue
+		}
+		mappings = append(mappings, mapping)
+	}
+	each, err := cache.StartEach(ctx, clients, mappings, cache.Config{Namespace: namespace, SyncTimeout: syncTimeout, FullObjects: true})
+	if err != nil {
+		return nil, each, err
+	}
+	for _, u := range each.Unreadable {
+		fmt.Fprintf(errOut, "Warning: selected-by does not read %s, which cannot be read: %v\n", u.Name, u.Err)
+	}
+	var objs []interface{}
+	for _, t := range each.Types {
+		objs = append(objs, t.Informer.GetIndexer().List()...)
+	}
+	return index.NewPodSelectorsByNamespace(objs), each, nil
+}
+
+// selectorKinds returns the selecting kinds selectors name, or every selecting kind when a
+// selector on selected-by is not = or in, or none is (--group-by selected-by).
+func selectorKinds(selectors []index.Selector) ([]schema.GroupKind, error) {
+	seen := map[schema.GroupKind]bool{}
+	var kinds []schema.GroupKind
+	named := false
+	for _, s := range selectors {
+		if s.Name != "selected-by" {
+			continue
+		}
+		if s.Operator != index.Equals && s.Operator != index.In {
+			return index.SelectorKinds(), nil
+		}
+		named = true
+		for _, v := range s.Values {
+			gk, err := index.SelectorKindOf(v)
+			if err != nil {
+				return nil, fmt.Errorf("--index %s: %w", s, err)
+			}
+			if !seen[gk] {
+				seen[gk] = true
+				kinds = append(kinds, gk)
+			}
+		}
+	}
+	if !named {
+		return index.SelectorKinds(), nil
+	}
+	return kinds, nil
 }
 
 // reportUnreadable says on errOut which owner types could not be cached, and so where walks up
@@ -68,4 +177,10 @@ func reportUnreadable(errOut io.Writer, owners *cache.Owners) {
 	for _, u := range owners.Unreadable() {
 		fmt.Fprintf(errOut, "Warning: owners stop at %s, which cannot be read: %v\n", u.Name, u.Err)
 	}
+}
+
+// validateRelations checks, without I/O, the values of selectors on relationship indexes.
+func validateRelations(selectors []index.Selector) error {
+	_, err := selectorKinds(selectors)
+	return err
 }
