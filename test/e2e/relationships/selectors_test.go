@@ -1,0 +1,97 @@
+package relationships
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
+)
+
+// TestSelectedBy proves selected-by against the pods each selector selects,
+// computed from kubectl get -o json: a Service's map selector, a PDB's and
+// a Deployment's label selectors.
+func TestSelectedBy(t *testing.T) {
+	ns := fmt.Sprintf("sel-%d", time.Now().UnixNano()%1_000_000)
+	framework.CreateNamespace(t, framework.Current(t).AdminClient(), ns)
+	kubectl(t, "create", "deployment", "web", "-n", ns, "--image=registry.example.com/web:v1", "--replicas=2")
+	kubectl(t, "create", "deployment", "api", "-n", ns, "--image=registry.example.com/api:v1", "--replicas=1")
+	kubectl(t, "rollout", "status", "deployment/web", "-n", ns, "--timeout="+rolloutTimeout.String())
+	kubectl(t, "rollout", "status", "deployment/api", "-n", ns, "--timeout="+rolloutTimeout.String())
+	kubectl(t, "expose", "deployment", "web", "-n", ns, "--port=80")
+	// kubectl create pdb wants a selector; an empty one (every pod of the
+	// namespace, in policy/v1) needs a manifest.
+	everything := "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: everything\nspec:\n  minAvailable: 1\n  selector: {}\n"
+	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-n", ns, "-f", "-"}, Stdin: everything}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply of the PDB: %s", r)
+	}
+	kubectl(t, "create", "pdb", "api", "-n", ns, "--selector=app=api", "--min-available=1")
+
+	var pods struct {
+		Items []struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(kubectl(t, "get", "pods", "-n", ns, "-o", "json")), &pods); err != nil {
+		t.Fatal(err)
+	}
+	var selectorOf struct {
+		Spec struct {
+			Selector json.RawMessage `json:"selector"`
+		} `json:"spec"`
+	}
+	selected := func(kind, name string, sel labels.Selector) {
+		t.Helper()
+		var want []string
+		for _, p := range pods.Items {
+			if sel.Matches(labels.Set(p.Metadata.Labels)) {
+				want = append(want, "pod/"+p.Metadata.Name)
+			}
+		}
+		sort.Strings(want)
+		r := mustInformer(t, "query", "pods", "-n", ns, "--index", "selected-by="+kind+"/"+name, "-o", "name")
+		if got := lines(r.Stdout); !slices.Equal(got, want) {
+			t.Errorf("query pods --index selected-by=%s/%s -o name = %q, want %q", kind, name, got, want)
+		}
+	}
+	for _, tt := range []struct{ kind, resource, name string }{
+		{"Service", "service", "web"},
+		{"PodDisruptionBudget", "pdb", "everything"},
+		{"PodDisruptionBudget", "pdb", "api"},
+		{"Deployment", "deployment", "web"},
+	} {
+		if err := json.Unmarshal([]byte(kubectl(t, "get", tt.resource, tt.name, "-n", ns, "-o", "json")), &selectorOf); err != nil {
+			t.Fatal(err)
+		}
+		var sel labels.Selector
+		if tt.kind == "Service" {
+			var m map[string]string
+			if err := json.Unmarshal(selectorOf.Spec.Selector, &m); err != nil {
+				t.Fatal(err)
+			}
+			sel = labels.SelectorFromSet(m)
+		} else {
+			var ls metav1.LabelSelector
+			if err := json.Unmarshal(selectorOf.Spec.Selector, &ls); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if sel, err = metav1.LabelSelectorAsSelector(&ls); err != nil {
+				t.Fatal(err)
+			}
+		}
+		selected(tt.kind, tt.name, sel)
+	}
+
+	r := informer(t, "", "query", "pods", "-n", ns, "--index", "selected-by=ConfigMap/x")
+	if r.ExitCode != 1 || !strings.Contains(r.Stderr, "selected-by needs KIND/NAME") {
+		t.Errorf("query --index selected-by=ConfigMap/x = %s; want exit 1 naming KIND/NAME", r)
+	}
+}
