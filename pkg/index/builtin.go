@@ -34,7 +34,8 @@ type Builtin struct {
 }
 
 // Builtins returns the built-in index families in the order they are listed to users:
-// namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node, phase, image.
+// namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node,
+// node.label:KEY, node.annotation:KEY, phase, image.
 // The caller owns the returned slice.
 func Builtins() []Builtin {
 	return []Builtin{
@@ -46,6 +47,8 @@ func Builtins() []Builtin {
 		{Name: ownerRootIndexName, Description: ownerRootDescription},
 		{Name: selectedByIndexName, Description: selectedByDescription},
 		{Name: nodeIndexName, Description: "spec.nodeName; unscheduled pods have the empty value (node=)"},
+		{Name: nodeLabelPrefix + "KEY", Description: "the value of label KEY of the pod's node, e.g. node.label:topology.kubernetes.io/zone"},
+		{Name: nodeAnnotationPrefix + "KEY", Description: "the value of annotation KEY of the pod's node"},
 		{Name: phaseIndexName, Description: "status.phase, e.g. Running for pods or Bound for claims"},
 		{Name: imageIndexName, Description: "every container image of a pod or of a workload's pod template"},
 	}

@@ -92,12 +92,16 @@ func fixedBuiltins() map[string]Definition {
 }
 
 // Lookup returns the Definition for an index name: "namespace", "label:KEY", "annotation:KEY",
-// "owner", "owner-uid", "owner-root", "selected-by", "node", "phase", "image", or the name of a custom index. KEY must be a
+// "owner", "owner-uid", "owner-root", "selected-by", "node", "node.label:KEY", "node.annotation:KEY",
+// "phase", "image", or the name of a custom index. KEY must be a
 // valid label or annotation key (a qualified name such as "app" or "example.com/team").
 //
 // An unknown name is an error that lists the known names, e.g.
-// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node, phase, image, img`.
+// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node, node.label:KEY, node.annotation:KEY, phase, image, img`.
 func (s *Set) Lookup(name string) (Definition, error) {
+	if def, ok, err := lookupNodeJoin(name); ok {
+		return def, err
+	}
 	if key, ok := strings.CutPrefix(name, labelPrefix); ok {
 		if err := validateKey(name, "label", key); err != nil {
 			return Definition{}, err
