@@ -29,6 +29,7 @@ func plainIndexes(defs []index.Definition) []index.Definition {
 type relations struct {
 	owners    *cache.Owners
 	selectors *cache.Each
+	nodes     *cache.Each
 }
 
 // Shutdown stops the informers of the related types; a nil *relations has none.
@@ -42,13 +43,16 @@ func (r *relations) Shutdown() {
 	if r.selectors != nil {
 		r.selectors.Shutdown()
 	}
+	if r.nodes != nil {
+		r.nodes.Shutdown()
+	}
 }
 
 // startRelations is the second phase of an engine whose indexes include relationship indexes.
 // Once types have synced, it caches what those indexes read: for owner-root, the owner types the
 // objects' controller references lead to (cache.StartOwners); for selected-by, the selecting
-// kinds the selectors name (all of them for --group-by or a negated selector), whole objects.
-// It then registers the bound indexes on every type, and says on errOut which related types it
+// kinds the selectors name (all of them for --group-by or a negated selector), whole objects;
+// for node.label:KEY and node.annotation:KEY, the nodes, metadata-only. It then registers the bound indexes on every type, and says on errOut which related types it
 // could not read. It returns defs with the relationship indexes bound, in the same order, and the
 // related caches to shut down (nil when no index needed any).
 func startRelations(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, types []*cache.Type, defs []index.Definition, selectors []index.Selector, errOut io.Writer) ([]index.Definition, *relations, error) {
@@ -56,12 +60,11 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 	for _, def := range defs {
 		needs[def.Relation] = true
 	}
-	if !needs[index.OwnerRelation] && !needs[index.SelectorRelation] {
+	if !needs[index.OwnerRelation] && !needs[index.SelectorRelation] && !needs[index.NodeRelation] {
 		return defs, nil, nil
 	}
 	r := &relations{}
-	bound := make([]index.Definition, len(defs))
-	copy(bound, defs)
+	var graphs index.Graphs
 	if needs[index.OwnerRelation] {
 		var seeds []interface{}
 		for _, t := range types {
@@ -73,7 +76,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 		}
 		r.owners = owners
 		reportUnreadable(errOut, owners)
-		bindRelation(bound, index.OwnerRelation, index.OwnerRoot(owners.Graph()))
+		graphs.Owners = owners.Graph()
 	}
 	if needs[index.SelectorRelation] {
 		graph, each, err := startSelectors(ctx, clients, namespace, syncTimeout, selectors, errOut)
@@ -82,12 +85,23 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 			r.Shutdown()
 			return nil, nil, err
 		}
-		bindRelation(bound, index.SelectorRelation, index.SelectedBy(graph))
+		graphs.Selectors = graph
 	}
+	if needs[index.NodeRelation] {
+		graph, each, err := startNodes(ctx, clients, syncTimeout, errOut)
+		r.nodes = each
+		if err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+		graphs.Nodes = graph
+	}
+	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
-	for _, def := range bound {
+	for i, def := range defs {
+		bound[i] = index.Bind(def, graphs)
 		if def.Relation != index.NoRelation {
-			added = append(added, def)
+			added = append(added, bound[i])
 		}
 	}
 	for _, t := range types {
@@ -99,13 +113,27 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 	return bound, r, nil
 }
 
-// bindRelation replaces the definitions of relation in defs with def.
-func bindRelation(defs []index.Definition, relation index.Relation, def index.Definition) {
-	for i := range defs {
-		if defs[i].Relation == relation {
-			defs[i] = def
-		}
+// nodesGroupKind is the kind the node join indexes read.
+var nodesGroupKind = schema.GroupKind{Kind: "Node"}
+
+// startNodes caches the nodes, metadata-only, for the node join indexes. Nodes the user may not
+// read are reported on errOut, and the indexes then have no values.
+func startNodes(ctx context.Context, clients *cache.Clients, syncTimeout time.Duration, errOut io.Writer) (index.NodeGraph, *cache.Each, error) {
+	mapping, err := clients.Mapper.RESTMapping(nodesGroupKind)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resolving nodes: %w", err)
 	}
+	each, err := cache.StartEach(ctx, clients, []*meta.RESTMapping{mapping}, cache.Config{SyncTimeout: syncTimeout})
+	if err != nil {
+		return nil, each, err
+	}
+	for _, u := range each.Unreadable {
+		fmt.Fprintf(errOut, "Warning: node.label and node.annotation have no values: %s cannot be read: %v\n", u.Name, u.Err)
+	}
+	if len(each.Types) == 0 {
+		return nil, each, nil
+	}
+	return index.NodeIndexer{Indexer: each.Types[0].Informer.GetIndexer()}, each, nil
 }
 
 // startSelectors caches the selecting kinds selected-by needs, whole, in namespace, and returns
