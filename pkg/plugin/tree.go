@@ -11,11 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
@@ -73,7 +75,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd := &cobra.Command{
 		Use:     "tree TYPE/NAME... | TYPE [NAME...] [flags]",
 		Short:   "Show the objects an object owns, recursively, or its owners with --up",
-		Long:    "Start shared informers for the root's type and the types it may own, wait until they have synced, and print each root with the objects whose ownerReferences name it, recursively, as a tree. With --up, print the chain of controllers from the root up to the top-most one.",
+		Long:    "Start shared informers for the root's type and the types it may own, wait until they have synced, and print each root with the objects whose ownerReferences name it, recursively, as a tree; a Service's tree lists the pods its selector selects. With --up, print the chain of controllers from the root up to the top-most one.",
 		Example: treeExample,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -221,7 +223,9 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		if err != nil {
 			return nil, shutdown, err
 		}
-		cfg := cache.Config{Namespace: o.namespace, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: full}
+		// A Service's pods are found by its selector, in its spec.
+		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
+		cfg := cache.Config{Namespace: o.namespace, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull}
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
@@ -316,16 +320,18 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 	return trees, nil
 }
 
-// cacheDependents finds dependents through the owner-uid index of each followed type.
+// cacheDependents finds dependents through the owner-uid index of each followed type, and the
+// pods a Service selects when pods are followed.
 type cacheDependents struct {
 	types []*cache.Type
 	index string
 }
 
-func (d cacheDependents) Dependents(uid types.UID) ([]tree.Object, error) {
+func (d cacheDependents) Dependents(owner tree.Object) ([]tree.Object, error) {
 	var out []tree.Object
+	uid := string(owner.UID())
 	for _, t := range d.types {
-		objs, err := t.Informer.GetIndexer().ByIndex(d.index, string(uid))
+		objs, err := t.Informer.GetIndexer().ByIndex(d.index, uid)
 		if err != nil {
 			return nil, fmt.Errorf("looking up dependents in %s: %w", t.Name(), err)
 		}
@@ -333,8 +339,34 @@ func (d cacheDependents) Dependents(uid types.UID) ([]tree.Object, error) {
 			out = append(out, typeObject(t, obj))
 		}
 	}
+	if owner.Resource != servicesResource {
+		return out, nil
+	}
+	sel, ok := index.SelectorOf(owner.Obj)
+	if !ok {
+		return out, nil
+	}
+	for _, t := range d.types {
+		if t.Mapping.Resource.GroupResource() != podsResource {
+			continue
+		}
+		pods, err := t.Informer.GetIndexer().ByIndex(toolscache.NamespaceIndex, owner.Namespace)
+		if err != nil {
+			return nil, fmt.Errorf("looking up the pods of %s/%s: %w", owner.Kind, owner.Name, err)
+		}
+		for _, pod := range pods {
+			if m, err := meta.Accessor(pod); err == nil && sel.Selector.Matches(labels.Set(m.GetLabels())) {
+				out = append(out, typeObject(t, pod))
+			}
+		}
+	}
 	return out, nil
 }
+
+var (
+	servicesResource = schema.GroupResource{Resource: "services"}
+	podsResource     = schema.GroupResource{Resource: "pods"}
+)
 
 // upTrees caches the owner types of the roots, level by level, and returns each root's chain of
 // controllers as a tree, top-most first. Owners that cannot be read end the chain with what

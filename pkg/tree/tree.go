@@ -49,10 +49,12 @@ func (o Object) UID() types.UID {
 	return ""
 }
 
-// Dependents finds the cached objects that have an ownerReference to uid, in the types the tree
-// follows. Implementations read caches, typically an owner-uid index of each followed type.
+// Dependents finds the objects to list under owner: the cached objects that have an
+// ownerReference to its UID, in the types the tree follows, and any other edge the
+// implementation draws (the pods a Service selects). Implementations read caches, typically an
+// owner-uid index of each followed type.
 type Dependents interface {
-	Dependents(uid types.UID) ([]Object, error)
+	Dependents(owner Object) ([]Object, error)
 }
 
 // Node is one object of a tree with the objects under it, ordered by kind, namespace and name.
@@ -76,7 +78,7 @@ func down(obj Object, deps Dependents, seen map[types.UID]bool, depth int) (*Nod
 		return n, nil
 	}
 	seen[uid] = true
-	children, err := deps.Dependents(uid)
+	children, err := deps.Dependents(obj)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,8 @@ import (
 // plugin does over its caches.
 type indexDependents map[string]cache.Indexer
 
-func (d indexDependents) Dependents(uid types.UID) ([]Object, error) {
+func (d indexDependents) Dependents(owner Object) ([]Object, error) {
+	uid := owner.UID()
 	var out []Object
 	for kind, indexer := range d {
 		objs, err := indexer.ByIndex("owner-uid", string(uid))

@@ -47,7 +47,7 @@ func TestSelectedBy(t *testing.T) {
 			Selector json.RawMessage `json:"selector"`
 		} `json:"spec"`
 	}
-	selected := func(kind, name string, sel labels.Selector) {
+	selected := func(kind, name string, sel labels.Selector) []string {
 		t.Helper()
 		var want []string
 		for _, p := range pods.Items {
@@ -60,7 +60,9 @@ func TestSelectedBy(t *testing.T) {
 		if got := lines(r.Stdout); !slices.Equal(got, want) {
 			t.Errorf("query pods --index selected-by=%s/%s -o name = %q, want %q", kind, name, got, want)
 		}
+		return want
 	}
+	var servicePods []string
 	for _, tt := range []struct{ kind, resource, name string }{
 		{"Service", "service", "web"},
 		{"PodDisruptionBudget", "pdb", "everything"},
@@ -87,7 +89,22 @@ func TestSelectedBy(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		selected(tt.kind, tt.name, sel)
+		if pods := selected(tt.kind, tt.name, sel); tt.kind == "Service" {
+			servicePods = pods
+		}
+	}
+
+	// tree service/web: its EndpointSlices (owned) and the pods it selects.
+	// The EndpointSlice controller makes the slice soon after the Service;
+	// wait for it, so the tree and kubectl get see the same.
+	var endpointSlices []string
+	for deadline := time.Now().Add(time.Minute); len(endpointSlices) == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		endpointSlices = lines(kubectl(t, "get", "endpointslices", "-n", ns, "-l", "kubernetes.io/service-name=web", "-o", "name"))
+	}
+	want := append([]string{"service/web"}, endpointSlices...)
+	want = append(want, servicePods...)
+	if r := mustInformer(t, "tree", "service/web", "-n", ns, "-o", "name"); !slices.Equal(lines(r.Stdout), want) {
+		t.Errorf("tree service/web -o name = %q, want %q", lines(r.Stdout), want)
 	}
 
 	r := informer(t, "", "query", "pods", "-n", ns, "--index", "selected-by=ConfigMap/x")
