@@ -102,6 +102,7 @@ type Graphs struct {
 	Owners    OwnerGraph
 	Selectors SelectorGraph
 	Nodes     NodeGraph
+	Pods      PodGraph
 }
 
 // Bind returns def reading g: the Definition of the same index name over g's graph of def's
@@ -112,6 +113,8 @@ func Bind(def Definition, g Graphs) Definition {
 		return OwnerRoot(g.Owners)
 	case SelectorRelation:
 		return SelectedBy(g.Selectors)
+	case PodRelation:
+		return Selects(g.Pods)
 	case NodeRelation:
 		if key, ok := strings.CutPrefix(def.Name, nodeLabelPrefix); ok {
 			return nodeJoin(def.Name, key, false, g.Nodes)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // selectedByIndexName is the index name of the selected-by index.
@@ -227,4 +228,62 @@ func isPod(obj interface{}) bool {
 		return gvk.Group == "" && gvk.Kind == "Pod"
 	}
 	return false
+}
+
+// selectsIndexName is the index name of the selects index, the reverse of selected-by.
+const selectsIndexName = "selects"
+
+const selectsDescription = "Pod/NAME of each pod a Service, workload, PodDisruptionBudget or NetworkPolicy selects"
+
+// PodRelation marks a Definition that reads the cached pods of the object's namespace
+// (selects). Set.Lookup returns it unbound; Bind binds it to a PodGraph.
+const PodRelation Relation = NodeRelation + 1
+
+// PodGraph is what the selects index reads: the cached pods of a namespace, typed,
+// unstructured or metadata-only. Implementations must be safe for concurrent use.
+type PodGraph interface {
+	Pods(namespace string) []interface{}
+}
+
+// PodIndexer is a PodGraph over an informer's indexer of pods that has client-go's namespace
+// index (cache.NamespaceIndex), as every informer of the engine has.
+type PodIndexer struct{ Indexer cache.Indexer }
+
+// Pods implements PodGraph.
+func (p PodIndexer) Pods(namespace string) []interface{} {
+	pods, err := p.Indexer.ByIndex(cache.NamespaceIndex, namespace)
+	if err != nil {
+		return nil
+	}
+	return pods
+}
+
+// Selects returns the selects index over graph: for an object of a selector kind (see
+// SelectorOf), "Pod/NAME" of each pod of its namespace in graph that its selector selects, e.g.
+// `query svc,pdb,netpol --index selects=Pod/web-5d9c7-x2x4z`. Other objects have no value. Like
+// SelectedBy, the values are computed when the object enters or changes in its cache; a pod
+// created later is not added to them.
+func Selects(graph PodGraph) Definition {
+	return Definition{
+		Name:        selectsIndexName,
+		Description: selectsDescription,
+		Relation:    PodRelation,
+		Func: func(obj interface{}) ([]string, error) {
+			if _, err := accessor(obj); err != nil {
+				return nil, err
+			}
+			sel, ok := SelectorOf(obj)
+			if !ok || graph == nil {
+				return nil, nil
+			}
+			var values []string
+			for _, pod := range graph.Pods(sel.Namespace) {
+				m, err := accessor(pod)
+				if err == nil && sel.Selector.Matches(labels.Set(m.GetLabels())) {
+					values = append(values, "Pod/"+m.GetName())
+				}
+			}
+			return values, nil
+		},
+	}
 }

@@ -83,3 +83,38 @@ func TestSelectorKindOf(t *testing.T) {
 		}
 	}
 }
+
+func TestSelects(t *testing.T) {
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, p := range []*metav1.PartialObjectMetadata{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", Labels: map[string]string{"app": "web"}}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db-1", Labels: map[string]string{"app": "db"}}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "web-2", Labels: map[string]string{"app": "web"}}},
+	} {
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def := Bind(Selects(nil), Graphs{Pods: PodIndexer{Indexer: pods}})
+	om := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: "shop", Name: name} }
+	tests := []struct {
+		name string
+		obj  interface{}
+		want []string
+	}{
+		{"service", &corev1.Service{ObjectMeta: om("web"), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}}}, []string{"Pod/web-1"}},
+		{"service without selector", &corev1.Service{ObjectMeta: om("ext")}, nil},
+		{"empty pdb", &policyv1.PodDisruptionBudget{ObjectMeta: om("all"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{}}}, []string{"Pod/db-1", "Pod/web-1"}},
+		{"not a selector", &corev1.ConfigMap{ObjectMeta: om("cm")}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Values(def, tt.obj); !slices.Equal(sorted(got), sorted(tt.want)) {
+				t.Errorf("selects(%s) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+	if got := Values(Selects(nil), &corev1.Service{ObjectMeta: om("web"), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}}}); got != nil {
+		t.Errorf("unbound selects = %q, want none", got)
+	}
+}

@@ -92,12 +92,12 @@ func fixedBuiltins() map[string]Definition {
 }
 
 // Lookup returns the Definition for an index name: "namespace", "label:KEY", "annotation:KEY",
-// "owner", "owner-uid", "owner-root", "selected-by", "node", "node.label:KEY", "node.annotation:KEY",
+// "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY",
 // "phase", "image", or the name of a custom index. KEY must be a
 // valid label or annotation key (a qualified name such as "app" or "example.com/team").
 //
 // An unknown name is an error that lists the known names, e.g.
-// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, node, node.label:KEY, node.annotation:KEY, phase, image, img`.
+// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, img`.
 func (s *Set) Lookup(name string) (Definition, error) {
 	if def, ok, err := lookupNodeJoin(name); ok {
 		return def, err
@@ -129,6 +129,8 @@ func (s *Set) Lookup(name string) (Definition, error) {
 		return unboundOwnerRoot(), nil
 	case selectedByIndexName:
 		return SelectedBy(nil), nil
+	case selectsIndexName:
+		return Selects(nil), nil
 	}
 	builtin := fixedBuiltinsOf(s)
 	if def, ok := builtin[name]; ok {
