@@ -30,6 +30,7 @@ type relations struct {
 	owners    *cache.Owners
 	selectors *cache.Each
 	nodes     *cache.Each
+	pods      *cache.Each
 }
 
 // Shutdown stops the informers of the related types; a nil *relations has none.
@@ -46,13 +47,17 @@ func (r *relations) Shutdown() {
 	if r.nodes != nil {
 		r.nodes.Shutdown()
 	}
+	if r.pods != nil {
+		r.pods.Shutdown()
+	}
 }
 
 // startRelations is the second phase of an engine whose indexes include relationship indexes.
 // Once types have synced, it caches what those indexes read: for owner-root, the owner types the
 // objects' controller references lead to (cache.StartOwners); for selected-by, the selecting
 // kinds the selectors name (all of them for --group-by or a negated selector), whole objects;
-// for node.label:KEY and node.annotation:KEY, the nodes, metadata-only. It then registers the bound indexes on every type, and says on errOut which related types it
+// for node.label:KEY and node.annotation:KEY, the nodes, metadata-only; for selects, the pods
+// of the namespace, metadata-only. It then registers the bound indexes on every type, and says on errOut which related types it
 // could not read. It returns defs with the relationship indexes bound, in the same order, and the
 // related caches to shut down (nil when no index needed any).
 func startRelations(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, types []*cache.Type, defs []index.Definition, selectors []index.Selector, errOut io.Writer) ([]index.Definition, *relations, error) {
@@ -60,7 +65,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 	for _, def := range defs {
 		needs[def.Relation] = true
 	}
-	if !needs[index.OwnerRelation] && !needs[index.SelectorRelation] && !needs[index.NodeRelation] {
+	if !needs[index.OwnerRelation] && !needs[index.SelectorRelation] && !needs[index.NodeRelation] && !needs[index.PodRelation] {
 		return defs, nil, nil
 	}
 	r := &relations{}
@@ -96,6 +101,15 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 		}
 		graphs.Nodes = graph
 	}
+	if needs[index.PodRelation] {
+		graph, each, err := startPods(ctx, clients, namespace, syncTimeout, errOut)
+		r.pods = each
+		if err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+		graphs.Pods = graph
+	}
 	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
 	for i, def := range defs {
@@ -113,8 +127,31 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 	return bound, r, nil
 }
 
-// nodesGroupKind is the kind the node join indexes read.
-var nodesGroupKind = schema.GroupKind{Kind: "Node"}
+// nodesGroupKind and podsGroupKind are the kinds the node join indexes and selects read.
+var (
+	nodesGroupKind = schema.GroupKind{Kind: "Node"}
+	podsGroupKind  = schema.GroupKind{Kind: "Pod"}
+)
+
+// startPods caches the pods of namespace, metadata-only, for the selects index. Pods the user
+// may not read are reported on errOut, and the index then has no values.
+func startPods(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, errOut io.Writer) (index.PodGraph, *cache.Each, error) {
+	mapping, err := clients.Mapper.RESTMapping(podsGroupKind)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resolving pods: %w", err)
+	}
+	each, err := cache.StartEach(ctx, clients, []*meta.RESTMapping{mapping}, cache.Config{Namespace: namespace, SyncTimeout: syncTimeout})
+	if err != nil {
+		return nil, each, err
+	}
+	for _, u := range each.Unreadable {
+		fmt.Fprintf(errOut, "Warning: selects has no values: %s cannot be read: %v\n", u.Name, u.Err)
+	}
+	if len(each.Types) == 0 {
+		return nil, each, nil
+	}
+	return index.PodIndexer{Indexer: each.Types[0].Informer.GetIndexer()}, each, nil
+}
 
 // startNodes caches the nodes, metadata-only, for the node join indexes. Nodes the user may not
 // read are reported on errOut, and the indexes then have no values.
