@@ -63,11 +63,13 @@ func TestSelectedBy(t *testing.T) {
 		return want
 	}
 	var servicePods []string
+	// selectedPods holds, by -o name of the selecting object, the pods it selects.
+	selectedPods := map[string][]string{}
 	for _, tt := range []struct{ kind, resource, name string }{
 		{"Service", "service", "web"},
-		{"PodDisruptionBudget", "pdb", "everything"},
-		{"PodDisruptionBudget", "pdb", "api"},
-		{"Deployment", "deployment", "web"},
+		{"PodDisruptionBudget", "poddisruptionbudget.policy", "everything"},
+		{"PodDisruptionBudget", "poddisruptionbudget.policy", "api"},
+		{"Deployment", "deployment.apps", "web"},
 	} {
 		if err := json.Unmarshal([]byte(kubectl(t, "get", tt.resource, tt.name, "-n", ns, "-o", "json")), &selectorOf); err != nil {
 			t.Fatal(err)
@@ -89,9 +91,25 @@ func TestSelectedBy(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if pods := selected(tt.kind, tt.name, sel); tt.kind == "Service" {
+		pods := selected(tt.kind, tt.name, sel)
+		if tt.kind == "Service" {
 			servicePods = pods
 		}
+		selectedPods[tt.resource+"/"+tt.name] = pods
+	}
+
+	// selects, the reverse: the objects that select one web pod, in the
+	// order of the types asked for.
+	pod := servicePods[0]
+	var wantSelecting []string
+	for _, name := range []string{"service/web", "poddisruptionbudget.policy/api", "poddisruptionbudget.policy/everything", "deployment.apps/web"} {
+		if slices.Contains(selectedPods[name], pod) {
+			wantSelecting = append(wantSelecting, name)
+		}
+	}
+	r := mustInformer(t, "query", "svc,pdb,deploy", "-n", ns, "--index", "selects=Pod/"+strings.TrimPrefix(pod, "pod/"), "-o", "name")
+	if got := lines(r.Stdout); !slices.Equal(got, wantSelecting) {
+		t.Errorf("query svc,pdb,deploy --index selects=Pod/%s -o name = %q, want %q", pod, got, wantSelecting)
 	}
 
 	// tree service/web: its EndpointSlices (owned) and the pods it selects.
@@ -107,7 +125,7 @@ func TestSelectedBy(t *testing.T) {
 		t.Errorf("tree service/web -o name = %q, want %q", lines(r.Stdout), want)
 	}
 
-	r := informer(t, "", "query", "pods", "-n", ns, "--index", "selected-by=ConfigMap/x")
+	r = informer(t, "", "query", "pods", "-n", ns, "--index", "selected-by=ConfigMap/x")
 	if r.ExitCode != 1 || !strings.Contains(r.Stderr, "selected-by needs KIND/NAME") {
 		t.Errorf("query --index selected-by=ConfigMap/x = %s; want exit 1 naming KIND/NAME", r)
 	}
