@@ -12,8 +12,28 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
 
-// setUpWorkloads makes, through the real kubectl, two Deployments and a
-// CronJob with a Job created from it, in ns, and waits for the controllers.
+// statefulSet is a StatefulSet of two pods, applied through kubectl.
+const statefulSet = `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  replicas: 2
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - name: db
+        image: registry.example.com/db:v1
+`
+
+// setUpWorkloads makes, through the real kubectl, two Deployments, a
+// StatefulSet and a CronJob with a Job created from it, in ns, and waits for
+// the controllers.
 func setUpWorkloads(t *testing.T, ns string) {
 	t.Helper()
 	framework.CreateNamespace(t, framework.Current(t).AdminClient(), ns)
@@ -21,10 +41,14 @@ func setUpWorkloads(t *testing.T, ns string) {
 	kubectl(t, "create", "deployment", "api", "-n", ns, "--image=registry.example.com/api:v1", "--replicas=2")
 	kubectl(t, "create", "cronjob", "backup", "-n", ns, "--image=registry.example.com/backup:v1", "--schedule=0 0 1 1 *", "--", "true")
 	kubectl(t, "create", "job", "backup-now", "-n", ns, "--from=cronjob/backup")
+	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-n", ns, "-f", "-"}, Stdin: statefulSet}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply of the StatefulSet: %s", r)
+	}
 	timeout := "--timeout=" + rolloutTimeout.String()
 	kubectl(t, "rollout", "status", "deployment/web", "-n", ns, timeout)
 	kubectl(t, "rollout", "status", "deployment/api", "-n", ns, timeout)
 	kubectl(t, "wait", "--for=condition=complete", "job/backup-now", "-n", ns, timeout)
+	kubectl(t, "rollout", "status", "statefulset/db", "-n", ns, timeout)
 }
 
 // TestOwnerRootAndTree proves owner-root and tree against the ownership
@@ -34,14 +58,14 @@ func TestOwnerRootAndTree(t *testing.T) {
 	// cluster (KUBECTL_INFORMER_E2E_CLUSTER).
 	ns := fmt.Sprintf("rel-%d", time.Now().UnixNano()%1_000_000)
 	setUpWorkloads(t, ns)
-	g := readGraph(t, ns, "deployments,replicasets,pods,jobs,cronjobs")
+	g := readGraph(t, ns, "deployments,replicasets,statefulsets,controllerrevisions,pods,jobs,cronjobs")
 	byRoot := g.podsByRoot()
-	if len(byRoot["Deployment/web"]) != 3 || len(byRoot["CronJob/backup"]) != 1 {
+	if len(byRoot["Deployment/web"]) != 3 || len(byRoot["CronJob/backup"]) != 1 || len(byRoot["StatefulSet/db"]) != 2 {
 		t.Fatalf("the computed roots are not what the controllers should have made: %v", byRoot)
 	}
 
 	t.Run("query owner-root", func(t *testing.T) {
-		for _, root := range []string{"Deployment/web", "Deployment/api", "CronJob/backup"} {
+		for _, root := range []string{"Deployment/web", "Deployment/api", "CronJob/backup", "StatefulSet/db"} {
 			r := mustInformer(t, "query", "pods", "-n", ns, "--index", "owner-root="+root, "-o", "name")
 			if got := lines(r.Stdout); !slices.Equal(got, byRoot[root]) {
 				t.Errorf("query pods --index owner-root=%s -o name = %q, want %q", root, got, byRoot[root])
@@ -76,7 +100,7 @@ func TestOwnerRootAndTree(t *testing.T) {
 	})
 
 	t.Run("tree -o name", func(t *testing.T) {
-		for _, root := range [][2]string{{"Deployment", "web"}, {"CronJob", "backup"}} {
+		for _, root := range [][2]string{{"Deployment", "web"}, {"CronJob", "backup"}, {"StatefulSet", "db"}} {
 			var want []treeLine
 			g.down(g.find(t, root[0], root[1]), 0, &want)
 			r := mustInformer(t, "tree", strings.ToLower(root[0])+"/"+root[1], "-n", ns, "-o", "name")
