@@ -166,6 +166,9 @@ func (o *TreeOptions) Validate() error {
 		return fmt.Errorf("--types limits the types followed down; it cannot be combined with --up, which follows controllers")
 	}
 	for _, r := range o.roots {
+		if len(r.names) > 0 && o.AllNamespaces {
+			return fmt.Errorf("a resource cannot be retrieved by name across all namespaces; drop -A or name the type alone, e.g. 'kubectl informer tree %s -A -l app=web'", r.typ)
+		}
 		if len(r.names) > 0 && o.LabelSelector != "" {
 			return fmt.Errorf("--selector picks roots among every object of a type; name the type alone, e.g. 'kubectl informer tree %s -l %s'", r.typ, o.LabelSelector)
 		}
@@ -251,7 +254,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		for _, name := range r.names {
 			key := name
 			if t.Namespaced() {
-				key = o.rootNamespace() + "/" + name
+				key = o.namespace + "/" + name
 			}
 			obj, exists, err := t.Informer.GetIndexer().GetByKey(key)
 			if err != nil {
@@ -264,16 +267,6 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		}
 	}
 	return roots, shutdown, nil
-}
-
-// rootNamespace is the namespace named roots are looked up in: with -A, kubectl get TYPE/NAME
-// uses the namespace of the context, and so does tree.
-func (o *TreeOptions) rootNamespace() string {
-	if o.namespace != "" {
-		return o.namespace
-	}
-	ns, _, _ := o.configFlags.ToRawKubeConfigLoader().Namespace()
-	return ns
 }
 
 func typeObject(t *cache.Type, obj interface{}) tree.Object {

@@ -58,6 +58,7 @@ func TestTreeValidate(t *testing.T) {
 		{"wide", []string{"deploy/web"}, map[string]string{"output": "wide"}, "cannot print -o wide"},
 		{"types with up", []string{"pod/p"}, map[string]string{"up": "true", "types": "pods"}, "--types limits the types followed down"},
 		{"selector with names", []string{"deploy/web"}, map[string]string{"selector": "app=web"}, "--selector picks roots"},
+		{"name across namespaces", []string{"deploy/web"}, map[string]string{"all-namespaces": "true"}, "cannot be retrieved by name across all namespaces"},
 		{"ok", []string{"deploy"}, map[string]string{"selector": "app=web", "output": "name"}, ""},
 	}
 	for _, tt := range tests {
@@ -76,6 +77,7 @@ func TestTreeValidate(t *testing.T) {
 			o := NewTreeOptions(configFlags, streams)
 			o.Output, o.LabelSelector, o.SyncTimeout = tt.flags["output"], tt.flags["selector"], 1
 			o.Up = tt.flags["up"] == "true"
+			o.AllNamespaces = tt.flags["all-namespaces"] == "true"
 			if tt.flags["types"] != "" {
 				o.Types = []string{tt.flags["types"]}
 			}
