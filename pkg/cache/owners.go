@@ -55,8 +55,8 @@ type Owners struct {
 
 // StartOwners discovers the owner types of seeds and caches them, level by level: the kinds of
 // the seeds' controller references (resolved through clients.Mapper from their apiVersion and
-// kind), then the kinds of those owners' controller references, until no new kind appears or
-// maxOwnerRounds levels are held. Each level's informers are created and started, and synced,
+// kind, in the reference's version or else the preferred one), then the kinds of those owners'
+// controller references, until no new kind appears or maxOwnerRounds levels are held. Each level's informers are created and started, and synced,
 // before the next level is discovered from their objects, so every informer exists before it
 // starts. Seeds are objects already cached (typed, unstructured or metadata-only).
 //
@@ -76,6 +76,11 @@ func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg
 			}
 			tried[gvk.GroupKind()] = true
 			mapping, err := clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				// A reference written in a version the server no longer serves
+				// still names a kind it may serve in another.
+				mapping, err = clients.Mapper.RESTMapping(gvk.GroupKind())
+			}
 			if err != nil {
 				o.unreadable = append(o.unreadable, UnreadableType{Name: gvk.String(), Err: fmt.Errorf("resolving owner type: %w", err)})
 				continue

@@ -16,7 +16,7 @@ import (
 
 // ownersMapper knows pods, nodes and replica sets; the fake API server serves only the first two.
 func ownersMapper() meta.RESTMapper {
-	m := meta.NewDefaultRESTMapper(nil)
+	m := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Version: "v1"}, {Group: "apps", Version: "v1"}})
 	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
 	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Node"}, meta.RESTScopeRoot)
 	m.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, meta.RESTScopeNamespace)
@@ -58,7 +58,8 @@ func TestStartOwners(t *testing.T) {
 			clients := s.clients(t)
 			clients.Mapper = ownersMapper()
 			mirror := fakePod("shop", "mirror", "node-1", nil)
-			mirror.SetOwnerReferences([]metav1.OwnerReference{controllerRef("v1", "Node", "node-1", "node-uid")})
+			// A version the mapper does not know still resolves the kind.
+			mirror.SetOwnerReferences([]metav1.OwnerReference{controllerRef("v0", "Node", "node-1", "node-uid")})
 			db := fakePod("shop", "db-x-1", "node-1", nil)
 			db.SetOwnerReferences([]metav1.OwnerReference{controllerRef("apps/v1", "ReplicaSet", "db-x", "rs-uid")})
 			widget := fakePod("shop", "w-1", "node-1", nil)
