@@ -13,8 +13,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// plainIndexes returns defs without the relationship indexes (owner-root), which are
-// registered only after the caches they read have synced; see startRelations.
+// plainIndexes returns defs without the relationship indexes (owner-root, selected-by,
+// selects, node.label:KEY, node.annotation:KEY), which are registered only after the caches
+// they read have synced; see startRelations.
 func plainIndexes(defs []index.Definition) []index.Definition {
 	var plain []index.Definition
 	for _, def := range defs {
@@ -57,15 +58,17 @@ func (r *relations) Shutdown() {
 // objects' controller references lead to (cache.StartOwners); for selected-by, the selecting
 // kinds the selectors name (all of them for --group-by or a negated selector), whole objects;
 // for node.label:KEY and node.annotation:KEY, the nodes, metadata-only; for selects, the pods
-// of the namespace, metadata-only. It then registers the bound indexes on every type, and says on errOut which related types it
-// could not read. It returns defs with the relationship indexes bound, in the same order, and the
-// related caches to shut down (nil when no index needed any).
+// of the namespace, metadata-only. It then registers the bound indexes on every type, and says
+// on errOut which related types it could not read. It returns defs with the relationship indexes
+// bound, in the same order, and the related caches to shut down (nil when no index needed any).
 func startRelations(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, types []*cache.Type, defs []index.Definition, selectors []index.Selector, errOut io.Writer) ([]index.Definition, *relations, error) {
-	var needs = map[index.Relation]bool{}
+	needs := map[index.Relation]bool{}
 	for _, def := range defs {
-		needs[def.Relation] = true
+		if def.Relation != index.NoRelation {
+			needs[def.Relation] = true
+		}
 	}
-	if !needs[index.OwnerRelation] && !needs[index.SelectorRelation] && !needs[index.NodeRelation] && !needs[index.PodRelation] {
+	if len(needs) == 0 {
 		return defs, nil, nil
 	}
 	r := &relations{}
