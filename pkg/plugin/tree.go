@@ -19,6 +19,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"k8s.io/klog/v2"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -276,13 +278,9 @@ func typeObject(t *cache.Type, obj interface{}) tree.Object {
 // downTrees caches the followed types with an owner-uid index, one engine each so that a type
 // the user may not read is reported and skipped, and walks down from every root.
 func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full bool) ([]*tree.Node, error) {
-	typeArgs := o.Types
-	if len(typeArgs) == 0 {
-		typeArgs = defaultTreeTypes
-	}
-	mappings, err := o.resolve(strings.Join(typeArgs, ","))
+	mappings, err := o.followedTypes()
 	if err != nil {
-		return nil, fmt.Errorf("--types: %w", err)
+		return nil, err
 	}
 	ownerUID, err := o.indexSet.Lookup("owner-uid")
 	if err != nil {
@@ -311,6 +309,28 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 		trees = append(trees, n)
 	}
 	return trees, nil
+}
+
+// followedTypes resolves --types, or the default types; a default type the server does not serve
+// is left out (logged at -v=1), a --types type it does not serve is an error.
+func (o *TreeOptions) followedTypes() ([]*meta.RESTMapping, error) {
+	if len(o.Types) > 0 {
+		mappings, err := o.resolve(strings.Join(o.Types, ","))
+		if err != nil {
+			return nil, fmt.Errorf("--types: %w", err)
+		}
+		return mappings, nil
+	}
+	var mappings []*meta.RESTMapping
+	for _, typ := range defaultTreeTypes {
+		m, err := o.resolve(typ)
+		if err != nil {
+			klog.V(1).InfoS("not following a default type", "type", typ, "err", err)
+			continue
+		}
+		mappings = append(mappings, m...)
+	}
+	return mappings, nil
 }
 
 // cacheDependents finds dependents through the owner-uid index of each followed type, and the
