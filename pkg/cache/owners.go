@@ -30,6 +30,10 @@ type OwnersConfig struct {
 	FullObjects bool
 	// SyncTimeout bounds each owner type's first sync; 0 means 60s.
 	SyncTimeout time.Duration
+	// Kinds are cached with the first level whether or not a seed refers to them, for a
+	// long-running user (watch) whose dependents and owners appear later: e.g. ReplicaSet,
+	// Deployment, Job, CronJob. Their owners are discovered from their objects like the others'.
+	Kinds []schema.GroupKind
 }
 
 // UnreadableType is an owner type StartOwners could not cache: not served, or not readable by
@@ -54,7 +58,7 @@ type Owners struct {
 }
 
 // StartOwners discovers the owner types of seeds and caches them, level by level: the kinds of
-// the seeds' controller references (resolved through clients.Mapper from their apiVersion and
+// the seeds' controller references (and cfg.Kinds) (resolved through clients.Mapper from their apiVersion and
 // kind, in the reference's version or else the preferred one), then the kinds of those owners'
 // controller references, until no new kind appears or maxOwnerRounds levels are held. Each level's informers are created and started, and synced,
 // before the next level is discovered from their objects, so every informer exists before it
@@ -68,9 +72,15 @@ func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg
 	o := &Owners{graph: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
 	tried := map[schema.GroupKind]bool{}
 	frontier := seeds
-	for round := 0; round < maxOwnerRounds && len(frontier) > 0; round++ {
+	for round := 0; round < maxOwnerRounds && (len(frontier) > 0 || round == 0); round++ {
 		var mappings []*meta.RESTMapping
-		for _, gvk := range controllerKinds(frontier) {
+		kinds := controllerKinds(frontier)
+		if round == 0 {
+			for _, gk := range cfg.Kinds {
+				kinds = append(kinds, gk.WithVersion(""))
+			}
+		}
+		for _, gvk := range kinds {
 			if tried[gvk.GroupKind()] {
 				continue
 			}
