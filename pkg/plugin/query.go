@@ -205,7 +205,9 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err := startEngine(ctx, engine); err != nil {
 		return err
 	}
-	indexDefs, related, err := startRelations(ctx, o.clients, o.namespace, o.SyncTimeout, engine.Types(), o.indexDefs, o.selectors, o.ErrOut)
+	indexDefs, related, err := startRelations(ctx, o.clients, engine.Types(), o.indexDefs, relationOptions{
+		namespace: o.namespace, syncTimeout: o.SyncTimeout, selectors: o.selectors, errOut: o.ErrOut,
+	})
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,26 @@ func (r *relations) Shutdown() {
 	}
 }
 
+// relationOptions are what startRelations needs besides the types and their indexes.
+type relationOptions struct {
+	namespace   string
+	syncTimeout time.Duration
+	// selectors are the command's selectors, which say the selecting kinds selected-by needs.
+	selectors []index.Selector
+	// ownerKinds are owner kinds cached even when no object refers to them yet (watch).
+	ownerKinds []schema.GroupKind
+	// errOut gets the warnings about related types that cannot be read.
+	errOut io.Writer
+}
+
+// controllerKinds are the kinds of the built-in controllers, cached for a watch of owner-root
+// whose objects and owners may appear after it starts.
+var controllerKinds = []schema.GroupKind{
+	{Group: "apps", Kind: "ReplicaSet"}, {Group: "apps", Kind: "Deployment"},
+	{Group: "apps", Kind: "StatefulSet"}, {Group: "apps", Kind: "DaemonSet"},
+	{Group: "batch", Kind: "Job"}, {Group: "batch", Kind: "CronJob"},
+}
+
 // startRelations is the second phase of an engine whose indexes include relationship indexes.
 // Once types have synced, it caches what those indexes read: for owner-root, the owner types the
 // objects' controller references lead to (cache.StartOwners); for selected-by, the selecting
@@ -61,7 +81,8 @@ func (r *relations) Shutdown() {
 // of the namespace, metadata-only. It then registers the bound indexes on every type, and says
 // on errOut which related types it could not read. It returns defs with the relationship indexes
 // bound, in the same order, and the related caches to shut down (nil when no index needed any).
-func startRelations(ctx context.Context, clients *cache.Clients, namespace string, syncTimeout time.Duration, types []*cache.Type, defs []index.Definition, selectors []index.Selector, errOut io.Writer) ([]index.Definition, *relations, error) {
+func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.Type, defs []index.Definition, opts relationOptions) ([]index.Definition, *relations, error) {
+	namespace, syncTimeout, errOut := opts.namespace, opts.syncTimeout, opts.errOut
 	needs := map[index.Relation]bool{}
 	for _, def := range defs {
 		if def.Relation != index.NoRelation {
@@ -78,7 +99,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 		for _, t := range types {
 			seeds = append(seeds, t.Informer.GetIndexer().List()...)
 		}
-		owners, err := cache.StartOwners(ctx, clients, seeds, cache.OwnersConfig{Namespace: namespace, SyncTimeout: syncTimeout})
+		owners, err := cache.StartOwners(ctx, clients, seeds, cache.OwnersConfig{Namespace: namespace, SyncTimeout: syncTimeout, Kinds: opts.ownerKinds})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -87,7 +108,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, namespace strin
 		graphs.Owners = owners.Graph()
 	}
 	if needs[index.SelectorRelation] {
-		graph, each, err := startSelectors(ctx, clients, namespace, syncTimeout, selectors, errOut)
+		graph, each, err := startSelectors(ctx, clients, namespace, syncTimeout, opts.selectors, errOut)
 		r.selectors = each
 		if err != nil {
 			r.Shutdown()
@@ -251,4 +272,25 @@ func reportUnreadable(errOut io.Writer, owners *cache.Owners) {
 func validateRelations(selectors []index.Selector) error {
 	_, err := selectorKinds(selectors)
 	return err
+}
+
+// startRelations caches what the relationship indexes of --where read, once the watched types
+// have synced, and binds the --where clauses to them. The clauses are evaluated on each event
+// from what the related caches hold then. The caller shuts the returned relations down.
+func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine) (*relations, error) {
+	defs := make([]index.Definition, len(o.print.where))
+	selectors := make([]index.Selector, len(o.print.where))
+	for i, w := range o.print.where {
+		defs[i], selectors[i] = w.def, w.sel
+	}
+	bound, related, err := startRelations(ctx, o.clients, engine.Types(), defs, relationOptions{
+		namespace: o.namespace, syncTimeout: o.SyncTimeout, selectors: selectors, ownerKinds: controllerKinds, errOut: o.ErrOut,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range o.print.where {
+		o.print.where[i].def = bound[i]
+	}
+	return related, nil
 }

@@ -159,9 +159,6 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--where %s: %w", s, err)
 		}
-		if def.Relation != index.NoRelation {
-			return fmt.Errorf("--where %s: index %q is not supported by watch yet; use it with query", s, def.Name)
-		}
 		cfg.where = append(cfg.where, whereClause{sel: sel, def: def})
 		indexDefs = append(indexDefs, def)
 	}
@@ -194,7 +191,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.print = cfg
 
-	o.config.Indexes = indexDefs
+	o.config.Indexes = plainIndexes(indexDefs)
 	o.config.FullObjects = true
 	o.config.ManagedFields = cache.SummarizeManagedFields
 	o.config.PlainWatchStreams = true
@@ -268,6 +265,14 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	related, err := o.startRelations(ctx, engine)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	defer related.Shutdown()
 	if !o.print.initial {
 		var counts []string
 		for _, t := range engine.Types() {
