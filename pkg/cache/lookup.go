@@ -94,9 +94,10 @@ func sortObjects(objs []interface{}) {
 	copy(objs, sorted)
 }
 
-// Get returns the cached object of t whose storage key is key
-// ("namespace/name", or "name" for a cluster-scoped type).
-func (t *Type) Get(key string) (obj interface{}, exists bool, err error) {
+// GetByKey returns the cached object of t whose storage key is key
+// ("namespace/name", or "name" for a cluster-scoped type), as an informer's
+// indexer does.
+func (t *Type) GetByKey(key string) (obj interface{}, exists bool, err error) {
 	for _, informer := range t.Informers {
 		if obj, exists, err = informer.GetIndexer().GetByKey(key); err != nil || exists {
 			return obj, exists, err

@@ -34,7 +34,8 @@ type Builtin struct {
 }
 
 // Builtins returns the built-in index families in the order they are listed to users:
-// namespace, label:KEY, annotation:KEY, owner, owner-uid, node, phase, image.
+// namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node,
+// node.label:KEY, node.annotation:KEY, phase, image.
 // The caller owns the returned slice.
 func Builtins() []Builtin {
 	return []Builtin{
@@ -43,7 +44,12 @@ func Builtins() []Builtin {
 		{Name: annotationPrefix + "KEY", Description: "the value of annotation KEY, for objects that carry it"},
 		{Name: ownerIndexName, Description: "KIND/NAME of each owner reference, e.g. ReplicaSet/web-5d9c7"},
 		{Name: ownerUIDIndexName, Description: "the UID of each owner reference"},
+		{Name: ownerRootIndexName, Description: ownerRootDescription},
+		{Name: selectedByIndexName, Description: selectedByDescription},
+		{Name: selectsIndexName, Description: selectsDescription},
 		{Name: nodeIndexName, Description: "spec.nodeName; unscheduled pods have the empty value (node=)"},
+		{Name: nodeLabelPrefix + "KEY", Description: "the value of label KEY of the pod's node, e.g. node.label:topology.kubernetes.io/zone"},
+		{Name: nodeAnnotationPrefix + "KEY", Description: "the value of annotation KEY of the pod's node"},
 		{Name: phaseIndexName, Description: "status.phase, e.g. Running for pods or Bound for claims"},
 		{Name: imageIndexName, Description: "every container image of a pod or of a workload's pod template"},
 	}
@@ -53,7 +59,7 @@ func Builtins() []Builtin {
 // names "label" and "annotation".
 func isBuiltinName(name string) bool {
 	switch name {
-	case namespaceIndexName, ownerIndexName, ownerUIDIndexName, nodeIndexName, phaseIndexName, imageIndexName,
+	case namespaceIndexName, ownerIndexName, ownerUIDIndexName, ownerRootIndexName, selectedByIndexName, selectsIndexName, nodeIndexName, phaseIndexName, imageIndexName,
 		"label", "annotation":
 		return true
 	}

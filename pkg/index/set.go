@@ -20,6 +20,8 @@ type Definition struct {
 	// MetadataOnly reports whether Func reads only object metadata (namespace, labels,
 	// annotations, ownerReferences), so a metadata-only informer is enough for it.
 	MetadataOnly bool
+	// Relation says which other types' caches Func reads; see OwnerRoot.
+	Relation Relation
 	// Func returns the indexed values of an object. It is safe for concurrent use and accepts
 	// typed objects, *unstructured.Unstructured, *metav1.PartialObjectMetadata and a
 	// cache.DeletedFinalStateUnknown wrapping one of them.
@@ -95,12 +97,16 @@ func fixedBuiltins() map[string]Definition {
 }
 
 // Lookup returns the Definition for an index name: "namespace", "label:KEY", "annotation:KEY",
-// "owner", "owner-uid", "node", "phase", "image", or the name of a custom index. KEY must be a
+// "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY",
+// "phase", "image", or the name of a custom index. KEY must be a
 // valid label or annotation key (a qualified name such as "app" or "example.com/team").
 //
 // An unknown name is an error that lists the known names, e.g.
-// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, node, phase, image, img`.
+// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, img`.
 func (s *Set) Lookup(name string) (Definition, error) {
+	if def, ok, err := lookupNodeJoin(name); ok {
+		return def, err
+	}
 	if key, ok := strings.CutPrefix(name, labelPrefix); ok {
 		if err := validateKey(name, "label", key); err != nil {
 			return Definition{}, err
@@ -122,6 +128,14 @@ func (s *Set) Lookup(name string) (Definition, error) {
 			MetadataOnly: true,
 			Func:         annotationIndexFunc(key),
 		}, nil
+	}
+	switch name {
+	case ownerRootIndexName:
+		return unboundOwnerRoot(), nil
+	case selectedByIndexName:
+		return SelectedBy(nil), nil
+	case selectsIndexName:
+		return Selects(nil), nil
 	}
 	builtin := fixedBuiltinsOf(s)
 	if def, ok := builtin[name]; ok {

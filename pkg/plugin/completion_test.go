@@ -75,9 +75,9 @@ func TestCompleteFlags(t *testing.T) {
 		{
 			name:          "query --index has no value",
 			args:          []string{"query", "po", "--index", "!no"},
-			want:          []string{"!node"},
+			want:          []string{"!node", "!node.label:"},
 			notWant:       []string{"node=", "!node="},
-			wantDirective: ":4",
+			wantDirective: ":6", // "!node.label:" wants more typed
 		},
 		{
 			name:          "query --sort-by",

@@ -173,7 +173,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	o.config.Indexes = o.indexDefs
+	o.config.Indexes = plainIndexes(o.indexDefs)
 	o.config.FullObjects = o.fullObjects()
 	if o.grouped() && o.podTransformSafe() {
 		// Built-in measures and the built-in indexes named read nothing
@@ -187,6 +187,9 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the flags without I/O; its errors name the flag.
 func (o *QueryOptions) Validate() error {
 	if err := o.engineOptions.validate(); err != nil {
+		return err
+	}
+	if err := validateRelations(o.selectors); err != nil {
 		return err
 	}
 	return o.validateGroups()
@@ -232,6 +235,14 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err := startEngine(ctx, engine); err != nil {
 		return err
 	}
+	indexDefs, related, err := startRelations(ctx, o.clients, engine.Types(), o.indexDefs, relationOptions{
+		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: o.selectors, errOut: o.ErrOut,
+	})
+	if err != nil {
+		return err
+	}
+	defer related.Shutdown()
+	o.indexDefs = indexDefs
 
 	guards := exprGuards(o.indexDefs, o.filter)
 	if err := exprFatal(guards); err != nil {

@@ -53,6 +53,7 @@ and limits against the nodes' allocatable.`,
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
 	cmd.AddCommand(NewCmdCapacity(configFlags, streams))
+	cmd.AddCommand(NewCmdTree(configFlags, streams))
 	cmd.AddCommand(NewCmdIndexers(streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd

@@ -219,7 +219,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.print = cfg
 
-	o.config.Indexes = indexDefs
+	o.config.Indexes = plainIndexes(indexDefs)
 	o.config.FullObjects = true
 	o.config.ManagedFields = cache.InternManagedFields
 	o.config.PlainWatchStreams = true
@@ -296,6 +296,14 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	related, err := o.startRelations(ctx, engine)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	defer related.Shutdown()
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
 	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
 	p.exprs = newExprReporter(p.guards)

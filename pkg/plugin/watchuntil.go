@@ -78,7 +78,7 @@ func (u *untilCondition) seed(p *eventPrinter, types []*cache.Type) {
 
 // update looks again at the object of ev, if ev carries its current state.
 func (u *untilCondition) update(p *eventPrinter, ev *cache.Event) {
-	cur, exists, err := ev.Resource.Get(ev.Key)
+	cur, exists, err := ev.Resource.GetByKey(ev.Key)
 	switch {
 	case err != nil:
 		return

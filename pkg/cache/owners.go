@@ -1,0 +1,258 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// maxOwnerRounds bounds how many levels of owner types StartOwners discovers: Pod → ReplicaSet →
+// Deployment is two, a CRD above a Deployment three.
+const maxOwnerRounds = 8
+
+// OwnersConfig says where StartOwners looks for owners and what it caches of them.
+type OwnersConfig struct {
+	// Namespaces are the namespaces of the dependents, none for all. Owners of namespaced
+	// dependents are in the dependent's namespace (the API server does not let a reference cross
+	// namespaces); cluster-scoped owner types are cached across the cluster.
+	Namespaces []string
+	// FullObjects caches whole owner objects (for status columns) instead of metadata only.
+	FullObjects bool
+	// SyncTimeout bounds each owner type's first sync; 0 means 60s.
+	SyncTimeout time.Duration
+	// Kinds are cached with the first level whether or not a seed refers to them, for a
+	// long-running user (watch) whose dependents and owners appear later: e.g. ReplicaSet,
+	// Deployment, Job, CronJob. Their owners are discovered from their objects like the others'.
+	Kinds []schema.GroupKind
+}
+
+// UnreadableType is an owner type StartOwners could not cache: not served, or not readable by
+// the user (RBAC). Walks up the owners stop at references to it.
+type UnreadableType struct {
+	// Name is the resource ("replicasets.apps"), or apiVersion and kind when the type did not
+	// resolve ("example.com/v1, Kind=Widget").
+	Name string
+	// Err says why.
+	Err error
+}
+
+// Owners holds the caches of the types that own a set of objects, up to their top-most
+// controllers, each in an engine of its own so that one unreadable type does not fail the
+// others. Its Graph is safe for concurrent use once StartOwners has returned; Shutdown ends the
+// informers.
+type Owners struct {
+	engines    []*Engine
+	graph      index.OwnerIndexers
+	types      map[schema.GroupKind]*Type
+	unreadable []UnreadableType
+}
+
+// StartOwners discovers the owner types of seeds and caches them, level by level: the kinds of
+// the seeds' controller references (and cfg.Kinds) (resolved through clients.Mapper from their apiVersion and
+// kind, in the reference's version or else the preferred one), then the kinds of those owners'
+// controller references, until no new kind appears or maxOwnerRounds levels are held. Each level's informers are created and started, and synced,
+// before the next level is discovered from their objects, so every informer exists before it
+// starts. Seeds are objects already cached (typed, unstructured or metadata-only).
+//
+// A type that does not resolve, or whose list fails (forbidden, not served, sync timeout), is
+// reported in Unreadable and not followed; StartOwners fails only when ctx ends. Objects are
+// cached metadata-only unless cfg.FullObjects, with no label or field selector: an owner is
+// found whatever selected its dependents.
+func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg OwnersConfig) (*Owners, error) {
+	o := &Owners{graph: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
+	tried := map[schema.GroupKind]bool{}
+	frontier := seeds
+	for round := 0; round < maxOwnerRounds && (len(frontier) > 0 || round == 0); round++ {
+		var mappings []*meta.RESTMapping
+		kinds := controllerKinds(frontier)
+		if round == 0 {
+			for _, gk := range cfg.Kinds {
+				kinds = append(kinds, gk.WithVersion(""))
+			}
+		}
+		for _, gvk := range kinds {
+			if tried[gvk.GroupKind()] {
+				continue
+			}
+			tried[gvk.GroupKind()] = true
+			mapping, err := clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				// A reference written in a version the server no longer serves
+				// still names a kind it may serve in another.
+				mapping, err = clients.Mapper.RESTMapping(gvk.GroupKind())
+			}
+			if err != nil {
+				o.unreadable = append(o.unreadable, UnreadableType{Name: gvk.String(), Err: fmt.Errorf("resolving owner type: %w", err)})
+				continue
+			}
+			mappings = append(mappings, mapping)
+		}
+		if len(mappings) == 0 {
+			break
+		}
+		started, err := o.startLevel(ctx, clients, mappings, cfg)
+		if err != nil {
+			o.Shutdown()
+			return nil, err
+		}
+		frontier = nil
+		for _, t := range started {
+			objs, err := t.Lookup(nil)
+			if err != nil {
+				o.Shutdown()
+				return nil, err
+			}
+			frontier = append(frontier, objs...)
+		}
+	}
+	sort.Slice(o.unreadable, func(i, j int) bool { return o.unreadable[i].Name < o.unreadable[j].Name })
+	return o, nil
+}
+
+// startLevel caches one level of owner types and adds them to the graph. It returns the types
+// that synced, and an error only when ctx ended.
+func (o *Owners) startLevel(ctx context.Context, clients *Clients, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
+	each, err := StartEach(ctx, clients, mappings, Config{
+		Namespaces:  cfg.Namespaces,
+		FullObjects: cfg.FullObjects,
+		SyncTimeout: cfg.SyncTimeout,
+	})
+	o.engines = append(o.engines, each.engines...)
+	if err != nil {
+		return nil, err
+	}
+	o.unreadable = append(o.unreadable, each.Unreadable...)
+	for _, t := range each.Types {
+		gk := t.Mapping.GroupVersionKind.GroupKind()
+		o.graph[gk] = t
+		o.types[gk] = t
+	}
+	return each.Types, nil
+}
+
+// Each is the result of StartEach: the types that synced, and those that could not be read.
+type Each struct {
+	// Types are the synced types, in the order of the mappings.
+	Types []*Type
+	// Unreadable are the types whose engine failed to start, in the order of the mappings.
+	Unreadable []UnreadableType
+	engines    []*Engine
+}
+
+// Shutdown stops every engine StartEach started.
+func (e *Each) Shutdown() {
+	for _, engine := range e.engines {
+		engine.Shutdown()
+	}
+}
+
+// StartEach creates one engine per mapping with cfg, starts them concurrently and waits for
+// each to sync or fail, so that a type the user may not read, or that is not served, is reported
+// in Unreadable instead of failing the others. It returns an error only when ctx ends; the
+// caller calls Shutdown on the result in every case.
+func StartEach(ctx context.Context, clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Each, error) {
+	each := &Each{}
+	errs := make([]error, len(mappings))
+	engines := make([]*Engine, len(mappings))
+	var wg sync.WaitGroup
+	for i, mapping := range mappings {
+		engine, err := New(clients, []*meta.RESTMapping{mapping}, cfg)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		engines[i] = engine
+		each.engines = append(each.engines, engine)
+		wg.Go(func() { errs[i] = engine.Start(ctx) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return each, ctx.Err()
+	}
+	for i, mapping := range mappings {
+		if errs[i] != nil {
+			name := mapping.Resource.GroupResource().String()
+			klog.V(1).InfoS("type unreadable", "type", name, "err", errs[i])
+			each.Unreadable = append(each.Unreadable, UnreadableType{Name: name, Err: errs[i]})
+			continue
+		}
+		each.Types = append(each.Types, engines[i].Types()[0])
+	}
+	return each, nil
+}
+
+// controllerKinds returns the distinct group-version-kinds of objs' controller references, in
+// a stable order.
+func controllerKinds(objs []interface{}) []schema.GroupVersionKind {
+	seen := map[schema.GroupKind]schema.GroupVersionKind{}
+	for _, obj := range objs {
+		if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			continue
+		}
+		ref := metav1.GetControllerOfNoCopy(m)
+		if ref == nil {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil {
+			continue
+		}
+		gvk := gv.WithKind(ref.Kind)
+		if _, ok := seen[gvk.GroupKind()]; !ok {
+			seen[gvk.GroupKind()] = gvk
+		}
+	}
+	kinds := make([]schema.GroupVersionKind, 0, len(seen))
+	for _, gvk := range seen {
+		kinds = append(kinds, gvk)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
+	return kinds
+}
+
+// Graph returns the owner caches as an index.OwnerGraph, for index.OwnerRoot and OwnerChain.
+func (o *Owners) Graph() index.OwnerGraph { return o.graph }
+
+// Type returns the cached owner type of gk, or nil when it is not held.
+func (o *Owners) Type(gk schema.GroupKind) *Type { return o.types[gk] }
+
+// Unreadable returns the owner types that could not be cached, sorted by name.
+func (o *Owners) Unreadable() []UnreadableType { return o.unreadable }
+
+// Shutdown stops every owner informer and waits for them to end.
+func (o *Owners) Shutdown() {
+	for _, e := range o.engines {
+		e.Shutdown()
+	}
+}
+
+// AddIndexes registers defs on t's informers; it may be called after Start. client-go indexes
+// the objects already cached at once, under the informer's lock, then every later change. It is
+// how relationship indexes, whose values need other caches synced first, are added. An index
+// name t already has is an error.
+func (t *Type) AddIndexes(defs ...index.Definition) error {
+	indexers := toolscache.Indexers{}
+	for _, def := range defs {
+		indexers[def.Name] = def.Func
+	}
+	for _, informer := range t.Informers {
+		if err := informer.AddIndexers(indexers); err != nil {
+			return fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
+		}
+	}
+	return nil
+}

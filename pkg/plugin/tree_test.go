@@ -1,0 +1,99 @@
+package plugin
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func TestParseTreeArgs(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    string
+		wantErr string
+	}{
+		{[]string{"deployment/web"}, "[{deployment [web]}]", ""},
+		{[]string{"deploy/web", "cronjob/backup", "deploy/api"}, "[{deploy [web api]} {cronjob [backup]}]", ""},
+		{[]string{"deploy"}, "[{deploy []}]", ""},
+		{[]string{"deploy", "web", "api"}, "[{deploy [web api]}]", ""},
+		{nil, "", "you must specify a root"},
+		{[]string{"deploy", "pod/x"}, "", "no need to specify a resource type"},
+		{[]string{"deploy,rs"}, "", "tree takes one TYPE"},
+		{[]string{"deploy/"}, "", "must have a single resource and name"},
+		{[]string{"deploy/a/b"}, "", "must have a single resource and name"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, err := parseTreeArgs(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("parseTreeArgs(%q) error = %v, want %q", tt.args, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseTreeArgs(%q) error = %v", tt.args, err)
+			}
+			var roots []string
+			for _, r := range got {
+				roots = append(roots, fmt.Sprintf("{%s %v}", r.typ, r.names))
+			}
+			if s := "[" + strings.Join(roots, " ") + "]"; s != tt.want {
+				t.Errorf("parseTreeArgs(%q) = %s, want %s", tt.args, s, tt.want)
+			}
+		})
+	}
+}
+
+func TestTreeValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		flags   map[string]string
+		wantErr string
+	}{
+		{"wide", []string{"deploy/web"}, map[string]string{"output": "wide"}, "cannot print -o wide"},
+		{"types with up", []string{"pod/p"}, map[string]string{"up": "true", "types": "pods"}, "--types limits the types followed down"},
+		{"selector with names", []string{"deploy/web"}, map[string]string{"selector": "app=web"}, "--selector picks roots"},
+		{"name across namespaces", []string{"deploy/web"}, map[string]string{"all-namespaces": "true"}, "cannot be retrieved by name across all namespaces"},
+		{"ok", []string{"deploy"}, map[string]string{"selector": "app=web", "output": "name"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, _, _, _ := genericiooptions.NewTestIOStreams()
+			configFlags := genericclioptions.NewConfigFlags(false)
+			server := "https://127.0.0.1:1"
+			configFlags.APIServer = &server
+			cmd := NewCmdTree(configFlags, streams)
+			// Setting the flags proves they exist; the options below carry the values.
+			for k, v := range tt.flags {
+				if err := cmd.Flags().Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := NewTreeOptions(configFlags, streams)
+			o.Output, o.LabelSelector, o.SyncTimeout = tt.flags["output"], tt.flags["selector"], 1
+			o.Up = tt.flags["up"] == "true"
+			o.AllNamespaces = tt.flags["all-namespaces"] == "true"
+			if tt.flags["types"] != "" {
+				o.Types = []string{tt.flags["types"]}
+			}
+			err := o.Complete(cmd, tt.args)
+			if err == nil {
+				err = o.Validate()
+			}
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Errorf("Complete+Validate(%s) = %v, want nil", tt.name, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Complete+Validate(%s) = %v, want %q", tt.name, err, tt.wantErr)
+			}
+		})
+	}
+}
