@@ -9,7 +9,7 @@
 //
 //	benchtool run --cluster-dir DIR --work-dir DIR --root DIR [--out FILE] [--rawlist BIN]
 //	benchtool profile --cpu FILE [--heap FILE] [--repeat N] -- PLUGIN-ARGS...
-//	benchtool memory --kubeconfig FILE [--resource pods] [--kind typed|dynamic|metadata] [--managed-fields drop|summarize|keep]
+//	benchtool memory --kubeconfig FILE [--resource pods] [--kind typed|dynamic|metadata] [--managed-fields drop|summarize|intern|keep]
 //
 // hack/bench starts and stops the control plane and calls run; run starts
 // profile and memory as child processes. The raw LIST floor is a separate,

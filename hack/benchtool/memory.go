@@ -42,6 +42,7 @@ func (m memoryResult) inusePerObject() float64 {
 var managedFieldsModes = map[string]cache.ManagedFields{
 	"drop":      cache.DropManagedFields,
 	"summarize": cache.SummarizeManagedFields,
+	"intern":    cache.InternManagedFields,
 	"keep":      cache.KeepManagedFields,
 }
 
@@ -58,13 +59,13 @@ func cmdMemory(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file")
 	resource := fs.String("resource", "pods", "resource to cache")
 	kind := fs.String("kind", "typed", "informer kind: typed, dynamic or metadata")
-	mf := fs.String("managed-fields", "drop", "transform of managedFields: drop, summarize or keep")
+	mf := fs.String("managed-fields", "drop", "transform of managedFields: drop, summarize, intern or keep")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	mode, ok := managedFieldsModes[*mf]
 	if !ok {
-		return fmt.Errorf("--managed-fields must be drop, summarize or keep, got %q", *mf)
+		return fmt.Errorf("--managed-fields must be drop, summarize, intern or keep, got %q", *mf)
 	}
 	cfg := cache.Config{ManagedFields: mode, SyncTimeout: 5 * time.Minute}
 	switch *kind {

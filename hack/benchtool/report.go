@@ -236,7 +236,7 @@ func (r *report) markdown() string {
 		for _, m := range r.memory {
 			p("| %s | %s | %d | %.0f B | %.0f B | %s | %.2f |\n", m.Kind, m.ManagedFields, m.Objects, m.livePerObject(), m.inusePerObject(), r.wireRatio(m), m.Sync.Seconds())
 		}
-		p("\n*typed* decodes protobuf into client-go's Go types (what the plugin uses for built-in types when it needs whole objects); *dynamic* decodes JSON into unstructured maps (custom resources, or any type with the engine's ForceDynamic); *metadata* keeps PartialObjectMetadata (metadata-only indexes). *drop* is the engine's default transform, *summarize* keeps each managedFields entry without its field set (what watch uses, to name who changed an object), *keep* caches them as sent. *vs. wire size* compares the live heap per pod with the body of the raw LIST of the same kind (protobuf, metadata-only protobuf, or JSON per pod as the dynamic client receives it) divided by the pods.\n\n")
+		p("\n*typed* decodes protobuf into client-go's Go types (what the plugin uses for built-in types when it needs whole objects); *dynamic* decodes JSON into unstructured maps (custom resources, or any type with the engine's ForceDynamic); *metadata* keeps PartialObjectMetadata (metadata-only indexes). *drop* is the engine's default transform, *summarize* keeps each managedFields entry without its field set, *intern* keeps the field sets with identical ones shared (what watch uses, to name who changed an object by field ownership), *keep* caches them as sent. *vs. wire size* compares the live heap per pod with the body of the raw LIST of the same kind (protobuf, metadata-only protobuf, or JSON per pod as the dynamic client receives it) divided by the pods.\n\n")
 	}
 
 	if len(r.watches) > 0 {

@@ -533,7 +533,7 @@ func (b *bench) scale(ctx context.Context) error {
 func (b *bench) memory(ctx context.Context) error {
 	b.rep.memoryLoad = loadavg1()
 	for _, kind := range []string{"typed", "dynamic", "metadata"} {
-		for _, mf := range []string{"drop", "summarize", "keep"} {
+		for _, mf := range []string{"drop", "summarize", "intern", "keep"} {
 			b.logf("memory per cached pod: %s informer, managedFields %s", kind, mf)
 			cmd := exec.CommandContext(ctx, b.self, "memory", "--kubeconfig", b.kubeconfig, "--kind", kind, "--managed-fields", mf)
 			cmd.Env = b.cmdEnv()
