@@ -42,7 +42,7 @@ func serviceExternalIP(svc *corev1.Service) string {
 		}
 		return "<none>"
 	case corev1.ServiceTypeLoadBalancer:
-		addresses := loadBalancerAddresses(svc.Status.LoadBalancer.Ingress)
+		addresses := loadBalancerAddresses(svc.Status.LoadBalancer.Ingress, serviceIngressAddress)
 		if len(svc.Spec.ExternalIPs) > 0 {
 			return strings.Join(append(addresses, svc.Spec.ExternalIPs...), ",")
 		}
@@ -56,20 +56,28 @@ func serviceExternalIP(svc *corev1.Service) string {
 	return "<unknown>"
 }
 
-// loadBalancerAddresses is printers.go's loadBalancerStatusStringer before the join: the IP, or
-// else the hostname, of each ingress point, sorted and without duplicates.
-func loadBalancerAddresses(ingress []corev1.LoadBalancerIngress) []string {
+// loadBalancerAddresses is printers.go's loadBalancerStatusStringer before the join, for a
+// Service's or an Ingress's load-balancer status: the IP, or else the hostname, of each ingress
+// point (ipHost reads them), sorted and without duplicates.
+func loadBalancerAddresses[T any](ingress []T, ipHost func(T) (ip, hostname string)) []string {
 	var addresses []string
 	for _, in := range ingress {
+		ip, hostname := ipHost(in)
 		switch {
-		case in.IP != "":
-			addresses = append(addresses, in.IP)
-		case in.Hostname != "":
-			addresses = append(addresses, in.Hostname)
+		case ip != "":
+			addresses = append(addresses, ip)
+		case hostname != "":
+			addresses = append(addresses, hostname)
 		}
 	}
 	slices.Sort(addresses)
 	return slices.Compact(addresses)
+}
+
+func serviceIngressAddress(in corev1.LoadBalancerIngress) (string, string) { return in.IP, in.Hostname }
+
+func ingressAddress(in networkingv1.IngressLoadBalancerIngress) (string, string) {
+	return in.IP, in.Hostname
 }
 
 // servicePorts is printers.go's makePortString: port/protocol, or port:nodePort/protocol.
@@ -97,22 +105,13 @@ func ingressRow(ing *networkingv1.Ingress, now time.Time) []string {
 	if ing.Spec.IngressClassName != nil {
 		class = *ing.Spec.IngressClassName
 	}
-	var addresses []string
-	for _, in := range ing.Status.LoadBalancer.Ingress {
-		switch {
-		case in.IP != "":
-			addresses = append(addresses, in.IP)
-		case in.Hostname != "":
-			addresses = append(addresses, in.Hostname)
-		}
-	}
-	slices.Sort(addresses)
+	addresses := loadBalancerAddresses(ing.Status.LoadBalancer.Ingress, ingressAddress)
 	ports := "80"
 	if len(ing.Spec.TLS) != 0 {
 		ports = "80, 443"
 	}
 	return []string{
-		ing.Name, class, ingressHosts(ing.Spec.Rules), strings.Join(slices.Compact(addresses), ","), ports,
+		ing.Name, class, ingressHosts(ing.Spec.Rules), strings.Join(addresses, ","), ports,
 		age(ing.CreationTimestamp, now),
 	}
 }

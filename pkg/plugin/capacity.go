@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -222,10 +220,7 @@ func (o *CapacityOptions) capacityOptions(nodes []*corev1.Node, nodesKnown bool)
 // Run checks whether nodes may be listed, starts the informers of pods (and
 // nodes), waits for sync, and prints the table.
 func (o *CapacityOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 
 	mappings, err := o.resolve("pods,nodes")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -171,4 +173,14 @@ func splitNamespaces(value string) ([]string, error) {
 		}
 	}
 	return namespaces, nil
+}
+
+// interruptible returns ctx (context.Background if nil), cancelled on SIGINT
+// or SIGTERM, so that every command ends cleanly on Ctrl-C; stop releases
+// the signals.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 }

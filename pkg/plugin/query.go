@@ -3,10 +3,8 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -214,10 +212,7 @@ func (o *QueryOptions) fullObjects() bool {
 
 // Run starts the informers, waits for sync and prints the answer.
 func (o *QueryOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 
 	mappings, err := o.resolve(o.typeArg)

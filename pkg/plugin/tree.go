@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -188,10 +186,7 @@ func (o *TreeOptions) Validate() error {
 
 // Run starts the informers, builds the trees and prints them.
 func (o *TreeOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 
 	full := o.out.format != "name"

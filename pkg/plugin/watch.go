@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -267,10 +265,7 @@ func (o *WatchOptions) Validate() error {
 // Run starts the informers, waits for sync and streams events until Ctrl-C,
 // --timeout or --max-events.
 func (o *WatchOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 
 	mappings, err := o.resolve(strings.Join(o.typeArgs, ","))
