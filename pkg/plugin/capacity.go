@@ -87,15 +87,7 @@ nodes, capacity says so on stderr and prints the requests and limits per node wi
 allocatable ("?" percentages).`,
 		Example: capacityExample,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:    runE(o),
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Count the pods of every namespace (the default unless -n is given).")
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) on nodes: only the nodes it selects, and the pods bound to them, are counted. (e.g. -l node-role.kubernetes.io/worker)")

@@ -97,15 +97,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Long:    "Start shared informers for the named types with the indexes the query needs, wait until every cache has synced, print the objects whose indexed values match, and exit.",
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:    runE(o),
 	}
 	o.engineOptions.addFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")

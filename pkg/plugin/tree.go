@@ -78,15 +78,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 		Long:    "Start shared informers for the root's type and the types it may own, wait until they have synced, and print each root with the objects whose ownerReferences name it, recursively, as a tree; a Service's tree lists the pods its selector selects. With --up, print the chain of controllers from the root up to the top-most one.",
 		Example: treeExample,
 		Args:    cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:    runE(o),
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, look for the roots across all namespaces.")
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) that picks the roots among the objects of TYPE.")

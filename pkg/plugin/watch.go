@@ -91,15 +91,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Short:   "Stream adds, updates and deletes with a diff of what changed",
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:    runE(o),
 	}
 	o.engineOptions.addFlags(cmd)
 	f := cmd.Flags()
