@@ -35,7 +35,8 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 waits until their caches have synced, and then either answers index queries
 from the cache (query) or streams every add, update and delete with a diff of
 what changed (watch); capacity joins pods to nodes and prints their requests
-and limits against the nodes' allocatable.`,
+and limits against the nodes' allocatable; tree prints what an object owns,
+recursively, or the controllers above it.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl informer",
 		},
