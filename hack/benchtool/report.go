@@ -230,7 +230,7 @@ func (r *report) markdown() string {
 	p("%s", r.realisticSection())
 
 	if len(r.memory) > 0 {
-		p("## Memory per cached object (%d pods)\n\n", r.queryPods)
+		p("## Memory per cached object (%d pods)\n\n", r.memory[0].Objects)
 		p("`benchtool memory`: one informer of the plugin's engine (`pkg/cache`) over all pods, in a process of its own per row; the live heap (`HeapAlloc`) and the heap in use (`HeapInuse`) after a forced GC with the cache synced, minus the same before the sync, over the number of cached pods. It counts the objects as the informer keeps them (after the engine's transform), the store and its namespace index. Load %.2f when it began.\n\n", r.memoryLoad)
 		p("| informer kind | managedFields | pods | live heap per pod | heap in use per pod | vs. wire size | sync s |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, m := range r.memory {
