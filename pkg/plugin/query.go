@@ -230,6 +230,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	}
 	defer related.Shutdown()
 	o.indexDefs = indexDefs
+	o.rebindGroupBy()
 
 	guards := exprGuards(o.indexDefs, o.filter)
 	if err := exprFatal(guards); err != nil {

@@ -83,6 +83,19 @@ func (o *QueryOptions) validateGroups() error {
 	return nil
 }
 
+// rebindGroupBy replaces the --group-by definitions with those of
+// o.indexDefs of the same name: relationship indexes (owner-root,
+// node.label:KEY, …) are bound to their related caches only after sync.
+func (o *QueryOptions) rebindGroupBy() {
+	for i, key := range o.groupBy {
+		for _, def := range o.indexDefs {
+			if def.Name == key.Name {
+				o.groupBy[i] = def
+			}
+		}
+	}
+}
+
 // emptyGroupTable is the grouped table with its columns and no rows.
 func (o *QueryOptions) emptyGroupTable() aggregate.Table {
 	return aggregate.NewGrouper(o.groupKeys(), o.measures).Table()

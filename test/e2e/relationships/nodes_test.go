@@ -74,6 +74,27 @@ func TestNodeLabelJoin(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("query pods --group-by node.label:%s = %v, want %v", zoneLabel, got, want)
 	}
+	// Two relationship keys and a sum: the grouped path reads the bound
+	// indexes too (every pod is owned by Deployment/web).
+	r = mustInformer(t, "query", "pods", "-n", ns, "--group-by", "node.label:"+zoneLabel+",owner-root", "--sum", "containers", "--no-headers")
+	gotTwo := map[string]string{}
+	for _, l := range lines(r.Stdout) {
+		f := strings.Fields(l)
+		if f[0] == "TOTAL" {
+			continue
+		}
+		if len(f) != 4 {
+			t.Fatalf("group-by line %q is not ZONE OWNER-ROOT COUNT CONTAINERS", l)
+		}
+		gotTwo[f[0]+" "+f[1]] = f[2] + " " + f[3]
+	}
+	wantTwo := map[string]string{}
+	for z, n := range want {
+		wantTwo[z+" Deployment/web"] = fmt.Sprintf("%d %d", n, n)
+	}
+	if fmt.Sprint(gotTwo) != fmt.Sprint(wantTwo) {
+		t.Errorf("query pods --group-by node.label:%s,owner-root --sum containers = %v, want %v", zoneLabel, gotTwo, wantTwo)
+	}
 	for z, names := range byZone {
 		sort.Strings(names)
 		r := mustInformer(t, "query", "pods", "-n", ns, "--index", "node.label:"+zoneLabel+"="+z, "-o", "name")
