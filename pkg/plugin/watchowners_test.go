@@ -11,17 +11,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// ownedPod returns benchPod with managedFields as the engine keeps them for
+// ownedPod returns testpods.Pod with managedFields as the engine keeps them for
 // watch (cache.InternManagedFields): the metadata and spec owned by
 // kube-controller-manager, the status by kwok, both last written at the same
 // second.
 func ownedPod() *corev1.Pod {
-	p := benchPod()
+	p := testpods.Pod()
 	now := metav1.NewTime(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	p.ManagedFields = []metav1.ManagedFieldsEntry{
 		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &now, FieldsType: "FieldsV1",
