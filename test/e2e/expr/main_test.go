@@ -9,7 +9,6 @@ package expr
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -84,25 +83,6 @@ func podNames(pods []corev1.Pod, keep func(*corev1.Pod) bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// startWatch starts `kubectl informer watch ARGS` and waits until its caches
-// have synced.
-func startWatch(t *testing.T, args ...string) *framework.Process {
-	t.Helper()
-	p := framework.Start(t, framework.Cmd{Args: append([]string{"informer", "watch"}, args...), Timeout: 10 * time.Minute})
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		select {
-		case <-p.Done():
-			return false, fmt.Errorf("watch exited before it was watching: %s", p.Wait())
-		default:
-		}
-		return strings.Contains(p.Stderr(), "; watching for changes"), nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for the watch to sync: %v; stderr:\n%s", err, p.Stderr())
-	}
-	return p
 }
 
 // waitPods waits until ns has n pods, all Running and Ready.

@@ -19,7 +19,7 @@ func TestWatchFilterEntersAndLeaves(t *testing.T) {
 	framework.CreateNamespace(t, c.AdminClient(), ns)
 	const timeout = 2 * time.Minute
 
-	p := startWatch(t, "pods", "-n", ns, "-o", "json",
+	p := framework.StartWatch(t, "pods", "-n", ns, "-o", "json",
 		"--filter", `object.metadata.?labels.tier.orValue('') == 'gold' && object.spec.containers.all(c, c.image.startsWith('registry.example.com/'))`)
 
 	kubectl(t, "run", "plain", "-n", ns, "--image=registry.example.com/plain:v1")
@@ -72,7 +72,7 @@ func TestUntilRollout(t *testing.T) {
 	kubectl(t, "create", "deployment", "web", "-n", ns, "--image=registry.example.com/web:v1", "--replicas=3")
 	kubectl(t, "rollout", "status", "deployment/web", "-n", ns, "--timeout="+rolloutTimeout.String())
 
-	p := startWatch(t, "deploy/web", "-n", ns, "-o", "json", "--timeout", rolloutTimeout.String(), "--until", rolloutDone)
+	p := framework.StartWatch(t, "deploy/web", "-n", ns, "-o", "json", "--timeout", rolloutTimeout.String(), "--until", rolloutDone)
 	kubectl(t, "set", "image", "deployment/web", "-n", ns, "web=registry.example.com/web:v2")
 	select {
 	case <-p.Done():

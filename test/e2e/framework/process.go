@@ -259,3 +259,27 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// watchLimit bounds a watch StartWatch starts.
+const watchLimit = 10 * time.Minute
+
+// StartWatch starts `kubectl informer watch ARGS` and waits, up to a minute,
+// until its caches have synced (it says "; watching for changes" on stderr),
+// failing the test if the watch exits first. The watch is killed, if still
+// running, when the test ends, and in any case after ten minutes.
+func StartWatch(t testing.TB, args ...string) *Process {
+	t.Helper()
+	p := Start(t, Cmd{Args: append([]string{"informer", "watch"}, args...), Timeout: watchLimit})
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(p.Stderr(), "; watching for changes") {
+		select {
+		case <-p.Done():
+			t.Fatalf("watch exited before it was watching: %s", p.Wait())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watch did not sync within a minute; stderr:\n%s", p.Stderr())
+		}
+	}
+	return p
+}

@@ -117,25 +117,6 @@ func (w *serverWatch) snapshot() ([]serverEvent, []error) {
 	return slices.Clone(w.events), slices.Clone(w.errs)
 }
 
-// startWatch starts `kubectl informer watch ARGS` and waits until its caches
-// have synced.
-func startWatch(t *testing.T, args ...string) *framework.Process {
-	t.Helper()
-	p := framework.Start(t, framework.Cmd{Args: append([]string{"informer", "watch"}, args...), Timeout: 10 * time.Minute})
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		select {
-		case <-p.Done():
-			return false, fmt.Errorf("watch exited before it was watching: %s", p.Wait())
-		default:
-		}
-		return strings.Contains(p.Stderr(), "; watching for changes"), nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for the watch to sync: %v; stderr:\n%s", err, p.Stderr())
-	}
-	return p
-}
-
 // waitGone waits until ns holds none of the given resources.
 func waitGone(t *testing.T, dyn dynamic.Interface, ns string, gvrs ...schema.GroupVersionResource) {
 	t.Helper()

@@ -36,7 +36,7 @@ func TestRolloutWatchMatchesServer(t *testing.T) {
 	framework.CreateNamespace(t, cs, ns)
 
 	server := watchServer(t, dyn, ns, deploymentsGVR, replicaSetsGVR, podsGVR)
-	p := startWatch(t, "deploy,rs,pods", "-n", ns, "-o", "json")
+	p := framework.StartWatch(t, "deploy,rs,pods", "-n", ns, "-o", "json")
 
 	kubectl(t, "create", "deployment", "web", "-n", ns, "--image=registry.example.com/web:v1", "--replicas=2")
 	kubectl(t, "rollout", "status", "deployment/web", "-n", ns, "--timeout="+rolloutTimeout.String())
