@@ -32,7 +32,9 @@
 //
 // Built-in measures and [UsageByNode] take *corev1.Pod, or a pod as *unstructured.Unstructured
 // (converted first), also inside a cache.DeletedFinalStateUnknown. [TransformPod] strips a pods
-// cache down to what they read, [TransformNode] a nodes cache down to what [Capacity] reads.
+// cache down to what they read; [NewPodUsageTransform] goes further for a cache that serves
+// nothing else, replacing each pod by its [PodUsage] (requests and limits computed once, equal
+// lists shared); [TransformNode] strips a nodes cache down to what [Capacity] reads.
 //
 // The package does no I/O and knows nothing of cobra or of the cache engine. Measures are safe
 // for concurrent use; a Grouper, a UsageByNode and a Table are not.
