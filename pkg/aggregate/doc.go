@@ -17,7 +17,8 @@
 // A [Grouper] counts objects and sums measures per combination of indexed values, with a totals
 // row; its [Table] can be sorted by any column ([Table.SortBy]: names in natural order, numbers
 // and quantities numerically, percentages by ratio, ties stable) and cut to its first N rows
-// ([Table.Top]). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
+// ([Table.Top]). A [Live] keeps a Grouper's counts and sums up to date while objects come, change
+// and go, and says which groups each change changed (watch --group-by). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
 // columns for requests. and limits. measures ([CapacityOptions].Sums).
 //
 // # Percentages
