@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
@@ -62,6 +63,10 @@ type WatchOptions struct {
 	Filter           string
 	Until            string
 	UntilAll         string
+	// GroupBy and Sums (--group-by, --sum) make the watch a live grouped
+	// table instead of a stream of events; see watchgroups.go.
+	GroupBy []string
+	Sums    []string
 
 	genericiooptions.IOStreams
 
@@ -70,6 +75,8 @@ type WatchOptions struct {
 	names    map[string]map[string]bool // type argument → names; empty means all
 	print    watchPrintConfig
 	until    *expr.Guard // --until or --until-all
+	groupBy  []index.Definition
+	measures []aggregate.Measure
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
@@ -109,6 +116,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
 	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
+	f.StringSliceVar(&o.GroupBy, "group-by", nil, "Instead of events, keep a table of the objects' count per value of the index NAME (several names: per combination), as query --group-by prints it: redrawn in place on a terminal, at most four times a second; otherwise the table once, then a line per group that changes.")
+	f.StringArrayVar(&o.Sums, "sum", nil, "With or without --group-by, add a column summing MEASURE per group and a TOTAL row, as query --sum does (repeatable): requests.cpu, limits.memory, restarts, NAME=JSONPATH...")
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -209,9 +218,17 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.print = cfg
 
+	if o.grouped() {
+		if indexDefs, err = o.completeGroups(indexDefs); err != nil {
+			return err
+		}
+	}
 	o.config.Indexes = plainIndexes(indexDefs)
 	o.config.FullObjects = true
 	o.config.ManagedFields = cache.InternManagedFields
+	if o.grouped() {
+		o.completeGroupEngine(indexDefs)
+	}
 	o.config.PlainWatchStreams = true
 	o.config.Progress = newProgress(o.ErrOut)
 	o.config.RequireWatch = true
@@ -251,7 +268,7 @@ func (o *WatchOptions) Validate() error {
 	if o.Until != "" && o.UntilAll != "" {
 		return fmt.Errorf("--until and --until-all cannot be combined: --until waits for the named objects (or any object), --until-all for every object")
 	}
-	return nil
+	return o.validateGroups()
 }
 
 // Run starts the informers, waits for sync and streams events until Ctrl-C,
@@ -266,6 +283,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	names, err := o.namesByResource(mappings)
 	if err != nil {
+		return err
+	}
+	if err := checkMeasureTypes(o.measures, mappings); err != nil {
 		return err
 	}
 	engine, err := cache.New(o.clients, mappings, o.config)
@@ -291,6 +311,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer related.Shutdown()
+	if o.grouped() {
+		return o.runGroups(ctx, engine, queue, names)
+	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
 	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
 	p.exprs = newExprReporter(p.guards)
