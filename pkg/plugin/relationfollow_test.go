@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -74,6 +75,31 @@ func TestNodeJoinChanged(t *testing.T) {
 	} {
 		if got := nodeJoinChanged(tt.old, tt.new); got != tt.want {
 			t.Errorf("nodeJoinChanged(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestControllerChanged(t *testing.T) {
+	ref := func(uid string) []metav1.OwnerReference {
+		yes := true
+		return []metav1.OwnerReference{{Kind: "Deployment", Name: "web", UID: types.UID(uid), Controller: &yes}}
+	}
+	rs := func(refs []metav1.OwnerReference, labels map[string]string) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "web-1", OwnerReferences: refs, Labels: labels}}
+	}
+	for _, tt := range []struct {
+		name     string
+		old, new *metav1.PartialObjectMetadata
+		want     bool
+	}{
+		{"labels only", rs(ref("a"), nil), rs(ref("a"), map[string]string{"x": "y"}), false},
+		{"orphaned", rs(ref("a"), nil), rs(nil, nil), true},
+		{"adopted", rs(nil, nil), rs(ref("a"), nil), true},
+		{"other controller", rs(ref("a"), nil), rs(ref("b"), nil), true},
+		{"never owned", rs(nil, nil), rs(nil, map[string]string{"x": "y"}), false},
+	} {
+		if got := controllerChanged(tt.old, tt.new); got != tt.want {
+			t.Errorf("controllerChanged(%s) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -65,8 +65,9 @@ type relationOptions struct {
 	// errOut gets the warnings about related types that cannot be read.
 	errOut io.Writer
 	// onRelated, when set, makes the relationship index values follow changes from then on,
-	// of the objects and of their nodes, and gets the objects whose values a node's change
-	// changed (see followNodes). A watch sets it; a one-shot query does not.
+	// of the objects, of their owners and of their nodes, and gets the objects whose values an
+	// owner's or a node's change changed (see followOwners, followNodes). A watch sets it; a
+	// one-shot query does not.
 	onRelated func(t *cache.Type, cause string, changes []cache.JoinChange)
 }
 
@@ -155,6 +156,12 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 	follow := opts.onRelated != nil
 	for _, t := range types {
 		if err := t.AddJoins(ctx, follow, added...); err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+	}
+	if follow && r.owners != nil {
+		if err := followOwners(r.owners, types, opts.onRelated); err != nil {
 			r.Shutdown()
 			return nil, nil, err
 		}
@@ -301,9 +308,9 @@ func validateRelations(selectors []index.Selector) error {
 
 // startRelations caches what the relationship indexes of --where read, once the watched types
 // have synced, and binds the --where clauses to them. The clauses are evaluated on each event
-// from what the related caches hold then; when a node's change alone changes the node join
-// values of watched objects, an event naming it is pushed to queue for each of them, so they
-// enter or leave the query (see eventPrinter.classify). The caller shuts the returned relations
+// from what the related caches hold then; when an owner's or a node's change alone changes the
+// owner-root or node join values of watched objects, an event naming it is pushed to queue for
+// each of them, so they enter or leave the query (see eventPrinter.classify). The caller shuts the returned relations
 // down.
 func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine, queue *cache.Queue) (*relations, error) {
 	defs := make([]index.Definition, len(o.print.where))
