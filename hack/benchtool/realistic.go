@@ -216,7 +216,7 @@ func (b *bench) realistic(ctx context.Context) (err error) {
 	seededKubeconfig := b.kubeconfig
 	b.kubeconfig = kubeconfig
 	defer func() { b.kubeconfig = seededKubeconfig }()
-	r.results, err = b.measureCases(ctx, append(b.podQueryCases(r.set), b.capacityCases(r.set)...))
+	r.results, err = b.measureCases(ctx, append(append(b.podQueryCases(r.set), b.capacityCases(r.set)...), b.relationshipCases()...))
 	return err
 }
 

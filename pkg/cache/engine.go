@@ -25,6 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // Type is one resolved resource type with its informers. Its exported
@@ -45,6 +47,8 @@ type Type struct {
 	failing             atomic.Bool
 	// watched is set once a watch request of the type has succeeded.
 	watched atomic.Bool
+	// joins holds the relationship indexes, one index.Join per informer (see AddJoins).
+	joins atomic.Pointer[[]*index.Join]
 }
 
 // Name is the type's resource name, group-qualified for non-core groups:

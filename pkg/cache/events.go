@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // EventType is what happened to an object.
@@ -38,6 +40,14 @@ type Event struct {
 	// Coalesced counts the further updates merged into this event while the
 	// consumer was behind; Old is still the state before the first of them.
 	Coalesced int
+	// Related is set on a Modified event that no change of the object itself
+	// caused: the relationship index values (node.label:KEY, ...) of the
+	// object that a change of a related object, named by Cause ("node/n1"),
+	// changed. Old and New are then the same object. Such events are never
+	// merged with others.
+	Related []index.Change
+	// Cause names the related object of a Related event, as KIND/NAME.
+	Cause string
 }
 
 // Object returns the event's current object: New, or Old for deletes.
@@ -85,6 +95,11 @@ func (q *Queue) Push(e *Event) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
+		return
+	}
+	if e.Related != nil {
+		q.items = append(q.items, e)
+		q.cond.Signal()
 		return
 	}
 	mkey := mergeKey(e)

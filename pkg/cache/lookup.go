@@ -15,8 +15,8 @@ import (
 // have been registered through Config.Indexes.
 func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 	var objs []interface{}
-	for _, informer := range t.Informers {
-		indexer := informer.GetIndexer()
+	for i := range t.Informers {
+		indexer := t.indexer(i)
 		if len(selectors) == 0 {
 			objs = append(objs, indexer.List()...)
 			continue
@@ -43,8 +43,8 @@ func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 // with the number of cached objects that have it.
 func (t *Type) Count(indexName string) (map[string]int, error) {
 	counts := map[string]int{}
-	for _, informer := range t.Informers {
-		indexer := informer.GetIndexer()
+	for i := range t.Informers {
+		indexer := t.indexer(i)
 		for _, value := range indexer.ListIndexFuncValues(indexName) {
 			keys, err := indexer.IndexKeys(indexName, value)
 			if err != nil {

@@ -230,6 +230,19 @@ func (o *Owners) Graph() index.OwnerGraph { return o.graph }
 // Type returns the cached owner type of gk, or nil when it is not held.
 func (o *Owners) Type(gk schema.GroupKind) *Type { return o.types[gk] }
 
+// Types returns the cached owner types, in the order they were started.
+func (o *Owners) Types() []*Type {
+	var types []*Type
+	for _, e := range o.engines {
+		for _, t := range e.Types() {
+			if o.types[t.Mapping.GroupVersionKind.GroupKind()] == t {
+				types = append(types, t)
+			}
+		}
+	}
+	return types
+}
+
 // Unreadable returns the owner types that could not be cached, sorted by name.
 func (o *Owners) Unreadable() []UnreadableType { return o.unreadable }
 

@@ -43,7 +43,9 @@ func (n NodeIndexer) Node(name string) metav1.Object {
 // nodeJoin returns the Definition of node.label:KEY (annotations false) or
 // node.annotation:KEY over graph: the value of the label or annotation KEY of the node the pod
 // runs on (spec.nodeName), for pods on a cached node that carries it. Unscheduled pods, other
-// objects and metadata-only pods have no value.
+// objects and metadata-only pods have no value. The value reads the node cache at the time of
+// the call: hold it in a Join, never in a client-go indexer, and refresh the pods of a node
+// when the node changes (see Join).
 func nodeJoin(name, key string, annotations bool, graph NodeGraph) Definition {
 	what := "label"
 	if annotations {

@@ -64,6 +64,11 @@ type relationOptions struct {
 	ownerKinds []schema.GroupKind
 	// errOut gets the warnings about related types that cannot be read.
 	errOut io.Writer
+	// onRelated, when set, makes the relationship index values follow changes from then on,
+	// of the objects, of their owners and of their nodes, and gets the objects whose values an
+	// owner's or a node's change changed (see followOwners, followNodes). A watch sets it; a
+	// one-shot query does not.
+	onRelated func(t *cache.Type, cause string, changes []cache.JoinChange)
 }
 
 // controllerKinds are the kinds of the built-in controllers, cached for a watch of owner-root
@@ -79,8 +84,9 @@ var controllerKinds = []schema.GroupKind{
 // objects' controller references lead to (cache.StartOwners); for selected-by, the selecting
 // kinds the selectors name (all of them for --group-by or a negated selector), whole objects;
 // for node.label:KEY and node.annotation:KEY, the nodes, metadata-only; for selects, the pods
-// of the namespace, metadata-only. It then registers the bound indexes on every type, and says
-// on errOut which related types it could not read. It returns defs with the relationship indexes
+// of the namespace, metadata-only. It then holds the bound indexes of every type in joins
+// (cache.Type.AddJoins), following changes when opts.onRelated is set, and says on errOut which
+// related types it could not read. It returns defs with the relationship indexes
 // bound, in the same order, and the related caches to shut down (nil when no index needed any).
 func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.Type, defs []index.Definition, opts relationOptions) ([]index.Definition, *relations, error) {
 	namespaces, syncTimeout, errOut := opts.namespaces, opts.syncTimeout, opts.errOut
@@ -147,8 +153,21 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 			added = append(added, bound[i])
 		}
 	}
+	follow := opts.onRelated != nil
 	for _, t := range types {
-		if err := t.AddIndexes(added...); err != nil {
+		if err := t.AddJoins(ctx, follow, added...); err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+	}
+	if follow && r.owners != nil {
+		if err := followOwners(r.owners, types, opts.onRelated); err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+	}
+	if follow && r.nodes != nil && len(r.nodes.Types) > 0 {
+		if err := followNodes(r.nodes.Types[0], types, opts.onRelated); err != nil {
 			r.Shutdown()
 			return nil, nil, err
 		}
@@ -289,8 +308,11 @@ func validateRelations(selectors []index.Selector) error {
 
 // startRelations caches what the relationship indexes of --where read, once the watched types
 // have synced, and binds the --where clauses to them. The clauses are evaluated on each event
-// from what the related caches hold then. The caller shuts the returned relations down.
-func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine) (*relations, error) {
+// from what the related caches hold then; when an owner's or a node's change alone changes the
+// owner-root or node join values of watched objects, an event naming it is pushed to queue for
+// each of them, so they enter or leave the query (see eventPrinter.classify). The caller shuts
+// the returned relations down.
+func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine, queue *cache.Queue) (*relations, error) {
 	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupBy))
 	selectors := make([]index.Selector, len(o.print.where))
 	for i, w := range o.print.where {
@@ -299,6 +321,11 @@ func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine)
 	defs = append(defs, o.groupBy...)
 	bound, related, err := startRelations(ctx, o.clients, engine.Types(), defs, relationOptions{
 		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: selectors, ownerKinds: controllerKinds, errOut: o.ErrOut,
+		onRelated: func(t *cache.Type, cause string, changes []cache.JoinChange) {
+			for _, c := range changes {
+				queue.Push(&cache.Event{Type: cache.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		},
 	})
 	if err != nil {
 		return nil, err

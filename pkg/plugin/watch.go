@@ -303,7 +303,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	related, err := o.startRelations(ctx, engine)
+	related, err := o.startRelations(ctx, engine, queue)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil

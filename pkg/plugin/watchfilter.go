@@ -26,6 +26,19 @@ func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 		}
 	}
 	r := rendered{ev: ev, typ: ev.Type}
+	if ev.Related != nil {
+		// A related object's change: only an object entering or leaving the query is news.
+		oldIn, newIn := p.cfg.matchesWith(ev.Old, ev.Related, false), p.cfg.matchesWith(ev.New, ev.Related, true)
+		switch {
+		case newIn && !oldIn:
+			r.typ, r.note = cache.Added, "entered query: "+ev.Cause+" changed"
+		case oldIn && !newIn:
+			r.typ, r.note = cache.Deleted, "left query: "+ev.Cause+" changed"
+		default:
+			return rendered{}, false
+		}
+		return r, true
+	}
 	if len(p.cfg.where) > 0 || p.cfg.filter != nil {
 		oldIn, newIn := p.cfg.matches(ev.Old), p.cfg.matches(ev.New)
 		switch {
@@ -51,15 +64,40 @@ type whereClause struct {
 // matches reports whether obj is in the query of --where and --filter; the
 // filter is evaluated at the time of the call.
 func (c watchPrintConfig) matches(obj interface{}) bool {
+	return c.matchesWith(obj, nil, false)
+}
+
+// matchesWith is matches, with the values of the indexes in related taken from
+// there instead of computed: their New values when current, else their Old
+// ones. It judges an object before and after a related object's change.
+func (c watchPrintConfig) matchesWith(obj interface{}, related []index.Change, current bool) bool {
 	if obj == nil {
 		return false
 	}
 	for _, w := range c.where {
-		if !w.sel.Matches(index.Values(w.def, obj)) {
+		values, known := relatedValues(related, w.def.Name, current)
+		if !known {
+			values = index.Values(w.def, obj)
+		}
+		if !w.sel.Matches(values) {
 			return false
 		}
 	}
 	return c.filter == nil || c.filter.Match(context.Background(), obj, time.Now())
+}
+
+// relatedValues returns the Old or (current) New values of index name in
+// related, and whether related has it.
+func relatedValues(related []index.Change, name string, current bool) ([]string, bool) {
+	for _, c := range related {
+		if c.Index == name {
+			if current {
+				return c.New, true
+			}
+			return c.Old, true
+		}
+	}
+	return nil, false
 }
 
 // inWatch reports whether obj, of type t, is one the watch prints: named,

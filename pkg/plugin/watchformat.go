@@ -53,7 +53,7 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 			return false, nil
 		}
 		r.managers, r.cause = p.attribute(ev, r.old, r.new)
-	} else if ev.Type == cache.Modified {
+	} else if ev.Type == cache.Modified && ev.Related == nil {
 		// An update that enters or leaves the query: who made it.
 		old, new, err := diff.UpdateMaps(ev.Old, ev.New, false)
 		if err != nil {
