@@ -165,7 +165,7 @@ func (q *Queue) Stats() (pending int, coalesced int64) {
 func (e *Engine) SendEvents(q *Queue) error {
 	for _, t := range e.types {
 		for _, informer := range t.Informers {
-			if err := sendEvents(t, informer, q); err != nil {
+			if _, err := sendEvents(t, informer, q); err != nil {
 				return err
 			}
 		}
@@ -173,9 +173,33 @@ func (e *Engine) SendEvents(q *Queue) error {
 	return nil
 }
 
+// SendEvents registers on t's informers, which may be running already, the
+// handlers Engine.SendEvents registers, and returns a func that removes
+// them. On a running informer client-go first hands the new handlers every
+// cached object as an Added event with Initial set, in its own goroutine,
+// before any later change: a watch that joins a warm cache sees the same
+// sequence as one that started the informer. remove may be called once.
+func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
+	var regs []toolscache.ResourceEventHandlerRegistration
+	remove = func() {
+		for i, reg := range regs {
+			_ = t.Informers[i].RemoveEventHandler(reg)
+		}
+	}
+	for _, informer := range t.Informers {
+		reg, err := sendEvents(t, informer, q)
+		if err != nil {
+			remove()
+			return nil, err
+		}
+		regs = append(regs, reg)
+	}
+	return remove, nil
+}
+
 // sendEvents registers on informer, one of t's, the handlers of SendEvents.
-func sendEvents(t *Type, informer toolscache.SharedIndexInformer, q *Queue) error {
-	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+func sendEvents(t *Type, informer toolscache.SharedIndexInformer, q *Queue) (toolscache.ResourceEventHandlerRegistration, error) {
+	reg, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj interface{}, isInInitialList bool) {
 			q.Push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
 		},
@@ -198,9 +222,9 @@ func sendEvents(t *Type, informer toolscache.SharedIndexInformer, q *Queue) erro
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
+		return nil, fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
 	}
-	return nil
+	return reg, nil
 }
 
 func storageKey(obj interface{}) string {

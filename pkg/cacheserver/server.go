@@ -1,0 +1,203 @@
+package cacheserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+)
+
+// Handler runs one command for a Run request, writing its output to stdout
+// and stderr, until it ends or ctx ends (the client went away, or the
+// server stops). It returns the command's exit, or a Fallback when the
+// cache declines to answer (before writing any output).
+type Handler func(ctx context.Context, req cacheproto.Request, stdout, stderr io.Writer) Outcome
+
+// Outcome is how a Handler ended.
+type Outcome struct {
+	Exit     cacheproto.Exit
+	Fallback *cacheproto.Fallback
+}
+
+// Server serves one identity's cache on a unix socket.
+type Server struct {
+	// Listener is the socket, from Listen.
+	Listener *net.UnixListener
+	// Run answers Run requests.
+	Run Handler
+	// Status fills in what the server does not know of a Status: server,
+	// user, context, caches.
+	Status func(*cacheproto.Status)
+	// IdleTimeout ends Serve after this long without a Run request and with
+	// none in progress; 0 means never.
+	IdleTimeout time.Duration
+	// Build is the program's version, sent in the Hello.
+	Build string
+
+	started time.Time
+	mu      sync.Mutex
+	active  int
+	last    time.Time
+	stop    chan struct{}
+	once    sync.Once
+}
+
+// helloTimeout bounds how long a connected client may take to send its
+// request.
+const requestTimeout = 10 * time.Second
+
+// Serve accepts connections until ctx ends, a Stop request comes, or the
+// server has been idle for IdleTimeout; it then closes the listener (which
+// removes the socket) and returns after the running requests have ended.
+// Every connection whose peer uid is not the server's own is closed at once,
+// before a single byte is sent.
+func (s *Server) Serve(ctx context.Context) error {
+	s.started = time.Now()
+	s.last = s.started
+	s.stop = make(chan struct{})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+		case <-ctx.Done():
+		}
+		cancel()
+		s.Listener.Close()
+	}()
+	if s.IdleTimeout > 0 {
+		go s.exitWhenIdle(ctx)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := s.Listener.AcceptUnix()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		wg.Go(func() { s.serveConn(ctx, conn) })
+	}
+}
+
+// Stop makes Serve return.
+func (s *Server) shutdown() { s.once.Do(func() { close(s.stop) }) }
+
+func (s *Server) exitWhenIdle(ctx context.Context) {
+	tick := time.NewTicker(min(s.IdleTimeout/4, time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		idle := s.active == 0 && time.Since(s.last) >= s.IdleTimeout
+		s.mu.Unlock()
+		if idle {
+			klog.InfoS("idle timeout: exiting", "idleTimeout", s.IdleTimeout)
+			s.shutdown()
+			return
+		}
+	}
+}
+
+func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn) {
+	defer conn.Close()
+	uid, err := peerUID(conn)
+	if err != nil {
+		klog.InfoS("refused a connection: no peer credentials", "err", err)
+		return
+	}
+	if uid != os.Getuid() {
+		klog.InfoS("refused a connection from another user", "peerUID", uid, "uid", os.Getuid())
+		return
+	}
+	if err := cacheproto.WriteJSON(conn, cacheproto.FrameHello, cacheproto.Hello{Version: cacheproto.Version, Pid: os.Getpid(), Build: s.Build}); err != nil {
+		return
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(requestTimeout))
+	var req cacheproto.Request
+	if err := cacheproto.ReadJSON(conn, cacheproto.FrameRequest, &req); err != nil {
+		klog.V(1).InfoS("bad request", "err", err)
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	switch req.Kind {
+	case cacheproto.StatusRequest:
+		_ = cacheproto.WriteJSON(conn, cacheproto.FrameStatus, s.status())
+	case cacheproto.Stop:
+		klog.InfoS("stop requested")
+		_ = cacheproto.WriteJSON(conn, cacheproto.FrameExit, cacheproto.Exit{})
+		s.shutdown()
+	case cacheproto.Run:
+		s.run(ctx, conn, req)
+	default:
+		klog.InfoS("unknown request", "kind", req.Kind)
+	}
+}
+
+func (s *Server) status() cacheproto.Status {
+	s.mu.Lock()
+	st := cacheproto.Status{
+		Pid:         os.Getpid(),
+		Socket:      s.Listener.Addr().String(),
+		Build:       s.Build,
+		Started:     s.started,
+		LastRequest: s.last,
+		Active:      s.active,
+		IdleTimeout: s.IdleTimeout,
+	}
+	s.mu.Unlock()
+	st.RSSBytes = residentBytes()
+	if s.Status != nil {
+		s.Status(&st)
+	}
+	return st
+}
+
+// run runs a Run request: the command's context ends when the client
+// closes the connection (Ctrl-C, a closed pipe) or the server stops.
+func (s *Server) run(ctx context.Context, conn *net.UnixConn, req cacheproto.Request) {
+	s.mu.Lock()
+	s.active++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.last = time.Now()
+		s.mu.Unlock()
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		// The client sends nothing more: a read returns when it goes away.
+		var b [1]byte
+		_, _ = conn.Read(b[:])
+		cancel()
+	}()
+	out := newFrameOutput(conn)
+	outcome := s.Run(ctx, req, out.stdout(), out.stderr())
+	if err := out.close(); err != nil {
+		return
+	}
+	if outcome.Fallback != nil {
+		_ = out.writeJSON(cacheproto.FrameFallback, outcome.Fallback)
+		return
+	}
+	_ = out.writeJSON(cacheproto.FrameExit, outcome.Exit)
+}
