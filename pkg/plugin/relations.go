@@ -290,7 +290,7 @@ func validateRelations(selectors []index.Selector) error {
 // startRelations caches what the relationship indexes of --where read, once the watched types
 // have synced, and binds the --where clauses to them. The clauses are evaluated on each event
 // from what the related caches hold then. The caller shuts the returned relations down.
-func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine) (*relations, error) {
+func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine) (*relations, error) {
 	defs := make([]index.Definition, len(o.print.where))
 	selectors := make([]index.Selector, len(o.print.where))
 	for i, w := range o.print.where {

@@ -1,0 +1,124 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+)
+
+// dialTimeout bounds the connection to a warm cache and its hello: a cache
+// that does not answer in time is treated as broken.
+const dialTimeout = 2 * time.Second
+
+// cacheRunE is the RunE of query and watch: with --cache auto, outside a
+// cache process, the command goes to the running warm cache of this
+// identity if there is one; otherwise (none runs, it is broken, or it
+// declines) the command runs here (Complete, Validate, Run).
+func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string) func(*cobra.Command, []string) error {
+	direct := runE(o)
+	return func(cmd *cobra.Command, args []string) error {
+		if eo.env != nil || eo.Cache == "off" {
+			return direct(cmd, args)
+		}
+		handled, err := forwardToCache(cmd, args, eo, streams, extraArgs)
+		if handled {
+			return err
+		}
+		return direct(cmd, args)
+	}
+}
+
+// forwardToCache runs the command in the warm cache of this identity and
+// reports whether it did (handled): not when no cache runs (silently), nor
+// when the cache is unusable (a one-line warning on errOut) or declines.
+func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string) (handled bool, err error) {
+	errOut := streams.ErrOut
+	if eo.Cache != "" && eo.Cache != "auto" {
+		return false, nil // Validate names the flag
+	}
+	id, err := resolveCacheIdentity(eo.configFlags)
+	if err != nil {
+		klog.V(1).InfoS("not using a warm cache", "err", err)
+		return false, nil
+	}
+	conn, err := cacheclient.Dial(id.socket, dialTimeout)
+	if errors.Is(err, cacheclient.ErrNoCache) {
+		return false, nil
+	}
+	if err == nil {
+		err = cacheclient.CheckDir(id.dir)
+	}
+	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
+		return false, nil
+	}
+	defer conn.Close()
+	var extra []string
+	if extraArgs != nil {
+		extra = extraArgs()
+	}
+	argv, err := forwardArgs(cmd, args, eo, extra)
+	if err != nil {
+		return false, nil
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, streams.Out, errOut)
+	var unavailable *cacheclient.UnavailableError
+	switch {
+	case errors.As(err, &unavailable):
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
+		return false, nil
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return true, nil
+	case errors.Is(err, syscall.EPIPE):
+		return true, nil
+	case err != nil:
+		return true, err
+	case res.Fallback != nil:
+		klog.V(1).InfoS("the warm cache declined", "reason", res.Fallback.Reason)
+		if res.Fallback.Warning != "" {
+			fmt.Fprintln(errOut, res.Fallback.Warning)
+		}
+		return false, nil
+	case res.Exit.Code != 0:
+		return true, errors.New(res.Exit.Error)
+	}
+	return true, nil
+}
+
+// forwardArgs rebuilds the command's arguments for the cache process: the
+// command's name, every flag the user set except kubeconfig and credential
+// flags (root's persistent flags) and --cache, the namespace made explicit
+// as this side resolves it, extra (flags this side resolves, such as
+// --color), and the positional arguments.
+func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []string) ([]string, error) {
+	argv := []string{cmd.Name()}
+	persistent := cmd.Root().PersistentFlags()
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if persistent.Lookup(f.Name) != nil || f.Name == "cache" {
+			return
+		}
+		argv = append(argv, flagArgs(f)...)
+	})
+	ns, err := eo.namespace()
+	if err != nil {
+		return nil, err
+	}
+	argv = append(argv, extra...)
+	argv = append(argv, "--namespace="+ns, "--")
+	return append(argv, args...), nil
+}

@@ -1,0 +1,72 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheserver"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// serveEnv is what a command run inside a warm cache process uses instead
+// of building its own: the process's clients (one identity's) and its pool
+// of warm engines.
+type serveEnv struct {
+	server  string
+	clients *cache.Clients
+	pool    *cacheserver.Pool
+}
+
+// warmEngines leases the warm cache's engines. It declines (declinedError)
+// what one shared informer cannot answer as the command's own would:
+// relationship indexes, which read other caches bound to one command, and
+// --indexer indexes, whose names mean different things to different
+// commands; and, with --max-staleness, a type whose watch has been failing
+// for longer.
+type warmEngines struct {
+	pool         *cacheserver.Pool
+	maxStaleness time.Duration
+}
+
+// declinedError says why the warm cache does not answer a command; the
+// client then answers it itself, printing warning first if set.
+type declinedError struct {
+	reason  string
+	warning string
+}
+
+func (e *declinedError) Error() string { return "the warm cache declined: " + e.reason }
+
+func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequest) (runningEngine, error) {
+	if req.custom {
+		return nil, &declinedError{reason: "--indexer indexes are not shared"}
+	}
+	for _, def := range req.indexes {
+		if def.Relation != index.NoRelation {
+			return nil, &declinedError{reason: fmt.Sprintf("relationship index %s is not shared", def.Name)}
+		}
+	}
+	lease, err := w.pool.Acquire(ctx, req.mappings, req.config, cacheserver.Options{Queue: req.queue})
+	if err != nil {
+		return nil, err
+	}
+	t, since, lastErr, stale := lease.Stale()
+	if !stale {
+		return lease, nil
+	}
+	age := time.Since(since).Round(time.Second)
+	if w.maxStaleness > 0 && age > w.maxStaleness {
+		lease.Shutdown()
+		return nil, &declinedError{
+			reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
+			warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), w.maxStaleness),
+		}
+	}
+	if req.queue == nil {
+		// A query: say it once. A watch's error reporter has been told.
+		fmt.Fprintf(req.errOut, "warning: the warm cache's watch of %s has been failing since %s (%s): %s; this answer may be stale\n", t.Name(), since.UTC().Format(time.RFC3339), age, lastErr)
+	}
+	return lease, nil
+}
