@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -131,7 +130,7 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 		}
 		caches = append(caches, []string{pid, st.Server, st.User, st.Context,
 			duration.HumanDuration(now.Sub(st.Started)), idle,
-			resource.NewQuantity(st.RSSBytes, resource.BinarySI).String(), e.Socket})
+			fmt.Sprintf("%dMi", st.RSSBytes>>20), e.Socket})
 		for _, t := range st.Caches {
 			ns := "(all)"
 			if len(t.Namespaces) > 0 {
