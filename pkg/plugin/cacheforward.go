@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"syscall"
 	"time"
 
@@ -51,17 +53,19 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		klog.V(1).InfoS("not using a warm cache", "err", err)
 		return false, nil
 	}
-	conn, err := cacheclient.Dial(id.socket, dialTimeout)
+	if _, err := os.Lstat(id.socket); errors.Is(err, fs.ErrNotExist) {
+		return false, nil // no cache: the common case, silently
+	}
+	// The directory is checked before the socket in it is used.
+	err = cacheclient.CheckDir(id.dir)
+	var conn *cacheclient.Conn
+	if err == nil {
+		conn, err = cacheclient.Dial(id.socket, dialTimeout)
+	}
 	if errors.Is(err, cacheclient.ErrNoCache) {
 		return false, nil
 	}
-	if err == nil {
-		err = cacheclient.CheckDir(id.dir)
-	}
 	if err != nil {
-		if conn != nil {
-			conn.Close()
-		}
 		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
 		return false, nil
 	}
