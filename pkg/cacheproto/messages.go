@@ -33,9 +33,6 @@ type Request struct {
 	// "pods", "-n", "shop", ...), with every kubeconfig and credential flag
 	// removed and the namespace made explicit by the client.
 	Args []string `json:"args,omitempty"`
-	// MaxStaleness, when positive, makes the cache decline (Fallback) a Run
-	// whose types' watches have been failing for longer.
-	MaxStaleness time.Duration `json:"maxStaleness,omitempty"`
 }
 
 // Exit is how a Run or Stop ended.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -80,6 +81,11 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
+	// As the direct watch does: a write to a closed stdout (| head) fails
+	// with EPIPE instead of the runtime killing the process.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, streams.Out, errOut)
 	var unavailable *cacheclient.UnavailableError
 	switch {

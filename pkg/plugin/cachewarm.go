@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -49,6 +50,10 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 		}
 	}
 	lease, err := w.pool.Acquire(ctx, req.mappings, req.config, cacheserver.Options{Queue: req.queue})
+	var timeout *cache.SyncTimeoutError
+	if errors.As(err, &timeout) {
+		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
