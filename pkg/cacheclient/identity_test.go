@@ -46,7 +46,9 @@ func TestKeyDiffersPerIdentity(t *testing.T) {
 		{"--as-uid", func(c *rest.Config) { c.Impersonate.UID = "1" }},
 		{"--as-group", func(c *rest.Config) { c.Impersonate.Groups = []string{"g"} }},
 		{"impersonated extra", func(c *rest.Config) { c.Impersonate.Extra = map[string][]string{"k": {"v"}} }},
-		{"exec plugin", func(c *rest.Config) { c.ExecProvider = &clientcmdapi.ExecConfig{Command: "aws", Args: []string{"--profile", "a"}} }},
+		{"exec plugin", func(c *rest.Config) {
+			c.ExecProvider = &clientcmdapi.ExecConfig{Command: "aws", Args: []string{"--profile", "a"}}
+		}},
 		{"auth provider", func(c *rest.Config) { c.AuthProvider = &clientcmdapi.AuthProviderConfig{Name: "oidc"} }},
 		{"insecure", func(c *rest.Config) { c.Insecure = true }},
 	}
