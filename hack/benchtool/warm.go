@@ -33,10 +33,11 @@ func (b *bench) warmCases(d dataSet, env []string) []benchCase {
 	q3cold := b.kubectl("w-q3-cold", "kubectl informer "+shellJoin(q3Args)+" --cache off", append(append([]string{"informer"}, q3Args...), "--cache", "off")...)
 	q3warm := b.kubectl("w-q3-warm", "kubectl informer "+shellJoin(q3Args)+" (warm cache)", append([]string{"informer"}, q3Args...)...)
 	pv := b.direct("w-plugin-version", "kubectl-informer version (process start, no query)", "version")
+	kv := b.kubectl("w-kubectl-plugin-version", "kubectl informer version (kubectl's exec of the plugin, no query)", "informer", "version")
 	warmDirect.env, warm.env, q3warm.env = env, env, env
 	cold.check, warmDirect.check, warm.check = expectLines(d.byImage), expectLines(d.byImage), expectLines(d.byImage)
 	q3cold.check, q3warm.check = expectLines(1+d.nodes), expectLines(1+d.nodes)
-	return []benchCase{cold, warmDirect, warm, q3cold, q3warm, pv}
+	return []benchCase{cold, warmDirect, warm, q3cold, q3warm, pv, kv}
 }
 
 // warm starts a warm cache, measures warmCases (the unmeasured warm-up run
@@ -121,10 +122,11 @@ func (r *report) warmSection() string {
 	rows := []queryRow{
 		{label: "query 1, cold", id: "w-q1-cold-direct"},
 		{label: "query 1, warm", id: "w-q1-warm-direct", baselines: []string{"w-q1-cold-direct", "w-plugin-version"}},
-		{label: "query 1, warm, through kubectl", id: "w-q1-warm", baselines: []string{"w-q1-warm-direct"}},
+		{label: "query 1, warm, through kubectl", id: "w-q1-warm", baselines: []string{"w-q1-warm-direct", "w-kubectl-plugin-version"}},
 		{label: "query 3, cold, through kubectl", id: "w-q3-cold"},
 		{label: "query 3, warm, through kubectl", id: "w-q3-warm", baselines: []string{"w-q3-cold"}},
 		{label: "plugin start alone", id: "w-plugin-version"},
+		{label: "kubectl's exec of the plugin alone", id: "w-kubectl-plugin-version"},
 	}
 	s.WriteString("| row | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, row := range rows {

@@ -180,6 +180,15 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	done := make(chan result, 1)
 	go func() {
 		mappings, err := cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+		if err != nil && o.env != nil {
+			// A warm cache's discovery is as old as the cache: a type
+			// created since (a new CRD) is found after a fresh discovery,
+			// as a command of its own would find it.
+			if mapper, ok := o.clients.Mapper.(meta.ResettableRESTMapper); ok {
+				mapper.Reset()
+				mappings, err = cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+			}
+		}
 		done <- result{mappings, err}
 	}()
 	timer := time.NewTimer(o.SyncTimeout)

@@ -110,3 +110,28 @@ func TestFallbackWhenKilled(t *testing.T) {
 		t.Errorf("cache start after the kill did not start a new process")
 	}
 }
+
+// TestNewTypeAfterStart queries a custom resource type before and after
+// its CRD is installed: the cache, whose discovery is as old as the cache,
+// finds the new type as a command of its own would.
+func TestNewTypeAfterStart(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	e.start("")
+	q := []string{"query", "widgets", "-A", "-o", "name"}
+	before := e.run("", q...)
+	if before.ExitCode != 1 || !strings.Contains(before.Stderr, `doesn't have a resource type "widgets"`) {
+		t.Fatalf("query of widgets before the CRD: %s", before)
+	}
+	if _, err := framework.Current(t).Seed("crd"); err != nil {
+		t.Fatal(err)
+	}
+	warm := e.run("", q...)
+	direct := e.run("", append(q, "--cache", "off")...)
+	if warm.ExitCode != 0 || warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr {
+		t.Errorf("query of widgets after the CRD, through the cache: %s\ndirect: %s", warm, direct)
+	}
+	if c := e.onlyCache(); len(c.Status.Caches) != 1 || c.Status.Caches[0].Type != "widgets.example.com" {
+		t.Errorf("the cache holds %+v, want widgets.example.com", c.Status.Caches)
+	}
+}
