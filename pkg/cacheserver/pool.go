@@ -81,9 +81,10 @@ type Options struct {
 // cfg says (namespaces, selectors, managedFields mode, indexes; whole
 // objects always), creating and starting the engines the pool does not hold
 // yet. cfg.OnWatchError and cfg.OnWatchResumed are called for the leased
-// types' watch outages while the lease is held, and once at once for a type
-// whose watch is failing already. It returns the engine's error when a new
-// engine fails to sync (as cache.Engine.Start does), or ctx's error.
+// types' watch outages while the lease is held, and OnWatchError once
+// right away for a type whose watch is failing already. It returns the
+// engine's error when a new engine fails to sync (as cache.Engine.Start
+// does), or ctx's error.
 func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg cache.Config, opts Options) (*Lease, error) {
 	l := &Lease{pool: p, failed: make(chan struct{}), done: make(chan struct{}),
 		onWatchError: cfg.OnWatchError, onWatchResumed: cfg.OnWatchResumed}

@@ -49,7 +49,7 @@ type Server struct {
 	once    sync.Once
 }
 
-// helloTimeout bounds how long a connected client may take to send its
+// requestTimeout bounds how long a connected client may take to send its
 // request.
 const requestTimeout = 10 * time.Second
 
@@ -93,7 +93,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 }
 
-// Stop makes Serve return.
+// shutdown makes Serve return.
 func (s *Server) shutdown() { s.once.Do(func() { close(s.stop) }) }
 
 func (s *Server) exitWhenIdle(ctx context.Context) {
