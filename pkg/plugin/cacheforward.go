@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -121,6 +123,16 @@ func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []s
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if persistent.Lookup(f.Name) != nil || f.Name == "cache" {
 			return
+		}
+		if f.Name == "output" {
+			// -o jsonpath-file=PATH and the like: the cache process runs
+			// in another directory.
+			if format, path, ok := strings.Cut(f.Value.String(), "="); ok && strings.HasSuffix(format, "-file") && path != "" {
+				if abs, err := filepath.Abs(path); err == nil {
+					argv = append(argv, "--output="+format+"="+abs)
+					return
+				}
+			}
 		}
 		argv = append(argv, flagArgs(f)...)
 	})

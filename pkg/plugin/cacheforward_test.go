@@ -44,6 +44,11 @@ func TestForwardArgs(t *testing.T) {
 			want: []string{"query", "--group-by=a", "--group-by=b", "--index=node=a", "--selector=app=x", "--namespace=from-context", "--", "pods"},
 		},
 		{
+			name: "a template file made absolute",
+			args: []string{"--kubeconfig=" + kubeconfig, "-o", "jsonpath-file=t.txt", "pods"},
+			want: []string{"query", "--output=jsonpath-file=" + mustAbs(t, "t.txt"), "--namespace=from-context", "--", "pods"},
+		},
+		{
 			name: "-n given",
 			args: []string{"--kubeconfig=" + kubeconfig, "-n", "shop", "-o", "name", "--max-staleness=5s", "pods,deploy"},
 			want: []string{"query", "--max-staleness=5s", "--output=name", "--namespace=shop", "--", "pods,deploy"},
@@ -73,4 +78,13 @@ func TestForwardArgs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
