@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // NodeUsage is what the pods bound to one node hold there: how many they are and their summed
@@ -33,10 +35,15 @@ func NewUsageByNode() *UsageByNode {
 	return &UsageByNode{Nodes: map[string]*NodeUsage{}}
 }
 
-// Add adds one pod (a *corev1.Pod or a pod as unstructured, see [AsPod]) to its node's usage.
-// A terminal pod is counted in Terminal and nowhere else, as kube-scheduler does not count it
-// against its node's pod capacity either; a pod with no node is counted in Unscheduled.
+// Add adds one pod (a *corev1.Pod, a *[PodUsage], or a pod as unstructured, see [AsPod]) to its
+// node's usage. A terminal pod is counted in Terminal and nowhere else, as kube-scheduler does
+// not count it against its node's pod capacity either; a pod with no node is counted in
+// Unscheduled.
 func (u *UsageByNode) Add(obj interface{}) error {
+	if usage, ok := index.Unwrap(obj).(*PodUsage); ok && usage != nil {
+		u.add(usage.NodeName, usage.IsTerminal(), usage.Requests, usage.Limits)
+		return nil
+	}
 	pod, err := AsPod(obj)
 	if err != nil {
 		return err
@@ -45,19 +52,28 @@ func (u *UsageByNode) Add(obj interface{}) error {
 		u.Terminal++
 		return nil
 	}
-	if pod.Spec.NodeName == "" {
-		u.Unscheduled++
-		return nil
+	u.add(pod.Spec.NodeName, false, PodRequests(pod), PodLimits(pod))
+	return nil
+}
+
+// add adds the requests and limits of one pod bound to node.
+func (u *UsageByNode) add(node string, terminal bool, requests, limits corev1.ResourceList) {
+	if terminal {
+		u.Terminal++
+		return
 	}
-	n, ok := u.Nodes[pod.Spec.NodeName]
+	if node == "" {
+		u.Unscheduled++
+		return
+	}
+	n, ok := u.Nodes[node]
 	if !ok {
 		n = &NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
-		u.Nodes[pod.Spec.NodeName] = n
+		u.Nodes[node] = n
 	}
 	n.Pods++
-	addResourceList(n.Requests, PodRequests(pod))
-	addResourceList(n.Limits, PodLimits(pod))
-	return nil
+	addResourceList(n.Requests, requests)
+	addResourceList(n.Limits, limits)
 }
 
 // addResourceList adds add into list, exactly.

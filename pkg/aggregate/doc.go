@@ -17,7 +17,8 @@
 // A [Grouper] counts objects and sums measures per combination of indexed values, with a totals
 // row; its [Table] can be sorted by any column ([Table.SortBy]: names in natural order, numbers
 // and quantities numerically, percentages by ratio, ties stable) and cut to its first N rows
-// ([Table.Top]). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
+// ([Table.Top]). A [Live] keeps a Grouper's counts and sums up to date while objects come, change
+// and go, and says which groups each change changed (watch --group-by). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
 // columns for requests. and limits. measures ([CapacityOptions].Sums).
 //
 // # Percentages
@@ -32,7 +33,9 @@
 //
 // Built-in measures and [UsageByNode] take *corev1.Pod, or a pod as *unstructured.Unstructured
 // (converted first), also inside a cache.DeletedFinalStateUnknown. [TransformPod] strips a pods
-// cache down to what they read, [TransformNode] a nodes cache down to what [Capacity] reads.
+// cache down to what they read; [NewPodUsageTransform] goes further for a cache that serves
+// nothing else, replacing each pod by its [PodUsage] (requests and limits computed once, equal
+// lists shared); [TransformNode] strips a nodes cache down to what [Capacity] reads.
 //
 // The package does no I/O and knows nothing of cobra or of the cache engine. Measures are safe
 // for concurrent use; a Grouper, a UsageByNode and a Table are not.

@@ -64,35 +64,59 @@ func (g *Grouper) AddValues(keyValues [][]string, values []resource.Quantity) er
 	if len(g.keys) == 0 {
 		return nil
 	}
-	combination := make([]string, len(g.keys))
-	g.addCombinations(keyValues, combination, 0, values)
-	return nil
-}
-
-// addCombinations adds values to every group whose key values start with combination[:depth]
-// and go on with one value of each remaining key.
-func (g *Grouper) addCombinations(keyValues [][]string, combination []string, depth int, values []resource.Quantity) {
-	if depth == len(keyValues) {
-		id := strings.Join(combination, "\x00")
+	eachCombination(keyValues, func(id string, combination []string) {
 		gr, ok := g.groups[id]
 		if !ok {
 			gr = &group{key: append([]string(nil), combination...), sums: make([]resource.Quantity, len(values))}
 			g.groups[id] = gr
 		}
 		gr.add(values)
-		return
+	})
+	return nil
+}
+
+// remove takes out what AddValues(keyValues, values) added; a group left with no object goes.
+func (g *Grouper) remove(keyValues [][]string, values []resource.Quantity) error {
+	if len(keyValues) != len(g.keys) || len(values) != len(g.measures) {
+		return fmt.Errorf("grouping by %d keys and %d measures, got %d and %d", len(g.keys), len(g.measures), len(keyValues), len(values))
 	}
-	vs := keyValues[depth]
-	if len(vs) == 0 {
-		vs = []string{""}
+	g.total.sub(values)
+	if len(g.keys) == 0 {
+		return nil
 	}
-	for i, v := range vs {
-		if contains(vs[:i], v) {
-			continue // an IndexFunc's duplicate value would count the object twice
+	eachCombination(keyValues, func(id string, _ []string) {
+		if gr, ok := g.groups[id]; ok {
+			if gr.sub(values); gr.count <= 0 {
+				delete(g.groups, id)
+			}
 		}
-		combination[depth] = v
-		g.addCombinations(keyValues, combination, depth+1, values)
+	})
+	return nil
+}
+
+// eachCombination calls fn with every combination of one value of each key (no value is the
+// value ""), once per distinct combination, and its group id: the values joined by NUL.
+func eachCombination(keyValues [][]string, fn func(id string, combination []string)) {
+	combination := make([]string, len(keyValues))
+	var walk func(depth int)
+	walk = func(depth int) {
+		if depth == len(keyValues) {
+			fn(strings.Join(combination, "\x00"), combination)
+			return
+		}
+		vs := keyValues[depth]
+		if len(vs) == 0 {
+			vs = []string{""}
+		}
+		for i, v := range vs {
+			if contains(vs[:i], v) {
+				continue // an IndexFunc's duplicate value would count the object twice
+			}
+			combination[depth] = v
+			walk(depth + 1)
+		}
 	}
+	walk(0)
 }
 
 func contains(vs []string, v string) bool {
@@ -110,6 +134,14 @@ func (gr *group) add(values []resource.Quantity) {
 	gr.count++
 	for i := range values {
 		gr.sums[i].Add(values[i])
+	}
+}
+
+// sub takes one object with its measures out, exactly.
+func (gr *group) sub(values []resource.Quantity) {
+	gr.count--
+	for i := range values {
+		gr.sums[i].Sub(values[i])
 	}
 }
 

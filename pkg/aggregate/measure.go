@@ -177,10 +177,10 @@ func validateMeasureName(name string) error {
 	return nil
 }
 
-// Value returns the measure of one object. Built-in measures take a *corev1.Pod or a pod as
-// *unstructured.Unstructured (converted first), also inside a cache.DeletedFinalStateUnknown; any
-// other object is an error. Custom measures take any object; a result that is not a quantity is
-// an error naming the measure.
+// Value returns the measure of one object. Built-in measures take a *corev1.Pod, a *[PodUsage] or
+// a pod as *unstructured.Unstructured (converted first), also inside a
+// cache.DeletedFinalStateUnknown; any other object is an error. Custom measures take any object
+// but a PodUsage; a result that is not a quantity is an error naming the measure.
 func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 	values, err := Values([]Measure{m}, obj)
 	if err != nil {
@@ -199,7 +199,15 @@ func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 		content          map[string]interface{}
 		requests, limits corev1.ResourceList
 	)
+	usage, _ := obj.(*PodUsage)
 	for i, m := range ms {
+		if usage != nil {
+			if m.kind == measureJSONPath {
+				return nil, fmt.Errorf("measure %s: custom measures read whole objects, got the usage of pod %s/%s", m.Name, usage.Namespace, usage.Name)
+			}
+			values[i] = usage.value(m)
+			continue
+		}
 		if m.kind == measureJSONPath {
 			if content == nil {
 				c, err := toContent(obj)

@@ -29,10 +29,14 @@ const dialTimeout = 2 * time.Second
 // cache process, the command goes to the running warm cache of this
 // identity if there is one; otherwise (none runs, it is broken, or it
 // declines) the command runs here (Complete, Validate, Run).
-func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string) func(*cobra.Command, []string) error {
+//
+// extraArgs, when set, returns flags this side resolves for the cache
+// process (watch's --color); local, when set, reports that the command must
+// run here whatever the cache (a grouped watch redrawn on this terminal).
+func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
 	direct := runE(o)
 	return func(cmd *cobra.Command, args []string) error {
-		if eo.env != nil || eo.Cache == "off" {
+		if eo.env != nil || eo.Cache == "off" || (local != nil && local()) {
 			return direct(cmd, args)
 		}
 		handled, err := forwardToCache(cmd, args, eo, streams, extraArgs)

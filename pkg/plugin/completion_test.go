@@ -187,7 +187,7 @@ func TestCompletionsOnlyForFlagsTheCommandHas(t *testing.T) {
 		{"watch", "color", true},
 		{"watch", "output", true},
 		{"watch", "index", false},
-		{"watch", "group-by", false},
+		{"watch", "group-by", true},
 	} {
 		sub, _, err := root.Find([]string{tt.cmd})
 		if err != nil {

@@ -104,7 +104,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
 	}
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil)
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, nil)
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")

@@ -19,36 +19,49 @@ func (o *QueryOptions) grouped() bool { return len(o.GroupBy) > 0 || len(o.Sums)
 // completeGroups looks up the --group-by indexes, adding them to the indexes
 // the engine registers (seen holds those already added), and parses --sum.
 func (o *QueryOptions) completeGroups(seen map[string]bool) error {
-	o.groupBy = nil
-	for _, name := range o.GroupBy {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			return fmt.Errorf("--group-by needs index names, got %q", strings.Join(o.GroupBy, ","))
-		}
-		def, err := o.indexSet.Lookup(name)
-		if err != nil {
-			return fmt.Errorf("--group-by %s: %w", name, err)
-		}
-		for _, have := range o.groupBy {
-			if have.Name == def.Name {
-				return fmt.Errorf("--group-by %s: named twice", name)
-			}
-		}
-		o.groupBy = append(o.groupBy, def)
+	groupBy, measures, err := parseGroups(o.indexSet, o.GroupBy, o.Sums)
+	if err != nil {
+		return err
+	}
+	o.groupBy, o.measures = groupBy, measures
+	for _, def := range groupBy {
 		if !seen[def.Name] {
 			seen[def.Name] = true
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	o.measures = nil
-	for _, s := range o.Sums {
+	return nil
+}
+
+// parseGroups looks up the --group-by index names in set, each once, and
+// parses the --sum measures.
+func parseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []aggregate.Measure, error) {
+	var defs []index.Definition
+	for _, name := range groupBy {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, nil, fmt.Errorf("--group-by needs index names, got %q", strings.Join(groupBy, ","))
+		}
+		def, err := set.Lookup(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--group-by %s: %w", name, err)
+		}
+		for _, have := range defs {
+			if have.Name == def.Name {
+				return nil, nil, fmt.Errorf("--group-by %s: named twice", name)
+			}
+		}
+		defs = append(defs, def)
+	}
+	var measures []aggregate.Measure
+	for _, s := range sums {
 		m, err := aggregate.ParseMeasure(s)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		o.measures = append(o.measures, m)
+		measures = append(measures, m)
 	}
-	return nil
+	return defs, measures, nil
 }
 
 // validateGroups checks the flags of grouped tables without I/O: the output
@@ -130,16 +143,20 @@ func (o *QueryOptions) groupsNeedFullObjects() bool {
 // phase), every measure is a built-in one and there is no --filter: then the
 // pods cache can hold stripped pods, a fraction of the memory.
 func (o *QueryOptions) podTransformSafe() bool {
-	if len(o.measures) == 0 || o.Filter != "" {
+	return podTransformSafe(o.measures, o.indexDefs, o.Filter != "")
+}
+
+func podTransformSafe(measures []aggregate.Measure, defs []index.Definition, filter bool) bool {
+	if len(measures) == 0 || filter {
 		// --filter reads the whole object as the API returns it.
 		return false
 	}
-	for _, m := range o.measures {
+	for _, m := range measures {
 		if !m.PodsOnly {
 			return false
 		}
 	}
-	for _, def := range o.indexDefs {
+	for _, def := range defs {
 		switch {
 		case def.Name == "namespace", def.Name == "node", def.Name == "phase",
 			def.Name == "owner", def.Name == "owner-uid", strings.HasPrefix(def.Name, "label:"):
@@ -153,7 +170,11 @@ func (o *QueryOptions) podTransformSafe() bool {
 // checkMeasureTypes refuses built-in measures, which read pods, on other
 // types.
 func (o *QueryOptions) checkMeasureTypes(mappings []*meta.RESTMapping) error {
-	for _, m := range o.measures {
+	return checkMeasureTypes(o.measures, mappings)
+}
+
+func checkMeasureTypes(measures []aggregate.Measure, mappings []*meta.RESTMapping) error {
+	for _, m := range measures {
 		if !m.PodsOnly {
 			continue
 		}

@@ -291,11 +291,12 @@ func validateRelations(selectors []index.Selector) error {
 // have synced, and binds the --where clauses to them. The clauses are evaluated on each event
 // from what the related caches hold then. The caller shuts the returned relations down.
 func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine) (*relations, error) {
-	defs := make([]index.Definition, len(o.print.where))
+	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupBy))
 	selectors := make([]index.Selector, len(o.print.where))
 	for i, w := range o.print.where {
 		defs[i], selectors[i] = w.def, w.sel
 	}
+	defs = append(defs, o.groupBy...)
 	bound, related, err := startRelations(ctx, o.clients, engine.Types(), defs, relationOptions{
 		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: selectors, ownerKinds: controllerKinds, errOut: o.ErrOut,
 	})
@@ -305,5 +306,6 @@ func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine)
 	for i := range o.print.where {
 		o.print.where[i].def = bound[i]
 	}
+	copy(o.groupBy, bound[len(o.print.where):])
 	return related, nil
 }

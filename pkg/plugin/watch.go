@@ -12,7 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
@@ -62,6 +64,10 @@ type WatchOptions struct {
 	Filter           string
 	Until            string
 	UntilAll         string
+	// GroupBy and Sums (--group-by, --sum) make the watch a live grouped
+	// table instead of a stream of events; see watchgroups.go.
+	GroupBy []string
+	Sums    []string
 
 	genericiooptions.IOStreams
 
@@ -70,6 +76,8 @@ type WatchOptions struct {
 	names    map[string]map[string]bool // type argument → names; empty means all
 	print    watchPrintConfig
 	until    *expr.Guard // --until or --until-all
+	groupBy  []index.Definition
+	measures []aggregate.Measure
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
@@ -98,7 +106,7 @@ func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, o.resolvedColor)
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, o.resolvedColor, o.redrawsHere)
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	f := cmd.Flags()
@@ -116,6 +124,8 @@ func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
 	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
+	f.StringSliceVar(&o.GroupBy, "group-by", nil, "Instead of events, keep a table of the objects' count per value of the index NAME (several names: per combination), as query --group-by prints it: redrawn in place on a terminal, at most four times a second; otherwise the table once, then a line per group that changes.")
+	f.StringArrayVar(&o.Sums, "sum", nil, "With or without --group-by, add a column summing MEASURE per group and a TOTAL row, as query --sum does (repeatable): requests.cpu, limits.memory, restarts, NAME=JSONPATH...")
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -216,9 +226,17 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.print = cfg
 
+	if o.grouped() {
+		if indexDefs, err = o.completeGroups(indexDefs); err != nil {
+			return err
+		}
+	}
 	o.config.Indexes = plainIndexes(indexDefs)
 	o.config.FullObjects = true
 	o.config.ManagedFields = cache.InternManagedFields
+	if o.grouped() {
+		o.completeGroupEngine(indexDefs)
+	}
 	o.config.PlainWatchStreams = true
 	o.config.Progress = newProgress(o.ErrOut)
 	o.config.RequireWatch = true
@@ -243,6 +261,13 @@ func (o *WatchOptions) resolvedColor() []string {
 		return []string{"--color=always"}
 	}
 	return []string{"--color=never"}
+}
+
+// redrawsHere reports whether the watch is a grouped table redrawn in place
+// on this terminal, which a warm cache, writing to a socket, would print as
+// lines instead: such a watch runs here.
+func (o *WatchOptions) redrawsHere() bool {
+	return (len(o.GroupBy) > 0 || len(o.Sums) > 0) && printers.IsTerminal(o.Out)
 }
 
 // singleName returns the name of the one object the arguments name, if they
@@ -271,7 +296,7 @@ func (o *WatchOptions) Validate() error {
 	if o.Until != "" && o.UntilAll != "" {
 		return fmt.Errorf("--until and --until-all cannot be combined: --until waits for the named objects (or any object), --until-all for every object")
 	}
-	return nil
+	return o.validateGroups()
 }
 
 // Run starts the informers, waits for sync and streams events until Ctrl-C,
@@ -288,11 +313,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkMeasureTypes(o.measures, mappings); err != nil {
+		return err
+	}
 	queue := cache.NewQueue(queueLimit)
 	var indexes []index.Definition
 	for _, w := range o.print.where {
 		indexes = append(indexes, w.def)
 	}
+	indexes = append(indexes, o.groupBy...)
 	engine, err := o.engines().start(ctx, o.clients, engineRequest{
 		mappings: mappings, config: o.config, queue: queue, indexes: indexes, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
 	})
@@ -311,6 +340,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer related.Shutdown()
+	if o.grouped() {
+		return o.runGroups(ctx, engine, queue, names)
+	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
 	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
 	p.exprs = newExprReporter(p.guards)
