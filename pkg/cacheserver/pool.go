@@ -53,9 +53,8 @@ type entryKey struct {
 
 // entry is one warm engine of one type.
 type entry struct {
-	key     entryKey
-	mapping *meta.RESTMapping
-	engine  *cache.Engine
+	key    entryKey
+	engine *cache.Engine
 	ready   chan struct{} // closed when Start has returned; err is then set
 	err     error
 
@@ -64,7 +63,11 @@ type entry struct {
 	removed bool
 
 	// mu guards what follows, and serialises adding indexes.
-	mu           sync.Mutex
+	mu sync.Mutex
+	// indexes are the names of the indexes registered on the engine's
+	// informers. The pool never reads the informers' own indexer map:
+	// client-go returns it unlocked while AddIndexers writes it.
+	indexes      map[string]struct{}
 	failingSince time.Time
 	lastErr      string
 	leases       map[*Lease]struct{}
@@ -157,7 +160,11 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error
 		e.users++
 		return e, nil
 	}
-	e := &entry{key: key, mapping: mapping, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1}
+	e := &entry{key: key, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1,
+		indexes: map[string]struct{}{}}
+	for _, def := range cfg.Indexes {
+		e.indexes[def.Name] = struct{}{}
+	}
 	ecfg := cache.Config{
 		Namespaces:        cfg.Namespaces,
 		LabelSelector:     cfg.LabelSelector,
@@ -223,20 +230,20 @@ func (p *Pool) release(e *entry) {
 func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, informer := range t.Informers {
-		existing := informer.GetIndexer().GetIndexers()
-		missing := toolscache.Indexers{}
-		for _, def := range defs {
-			if _, ok := existing[def.Name]; !ok {
-				missing[def.Name] = def.Func
-			}
+	var missing []index.Definition
+	for _, def := range defs {
+		if _, ok := e.indexes[def.Name]; !ok {
+			missing = append(missing, def)
 		}
-		if len(missing) == 0 {
-			continue
-		}
-		if err := informer.AddIndexers(missing); err != nil {
-			return fmt.Errorf("adding indexes to the cache of %s: %w", t.Name(), err)
-		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := t.AddIndexes(missing...); err != nil {
+		return fmt.Errorf("adding indexes to the cache: %w", err)
+	}
+	for _, def := range missing {
+		e.indexes[def.Name] = struct{}{}
 	}
 	return nil
 }
@@ -308,13 +315,13 @@ func (p *Pool) Status() []cacheproto.TypeStatus {
 		if st.Synced {
 			st.Objects = t.Len()
 		}
-		for name := range t.Informers[0].GetIndexer().GetIndexers() {
+		e.mu.Lock()
+		for name := range e.indexes {
 			if name != toolscache.NamespaceIndex {
 				st.Indexes = append(st.Indexes, name)
 			}
 		}
 		sort.Strings(st.Indexes)
-		e.mu.Lock()
 		if !e.failingSince.IsZero() {
 			since := e.failingSince
 			st.FailingSince = &since
