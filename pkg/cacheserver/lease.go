@@ -69,6 +69,30 @@ func (l *Lease) Stale() (t *cache.Type, since time.Time, lastErr string, ok bool
 	return t, since, lastErr, ok
 }
 
+// Denied returns a type of the lease whose latest list or watch the API
+// server refused (401 or 403), and that error; ok is false when there is
+// none. Such a cache must not answer: the identity may have lost access.
+func (l *Lease) Denied() (t *cache.Type, lastErr string, ok bool) {
+	e, lastErr, ok := l.denied()
+	if !ok {
+		return nil, "", false
+	}
+	return e.engine.Types()[0], lastErr, true
+}
+
+// denied returns the first entry of the lease that is denied.
+func (l *Lease) denied() (*entry, string, bool) {
+	for _, e := range l.entries {
+		e.mu.Lock()
+		denied, msg := e.denied, e.lastErr
+		e.mu.Unlock()
+		if denied {
+			return e, msg, true
+		}
+	}
+	return nil, "", false
+}
+
 // Shutdown removes the lease's event handlers and ends its hold on the
 // engines. It may be called more than once.
 func (l *Lease) Shutdown() {

@@ -55,8 +55,8 @@ type entryKey struct {
 type entry struct {
 	key    entryKey
 	engine *cache.Engine
-	ready   chan struct{} // closed when Start has returned; err is then set
-	err     error
+	ready  chan struct{} // closed when Start has returned; err is then set
+	err    error
 
 	// Guarded by Pool.mu.
 	users   int
@@ -70,7 +70,10 @@ type entry struct {
 	indexes      map[string]struct{}
 	failingSince time.Time
 	lastErr      string
-	leases       map[*Lease]struct{}
+	// denied is set while the type's latest list or watch was refused
+	// (401 or 403): the identity may no longer read what the cache holds.
+	denied bool
+	leases map[*Lease]struct{}
 }
 
 // Options are what one command asks of its lease besides the engine config.
@@ -175,9 +178,15 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error
 		ManagedFields:     cfg.ManagedFields,
 		PlainWatchStreams: cfg.ManagedFields == cache.InternManagedFields,
 		SyncTimeout:       cfg.SyncTimeout,
-		OnWatchError:      e.watchFailed,
-		OnWatchResumed:    e.watchResumed,
-		RequireWatch:      cfg.RequireWatch,
+		OnWatchError: func(t *cache.Type, err error) {
+			if e.watchFailed(t, err) {
+				// Access revoked: no new command reads this cache; a fresh
+				// entry lists again, and fails as a direct command would.
+				p.remove(e)
+			}
+		},
+		OnWatchResumed: e.watchResumed,
+		RequireWatch:   cfg.RequireWatch,
 	}
 	engine, err := cache.New(p.clients, []*meta.RESTMapping{mapping}, ecfg)
 	if err != nil {
@@ -202,10 +211,13 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error
 }
 
 // remove takes a failed entry out of the pool; its engine is shut down when
-// its last user leaves.
+// its last user leaves. Removing an entry twice does nothing more.
 func (p *Pool) remove(e *entry) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.removed {
+		return
+	}
 	if p.entries[e.key] == e {
 		delete(p.entries, e.key)
 	}
@@ -248,12 +260,16 @@ func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) error {
 	return nil
 }
 
-func (e *entry) watchFailed(t *cache.Type, err error) {
+// watchFailed records a failed list or watch of t and tells the leases; it
+// reports whether the API server refused it (401 or 403).
+func (e *entry) watchFailed(t *cache.Type, err error) (denied bool) {
+	denied = cache.IsForbidden(err)
 	e.mu.Lock()
 	if e.failingSince.IsZero() {
 		e.failingSince = time.Now()
 	}
 	e.lastErr = err.Error()
+	e.denied = denied
 	leases := e.leaseList()
 	e.mu.Unlock()
 	for _, l := range leases {
@@ -261,12 +277,14 @@ func (e *entry) watchFailed(t *cache.Type, err error) {
 			l.onWatchError(t, err)
 		}
 	}
+	return denied
 }
 
 func (e *entry) watchResumed(t *cache.Type) {
 	e.mu.Lock()
 	e.failingSince = time.Time{}
 	e.lastErr = ""
+	e.denied = false
 	leases := e.leaseList()
 	e.mu.Unlock()
 	for _, l := range leases {

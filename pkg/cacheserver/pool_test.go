@@ -1,11 +1,14 @@
 package cacheserver
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -54,5 +57,38 @@ func TestAddIndexesConcurrently(t *testing.T) {
 	wg.Wait()
 	if got, want := len(e.indexes), 13; got != want {
 		t.Errorf("entry has %d indexes, want %d (namespace and label:k0..11)", got, want)
+	}
+}
+
+// TestDeniedWatch checks that a 401 or 403 marks the entry denied — what
+// makes the pool evict it and the lease decline — and that other errors and
+// a resumed watch do not.
+func TestDeniedWatch(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	tests := []struct {
+		name       string
+		err        error
+		wantDenied bool
+	}{
+		{"forbidden", apierrors.NewForbidden(gr, "", errors.New(`User "u" cannot watch resource "pods"`)), true},
+		{"unauthorized", fmt.Errorf("failed to list: %w", apierrors.NewUnauthorized("token expired")), true},
+		{"connection refused", errors.New("dial tcp 127.0.0.1:6443: connect: connection refused"), false},
+		{"server error", apierrors.NewInternalError(errors.New("etcd")), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &entry{leases: map[*Lease]struct{}{}}
+			l := &Lease{entries: []*entry{e}}
+			if got := e.watchFailed(nil, tt.err); got != tt.wantDenied {
+				t.Errorf("watchFailed(%v) = %v, want %v", tt.err, got, tt.wantDenied)
+			}
+			if _, _, got := l.denied(); got != tt.wantDenied {
+				t.Errorf("lease denied = %v, want %v", got, tt.wantDenied)
+			}
+			e.watchResumed(nil)
+			if _, _, got := l.denied(); got {
+				t.Errorf("lease denied after the watch resumed")
+			}
+		})
 	}
 }

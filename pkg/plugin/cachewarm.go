@@ -25,7 +25,10 @@ type serveEnv struct {
 // relationship indexes, which read other caches bound to one command, and
 // --indexer indexes, whose names mean different things to different
 // commands; and, with --max-staleness, a type whose watch has been failing
-// for longer.
+// for longer. A type whose list or watch the API server refuses (401, 403)
+// is declined too, and evicted by the pool: the command then gets the
+// server's refusal itself. The cache learns of a revocation only when the
+// informer next lists or watches (a watch is renewed every 5 to 10 minutes).
 type warmEngines struct {
 	pool         *cacheserver.Pool
 	maxStaleness time.Duration
@@ -54,8 +57,17 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 	if errors.As(err, &timeout) {
 		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
 	}
+	if cache.IsForbidden(err) {
+		// Let the command ask the API server itself and print its refusal
+		// exactly as a command without the cache does.
+		return nil, &declinedError{reason: "the API server refused the cache's list: " + err.Error()}
+	}
 	if err != nil {
 		return nil, err
+	}
+	if t, lastErr, denied := lease.Denied(); denied {
+		lease.Shutdown()
+		return nil, &declinedError{reason: fmt.Sprintf("the API server refused the watch of %s: %s", t.Name(), lastErr)}
 	}
 	t, since, lastErr, stale := lease.Stale()
 	if !stale {
