@@ -97,14 +97,31 @@ type Result struct {
 // written: the command cannot be answered again without repeating it.
 var ErrLostAfterOutput = errors.New("the cache process ended the connection in the middle of the answer")
 
+// SilenceTimeout is how long Run waits for the next frame once one has
+// come: several heartbeat intervals (the server sends one every
+// cacheproto.HeartbeatInterval during a Run).
+const SilenceTimeout = 4 * cacheproto.HeartbeatInterval
+
+// ErrFallbackAfterOutput means the cache declined a command after it had
+// written some of its output: a server bug, reported rather than answering
+// the command twice.
+var ErrFallbackAfterOutput = errors.New("the cache declined the command after part of its answer")
+
 // Run sends req and copies the command's output to stdout and stderr until
-// the cache ends it. When ctx ends it closes the connection (the cache then
-// stops the command) and returns ctx's error. A connection that breaks
-// before any output is an *UnavailableError, so the caller can answer the
-// command itself; after output, ErrLostAfterOutput. An error writing stdout
-// or stderr (a closed pipe) is returned as it is.
-func (c *Conn) Run(ctx context.Context, req cacheproto.Request, stdout, stderr io.Writer) (Result, error) {
+// the cache ends it. The first frame must come within firstFrame (the
+// command's own sync timeout plus a margin), every later one within
+// SilenceTimeout; a cache that does not answer in time is lost like one
+// that breaks the connection. When ctx ends it closes the connection (the
+// cache then stops the command) and returns ctx's error. A connection that
+// breaks or falls silent before any output is an *UnavailableError, so the
+// caller can answer the command itself; after output, ErrLostAfterOutput.
+// A Fallback after output is ErrFallbackAfterOutput. An error writing
+// stdout or stderr (a closed pipe) is returned as it is.
+func (c *Conn) Run(ctx context.Context, req cacheproto.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
 	req.Kind = cacheproto.Run
+	if err := c.conn.SetWriteDeadline(time.Now().Add(SilenceTimeout)); err != nil {
+		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+	}
 	if err := cacheproto.WriteJSON(c.conn, cacheproto.FrameRequest, req); err != nil {
 		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
 	}
@@ -112,9 +129,17 @@ func (c *Conn) Run(ctx context.Context, req cacheproto.Request, stdout, stderr i
 	stop := context.AfterFunc(ctx, func() { closeOnce.Do(func() { c.conn.Close() }) })
 	defer stop()
 	wrote := false
+	wait := firstFrame
 	for {
+		if err := c.conn.SetReadDeadline(time.Now().Add(wait)); err != nil {
+			return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+		}
 		typ, payload, err := cacheproto.ReadFrame(c.conn)
 		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				err = fmt.Errorf("no answer for %s", wait)
+			}
 			if ctx.Err() != nil {
 				return Result{}, ctx.Err()
 			}
@@ -123,7 +148,9 @@ func (c *Conn) Run(ctx context.Context, req cacheproto.Request, stdout, stderr i
 			}
 			return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
 		}
+		wait = SilenceTimeout
 		switch typ {
+		case cacheproto.FrameHeartbeat:
 		case cacheproto.FrameStdout:
 			wrote = true
 			if _, err := stdout.Write(payload); err != nil {
@@ -144,6 +171,9 @@ func (c *Conn) Run(ctx context.Context, req cacheproto.Request, stdout, stderr i
 			var fb cacheproto.Fallback
 			if err := decode(typ, payload, &fb); err != nil {
 				return Result{}, err
+			}
+			if wrote {
+				return Result{}, fmt.Errorf("%w: %s", ErrFallbackAfterOutput, fb.Reason)
 			}
 			return Result{Fallback: &fb}, nil
 		default:

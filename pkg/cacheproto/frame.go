@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Version is the protocol version. A client that gets a Hello with another
 // version does not send a Request: it answers the command itself.
-const Version = 1
+const Version = 2
 
 // FrameType says what a frame's payload is.
 type FrameType byte
@@ -30,7 +31,15 @@ const (
 	FrameFallback FrameType = 'F'
 	// FrameStatus answers a Status request: a JSON Status.
 	FrameStatus FrameType = 'S'
+	// FrameHeartbeat, empty, is sent during a Run every HeartbeatInterval,
+	// so the client can tell a quiet watch from a cache that is gone.
+	FrameHeartbeat FrameType = 'B'
 )
+
+// HeartbeatInterval is how often the server sends FrameHeartbeat during a
+// Run. A client that hears nothing for several intervals treats the cache
+// as lost.
+const HeartbeatInterval = 5 * time.Second
 
 // MaxFrame bounds a frame's payload; a larger length is a protocol error,
 // so a broken peer cannot make the reader allocate without bound.

@@ -13,6 +13,11 @@ import (
 // before it is sent; a query's many small writes become a few frames.
 const stdoutFlushDelay = 5 * time.Millisecond
 
+// writeTimeout bounds how long one frame may take to write: a client that
+// stops reading for longer (hung, or its own stdout blocked that long) loses
+// its command, which then ends and gives back its lease.
+const writeTimeout = time.Minute
+
 // stdoutBuffer is how many bytes of stdout are sent in one frame at most.
 const stdoutBuffer = 64 << 10
 
@@ -21,11 +26,14 @@ const stdoutBuffer = 64 << 10
 // stdoutFlushDelay, and before any stderr), stderr is sent at once, so the
 // client sees the two streams in the order they were written.
 type frameOutput struct {
-	mu    sync.Mutex
-	w     io.Writer
-	buf   bytes.Buffer
-	timer *time.Timer
-	err   error
+	mu sync.Mutex
+	w  io.Writer
+	// setDeadline, when set, is called with the write deadline before
+	// each frame.
+	setDeadline func(time.Time) error
+	buf         bytes.Buffer
+	timer       *time.Timer
+	err         error
 }
 
 func newFrameOutput(w io.Writer) *frameOutput { return &frameOutput{w: w} }
@@ -71,9 +79,21 @@ func (o *frameOutput) write(typ cacheproto.FrameType, p []byte) (int, error) {
 	return len(p), nil
 }
 
+// deadlineLocked sets the write deadline of the next frame.
+func (o *frameOutput) deadlineLocked() error {
+	if o.setDeadline == nil {
+		return nil
+	}
+	return o.setDeadline(time.Now().Add(writeTimeout))
+}
+
 func (o *frameOutput) frameLocked(typ cacheproto.FrameType, p []byte) error {
 	for len(p) > 0 {
 		n := min(len(p), stdoutBuffer)
+		if err := o.deadlineLocked(); err != nil {
+			o.err = err
+			return err
+		}
 		if err := cacheproto.WriteFrame(o.w, typ, p[:n]); err != nil {
 			o.err = err
 			return err
@@ -110,9 +130,30 @@ func (o *frameOutput) close() error {
 	return err
 }
 
+// heartbeat sends an empty FrameHeartbeat, unless the output is closed or
+// broken.
+func (o *frameOutput) heartbeat() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return o.err
+	}
+	if err := o.deadlineLocked(); err != nil {
+		return err
+	}
+	if err := cacheproto.WriteFrame(o.w, cacheproto.FrameHeartbeat, nil); err != nil {
+		o.err = err
+		return err
+	}
+	return nil
+}
+
 // writeJSON sends the last frame, after close.
 func (o *frameOutput) writeJSON(typ cacheproto.FrameType, v any) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.deadlineLocked(); err != nil {
+		return err
+	}
 	return cacheproto.WriteJSON(o.w, typ, v)
 }

@@ -45,6 +45,8 @@ type Server struct {
 	mu      sync.Mutex
 	active  int
 	last    time.Time
+	conns   map[*net.UnixConn]struct{} // open connections, closed at shutdown
+	closed  bool                       // set at shutdown: new connections are closed at once
 	stop    chan struct{}
 	once    sync.Once
 }
@@ -55,13 +57,15 @@ const requestTimeout = 10 * time.Second
 
 // Serve accepts connections until ctx ends, a Stop request comes, or the
 // server has been idle for IdleTimeout; it then closes the listener (which
-// removes the socket) and returns after the running requests have ended.
+// removes the socket), closes every open connection (which ends the
+// running requests) and returns after they have ended.
 // Every connection whose peer uid is not the server's own is closed at once,
 // before a single byte is sent.
 func (s *Server) Serve(ctx context.Context) error {
 	s.started = time.Now()
 	s.last = s.started
 	s.stop = make(chan struct{})
+	s.conns = map[*net.UnixConn]struct{}{}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -71,6 +75,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		cancel()
 		s.Listener.Close()
+		s.closeConns()
 	}()
 	if s.IdleTimeout > 0 {
 		go s.exitWhenIdle(ctx)
@@ -89,7 +94,42 @@ func (s *Server) Serve(ctx context.Context) error {
 			}
 			return err
 		}
-		wg.Go(func() { s.serveConn(ctx, conn) })
+		if !s.track(conn) {
+			conn.Close()
+			continue
+		}
+		wg.Go(func() {
+			defer s.untrack(conn)
+			s.serveConn(ctx, conn)
+		})
+	}
+}
+
+// track records an open connection; it reports false after shutdown.
+func (s *Server) track(conn *net.UnixConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[conn] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(conn *net.UnixConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, conn)
+}
+
+// closeConns closes every open connection, so no request outlives the
+// server: a client that stopped reading cannot keep the process alive.
+func (s *Server) closeConns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for conn := range s.conns {
+		conn.Close()
 	}
 }
 
@@ -191,7 +231,23 @@ func (s *Server) run(ctx context.Context, conn *net.UnixConn, req cacheproto.Req
 		cancel()
 	}()
 	out := newFrameOutput(conn)
+	out.setDeadline = conn.SetWriteDeadline
+	go func() {
+		tick := time.NewTicker(cacheproto.HeartbeatInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if out.heartbeat() != nil {
+					return
+				}
+			}
+		}
+	}()
 	outcome := s.Run(ctx, req, out.stdout(), out.stderr())
+	cancel() // ends the heartbeats
 	if err := out.close(); err != nil {
 		return
 	}

@@ -69,7 +69,7 @@ func TestServerRunStreamsInOrder(t *testing.T) {
 		t.Errorf("hello = %+v", conn.Hello)
 	}
 	var both bytes.Buffer
-	res, err := conn.Run(context.Background(), cacheproto.Request{Args: []string{"query", "pods"}}, &both, &both)
+	res, err := conn.Run(context.Background(), cacheproto.Request{Args: []string{"query", "pods"}}, 10*time.Second, &both, &both)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestServerFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	res, err := conn.Run(context.Background(), cacheproto.Request{}, io.Discard, io.Discard)
+	res, err := conn.Run(context.Background(), cacheproto.Request{}, 10*time.Second, io.Discard, io.Discard)
 	if err != nil || res.Fallback == nil || res.Fallback.Warning != "warning: stale" {
 		t.Errorf("Run = %+v, %v; want the fallback", res, err)
 	}
@@ -114,7 +114,7 @@ func TestServerCancelsWhenClientLeaves(t *testing.T) {
 		<-out.wrote
 		cancel()
 	}()
-	if _, err := conn.Run(ctx, cacheproto.Request{}, out, io.Discard); !errors.Is(err, context.Canceled) {
+	if _, err := conn.Run(ctx, cacheproto.Request{}, 10*time.Second, out, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 	select {
@@ -201,4 +201,126 @@ func TestDialVersionMismatchAndSilence(t *testing.T) {
 	if _, err := cacheclient.Dial(filepath.Join(dir, "none.sock"), time.Second); !errors.Is(err, cacheclient.ErrNoCache) {
 		t.Errorf("Dial(no socket) = %v, want ErrNoCache", err)
 	}
+}
+
+// fakeServer listens on a socket in a temporary directory, greets one
+// client with a Hello, reads its request and then calls after.
+func fakeServer(t *testing.T, after func(net.Conn)) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cacheserver-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "s.sock")
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = cacheproto.WriteJSON(c, cacheproto.FrameHello, cacheproto.Hello{Version: cacheproto.Version})
+		var req cacheproto.Request
+		if cacheproto.ReadJSON(c, cacheproto.FrameRequest, &req) == nil {
+			after(c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-served
+		os.RemoveAll(dir)
+	})
+	return socket
+}
+
+func TestRunFirstFrameTimeout(t *testing.T) {
+	release := make(chan struct{})
+	socket := fakeServer(t, func(net.Conn) { <-release })
+	defer close(release)
+	conn, err := cacheclient.Dial(socket, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	began := time.Now()
+	_, err = conn.Run(context.Background(), cacheproto.Request{}, 200*time.Millisecond, io.Discard, io.Discard)
+	var u *cacheclient.UnavailableError
+	if !errors.As(err, &u) {
+		t.Errorf("Run against a silent cache = %v, want an UnavailableError (answer directly)", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("Run took %s, want it bounded by its first-frame timeout", d)
+	}
+}
+
+func TestRunFallbackAfterOutput(t *testing.T) {
+	socket := fakeServer(t, func(c net.Conn) {
+		_ = cacheproto.WriteFrame(c, cacheproto.FrameHeartbeat, nil)
+		_ = cacheproto.WriteFrame(c, cacheproto.FrameStdout, []byte("pods/a\n"))
+		_ = cacheproto.WriteJSON(c, cacheproto.FrameFallback, cacheproto.Fallback{Reason: "late"})
+	})
+	conn, err := cacheclient.Dial(socket, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var out bytes.Buffer
+	_, err = conn.Run(context.Background(), cacheproto.Request{}, 5*time.Second, &out, io.Discard)
+	if !errors.Is(err, cacheclient.ErrFallbackAfterOutput) {
+		t.Errorf("Run = %v, want ErrFallbackAfterOutput", err)
+	}
+	if out.String() != "pods/a\n" {
+		t.Errorf("stdout = %q, want the one line (heartbeats write nothing)", out.String())
+	}
+}
+
+// TestServerStopClosesConnections stops a server while a client holds a
+// command whose output it does not read: Serve must still return.
+func TestServerStopClosesConnections(t *testing.T) {
+	started := make(chan struct{})
+	socket, done := serve(t, func(ctx context.Context, _ cacheproto.Request, stdout, _ io.Writer) Outcome {
+		close(started)
+		line := bytes.Repeat([]byte("x"), 1<<10)
+		for ctx.Err() == nil {
+			if _, err := stdout.Write(line); err != nil {
+				break
+			}
+		}
+		return Outcome{}
+	}, 0)
+	reader, err := cacheclient.Dial(socket, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	blocked := &blockingWriter{release: make(chan struct{})}
+	defer close(blocked.release)
+	go func() { _, _ = reader.Run(context.Background(), cacheproto.Request{}, 10*time.Second, blocked, io.Discard) }()
+	<-started
+	stopper, err := cacheclient.Dial(socket, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopper.Close()
+	if err := stopper.Stop(time.Second); err != nil {
+		t.Fatalf("Stop = %v", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after Stop while a client was not reading")
+	}
+}
+
+// blockingWriter blocks every write until release is closed.
+type blockingWriter struct{ release chan struct{} }
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return len(p), nil
 }

@@ -46,7 +46,7 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
 	var out bytes.Buffer
-	res, err := conn.Run(ctx, cacheproto.Request{Args: args}, &out, io.Discard)
+	res, err := conn.Run(ctx, cacheproto.Request{Args: args}, completionTimeout, &out, io.Discard)
 	if err != nil || res.Exit == nil || res.Exit.Code != 0 {
 		return nil
 	}

@@ -25,6 +25,11 @@ import (
 // that does not answer in time is treated as broken.
 const dialTimeout = 2 * time.Second
 
+// firstFrameMargin is added to the command's --sync-timeout to bound the
+// wait for the cache's first frame: a cache that says nothing for that long
+// is lost, and the command runs here.
+const firstFrameMargin = 10 * time.Second
+
 // cacheRunE is the RunE of query and watch: with --cache auto, outside a
 // cache process, the command goes to the running warm cache of this
 // identity if there is one; otherwise (none runs, it is broken, or it
@@ -92,7 +97,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, streams.Out, errOut)
+	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
 	var unavailable *cacheclient.UnavailableError
 	switch {
 	case errors.As(err, &unavailable):

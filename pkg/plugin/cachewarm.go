@@ -52,7 +52,17 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 			return nil, &declinedError{reason: fmt.Sprintf("relationship index %s is not shared", def.Name)}
 		}
 	}
-	lease, err := w.pool.Acquire(ctx, req.mappings, req.config, cacheserver.Options{Queue: req.queue})
+	// Wait for the engines no longer than this command's own --sync-timeout,
+	// whatever the timeout of the command that started them.
+	acquireCtx, cancel := ctx, context.CancelFunc(func() {})
+	if req.config.SyncTimeout > 0 {
+		acquireCtx, cancel = context.WithTimeout(ctx, req.config.SyncTimeout)
+	}
+	defer cancel()
+	lease, err := w.pool.Acquire(acquireCtx, req.mappings, req.config, cacheserver.Options{Queue: req.queue})
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.config.SyncTimeout)
+	}
 	var timeout *cache.SyncTimeoutError
 	if errors.As(err, &timeout) {
 		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
