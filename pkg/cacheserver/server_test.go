@@ -300,7 +300,9 @@ func TestServerStopClosesConnections(t *testing.T) {
 	defer reader.Close()
 	blocked := &blockingWriter{release: make(chan struct{})}
 	defer close(blocked.release)
-	go func() { _, _ = reader.Run(context.Background(), cacheproto.Request{}, 10*time.Second, blocked, io.Discard) }()
+	go func() {
+		_, _ = reader.Run(context.Background(), cacheproto.Request{}, 10*time.Second, blocked, io.Discard)
+	}()
 	<-started
 	stopper, err := cacheclient.Dial(socket, time.Second)
 	if err != nil {
