@@ -29,7 +29,7 @@ type Outcome struct {
 // Server serves one identity's cache on a unix socket.
 type Server struct {
 	// Listener is the socket, from Listen.
-	Listener *net.UnixListener
+	Listener *Listener
 	// Run answers Run requests.
 	Run Handler
 	// Status fills in what the server does not know of a Status: server,

@@ -112,10 +112,14 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 		return nil
 	}
 	if !errors.Is(err, cacheclient.ErrNoCache) {
-		// A socket left behind, or a cache of another protocol version:
-		// the new cache takes its place.
-		if err := os.Remove(o.id.socket); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing the socket of a cache that does not answer: %w", err)
+		// A socket left behind is removed; a cache that still listens
+		// (another version, or too slow to greet) keeps its socket.
+		free, rmErr := cacheclient.RemoveStale(o.id.socket)
+		if rmErr != nil {
+			return rmErr
+		}
+		if !free {
+			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
 		}
 	}
 	exe, err := os.Executable()
@@ -211,15 +215,27 @@ func stopCache(socket string) error {
 	if errors.Is(err, cacheclient.ErrNoCache) {
 		return err
 	}
-	if err != nil {
-		if rmErr := os.Remove(socket); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-			return fmt.Errorf("removing %s, where no cache answers: %w", socket, rmErr)
+	var version *cacheclient.VersionError
+	switch {
+	case errors.As(err, &version):
+		// A cache of another build: its Stop request is the same.
+		if err := cacheclient.StopAnyVersion(socket, dialTimeout); err != nil {
+			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
+		}
+	case err != nil:
+		free, rmErr := cacheclient.RemoveStale(socket)
+		if rmErr != nil {
+			return rmErr
+		}
+		if !free {
+			return fmt.Errorf("%w; it still listens, so its socket is left alone", err)
 		}
 		return nil
-	}
-	defer conn.Close()
-	if err := conn.Stop(dialTimeout); err != nil {
-		return fmt.Errorf("stopping the cache at %s: %w", socket, err)
+	default:
+		defer conn.Close()
+		if err := conn.Stop(dialTimeout); err != nil {
+			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
+		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {

@@ -112,8 +112,12 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 		conn.Close()
 		return fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.socket)
 	} else if !errors.Is(err, cacheclient.ErrNoCache) {
-		if err := os.Remove(id.socket); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing a socket no cache answers on: %w", err)
+		free, rmErr := cacheclient.RemoveStale(id.socket)
+		if rmErr != nil {
+			return rmErr
+		}
+		if !free {
+			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
 		}
 	}
 	listener, err := cacheserver.Listen(id.socket)
