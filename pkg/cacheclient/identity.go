@@ -5,8 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 
 	"k8s.io/client-go/rest"
 )
@@ -21,7 +25,65 @@ import (
 // server, so a cache is never reached with another user's, token's,
 // context's or --as's key. Files that cannot be read make Key fail: an
 // unreadable credential is no identity to share.
+//
+// The proxy the requests go through is part of the key: the kubeconfig's
+// proxy-url (as config.Proxy answers for the server's URL) and the
+// HTTPS_PROXY, HTTP_PROXY and NO_PROXY variables (either case). With an exec
+// or auth-provider plugin, which client-go runs with the whole process
+// environment, every environment variable is part of the key (AWS_PROFILE,
+// GOOGLE_APPLICATION_CREDENTIALS, KUBECONFIG, ...) except those of
+// shellVariables, which differ between shells of one user and configure no
+// plugin. What a plugin keeps elsewhere (its own token cache, a login made
+// after the cache started) cannot be seen: such a cache keeps the
+// credentials it got until it is restarted.
 func Key(config *rest.Config) (string, error) {
+	return key(config, os.Environ())
+}
+
+// shellVariables are environment variables left out of the identity of an
+// exec or auth-provider plugin: set per shell, window or terminal.
+var shellVariables = []string{
+	"_", "PWD", "OLDPWD", "SHLVL", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND",
+	"COLUMNS", "LINES", "TERM", "TERM_*", "COLORTERM", "WINDOWID", "TMUX_PANE", "SSH_TTY",
+}
+
+// proxyVariables are the environment variables Go's default proxy reads.
+var proxyVariables = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
+
+// pluginEnvironment returns environ without shellVariables, sorted.
+func pluginEnvironment(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(shellVariables, func(pattern string) bool {
+			prefix, wildcard := strings.CutSuffix(pattern, "*")
+			return name == pattern || wildcard && strings.HasPrefix(name, prefix)
+		}) {
+			out = append(out, kv)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// proxyFor returns the proxy config.Proxy chooses for the server's URL, ""
+// for none or without config.Proxy.
+func proxyFor(config *rest.Config) (string, error) {
+	if config.Proxy == nil {
+		return "", nil
+	}
+	u, err := url.Parse(config.Host)
+	if err != nil {
+		return "", fmt.Errorf("parsing the server URL: %w", err)
+	}
+	proxy, err := config.Proxy(&http.Request{URL: u})
+	if err != nil || proxy == nil {
+		return "", err
+	}
+	return proxy.String(), nil
+}
+
+func key(config *rest.Config, environ []string) (string, error) {
 	type impersonation struct {
 		User   string              `json:"user,omitempty"`
 		UID    string              `json:"uid,omitempty"`
@@ -43,7 +105,9 @@ func Key(config *rest.Config) (string, error) {
 		Exec          any           `json:"exec,omitempty"`
 		AuthProvider  any           `json:"authProvider,omitempty"`
 		Impersonation impersonation `json:"impersonation"`
-		Proxy         bool          `json:"proxy,omitempty"`
+		Proxy         string        `json:"proxy,omitempty"`
+		ProxyEnv      []string      `json:"proxyEnv,omitempty"`
+		PluginEnv     []string      `json:"pluginEnv,omitempty"`
 	}
 	id := identity{
 		Host:       config.Host,
@@ -59,9 +123,18 @@ func Key(config *rest.Config) (string, error) {
 			Groups: sortedCopy(config.Impersonate.Groups),
 			Extra:  config.Impersonate.Extra,
 		},
-		Proxy: config.Proxy != nil,
 	}
 	var err error
+	if id.Proxy, err = proxyFor(config); err != nil {
+		return "", err
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(proxyVariables, name) {
+			id.ProxyEnv = append(id.ProxyEnv, kv)
+		}
+	}
+	sort.Strings(id.ProxyEnv)
 	if id.CA, err = dataOrFile(config.CAData, config.CAFile); err != nil {
 		return "", err
 	}
@@ -81,6 +154,9 @@ func Key(config *rest.Config) (string, error) {
 	}
 	if config.AuthProvider != nil {
 		id.AuthProvider = config.AuthProvider
+	}
+	if config.ExecProvider != nil || config.AuthProvider != nil {
+		id.PluginEnv = pluginEnvironment(environ)
 	}
 	b, err := json.Marshal(id)
 	if err != nil {

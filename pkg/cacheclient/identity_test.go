@@ -1,6 +1,8 @@
 package cacheclient
 
 import (
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -98,5 +100,57 @@ func TestKeyIgnoresGroupOrder(t *testing.T) {
 	b.Impersonate.Groups = []string{"y", "x"}
 	if mustKey(t, a) != mustKey(t, b) {
 		t.Error("Key depends on the order of --as-group flags")
+	}
+}
+
+func TestKeyEnvironmentAndProxy(t *testing.T) {
+	withExec := func() *rest.Config {
+		c := base()
+		c.ExecProvider = &clientcmdapi.ExecConfig{Command: "aws"}
+		return c
+	}
+	shell := []string{"HOME=/home/jane", "AWS_PROFILE=dev", "PWD=/tmp", "SHLVL=1", "TERM=xterm"}
+	mustEnvKey := func(c *rest.Config, environ []string) string {
+		t.Helper()
+		k, err := key(c, environ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	execKey := mustEnvKey(withExec(), shell)
+	if got := mustEnvKey(withExec(), []string{"TERM=screen-256color", "AWS_PROFILE=dev", "HOME=/home/jane", "PWD=/srv", "SHLVL=3", "TERM_PROGRAM=tmux", "_=/usr/bin/kubectl"}); got != execKey {
+		t.Error("with an exec plugin, Key depends on per-shell variables (PWD, SHLVL, TERM*, _) or their order")
+	}
+	if got := mustEnvKey(withExec(), []string{"HOME=/home/jane", "AWS_PROFILE=prod", "PWD=/tmp", "SHLVL=1", "TERM=xterm"}); got == execKey {
+		t.Error("with an exec plugin, Key ignores AWS_PROFILE, which the plugin reads")
+	}
+	auth := base()
+	auth.AuthProvider = &clientcmdapi.AuthProviderConfig{Name: "gcp"}
+	if mustEnvKey(auth, []string{"GOOGLE_APPLICATION_CREDENTIALS=/a"}) == mustEnvKey(auth, []string{"GOOGLE_APPLICATION_CREDENTIALS=/b"}) {
+		t.Error("with an auth provider, Key ignores the environment")
+	}
+	if mustEnvKey(base(), []string{"AWS_PROFILE=dev"}) != mustEnvKey(base(), []string{"AWS_PROFILE=prod"}) {
+		t.Error("without a plugin, Key depends on the environment")
+	}
+
+	// The proxy: the kubeconfig's proxy-url, and the proxy variables.
+	proxied := func(raw string) *rest.Config {
+		c := base()
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Proxy = http.ProxyURL(u)
+		return c
+	}
+	if mustEnvKey(proxied("http://proxy-a:3128"), nil) == mustEnvKey(proxied("http://proxy-b:3128"), nil) {
+		t.Error("Key ignores the proxy URL")
+	}
+	plain := mustEnvKey(base(), nil)
+	for _, kv := range []string{"HTTPS_PROXY=http://p:1", "https_proxy=http://p:1", "NO_PROXY=127.0.0.1"} {
+		if mustEnvKey(base(), []string{kv}) == plain {
+			t.Errorf("Key ignores %s", kv)
+		}
 	}
 }
