@@ -41,7 +41,7 @@ const firstFrameMargin = 10 * time.Second
 func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
 	direct := runE(o)
 	return func(cmd *cobra.Command, args []string) error {
-		if eo.env != nil || eo.Cache == "off" || (local != nil && local()) {
+		if eo.env != nil || eo.Cache == "off" || verbose(cmd) || (local != nil && local()) {
 			return direct(cmd, args)
 		}
 		handled, err := forwardToCache(cmd, args, eo, streams, extraArgs)
@@ -50,6 +50,13 @@ func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams,
 		}
 		return direct(cmd, args)
 	}
+}
+
+// verbose reports whether -v was given: such a command runs here, since
+// its klog lines would be written by the cache process, to its own log.
+func verbose(cmd *cobra.Command) bool {
+	v := cmd.Root().PersistentFlags().Lookup("v")
+	return v != nil && v.Changed
 }
 
 // forwardToCache runs the command in the warm cache of this identity and
@@ -106,7 +113,13 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return true, nil
 	case errors.Is(err, syscall.EPIPE):
-		return true, nil
+		if cmd.Name() == "query" && streams.Out == os.Stdout {
+			// A direct query does not handle SIGPIPE: `query | head` dies
+			// of it (status 141). So does this one.
+			signal.Stop(sigpipe)
+			dieOfSIGPIPE()
+		}
+		return true, nil // a direct watch ends quietly on EPIPE
 	case err != nil:
 		return true, err
 	case res.Fallback != nil:
@@ -152,4 +165,13 @@ func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []s
 	argv = append(argv, extra...)
 	argv = append(argv, "--namespace="+ns, "--")
 	return append(argv, args...), nil
+}
+
+// dieOfSIGPIPE makes the process die of SIGPIPE as a direct command writing
+// to a closed stdout does: with SIGPIPE back to its default, the Go runtime
+// raises it on a write to stdout that fails with EPIPE. It returns only if
+// that write succeeds.
+func dieOfSIGPIPE() {
+	signal.Reset(syscall.SIGPIPE)
+	_, _ = os.Stdout.Write([]byte("\n"))
 }

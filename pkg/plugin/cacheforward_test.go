@@ -1,10 +1,14 @@
 package plugin
 
 import (
+	"errors"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -87,4 +91,60 @@ func mustAbs(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// TestVerboseRunsLocally checks that -v keeps a command off the warm cache,
+// whose klog lines the user would not see.
+func TestVerboseRunsLocally(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"query", "pods"}, false},
+		{[]string{"query", "-v=4", "pods"}, true},
+		{[]string{"-v", "2", "watch", "pods"}, true},
+	} {
+		root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+		cmd, rest, err := root.Find(tt.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
+			t.Fatal(err)
+		}
+		if got := verbose(cmd); got != tt.want {
+			t.Errorf("verbose(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestDieOfSIGPIPE checks that a query answered by the cache ends as a
+// direct one when its stdout is closed (`| head`): killed by SIGPIPE, even
+// though forwarding handled SIGPIPE to see EPIPE. It runs itself as a child
+// whose stdout is a pipe nobody reads.
+func TestDieOfSIGPIPE(t *testing.T) {
+	if os.Getenv("TEST_DIE_OF_SIGPIPE") == "1" {
+		sigpipe := make(chan os.Signal, 1)
+		signal.Notify(sigpipe, syscall.SIGPIPE)
+		if _, err := os.Stdout.Write([]byte("x\n")); !errors.Is(err, syscall.EPIPE) {
+			os.Exit(2)
+		}
+		signal.Stop(sigpipe)
+		dieOfSIGPIPE()
+		os.Exit(3)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDieOfSIGPIPE$")
+	cmd.Env = append(os.Environ(), "TEST_DIE_OF_SIGPIPE=1")
+	cmd.Stdout = w
+	err = cmd.Run()
+	w.Close()
+	status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !status.Signaled() || status.Signal() != syscall.SIGPIPE {
+		t.Errorf("child ended with %v (%v), want killed by SIGPIPE", cmd.ProcessState, err)
+	}
 }
