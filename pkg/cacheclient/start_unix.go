@@ -40,7 +40,7 @@ type StartOptions struct {
 // of the process's log when the process fails or does not get ready in time
 // (it is then killed).
 func Start(opts StartOptions) (int, error) {
-	logFile, err := os.OpenFile(opts.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logFile, err := os.OpenFile(opts.LogPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("opening the cache log: %w", err)
 	}

@@ -43,12 +43,12 @@ func Listen(path string) (*Listener, error) {
 }
 
 // Close stops listening and removes the socket file if it is still ours.
+// The file goes first, so Close has removed it when Accept returns.
 func (l *Listener) Close() error {
-	err := l.UnixListener.Close()
 	if now, statErr := os.Lstat(l.path); statErr == nil && os.SameFile(now, l.file) {
 		if rmErr := os.Remove(l.path); rmErr != nil && !os.IsNotExist(rmErr) {
 			klog.InfoS("removing the socket", "path", l.path, "err", rmErr)
 		}
 	}
-	return err
+	return l.UnixListener.Close()
 }

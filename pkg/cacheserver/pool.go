@@ -3,6 +3,7 @@ package cacheserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +50,20 @@ type entryKey struct {
 	managedFields cache.ManagedFields
 	forceDynamic  bool
 	requireWatch  bool
+}
+
+// keyFor returns the entry key of mapping's type under cfg; the order of
+// cfg.Namespaces does not matter.
+func keyFor(mapping *meta.RESTMapping, cfg cache.Config) entryKey {
+	return entryKey{
+		resource:      mapping.Resource.String(),
+		namespaces:    strings.Join(slices.Sorted(slices.Values(cfg.Namespaces)), ","),
+		labelSelector: cfg.LabelSelector,
+		fieldSelector: cfg.FieldSelector,
+		managedFields: cfg.ManagedFields,
+		forceDynamic:  cfg.ForceDynamic,
+		requireWatch:  cfg.RequireWatch,
+	}
 }
 
 // entry is one warm engine of one type.
@@ -148,15 +163,7 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 // entry returns the pool's entry for mapping and cfg, creating and starting
 // it if needed, with one more user.
 func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error) {
-	key := entryKey{
-		resource:      mapping.Resource.String(),
-		namespaces:    strings.Join(cfg.Namespaces, ","),
-		labelSelector: cfg.LabelSelector,
-		fieldSelector: cfg.FieldSelector,
-		managedFields: cfg.ManagedFields,
-		forceDynamic:  cfg.ForceDynamic,
-		requireWatch:  cfg.RequireWatch,
-	}
+	key := keyFor(mapping, cfg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e, ok := p.entries[key]; ok {

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -90,5 +91,20 @@ func TestDeniedWatch(t *testing.T) {
 				t.Errorf("lease denied after the watch resumed")
 			}
 		})
+	}
+}
+
+func TestKeyForSortsNamespaces(t *testing.T) {
+	pods := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
+	ab := keyFor(pods, cache.Config{Namespaces: []string{"a", "b"}})
+	ba := keyFor(pods, cache.Config{Namespaces: []string{"b", "a"}})
+	if ab != ba {
+		t.Errorf("-n a,b and -n b,a get different entries: %+v, %+v", ab, ba)
+	}
+	if ab.namespaces != "a,b" {
+		t.Errorf("namespaces = %q, want a,b", ab.namespaces)
+	}
+	if keyFor(pods, cache.Config{Namespaces: []string{"a"}}) == ab {
+		t.Error("-n a and -n a,b share an entry")
 	}
 }

@@ -24,7 +24,8 @@ without it; a type it does not hold yet is listed on first use and kept.
 
 It listens on a unix socket only you can reach, in $XDG_RUNTIME_DIR/kubectl-informer
 (or ~/.kube/cache/kubectl-informer), and exits after --idle-timeout without
-requests.`
+requests. Its log, next to the socket, starts empty at each start; with -v=8
+or more it holds response bodies, Secret data included.`
 
 const cacheExample = `  # Keep informers warm for the current context; stop after an hour unused
   kubectl informer cache start --idle-timeout 1h
@@ -90,8 +91,18 @@ func (o *CacheStartOptions) Complete(*cobra.Command, []string) error {
 
 // Validate checks --idle-timeout.
 func (o *CacheStartOptions) Validate() error {
-	if o.IdleTimeout < 0 {
-		return fmt.Errorf("--idle-timeout must not be negative, got %s", o.IdleTimeout)
+	return validateIdleTimeout(o.IdleTimeout)
+}
+
+// minIdleTimeout is the shortest --idle-timeout: the idle check runs a few
+// times per timeout, and shorter would end a cache between two commands.
+const minIdleTimeout = time.Second
+
+// validateIdleTimeout checks an --idle-timeout: 0 (never) or at least
+// minIdleTimeout.
+func validateIdleTimeout(d time.Duration) error {
+	if d != 0 && d < minIdleTimeout {
+		return fmt.Errorf("--idle-timeout must be 0 (never) or at least %s, got %s", minIdleTimeout, d)
 	}
 	return nil
 }

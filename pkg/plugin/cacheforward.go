@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
 )
@@ -72,8 +72,10 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		klog.V(1).InfoS("not using a warm cache", "err", err)
 		return false, nil
 	}
-	if _, err := os.Lstat(id.socket); errors.Is(err, fs.ErrNotExist) {
-		return false, nil // no cache: the common case, silently
+	if _, err := os.Lstat(id.socket); err != nil {
+		// No cache (the common case), or a directory we may not search
+		// (made by root under sudo): silently.
+		return false, nil
 	}
 	// The directory is checked before the socket in it is used.
 	err = cacheclient.CheckDir(id.dir)
@@ -89,6 +91,10 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return false, nil
 	}
 	defer conn.Close()
+	if conn.Hello.Build != version.Version {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: it runs kubectl-informer %s, this is %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", conn.Hello.Build, version.Version)
+		return false, nil
+	}
 	var extra []string
 	if extraArgs != nil {
 		extra = extraArgs()

@@ -73,6 +73,9 @@ func (o *cacheServeOptions) run(ctx context.Context) error {
 }
 
 func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
+	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
+		return err
+	}
 	var kubeArgs []string
 	if err := json.NewDecoder(os.Stdin).Decode(&kubeArgs); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("reading the kubeconfig flags on stdin: %w", err)

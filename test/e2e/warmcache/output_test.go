@@ -45,7 +45,7 @@ func TestSameOutputAsDirect(t *testing.T) {
 	}
 	// The queries went through the cache: it holds their types with the
 	// indexes they asked for.
-	for _, want := range []string{"configmaps warm-same label:app", "configmaps  label:app", "configmaps warm-same,default label:app"} {
+	for _, want := range []string{"configmaps warm-same label:app", "configmaps  label:app", "configmaps default,warm-same label:app"} {
 		if !strings.Contains(strings.Join(held, "\n"), want) {
 			t.Errorf("the cache holds %q, want %q among them", held, want)
 		}
