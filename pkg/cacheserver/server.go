@@ -73,9 +73,10 @@ func (s *Server) Serve(ctx context.Context) error {
 		case <-s.stop:
 		case <-ctx.Done():
 		}
-		cancel()
-		s.Listener.Close()
+		// Connections first: a running command then sees its client gone
+		// (the client: a lost cache, exit 1) rather than ending as if done.
 		s.closeConns()
+		cancel()
 	}()
 	if s.IdleTimeout > 0 {
 		go s.exitWhenIdle(ctx)
@@ -85,7 +86,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	for {
 		conn, err := s.Listener.AcceptUnix()
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || s.isClosed() {
 				return nil
 			}
 			var ne net.Error
@@ -122,15 +123,24 @@ func (s *Server) untrack(conn *net.UnixConn) {
 	delete(s.conns, conn)
 }
 
-// closeConns closes every open connection, so no request outlives the
-// server: a client that stopped reading cannot keep the process alive.
+// closeConns closes the listener and every open connection, so no request
+// outlives the server: a client that stopped reading cannot keep the
+// process alive.
 func (s *Server) closeConns() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	s.Listener.Close()
 	for conn := range s.conns {
 		conn.Close()
 	}
+}
+
+// isClosed reports whether closeConns has run.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // shutdown makes Serve return.

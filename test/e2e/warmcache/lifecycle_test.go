@@ -85,3 +85,30 @@ func TestIdleExit(t *testing.T) {
 		t.Errorf("the socket is still there after the idle exit: %v", err)
 	}
 }
+
+// TestStopWithWatchRunning stops the cache while a watch runs through it:
+// the cache process really exits (its connections are closed, not waited
+// for), and the watch, which has printed already, ends with one error line
+// and exit code 1 instead of hanging.
+func TestStopWithWatchRunning(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	const ns = "warm-stopwatch"
+	configMaps(t, ns, 2)
+	e.start("")
+	w := e.startWatch("configmaps", "-n", ns, "--initial")
+	pid := e.onlyCache().Status.Pid
+	if res := e.mustRun("", "cache", "stop"); !strings.Contains(res.Stdout, "stopped the cache") {
+		t.Fatalf("cache stop: %s", res)
+	}
+	waitFor(t, 10*time.Second, "the cache process to exit while a watch was connected", func() bool { return processGone(pid) })
+	select {
+	case <-w.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the watch still runs 30s after its cache stopped\nstderr:\n%s", w.Stderr())
+	}
+	res := w.Wait()
+	if res.ExitCode != 1 || strings.Count(strings.TrimSpace(res.Stderr), "\n") > 1 || !strings.Contains(res.Stderr, "error: ") {
+		t.Errorf("the watch after its cache stopped: %s\nwant exit 1 and one error line", res)
+	}
+}
