@@ -19,6 +19,7 @@ var reportSections = []struct {
 	{"Machine", nil},
 	{"Queries", []string{"queries"}},
 	{"Targets", []string{"queries", "watch"}},
+	{"Warm cache", []string{"warm"}},
 	{"Realistic data set", []string{"realistic"}},
 	{"Memory per cached object", []string{"memory"}},
 	{"Watch under churn", []string{"watch"}},

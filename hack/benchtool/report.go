@@ -28,6 +28,7 @@ type report struct {
 	profileDir string
 
 	realistic *realisticResult
+	warm      *warmResult
 
 	micro     string
 	microLoad float64
@@ -191,6 +192,7 @@ var shortName = map[string]string{
 	"q1": "query 1", "q1-direct": "query 1 direct", "q2": "query 2", "raw-pb": "raw LIST",
 	"raw-meta": "raw metadata LIST", "raw-json-widgets": "raw JSON LIST", "kubectl-get": "kubectl get",
 	"decode-pb": "LIST+decode", "decode-meta": "metadata LIST+decode",
+	"w-q1-cold-direct": "cold", "w-q1-warm-direct": "warm direct", "w-q3-cold": "cold", "w-plugin-version": "plugin start", "w-kubectl-plugin-version": "kubectl exec",
 	"q2-direct": "query 2 direct", "q3": "query 3", "q5": "query 5",
 	"raw-pb-plain": "uncompressed LIST", "raw-json-pods": "JSON LIST",
 	"capacity": "capacity", "raw-nodes": "raw nodes LIST",
@@ -227,6 +229,7 @@ func (r *report) markdown() string {
 		p("\nThrough `kubectl informer`, peak RSS is the larger of kubectl's own peak before it execs the plugin (same pid) and the plugin's; the \"binary directly\" rows are the plugin alone.\n\n")
 	}
 
+	p("%s", r.warmSection())
 	p("%s", r.realisticSection())
 
 	if len(r.memory) > 0 {

@@ -3,7 +3,9 @@ package cache
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -180,7 +182,7 @@ func (q *Queue) Stats() (pending int, coalesced int64) {
 func (e *Engine) SendEvents(q *Queue) error {
 	for _, t := range e.types {
 		for _, informer := range t.Informers {
-			if err := sendEvents(t, informer, q); err != nil {
+			if _, err := sendEvents(t, informer, q.Push); err != nil {
 				return err
 			}
 		}
@@ -188,17 +190,107 @@ func (e *Engine) SendEvents(q *Queue) error {
 	return nil
 }
 
+// SendEvents registers on t's informers, which may be running already, the
+// handlers Engine.SendEvents registers, and returns a func that removes
+// them. On a running informer client-go first hands the new handlers every
+// cached object as an Added event with Initial set, before any later
+// change, but in the order of its store's map; SendEvents holds those back
+// and pushes them sorted by storage key (the order of the API server's
+// list) once client-go has handed over the last, or when the first later
+// event comes: a watch that joins a warm cache sees the same sequence as
+// one that started the informer. remove may be called once.
+func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
+	var regs []toolscache.ResourceEventHandlerRegistration
+	var replays []*initialReplay
+	remove = func() {
+		for _, r := range replays {
+			r.stop()
+		}
+		for i, reg := range regs {
+			_ = t.Informers[i].RemoveEventHandler(reg)
+		}
+	}
+	for _, informer := range t.Informers {
+		r := &initialReplay{q: q, stopped: make(chan struct{})}
+		reg, err := sendEvents(t, informer, r.push)
+		if err != nil {
+			remove()
+			return nil, err
+		}
+		regs = append(regs, reg)
+		replays = append(replays, r)
+		go r.flushWhenSynced(reg)
+	}
+	return remove, nil
+}
+
+// initialReplay holds the initial Added events a handler added to a running
+// informer gets, and pushes them to q sorted by storage key.
+type initialReplay struct {
+	q        *Queue
+	mu       sync.Mutex
+	pending  []*Event
+	flushed  bool
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+func (r *initialReplay) push(e *Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.flushed {
+		if e.Initial {
+			r.pending = append(r.pending, e)
+			return
+		}
+		r.flushLocked()
+	}
+	r.q.Push(e)
+}
+
+func (r *initialReplay) flushLocked() {
+	sort.SliceStable(r.pending, func(i, j int) bool { return r.pending[i].Key < r.pending[j].Key })
+	for _, e := range r.pending {
+		r.q.Push(e)
+	}
+	r.pending, r.flushed = nil, true
+}
+
+// flushWhenSynced pushes the held events once the handler has been handed
+// every cached object (reg.HasSynced), or returns when stopped.
+func (r *initialReplay) flushWhenSynced(reg toolscache.ResourceEventHandlerRegistration) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.stopped:
+			return
+		case <-tick.C:
+		}
+		if reg.HasSynced() {
+			r.mu.Lock()
+			if !r.flushed {
+				r.flushLocked()
+			}
+			r.mu.Unlock()
+			return
+		}
+	}
+}
+
+func (r *initialReplay) stop() { r.stopOnce.Do(func() { close(r.stopped) }) }
+
 // sendEvents registers on informer, one of t's, the handlers of SendEvents.
-func sendEvents(t *Type, informer toolscache.SharedIndexInformer, q *Queue) error {
-	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+func sendEvents(t *Type, informer toolscache.SharedIndexInformer, push func(*Event)) (toolscache.ResourceEventHandlerRegistration, error) {
+	reg, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj interface{}, isInInitialList bool) {
-			q.Push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
+			push(&Event{Type: Added, Resource: t, New: obj, Key: storageKey(obj), Initial: isInInitialList})
 		},
 		UpdateFunc: func(oldObj, newObj interface{}) {
 			if sameResourceVersion(oldObj, newObj) {
 				return
 			}
-			q.Push(&Event{Type: Modified, Resource: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
+			push(&Event{Type: Modified, Resource: t, Old: oldObj, New: newObj, Key: storageKey(newObj)})
 		},
 		DeleteFunc: func(obj interface{}) {
 			ev := &Event{Type: Deleted, Resource: t, Old: obj}
@@ -209,13 +301,13 @@ func sendEvents(t *Type, informer toolscache.SharedIndexInformer, q *Queue) erro
 			} else {
 				ev.Key = storageKey(obj)
 			}
-			q.Push(ev)
+			push(ev)
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
+		return nil, fmt.Errorf("adding event handler to %s: %w", t.Name(), err)
 	}
-	return nil
+	return reg, nil
 }
 
 func storageKey(obj interface{}) string {

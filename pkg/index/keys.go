@@ -34,7 +34,10 @@ func Keys(indexer cache.Indexer, selectors []Selector) ([]string, error) {
 		excluded map[string]struct{} // the keys some negative selector rejects
 	)
 	for _, sel := range selectors {
-		if _, ok := indexer.GetIndexers()[sel.Name]; !ok {
+		// IndexKeys checks the name under the indexer's lock; GetIndexers
+		// would return the indexers map unlocked, which an informer adding
+		// indexes (the warm cache) writes at the same time.
+		if _, err := indexer.IndexKeys(sel.Name, ""); err != nil {
 			return nil, fmt.Errorf("selecting %s: index %q is not registered", sel, sel.Name)
 		}
 		var keys []string

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -186,5 +187,42 @@ func TestKeysFollowsUpdates(t *testing.T) {
 	want := []string{"a/db-1", "a/pending", "a/web-2", "b/cm", "b/job-1"}
 	if got, err := Keys(indexer, []Selector{sel}); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Keys(node!=) after an update and a delete = %q, %v, want %q, nil", got, err, want)
+	}
+}
+
+// TestKeysWhileIndexesAreAdded runs Keys while indexes are added to the same indexer, as the warm
+// cache does when a command needs an index its running informer lacks. Under -race it fails if
+// Keys reads the indexers map without the indexer's lock.
+func TestKeysWhileIndexesAreAdded(t *testing.T) {
+	indexer := keysIndexer(t)
+	def, err := (*Set)(nil).Lookup("label:app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const added = 50
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range added {
+			if err := indexer.AddIndexers(cache.Indexers{fmt.Sprintf("label:k%d", i): def.Func}); err != nil {
+				t.Errorf("AddIndexers = %v", err)
+				return
+			}
+		}
+	}()
+	want := []string{"a/db-1", "a/web-1"}
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		got, err := Keys(indexer, []Selector{{Name: "node", Operator: Equals, Values: []string{"w1"}}})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("Keys(node=w1) = %q, %v, want %q", got, err, want)
+		}
+	}
+	if _, err := Keys(indexer, []Selector{{Name: fmt.Sprintf("label:k%d", added-1), Operator: Exists}}); err != nil {
+		t.Errorf("Keys on the last added index = %v, want nil", err)
 	}
 }

@@ -26,9 +26,23 @@ var completionTimeout = 5 * time.Second
 // `kubectl informer __complete …`.
 func registerCompletions(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags) {
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		// Object names (watch TYPE NAME, TYPE/NAME) would need a list
+		// request per TAB: they come from a running warm cache, if any.
+		if typ, prefix, ok := strings.Cut(toComplete, "/"); ok {
+			if cmd.Name() != "watch" {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var completions []string
+			for _, name := range completeNamesFromCache(cmd, configFlags, typ, prefix) {
+				completions = append(completions, typ+"/"+name)
+			}
+			return completions, cobra.ShellCompDirectiveNoFileComp
+		}
 		if len(args) > 0 {
-			// watch's NAME arguments would need a list request per type.
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			if cmd.Name() != "watch" || strings.Contains(args[0], "/") || strings.Contains(args[0], ",") {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeNamesFromCache(cmd, configFlags, args[0], toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
 		return completeResourceTypes(configFlags, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}

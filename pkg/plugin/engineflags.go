@@ -32,6 +32,15 @@ type engineOptions struct {
 	SyncTimeout   time.Duration
 	Indexers      []string
 
+	// Cache is --cache: auto (use a running warm cache of this identity)
+	// or off. MaxStaleness is --max-staleness. Only query and watch have them.
+	Cache        string
+	MaxStaleness time.Duration
+
+	// env is set when the command runs inside a warm cache process: the
+	// process's clients and engine pool instead of the command's own.
+	env *serveEnv
+
 	// Set by complete.
 	namespaces []string // none means all namespaces
 	server     string   // the API server URL, for messages
@@ -47,6 +56,22 @@ func (o *engineOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for API discovery, and then for every cache to sync, before giving up.")
 	cmd.Flags().StringArrayVar(&o.Indexers, "indexer", nil, "Define an index NAME=EXPR (repeatable) from a JSONPath, e.g. img='{.spec.containers[*].image}', or from a CEL expression (a computed index) that returns a value or a list, e.g. restarts='object.status.containerStatuses.map(s, s.restartCount).sum()'. "+
 		"EXPR is JSONPath if it starts with '{' or '.'; otherwise CEL if it names the variable object or now outside quotes; otherwise JSONPath (spec.nodeName).")
+}
+
+// addCacheFlags adds --cache and --max-staleness (query and watch).
+func (o *engineOptions) addCacheFlags(cmd *cobra.Command) {
+	o.Cache = "auto"
+	cmd.Flags().StringVar(&o.Cache, "cache", o.Cache, "Use a warm cache (kubectl informer cache start): auto uses the running cache of this identity (server, user, impersonation), if any, and answers directly otherwise; off always answers directly.")
+	cmd.Flags().DurationVar(&o.MaxStaleness, "max-staleness", 0, "With a warm cache: if the watch of a type the answer reads has been failing for longer than this, answer directly from the API server instead (0: answer from the cache, with a warning that it may be stale).")
+}
+
+// engines returns where the command gets its engine: the warm cache's pool
+// inside a cache process, its own engine otherwise.
+func (o *engineOptions) engines() engineSource {
+	if o.env != nil {
+		return warmEngines{pool: o.env.pool, maxStaleness: o.MaxStaleness}
+	}
+	return directEngines{}
 }
 
 // parseIndexers builds the index set from --indexer.
@@ -79,6 +104,12 @@ func (o *engineOptions) validate() error {
 			return fmt.Errorf("invalid --field-selector %q: %w", o.FieldSelector, err)
 		}
 	}
+	if o.Cache != "" && o.Cache != "auto" && o.Cache != "off" {
+		return fmt.Errorf("--cache must be auto or off, got %q", o.Cache)
+	}
+	if o.MaxStaleness < 0 {
+		return fmt.Errorf("--max-staleness must not be negative, got %s", o.MaxStaleness)
+	}
 	if o.SyncTimeout <= 0 {
 		return fmt.Errorf("--sync-timeout must be positive, got %s", o.SyncTimeout)
 	}
@@ -88,9 +119,9 @@ func (o *engineOptions) validate() error {
 // complete resolves the namespace, builds the clients from kubeconfig, and
 // builds the index set and the engine configuration query and watch share.
 func (o *engineOptions) complete() error {
-	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	ns, err := o.namespace()
 	if err != nil {
-		return fmt.Errorf("reading the namespace from kubeconfig: %w", err)
+		return err
 	}
 	o.namespaces = nil
 	if !o.AllNamespaces {
@@ -98,18 +129,22 @@ func (o *engineOptions) complete() error {
 			return err
 		}
 	}
-	restConfig, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	o.server = restConfig.Host
-	mapper, err := o.configFlags.ToRESTMapper()
-	if err != nil {
-		return err
-	}
-	o.clients, err = cache.NewClients(restConfig, mapper, version.UserAgent())
-	if err != nil {
-		return err
+	if o.env != nil {
+		o.server, o.clients = o.env.server, o.env.clients
+	} else {
+		restConfig, err := o.configFlags.ToRESTConfig()
+		if err != nil {
+			return err
+		}
+		o.server = restConfig.Host
+		mapper, err := o.configFlags.ToRESTMapper()
+		if err != nil {
+			return err
+		}
+		o.clients, err = cache.NewClients(restConfig, mapper, version.UserAgent())
+		if err != nil {
+			return err
+		}
 	}
 	o.config = cache.Config{
 		Namespaces:    o.namespaces,
@@ -118,6 +153,20 @@ func (o *engineOptions) complete() error {
 		SyncTimeout:   o.SyncTimeout,
 	}
 	return o.parseIndexers()
+}
+
+// namespace returns -n, or the kubeconfig context's namespace; inside a
+// cache process, the -n the client made explicit, without reading a
+// kubeconfig.
+func (o *engineOptions) namespace() (string, error) {
+	if o.env != nil && o.configFlags.Namespace != nil && *o.configFlags.Namespace != "" {
+		return *o.configFlags.Namespace, nil
+	}
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("reading the namespace from kubeconfig: %w", err)
+	}
+	return ns, nil
 }
 
 // resolve maps the TYPE[,TYPE...] argument to REST mappings through
@@ -131,6 +180,15 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	done := make(chan result, 1)
 	go func() {
 		mappings, err := cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+		if err != nil && o.env != nil {
+			// A warm cache's discovery is as old as the cache: a type
+			// created since (a new CRD) is found after a fresh discovery,
+			// as a command of its own would find it.
+			if mapper, ok := o.clients.Mapper.(meta.ResettableRESTMapper); ok {
+				mapper.Reset()
+				mappings, err = cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
+			}
+		}
 		done <- result{mappings, err}
 	}()
 	timer := time.NewTimer(o.SyncTimeout)

@@ -90,16 +90,23 @@ func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdQuery returns the query command.
 func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdQuery(configFlags, streams, nil)
+}
+
+// newCmdQuery returns the query command; env is set inside a warm cache process.
+func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	o := NewQueryOptions(configFlags, streams)
+	o.env = env
 	cmd := &cobra.Command{
 		Use:     "query TYPE[,TYPE...] [flags]",
 		Short:   "Answer index lookups from synced informer caches",
 		Long:    "Start shared informers for the named types with the indexes the query needs, wait until every cache has synced, print the objects whose indexed values match, and exit.",
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
-		RunE:    runE(o),
 	}
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, nil)
 	o.engineOptions.addFlags(cmd)
+	o.engineOptions.addCacheFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
@@ -214,14 +221,13 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err := o.checkMeasureTypes(mappings); err != nil {
 		return err
 	}
-	engine, err := cache.New(o.clients, mappings, o.config)
+	engine, err := o.engines().start(ctx, o.clients, engineRequest{
+		mappings: mappings, config: o.config, indexes: o.indexDefs, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
+	})
 	if err != nil {
 		return err
 	}
 	defer engine.Shutdown()
-	if err := startEngine(ctx, engine); err != nil {
-		return err
-	}
 	indexDefs, related, err := startRelations(ctx, o.clients, engine.Types(), o.indexDefs, relationOptions{
 		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: o.selectors, errOut: o.ErrOut,
 	})

@@ -312,7 +312,7 @@ func validateRelations(selectors []index.Selector) error {
 // owner-root or node join values of watched objects, an event naming it is pushed to queue for
 // each of them, so they enter or leave the query (see eventPrinter.classify). The caller shuts
 // the returned relations down.
-func (o *WatchOptions) startRelations(ctx context.Context, engine *cache.Engine, queue *cache.Queue) (*relations, error) {
+func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine, queue *cache.Queue) (*relations, error) {
 	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupBy))
 	selectors := make([]index.Selector, len(o.print.where))
 	for i, w := range o.print.where {

@@ -19,6 +19,12 @@ import (
 // NewCmdRoot returns the kubectl-informer command with its subcommands. One
 // ConfigFlags on the root's persistent flags serves every subcommand.
 func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+	return newRoot(streams, nil)
+}
+
+// newRoot returns the root command; env is set for the commands a warm
+// cache process runs for its clients (query and watch only).
+func newRoot(streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).
 		WithDiscoveryQPS(50).
@@ -51,8 +57,14 @@ recursively, or the controllers above it.`,
 	}
 	addKlogVerbosity(cmd.PersistentFlags())
 
+	if env != nil {
+		cmd.AddCommand(newCmdQuery(configFlags, streams, env))
+		cmd.AddCommand(newCmdWatch(configFlags, streams, env))
+		return cmd
+	}
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
+	cmd.AddCommand(NewCmdCache(configFlags, streams))
 	cmd.AddCommand(NewCmdCapacity(configFlags, streams))
 	cmd.AddCommand(NewCmdTree(configFlags, streams))
 	cmd.AddCommand(NewCmdIndexers(streams))

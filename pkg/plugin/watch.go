@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -92,15 +93,22 @@ func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdWatch returns the watch command.
 func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdWatch(configFlags, streams, nil)
+}
+
+// newCmdWatch returns the watch command; env is set inside a warm cache process.
+func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	o := NewWatchOptions(configFlags, streams)
+	o.env = env
 	cmd := &cobra.Command{
 		Use:     "watch TYPE[,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
 		Short:   "Stream adds, updates and deletes with a diff of what changed",
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
-		RunE:    runE(o),
 	}
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, o.resolvedColor, o.redrawsHere)
 	o.engineOptions.addFlags(cmd)
+	o.engineOptions.addCacheFlags(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")
@@ -242,6 +250,26 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// resolvedColor returns --color as this side resolves it (auto depends on
+// the terminal and NO_COLOR here), for a warm cache that runs the watch.
+func (o *WatchOptions) resolvedColor() []string {
+	mode, err := parseColorMode(o.Color)
+	if err != nil {
+		return nil // the cache's Validate names the flag
+	}
+	if mode.enabled(o.Out) {
+		return []string{"--color=always"}
+	}
+	return []string{"--color=never"}
+}
+
+// redrawsHere reports whether the watch is a grouped table redrawn in place
+// on this terminal, which a warm cache, writing to a socket, would print as
+// lines instead: such a watch runs here.
+func (o *WatchOptions) redrawsHere() bool {
+	return (len(o.GroupBy) > 0 || len(o.Sums) > 0) && printers.IsTerminal(o.Out)
+}
+
 // singleName returns the name of the one object the arguments name, if they
 // name one object of one type.
 func (o *WatchOptions) singleName() (string, bool) {
@@ -288,21 +316,22 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err := checkMeasureTypes(o.measures, mappings); err != nil {
 		return err
 	}
-	engine, err := cache.New(o.clients, mappings, o.config)
-	if err != nil {
-		return err
-	}
-	defer engine.Shutdown()
 	queue := cache.NewQueue(queueLimit)
-	if err := engine.SendEvents(queue); err != nil {
-		return err
+	var indexes []index.Definition
+	for _, w := range o.print.where {
+		indexes = append(indexes, w.def)
 	}
-	if err := startEngine(ctx, engine); err != nil {
+	indexes = append(indexes, o.groupBy...)
+	engine, err := o.engines().start(ctx, o.clients, engineRequest{
+		mappings: mappings, config: o.config, queue: queue, indexes: indexes, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
+	})
+	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil
 		}
 		return err
 	}
+	defer engine.Shutdown()
 	related, err := o.startRelations(ctx, engine, queue)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -92,7 +92,7 @@ func (o *WatchOptions) validateGroups() error {
 
 // runGroups prints the live grouped table of the synced caches until ctx
 // ends (Ctrl-C, --timeout) or the engine fails.
-func (o *WatchOptions) runGroups(ctx context.Context, engine *cache.Engine, queue *cache.Queue, names map[string]map[string]bool) error {
+func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queue *cache.Queue, names map[string]map[string]bool) error {
 	g := o.newGroupWatch(names, o.Out)
 	if err := g.seed(engine.Types()); err != nil {
 		return err

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// warmResult is the warm step: queries through a warm cache (issue 18) next
+// to the same queries without one, and the cache process's memory.
+type warmResult struct {
+	pods    int
+	results map[string]*result
+	// rssEmpty is the cache process's RSS right after it started, rssFull
+	// after the measured queries, objects what it then held.
+	rssEmpty, rssFull int64
+	objects           int
+	load              float64
+}
+
+// warmCases are query 1 and query 3 without a cache and through one
+// (env carries the cache's $XDG_RUNTIME_DIR; the cold rows have none, so
+// they find no cache).
+func (b *bench) warmCases(d dataSet, env []string) []benchCase {
+	q1 := q1Args(d)
+	cold := b.direct("w-q1-cold-direct", "kubectl-informer "+shellJoin(q1)+" --cache off (binary run directly)", append(q1, "--cache", "off")...)
+	warmDirect := b.direct("w-q1-warm-direct", "kubectl-informer "+shellJoin(q1)+" (binary run directly, warm cache)", q1...)
+	warm := b.kubectl("w-q1-warm", "kubectl informer "+shellJoin(q1)+" (warm cache)", append([]string{"informer"}, q1...)...)
+	q3cold := b.kubectl("w-q3-cold", "kubectl informer "+shellJoin(q3Args)+" --cache off", append(append([]string{"informer"}, q3Args...), "--cache", "off")...)
+	q3warm := b.kubectl("w-q3-warm", "kubectl informer "+shellJoin(q3Args)+" (warm cache)", append([]string{"informer"}, q3Args...)...)
+	pv := b.direct("w-plugin-version", "kubectl-informer version (process start, no query)", "version")
+	kv := b.kubectl("w-kubectl-plugin-version", "kubectl informer version (kubectl's exec of the plugin, no query)", "informer", "version")
+	warmDirect.env, warm.env, q3warm.env = env, env, env
+	cold.check, warmDirect.check, warm.check = expectLines(d.byImage), expectLines(d.byImage), expectLines(d.byImage)
+	q3cold.check, q3warm.check = expectLines(1+d.nodes), expectLines(1+d.nodes)
+	return []benchCase{cold, warmDirect, warm, q3cold, q3warm, pv, kv}
+}
+
+// warm starts a warm cache, measures warmCases (the unmeasured warm-up run
+// of each fills the cache), reads the cache's memory, and stops it.
+func (b *bench) warm(ctx context.Context) error {
+	xdg := filepath.Join(b.workDir, "warm-xdg")
+	if err := os.MkdirAll(xdg, 0o700); err != nil {
+		return err
+	}
+	env := []string{"XDG_RUNTIME_DIR=" + xdg}
+	if _, err := b.pluginCmd(ctx, env, "cache", "start", "--idle-timeout", "0"); err != nil {
+		return err
+	}
+	defer func() {
+		if _, err := b.pluginCmd(context.WithoutCancel(ctx), env, "cache", "stop", "--all"); err != nil {
+			b.logf("stopping the warm cache: %v", err)
+		}
+	}()
+	w := &warmResult{pods: b.pods, load: loadavg1()}
+	var err error
+	if w.rssEmpty, _, err = b.cacheMemory(ctx, env); err != nil {
+		return err
+	}
+	if w.results, err = b.measureCases(ctx, b.warmCases(b.seeded(), env)); err != nil {
+		return err
+	}
+	if w.rssFull, w.objects, err = b.cacheMemory(ctx, env); err != nil {
+		return err
+	}
+	b.rep.warm = w
+	return nil
+}
+
+// pluginCmd runs the plugin with the bench's environment and env.
+func (b *bench) pluginCmd(ctx context.Context, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, b.plugin, args...)
+	cmd.Env = append(b.cmdEnv(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("kubectl-informer %s: %w", strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+// cacheMemory returns the one running cache's RSS and how many objects it
+// holds, from cache status -o json.
+func (b *bench) cacheMemory(ctx context.Context, env []string) (rss int64, objects int, err error) {
+	out, err := b.pluginCmd(ctx, env, "cache", "status", "-o", "json")
+	if err != nil {
+		return 0, 0, err
+	}
+	var st []struct {
+		Status *struct {
+			RSSBytes int64 `json:"rssBytes"`
+			Caches   []struct {
+				Objects int `json:"objects"`
+			} `json:"caches"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return 0, 0, fmt.Errorf("decoding cache status: %w", err)
+	}
+	if len(st) != 1 || st[0].Status == nil {
+		return 0, 0, fmt.Errorf("cache status lists %d caches, want one answering:\n%s", len(st), out)
+	}
+	for _, c := range st[0].Status.Caches {
+		objects += c.Objects
+	}
+	return st[0].Status.RSSBytes, objects, nil
+}
+
+// warmSection is the report's "Warm cache" section.
+func (r *report) warmSection() string {
+	w := r.warm
+	if w == nil {
+		return ""
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "## Warm cache (%d pods, median of %d runs)\n\n", w.pods, r.runs)
+	s.WriteString("`kubectl informer cache start` (issue 18), then the same queries without the cache (`--cache off`) and through it, interleaved as above; the unmeasured warm-up run of each fills the cache. The cache process lists each type once and keeps it; a warm query is the plugin's start, the identity check, one round trip over the unix socket and the lookup in the cache process.\n\n")
+	rows := []queryRow{
+		{label: "query 1, cold", id: "w-q1-cold-direct"},
+		{label: "query 1, warm", id: "w-q1-warm-direct", baselines: []string{"w-q1-cold-direct", "w-plugin-version"}},
+		{label: "query 1, warm, through kubectl", id: "w-q1-warm", baselines: []string{"w-q1-warm-direct", "w-kubectl-plugin-version"}},
+		{label: "query 3, cold, through kubectl", id: "w-q3-cold"},
+		{label: "query 3, warm, through kubectl", id: "w-q3-warm", baselines: []string{"w-q3-cold"}},
+		{label: "plugin start alone", id: "w-plugin-version"},
+		{label: "kubectl's exec of the plugin alone", id: "w-kubectl-plugin-version"},
+	}
+	s.WriteString("| row | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, row := range rows {
+		res := w.results[row.id]
+		if res == nil {
+			continue
+		}
+		fmt.Fprintf(&s, "| %s | %s |%s\n", row.label, res.c.title, r.resultCells(w.results, row))
+	}
+	s.WriteString("\n")
+	for _, row := range rows {
+		if res := w.results[row.id]; res != nil && res.warn != "" {
+			fmt.Fprintf(&s, "- ⚠ %s: %s\n", row.id, res.warn)
+		}
+	}
+	if w.objects > 0 {
+		fmt.Fprintf(&s, "The cache process: %.1f MiB RSS started, %.1f MiB holding %d objects (the pods once for query 1's index and query 3's group, whole objects without managedFields): %.1f KiB RSS per cached object. Load %.2f when the step began.\n\n",
+			float64(w.rssEmpty)/(1<<20), float64(w.rssFull)/(1<<20), w.objects, float64(w.rssFull-w.rssEmpty)/1024/float64(w.objects), w.load)
+	}
+	return s.String()
+}

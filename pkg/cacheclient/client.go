@@ -1,0 +1,216 @@
+package cacheclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+)
+
+// ErrNoCache means no cache runs for the identity: its socket does not exist.
+var ErrNoCache = errors.New("no cache runs for this identity")
+
+// UnavailableError means a socket exists but no working cache answered on
+// it within the dial timeout: the process is gone (a socket left behind),
+// hangs, refused the connection, or spoke something else.
+type UnavailableError struct {
+	Socket string
+	Err    error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("the cache at %s did not answer: %v", e.Socket, e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// VersionError means the cache speaks another protocol version.
+type VersionError struct {
+	Socket string
+	Got    int
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("the cache at %s speaks protocol version %d, this kubectl-informer %d (restart it: kubectl informer cache stop; kubectl informer cache start)", e.Socket, e.Got, cacheproto.Version)
+}
+
+// Conn is one connection to a cache, after its Hello.
+type Conn struct {
+	conn   net.Conn
+	Socket string
+	Hello  cacheproto.Hello
+}
+
+// Dial connects to the cache listening on socket and reads its Hello, both
+// within timeout, so a cache that hangs never hangs the caller. It returns
+// ErrNoCache when socket does not exist, an *UnavailableError when the cache
+// does not answer, a *VersionError when its protocol differs.
+func Dial(socket string, timeout time.Duration) (*Conn, error) {
+	if _, err := os.Lstat(socket); errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNoCache
+	}
+	conn, err := net.DialTimeout("unix", socket, timeout)
+	if err != nil {
+		return nil, &UnavailableError{Socket: socket, Err: err}
+	}
+	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
+		conn.Close()
+		return nil, &UnavailableError{Socket: socket, Err: err}
+	}
+	var hello cacheproto.Hello
+	if err := cacheproto.ReadJSON(conn, cacheproto.FrameHello, &hello); err != nil {
+		conn.Close()
+		if errors.Is(err, io.EOF) {
+			err = errors.New("connection closed before its hello (refused?)")
+		}
+		return nil, &UnavailableError{Socket: socket, Err: err}
+	}
+	if hello.Version != cacheproto.Version {
+		conn.Close()
+		return nil, &VersionError{Socket: socket, Got: hello.Version}
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		conn.Close()
+		return nil, &UnavailableError{Socket: socket, Err: err}
+	}
+	return &Conn{conn: conn, Socket: socket, Hello: hello}, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.conn.Close() }
+
+// Result is how a Run ended: Exit, or Fallback when the cache declined it.
+type Result struct {
+	Exit     *cacheproto.Exit
+	Fallback *cacheproto.Fallback
+}
+
+// ErrLostAfterOutput means the connection broke after some output had been
+// written: the command cannot be answered again without repeating it.
+var ErrLostAfterOutput = errors.New("the cache process ended the connection in the middle of the answer")
+
+// SilenceTimeout is how long Run waits for the next frame once one has
+// come: several heartbeat intervals (the server sends one every
+// cacheproto.HeartbeatInterval during a Run).
+const SilenceTimeout = 4 * cacheproto.HeartbeatInterval
+
+// ErrFallbackAfterOutput means the cache declined a command after it had
+// written some of its output: a server bug, reported rather than answering
+// the command twice.
+var ErrFallbackAfterOutput = errors.New("the cache declined the command after part of its answer")
+
+// Run sends req and copies the command's output to stdout and stderr until
+// the cache ends it. The first frame must come within firstFrame (the
+// command's own sync timeout plus a margin), every later one within
+// SilenceTimeout; a cache that does not answer in time is lost like one
+// that breaks the connection. When ctx ends it closes the connection (the
+// cache then stops the command) and returns ctx's error. A connection that
+// breaks or falls silent before any output is an *UnavailableError, so the
+// caller can answer the command itself; after output, ErrLostAfterOutput.
+// A Fallback after output is ErrFallbackAfterOutput. An error writing
+// stdout or stderr (a closed pipe) is returned as it is.
+func (c *Conn) Run(ctx context.Context, req cacheproto.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
+	req.Kind = cacheproto.Run
+	if err := c.conn.SetWriteDeadline(time.Now().Add(SilenceTimeout)); err != nil {
+		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+	}
+	if err := cacheproto.WriteJSON(c.conn, cacheproto.FrameRequest, req); err != nil {
+		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+	}
+	var closeOnce sync.Once
+	stop := context.AfterFunc(ctx, func() { closeOnce.Do(func() { c.conn.Close() }) })
+	defer stop()
+	wrote := false
+	wait := firstFrame
+	for {
+		if err := c.conn.SetReadDeadline(time.Now().Add(wait)); err != nil {
+			return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+		}
+		typ, payload, err := cacheproto.ReadFrame(c.conn)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				err = fmt.Errorf("no answer for %s", wait)
+			}
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			if wrote {
+				return Result{}, fmt.Errorf("%w: %v", ErrLostAfterOutput, err)
+			}
+			return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+		}
+		wait = SilenceTimeout
+		switch typ {
+		case cacheproto.FrameHeartbeat:
+		case cacheproto.FrameStdout:
+			wrote = true
+			if _, err := stdout.Write(payload); err != nil {
+				return Result{}, err
+			}
+		case cacheproto.FrameStderr:
+			wrote = true
+			if _, err := stderr.Write(payload); err != nil {
+				return Result{}, err
+			}
+		case cacheproto.FrameExit:
+			var exit cacheproto.Exit
+			if err := decode(typ, payload, &exit); err != nil {
+				return Result{}, err
+			}
+			return Result{Exit: &exit}, nil
+		case cacheproto.FrameFallback:
+			var fb cacheproto.Fallback
+			if err := decode(typ, payload, &fb); err != nil {
+				return Result{}, err
+			}
+			if wrote {
+				return Result{}, fmt.Errorf("%w: %s", ErrFallbackAfterOutput, fb.Reason)
+			}
+			return Result{Fallback: &fb}, nil
+		default:
+			return Result{}, fmt.Errorf("unexpected frame %q from the cache at %s", typ, c.Socket)
+		}
+	}
+}
+
+// Status asks the cache for its Status, within timeout.
+func (c *Conn) Status(timeout time.Duration) (cacheproto.Status, error) {
+	var st cacheproto.Status
+	if err := c.conn.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return st, err
+	}
+	if err := cacheproto.WriteJSON(c.conn, cacheproto.FrameRequest, cacheproto.Request{Kind: cacheproto.StatusRequest}); err != nil {
+		return st, err
+	}
+	err := cacheproto.ReadJSON(c.conn, cacheproto.FrameStatus, &st)
+	return st, err
+}
+
+// Stop asks the cache to exit and waits, within timeout, for it to say it
+// will.
+func (c *Conn) Stop(timeout time.Duration) error {
+	if err := c.conn.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return err
+	}
+	if err := cacheproto.WriteJSON(c.conn, cacheproto.FrameRequest, cacheproto.Request{Kind: cacheproto.Stop}); err != nil {
+		return err
+	}
+	var exit cacheproto.Exit
+	return cacheproto.ReadJSON(c.conn, cacheproto.FrameExit, &exit)
+}
+
+func decode(typ cacheproto.FrameType, payload []byte, v any) error {
+	if err := json.Unmarshal(payload, v); err != nil {
+		return fmt.Errorf("decoding frame %c from the cache: %w", typ, err)
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+// Package cacheproto is the wire protocol between kubectl-informer commands
+// and a warm cache process (pkg/cacheserver, pkg/cacheclient) over a unix
+// socket: length-prefixed frames, a hello that carries the protocol version,
+// and the JSON messages each frame type holds.
+//
+// A connection goes: the server sends Hello; the client checks its Version
+// and sends one Request; the server answers a Run request with Stdout and
+// Stderr frames and ends with Exit or Fallback, a Status request with one
+// Status frame, a Stop request with Exit. No credential ever crosses the
+// socket: a Request holds command arguments only, never kubeconfig, token,
+// certificate or impersonation flags.
+package cacheproto

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package cacheserver
+
+func umaskOwnerOnly() func() { return func() {} }

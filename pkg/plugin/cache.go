@@ -1,0 +1,259 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+)
+
+const cacheLong = `A warm cache is a background process that keeps the informers of the types
+you query and watch running between commands, for one identity: the API
+server and credentials (user, token, certificate, impersonation) of the
+kubeconfig flags it was started with. query and watch use it on their own
+(--cache auto) when it runs for the same identity, and answer exactly as
+without it; a type it does not hold yet is listed on first use and kept.
+
+It listens on a unix socket only you can reach, in $XDG_RUNTIME_DIR/kubectl-informer
+(or ~/.kube/cache/kubectl-informer), and exits after --idle-timeout without
+requests. Its log, next to the socket, starts empty at each start; with -v=8
+or more it holds response bodies, Secret data included.`
+
+const cacheExample = `  # Keep informers warm for the current context; stop after an hour unused
+  kubectl informer cache start --idle-timeout 1h
+
+  # What runs, what it holds, and whether its watches are healthy
+  kubectl informer cache status
+
+  # Stop the cache of the current context, or all of yours
+  kubectl informer cache stop
+  kubectl informer cache stop --all`
+
+// NewCmdCache returns the cache command and its subcommands.
+func NewCmdCache(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "cache",
+		Short:   "Start, list and stop warm caches that query and watch share",
+		Long:    cacheLong,
+		Example: cacheExample,
+		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newCmdCacheStart(configFlags, streams))
+	cmd.AddCommand(newCmdCacheStatus(streams))
+	cmd.AddCommand(newCmdCacheStop(configFlags, streams))
+	cmd.AddCommand(newCmdCacheServe(streams))
+	return cmd
+}
+
+// CacheStartOptions are the options of kubectl informer cache start.
+type CacheStartOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	IdleTimeout time.Duration
+	genericiooptions.IOStreams
+
+	id        cacheIdentity
+	kubeArgs  []string
+	verbosity string
+}
+
+func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &CacheStartOptions{configFlags: configFlags, IdleTimeout: 30 * time.Minute, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Start a warm cache for the current identity in the background",
+		Args:  cobra.NoArgs,
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.kubeArgs = kubeconfigArgs(cmd)
+		if v := cmd.Root().PersistentFlags().Lookup("v"); v != nil && v.Changed {
+			o.verbosity = v.Value.String()
+		}
+		return runE(o)(cmd, args)
+	}
+	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Exit after this long without a query or watch (0: never).")
+	return cmd
+}
+
+// Complete resolves the identity from the kubeconfig flags.
+func (o *CacheStartOptions) Complete(*cobra.Command, []string) error {
+	var err error
+	o.id, err = resolveCacheIdentity(o.configFlags)
+	return err
+}
+
+// Validate checks --idle-timeout.
+func (o *CacheStartOptions) Validate() error {
+	return validateIdleTimeout(o.IdleTimeout)
+}
+
+// minIdleTimeout is the shortest --idle-timeout: the idle check runs a few
+// times per timeout, and shorter would end a cache between two commands.
+const minIdleTimeout = time.Second
+
+// validateIdleTimeout checks an --idle-timeout: 0 (never) or at least
+// minIdleTimeout.
+func validateIdleTimeout(d time.Duration) error {
+	if d != 0 && d < minIdleTimeout {
+		return fmt.Errorf("--idle-timeout must be 0 (never) or at least %s, got %s", minIdleTimeout, d)
+	}
+	return nil
+}
+
+// cacheReadyTimeout bounds how long start waits for the cache to listen.
+const cacheReadyTimeout = 30 * time.Second
+
+// Run starts the cache process, unless one runs for the identity already.
+func (o *CacheStartOptions) Run(_ context.Context) error {
+	user, _ := userName(o.configFlags)
+	if err := cacheclient.EnsureDir(o.id.dir); err != nil {
+		return err
+	}
+	conn, err := cacheclient.Dial(o.id.socket, dialTimeout)
+	if err == nil {
+		conn.Close()
+		fmt.Fprintf(o.Out, "a cache already runs for %s as %s (pid %d, socket %s)\n", o.id.server, user, conn.Hello.Pid, o.id.socket)
+		return nil
+	}
+	if !errors.Is(err, cacheclient.ErrNoCache) {
+		// A socket left behind is removed; a cache that still listens
+		// (another version, or too slow to greet) keeps its socket.
+		free, rmErr := cacheclient.RemoveStale(o.id.socket)
+		if rmErr != nil {
+			return rmErr
+		}
+		if !free {
+			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this program to start the cache: %w", err)
+	}
+	stdin, err := json.Marshal(o.kubeArgs)
+	if err != nil {
+		return err
+	}
+	args := []string{"cache", "serve", "--idle-timeout=" + o.IdleTimeout.String()}
+	if o.verbosity != "" {
+		args = append(args, "-v="+o.verbosity)
+	}
+	pid, err := cacheclient.Start(cacheclient.StartOptions{
+		Executable: exe,
+		Args:       args,
+		Stdin:      stdin,
+		LogPath:    cacheclient.LogPath(o.id.dir, o.id.key),
+		Ready:      cacheReadyTimeout,
+	})
+	if err != nil {
+		return fmt.Errorf("starting the cache: %w", err)
+	}
+	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s)\n", o.id.server, user, pid, o.id.socket, o.IdleTimeout)
+	return nil
+}
+
+// CacheStopOptions are the options of kubectl informer cache stop.
+type CacheStopOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	All         bool
+	genericiooptions.IOStreams
+}
+
+func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &CacheStopOptions{configFlags: configFlags, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the warm cache of the current identity, or all of yours",
+		Args:  cobra.NoArgs,
+		RunE:  runE(o),
+	}
+	cmd.Flags().BoolVar(&o.All, "all", false, "Stop every warm cache of your OS user, whatever its identity.")
+	return cmd
+}
+
+// Complete does nothing: Run resolves what it stops.
+func (o *CacheStopOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate has nothing to check.
+func (o *CacheStopOptions) Validate() error { return nil }
+
+// Run stops the cache(s) and waits for their sockets to go.
+func (o *CacheStopOptions) Run(context.Context) error {
+	var sockets []string
+	if o.All {
+		dir, err := cacheclient.Dir()
+		if err != nil {
+			return err
+		}
+		if sockets, err = cacheclient.Sockets(dir); err != nil {
+			return err
+		}
+		if len(sockets) == 0 {
+			fmt.Fprintln(o.ErrOut, "no cache runs")
+			return nil
+		}
+	} else {
+		id, err := resolveCacheIdentity(o.configFlags)
+		if err != nil {
+			return err
+		}
+		sockets = []string{id.socket}
+	}
+	var errs []error
+	for _, socket := range sockets {
+		if err := stopCache(socket); errors.Is(err, cacheclient.ErrNoCache) {
+			fmt.Fprintln(o.ErrOut, "no cache runs for this identity")
+		} else if err != nil {
+			errs = append(errs, err)
+		} else {
+			fmt.Fprintf(o.Out, "stopped the cache at %s\n", socket)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stopCache stops the cache at socket; a socket that no cache answers on is
+// removed.
+func stopCache(socket string) error {
+	conn, err := cacheclient.Dial(socket, dialTimeout)
+	if errors.Is(err, cacheclient.ErrNoCache) {
+		return err
+	}
+	var version *cacheclient.VersionError
+	switch {
+	case errors.As(err, &version):
+		// A cache of another build: its Stop request is the same.
+		if err := cacheclient.StopAnyVersion(socket, dialTimeout); err != nil {
+			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
+		}
+	case err != nil:
+		free, rmErr := cacheclient.RemoveStale(socket)
+		if rmErr != nil {
+			return rmErr
+		}
+		if !free {
+			return fmt.Errorf("%w; it still listens, so its socket is left alone", err)
+		}
+		return nil
+	default:
+		defer conn.Close()
+		if err := conn.Stop(dialTimeout); err != nil {
+			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Lstat(socket); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("the cache at %s (pid %d) was asked to stop but its socket is still there after 5s", socket, conn.Hello.Pid)
+}

@@ -1,0 +1,183 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+)
+
+// dialTimeout bounds the connection to a warm cache and its hello: a cache
+// that does not answer in time is treated as broken.
+const dialTimeout = 2 * time.Second
+
+// firstFrameMargin is added to the command's --sync-timeout to bound the
+// wait for the cache's first frame: a cache that says nothing for that long
+// is lost, and the command runs here.
+const firstFrameMargin = 10 * time.Second
+
+// cacheRunE is the RunE of query and watch: with --cache auto, outside a
+// cache process, the command goes to the running warm cache of this
+// identity if there is one; otherwise (none runs, it is broken, or it
+// declines) the command runs here (Complete, Validate, Run).
+//
+// extraArgs, when set, returns flags this side resolves for the cache
+// process (watch's --color); local, when set, reports that the command must
+// run here whatever the cache (a grouped watch redrawn on this terminal).
+func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
+	direct := runE(o)
+	return func(cmd *cobra.Command, args []string) error {
+		if eo.env != nil || eo.Cache == "off" || verbose(cmd) || (local != nil && local()) {
+			return direct(cmd, args)
+		}
+		handled, err := forwardToCache(cmd, args, eo, streams, extraArgs)
+		if handled {
+			return err
+		}
+		return direct(cmd, args)
+	}
+}
+
+// verbose reports whether -v was given: such a command runs here, since
+// its klog lines would be written by the cache process, to its own log.
+func verbose(cmd *cobra.Command) bool {
+	v := cmd.Root().PersistentFlags().Lookup("v")
+	return v != nil && v.Changed
+}
+
+// forwardToCache runs the command in the warm cache of this identity and
+// reports whether it did (handled): not when no cache runs (silently), nor
+// when the cache is unusable (a one-line warning on errOut) or declines.
+func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string) (handled bool, err error) {
+	errOut := streams.ErrOut
+	if eo.Cache != "" && eo.Cache != "auto" {
+		return false, nil // Validate names the flag
+	}
+	id, err := resolveCacheIdentity(eo.configFlags)
+	if err != nil {
+		klog.V(1).InfoS("not using a warm cache", "err", err)
+		return false, nil
+	}
+	if _, err := os.Lstat(id.socket); err != nil {
+		// No cache (the common case), or a directory we may not search
+		// (made by root under sudo): silently.
+		return false, nil
+	}
+	// The directory is checked before the socket in it is used.
+	err = cacheclient.CheckDir(id.dir)
+	var conn *cacheclient.Conn
+	if err == nil {
+		conn, err = cacheclient.Dial(id.socket, dialTimeout)
+	}
+	if errors.Is(err, cacheclient.ErrNoCache) {
+		return false, nil
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
+		return false, nil
+	}
+	defer conn.Close()
+	if conn.Hello.Build != version.Version {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: it runs kubectl-informer %s, this is %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", conn.Hello.Build, version.Version)
+		return false, nil
+	}
+	var extra []string
+	if extraArgs != nil {
+		extra = extraArgs()
+	}
+	argv, err := forwardArgs(cmd, args, eo, extra)
+	if err != nil {
+		return false, nil
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	// As the direct watch does: a write to a closed stdout (| head) fails
+	// with EPIPE instead of the runtime killing the process.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
+	var unavailable *cacheclient.UnavailableError
+	switch {
+	case errors.As(err, &unavailable):
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
+		return false, nil
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return true, nil
+	case errors.Is(err, syscall.EPIPE):
+		if cmd.Name() == "query" && streams.Out == os.Stdout {
+			// A direct query does not handle SIGPIPE: `query | head` dies
+			// of it (status 141). So does this one.
+			signal.Stop(sigpipe)
+			dieOfSIGPIPE()
+		}
+		return true, nil // a direct watch ends quietly on EPIPE
+	case err != nil:
+		return true, err
+	case res.Fallback != nil:
+		klog.V(1).InfoS("the warm cache declined", "reason", res.Fallback.Reason)
+		if res.Fallback.Warning != "" {
+			fmt.Fprintln(errOut, res.Fallback.Warning)
+		}
+		return false, nil
+	case res.Exit.Code != 0:
+		return true, errors.New(res.Exit.Error)
+	}
+	return true, nil
+}
+
+// forwardArgs rebuilds the command's arguments for the cache process: the
+// command's name, every flag the user set except kubeconfig and credential
+// flags (root's persistent flags) and --cache, the namespace made explicit
+// as this side resolves it, extra (flags this side resolves, such as
+// --color), and the positional arguments.
+func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []string) ([]string, error) {
+	argv := []string{cmd.Name()}
+	persistent := cmd.Root().PersistentFlags()
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if persistent.Lookup(f.Name) != nil || f.Name == "cache" {
+			return
+		}
+		if f.Name == "output" {
+			// -o jsonpath-file=PATH and the like: the cache process runs
+			// in another directory.
+			if format, path, ok := strings.Cut(f.Value.String(), "="); ok && strings.HasSuffix(format, "-file") && path != "" {
+				if abs, err := filepath.Abs(path); err == nil {
+					argv = append(argv, "--output="+format+"="+abs)
+					return
+				}
+			}
+		}
+		argv = append(argv, flagArgs(f)...)
+	})
+	ns, err := eo.namespace()
+	if err != nil {
+		return nil, err
+	}
+	argv = append(argv, extra...)
+	argv = append(argv, "--namespace="+ns, "--")
+	return append(argv, args...), nil
+}
+
+// dieOfSIGPIPE makes the process die of SIGPIPE as a direct command writing
+// to a closed stdout does: with SIGPIPE back to its default, the Go runtime
+// raises it on a write to stdout that fails with EPIPE. It returns only if
+// that write succeeds.
+func dieOfSIGPIPE() {
+	signal.Reset(syscall.SIGPIPE)
+	_, _ = os.Stdout.Write([]byte("\n"))
+}

@@ -1,0 +1,180 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheserver"
+)
+
+// cacheServeOptions are the options of the hidden cache serve command,
+// which cache start runs detached: the kubeconfig flags come on stdin.
+type cacheServeOptions struct {
+	IdleTimeout time.Duration
+	ReadyFD     int
+	genericiooptions.IOStreams
+}
+
+func newCmdCacheServe(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &cacheServeOptions{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:    "serve",
+		Short:  "Run a warm cache in the foreground (started by cache start)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context())
+		},
+	}
+	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", 0, "Exit after this long without a request (0: never).")
+	cmd.Flags().IntVar(&o.ReadyFD, "ready-fd", cacheclient.ReadyFD, "File descriptor on which to say \"ready\" (or why not) once listening; 0 for none.")
+	return cmd
+}
+
+// run serves until stopped; before it listens, any error also goes to the
+// ready pipe, so cache start can show it.
+func (o *cacheServeOptions) run(ctx context.Context) error {
+	var ready *os.File
+	if o.ReadyFD > 0 {
+		ready = os.NewFile(uintptr(o.ReadyFD), "ready")
+	}
+	say := func(msg string) {
+		if ready != nil {
+			fmt.Fprintln(ready, strings.ReplaceAll(msg, "\n", "; "))
+			ready.Close()
+			ready = nil
+		}
+	}
+	err := o.serve(ctx, func() { say("ready") })
+	if err != nil {
+		say(err.Error())
+		klog.ErrorS(err, "cache ended")
+	}
+	return err
+}
+
+func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
+	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
+		return err
+	}
+	var kubeArgs []string
+	if err := json.NewDecoder(os.Stdin).Decode(&kubeArgs); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading the kubeconfig flags on stdin: %w", err)
+	}
+	configFlags := genericclioptions.NewConfigFlags(true).
+		WithDiscoveryBurst(300).
+		WithDiscoveryQPS(50).
+		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
+			c.UserAgent = version.UserAgent()
+			return c
+		})
+	flags := pflag.NewFlagSet("kubeconfig", pflag.ContinueOnError)
+	configFlags.AddFlags(flags)
+	if err := flags.Parse(kubeArgs); err != nil {
+		return fmt.Errorf("parsing the kubeconfig flags: %w", err)
+	}
+	id, err := resolveCacheIdentity(configFlags)
+	if err != nil {
+		return err
+	}
+	restConfig, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	mapper, err := configFlags.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	clients, err := cache.NewClients(restConfig, mapper, version.UserAgent())
+	if err != nil {
+		return err
+	}
+	if err := cacheclient.EnsureDir(id.dir); err != nil {
+		return err
+	}
+	if conn, err := cacheclient.Dial(id.socket, dialTimeout); err == nil {
+		conn.Close()
+		return fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.socket)
+	} else if !errors.Is(err, cacheclient.ErrNoCache) {
+		free, rmErr := cacheclient.RemoveStale(id.socket)
+		if rmErr != nil {
+			return rmErr
+		}
+		if !free {
+			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
+		}
+	}
+	listener, err := cacheserver.Listen(id.socket)
+	if err != nil {
+		return err
+	}
+	pool := cacheserver.NewPool(clients)
+	defer pool.Shutdown()
+	// The watch's event loop narrows GOMAXPROCS to 1 while it keeps up,
+	// unless GOMAXPROCS is set: in a process that serves several commands
+	// at once it must not.
+	os.Setenv("GOMAXPROCS", strconv.Itoa(goruntime.GOMAXPROCS(0)))
+
+	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool}
+	user, kubeContext := userName(configFlags)
+	srv := &cacheserver.Server{
+		Listener:    listener,
+		Run:         env.handle,
+		IdleTimeout: o.IdleTimeout,
+		Build:       version.Version,
+		Status: func(st *cacheproto.Status) {
+			st.Server, st.User, st.Context = restConfig.Host, user, kubeContext
+			st.Caches = pool.Status()
+		},
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	klog.InfoS("listening", "socket", id.socket, "server", restConfig.Host, "user", user, "idleTimeout", srv.IdleTimeout)
+	listening()
+	return srv.Serve(ctx)
+}
+
+// handle runs one query or watch command as the user's own process would,
+// with the cache's clients and engines.
+func (env *serveEnv) handle(ctx context.Context, req cacheproto.Request, stdout, stderr io.Writer) (outcome cacheserver.Outcome) {
+	if len(req.Args) == 0 || (req.Args[0] != "query" && req.Args[0] != "watch") {
+		return cacheserver.Outcome{Exit: cacheproto.Exit{Code: 1, Error: "the warm cache runs query and watch only"}}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			klog.ErrorS(fmt.Errorf("%v", r), "command panicked", "args", req.Args)
+			outcome = cacheserver.Outcome{Fallback: &cacheproto.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+		}
+	}()
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
+	root := newRoot(streams, env)
+	root.SetArgs(req.Args)
+	err := root.ExecuteContext(ctx)
+	var declined *declinedError
+	switch {
+	case errors.As(err, &declined):
+		return cacheserver.Outcome{Fallback: &cacheproto.Fallback{Reason: declined.reason, Warning: declined.warning}}
+	case err != nil:
+		return cacheserver.Outcome{Exit: cacheproto.Exit{Code: 1, Error: err.Error()}}
+	}
+	return cacheserver.Outcome{}
+}

@@ -1,0 +1,162 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+)
+
+// CacheStatusOptions are the options of kubectl informer cache status.
+type CacheStatusOptions struct {
+	Output string
+	genericiooptions.IOStreams
+}
+
+func newCmdCacheStatus(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &CacheStatusOptions{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "List your running warm caches: identity, types, objects, watch health, memory",
+		Args:  cobra.NoArgs,
+		RunE:  runE(o),
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: tables).")
+	return cmd
+}
+
+// Complete does nothing.
+func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks -o.
+func (o *CacheStatusOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("-o/--output must be json or yaml, got %q", o.Output)
+}
+
+// cacheEntry is one socket of the status: the cache's Status, or why it
+// did not answer.
+type cacheEntry struct {
+	Socket string             `json:"socket"`
+	Status *cacheproto.Status `json:"status,omitempty"`
+	Error  string             `json:"error,omitempty"`
+}
+
+// Run asks every cache of the OS user for its status.
+func (o *CacheStatusOptions) Run(context.Context) error {
+	dir, err := cacheclient.Dir()
+	if err != nil {
+		return err
+	}
+	sockets, err := cacheclient.Sockets(dir)
+	if err != nil {
+		return err
+	}
+	if len(sockets) > 0 {
+		if err := cacheclient.CheckDir(dir); err != nil {
+			return err
+		}
+	}
+	entries := []cacheEntry{}
+	for _, socket := range sockets {
+		e := cacheEntry{Socket: socket}
+		conn, err := cacheclient.Dial(socket, dialTimeout)
+		if err == nil {
+			var st cacheproto.Status
+			st, err = conn.Status(dialTimeout)
+			conn.Close()
+			e.Status = &st
+		}
+		if err != nil {
+			e.Status = nil
+			e.Error = err.Error()
+			var unavailable *cacheclient.UnavailableError
+			if errors.As(err, &unavailable) {
+				e.Error = "not answering: " + unavailable.Err.Error()
+			}
+		}
+		entries = append(entries, e)
+	}
+	switch o.Output {
+	case "json":
+		b, err := json.MarshalIndent(entries, "", "    ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(o.Out, "%s\n", b)
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(entries)
+		if err != nil {
+			return err
+		}
+		_, err = o.Out.Write(b)
+		return err
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(o.ErrOut, "No caches running")
+		return nil
+	}
+	return o.printTables(entries)
+}
+
+func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
+	now := time.Now()
+	var caches, types [][]string
+	for _, e := range entries {
+		if e.Status == nil {
+			caches = append(caches, []string{"-", "-", "-", "-", "-", "-", "-", e.Socket + " (" + e.Error + ")"})
+			continue
+		}
+		st := e.Status
+		pid := strconv.Itoa(st.Pid)
+		idle := duration.HumanDuration(now.Sub(st.LastRequest))
+		if st.Active > 0 {
+			idle = fmt.Sprintf("busy (%d)", st.Active)
+		}
+		caches = append(caches, []string{pid, st.Server, st.User, st.Context,
+			duration.HumanDuration(now.Sub(st.Started)), idle,
+			fmt.Sprintf("%dMi", st.RSSBytes>>20), e.Socket})
+		for _, t := range st.Caches {
+			ns := "(all)"
+			if len(t.Namespaces) > 0 {
+				ns = strings.Join(t.Namespaces, ",")
+			}
+			sel := strings.Trim(strings.Join([]string{t.LabelSelector, t.FieldSelector}, " "), " ")
+			if sel == "" {
+				sel = "<none>"
+			}
+			health := "healthy"
+			switch {
+			case !t.Synced:
+				health = "syncing"
+			case t.FailingSince != nil:
+				health = fmt.Sprintf("failing since %s (%s ago)", t.FailingSince.UTC().Format(time.RFC3339), duration.HumanDuration(now.Sub(*t.FailingSince)))
+			}
+			types = append(types, []string{pid, t.Type, ns, sel, t.Purpose, strconv.Itoa(t.Objects),
+				joinOrNone(t.Indexes), strconv.Itoa(t.Users), health})
+		}
+	}
+	if err := writeTable(o.Out, []string{"PID", "SERVER", "USER", "CONTEXT", "UPTIME", "IDLE", "MEMORY", "SOCKET"}, caches, false); err != nil {
+		return err
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	fmt.Fprintln(o.Out)
+	return writeTable(o.Out, []string{"PID", "TYPE", "NAMESPACES", "SELECTOR", "FOR", "OBJECTS", "INDEXES", "USERS", "WATCH"}, types, false)
+}

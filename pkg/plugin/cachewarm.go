@@ -1,0 +1,99 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheserver"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// serveEnv is what a command run inside a warm cache process uses instead
+// of building its own: the process's clients (one identity's) and its pool
+// of warm engines.
+type serveEnv struct {
+	server  string
+	clients *cache.Clients
+	pool    *cacheserver.Pool
+}
+
+// warmEngines leases the warm cache's engines. It declines (declinedError)
+// what one shared informer cannot answer as the command's own would:
+// relationship indexes, which read other caches bound to one command, and
+// --indexer indexes, whose names mean different things to different
+// commands; and, with --max-staleness, a type whose watch has been failing
+// for longer. A type whose list or watch the API server refuses (401, 403)
+// is declined too, and evicted by the pool: the command then gets the
+// server's refusal itself. The cache learns of a revocation only when the
+// informer next lists or watches (a watch is renewed every 5 to 10 minutes).
+type warmEngines struct {
+	pool         *cacheserver.Pool
+	maxStaleness time.Duration
+}
+
+// declinedError says why the warm cache does not answer a command; the
+// client then answers it itself, printing warning first if set.
+type declinedError struct {
+	reason  string
+	warning string
+}
+
+func (e *declinedError) Error() string { return "the warm cache declined: " + e.reason }
+
+func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequest) (runningEngine, error) {
+	if req.custom {
+		return nil, &declinedError{reason: "--indexer indexes are not shared"}
+	}
+	for _, def := range req.indexes {
+		if def.Relation != index.NoRelation {
+			return nil, &declinedError{reason: fmt.Sprintf("relationship index %s is not shared", def.Name)}
+		}
+	}
+	// Wait for the engines no longer than this command's own --sync-timeout,
+	// whatever the timeout of the command that started them.
+	acquireCtx, cancel := ctx, context.CancelFunc(func() {})
+	if req.config.SyncTimeout > 0 {
+		acquireCtx, cancel = context.WithTimeout(ctx, req.config.SyncTimeout)
+	}
+	defer cancel()
+	lease, err := w.pool.Acquire(acquireCtx, req.mappings, req.config, cacheserver.Options{Queue: req.queue})
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.config.SyncTimeout)
+	}
+	var timeout *cache.SyncTimeoutError
+	if errors.As(err, &timeout) {
+		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
+	}
+	if cache.IsForbidden(err) {
+		// Let the command ask the API server itself and print its refusal
+		// exactly as a command without the cache does.
+		return nil, &declinedError{reason: "the API server refused the cache's list: " + err.Error()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t, lastErr, denied := lease.Denied(); denied {
+		lease.Shutdown()
+		return nil, &declinedError{reason: fmt.Sprintf("the API server refused the watch of %s: %s", t.Name(), lastErr)}
+	}
+	t, since, lastErr, stale := lease.Stale()
+	if !stale {
+		return lease, nil
+	}
+	age := time.Since(since).Round(time.Second)
+	if w.maxStaleness > 0 && age > w.maxStaleness {
+		lease.Shutdown()
+		return nil, &declinedError{
+			reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
+			warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), w.maxStaleness),
+		}
+	}
+	if req.queue == nil {
+		// A query: say it once. A watch's error reporter has been told.
+		fmt.Fprintf(req.errOut, "warning: the warm cache's watch of %s has been failing since %s (%s): %s; this answer may be stale\n", t.Name(), since.UTC().Format(time.RFC3339), age, lastErr)
+	}
+	return lease, nil
+}
