@@ -54,11 +54,18 @@ func followNodes(nodes *cache.Type, types []*cache.Type, onChange func(t *cache.
 			}
 		}
 	}
-	for _, informer := range nodes.Informers {
+	return followChanges(nodes, nodeJoinChanged, refresh)
+}
+
+// followChanges calls refresh with each object of related that is added or deleted, and with
+// the new object of each update for which changed reports true. refresh runs on the informers'
+// handler goroutines.
+func followChanges(related *cache.Type, changed func(oldObj, newObj interface{}) bool, refresh func(obj interface{})) error {
+	for _, informer := range related.Informers {
 		_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 			AddFunc: refresh,
 			UpdateFunc: func(oldObj, newObj interface{}) {
-				if nodeJoinChanged(oldObj, newObj) {
+				if changed(oldObj, newObj) {
 					refresh(newObj)
 				}
 			},

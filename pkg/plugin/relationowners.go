@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -64,24 +63,8 @@ func followOwners(owners *cache.Owners, types []*cache.Type, onChange func(t *ca
 		}
 	}
 	for _, ot := range ownerTypes {
-		for _, informer := range ot.Informers {
-			_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-				AddFunc: refresh,
-				UpdateFunc: func(oldObj, newObj interface{}) {
-					if controllerChanged(oldObj, newObj) {
-						refresh(newObj)
-					}
-				},
-				DeleteFunc: func(obj interface{}) {
-					if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-						obj = tombstone.Obj
-					}
-					refresh(obj)
-				},
-			})
-			if err != nil {
-				return err
-			}
+		if err := followChanges(ot, controllerChanged, refresh); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -379,17 +379,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	// The engine can still fail for good after sync (a watch the user may
-	// not make); end the printer then and report why.
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := untilFailed(ctx, engine)
 	defer cancel()
-	go func() {
-		select {
-		case <-engine.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
@@ -465,4 +456,19 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// untilFailed returns ctx ended also when the engine fails for good after
+// sync (a watch the user may not make), so that the printer ends and the
+// command reports why; the caller calls cancel.
+func untilFailed(ctx context.Context, engine runningEngine) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-engine.Failed():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

@@ -107,15 +107,8 @@ func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queu
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := untilFailed(ctx, engine)
 	defer cancel()
-	go func() {
-		select {
-		case <-engine.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	err := g.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
