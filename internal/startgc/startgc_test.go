@@ -1,0 +1,22 @@
+package startgc
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// The test binary initialises this package as the command does and calls
+// no Done before the test runs.
+func TestOffUntilDone(t *testing.T) {
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Fatalf("GC percent before Done = %d, want -1 (off)", got)
+	}
+	if percent == -1 {
+		t.Fatal("the setting to restore is -1: was GOGC=off set for the test?")
+	}
+	Done()
+	Done()
+	if got := debug.SetGCPercent(percent); got != percent {
+		t.Fatalf("GC percent after Done = %d, want %d", got, percent)
+	}
+}
