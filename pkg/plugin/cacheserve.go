@@ -100,7 +100,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
-	mapper, err := configFlags.ToRESTMapper()
+	mapper, err := warmRESTMapper(configFlags)
 	if err != nil {
 		return err
 	}
