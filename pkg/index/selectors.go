@@ -168,30 +168,12 @@ type SelectorGraph interface {
 	PodSelectors(namespace string) []PodSelector
 }
 
-// PodSelectorsByNamespace is a SelectorGraph over a fixed set of selectors, keyed by namespace.
-// It must not be changed once in use.
-type PodSelectorsByNamespace map[string][]PodSelector
-
-// PodSelectors implements SelectorGraph.
-func (g PodSelectorsByNamespace) PodSelectors(namespace string) []PodSelector { return g[namespace] }
-
-// NewPodSelectorsByNamespace returns the selectors of objs (see SelectorOf) by namespace;
-// objects that are not of a selector kind are left out.
-func NewPodSelectorsByNamespace(objs []interface{}) PodSelectorsByNamespace {
-	g := PodSelectorsByNamespace{}
-	for _, obj := range objs {
-		if s, ok := SelectorOf(obj); ok {
-			g[s.Namespace] = append(g[s.Namespace], s)
-		}
-	}
-	return g
-}
-
 // SelectedBy returns the selected-by index over graph: for a pod, "KIND/NAME" of each object of
 // its namespace in graph whose selector selects the pod's labels, e.g. "Service/web" and
 // "Deployment/web". Objects other than pods have no value. Like OwnerRoot, the values are
 // computed when the pod enters or changes in its cache: register it only once graph's caches
-// have synced; a later change of a selector alone does not recompute them.
+// have synced. A watch recomputes them for the pods of a namespace whose selectors changed
+// (SelectorSet.Set and Delete report it).
 func SelectedBy(graph SelectorGraph) Definition {
 	return Definition{
 		Name:         selectedByIndexName,

@@ -36,7 +36,7 @@ func TestSelectedBy(t *testing.T) {
 		&networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "all"}},
 		&corev1.ConfigMap{ObjectMeta: om("not-a-selector")},
 	}
-	def := SelectedBy(NewPodSelectorsByNamespace(objs))
+	def := SelectedBy(NewSelectorSet(objs))
 	pod := func(ns, name string, l map[string]string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: l}}
 	}

@@ -31,8 +31,10 @@ func plainIndexes(defs []index.Definition) []index.Definition {
 type relations struct {
 	owners    *cache.Owners
 	selectors *cache.Each
-	nodes     *cache.Each
-	pods      *cache.Each
+	// selectorSet is what selected-by reads of selectors; a watch keeps it current.
+	selectorSet *index.SelectorSet
+	nodes       *cache.Each
+	pods        *cache.Each
 }
 
 // Shutdown stops the informers of the related types; a nil *relations has none.
@@ -119,13 +121,13 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 		graphs.Owners = owners.Graph()
 	}
 	if needs[index.SelectorRelation] {
-		graph, each, err := startSelectors(ctx, clients, namespaces, syncTimeout, opts.selectors, errOut)
-		r.selectors = each
+		set, each, err := startSelectors(ctx, clients, namespaces, syncTimeout, opts.selectors, errOut)
+		r.selectors, r.selectorSet = each, set
 		if err != nil {
 			r.Shutdown()
 			return nil, nil, err
 		}
-		graphs.Selectors = graph
+		graphs.Selectors = set
 	}
 	if needs[index.NodeRelation] {
 		graph, each, err := startNodes(ctx, clients, syncTimeout, errOut)
@@ -168,6 +170,12 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 	}
 	if follow && r.nodes != nil && len(r.nodes.Types) > 0 {
 		if err := followNodes(r.nodes.Types[0], types, opts.onRelated); err != nil {
+			r.Shutdown()
+			return nil, nil, err
+		}
+	}
+	if follow && r.selectorSet != nil {
+		if err := followSelectors(r.selectors.Types, r.selectorSet, types, opts.onRelated); err != nil {
 			r.Shutdown()
 			return nil, nil, err
 		}
@@ -229,7 +237,7 @@ func startNodes(ctx context.Context, clients *cache.Clients, syncTimeout time.Du
 // their pod selectors. Only the kinds that selected-by=KIND/NAME or "selected-by in (...)"
 // selectors name are cached; any other use (--group-by, !=, notin, exists) needs them all. A
 // kind the user may not read, or that the server does not serve, is reported on errOut.
-func startSelectors(ctx context.Context, clients *cache.Clients, namespaces []string, syncTimeout time.Duration, selectors []index.Selector, errOut io.Writer) (index.SelectorGraph, *cache.Each, error) {
+func startSelectors(ctx context.Context, clients *cache.Clients, namespaces []string, syncTimeout time.Duration, selectors []index.Selector, errOut io.Writer) (*index.SelectorSet, *cache.Each, error) {
 	kinds, err := selectorKinds(selectors)
 	if err != nil {
 		return nil, nil, err
@@ -258,7 +266,7 @@ func startSelectors(ctx context.Context, clients *cache.Clients, namespaces []st
 		}
 		objs = append(objs, typeObjs...)
 	}
-	return index.NewPodSelectorsByNamespace(objs), each, nil
+	return index.NewSelectorSet(objs), each, nil
 }
 
 // selectorKinds returns the selecting kinds selectors name, or every selecting kind when a
