@@ -12,23 +12,40 @@ import (
 type SelectorSet struct {
 	mu          sync.RWMutex
 	byNamespace map[string]map[string]PodSelector // namespace → "Kind/Name" → selector
+	// sorted holds each namespace's selectors as PodSelectors returns them, rebuilt when the
+	// namespace's selectors change: selected-by reads them once per pod.
+	sorted map[string][]PodSelector
 }
 
 // NewSelectorSet returns a set holding the selectors of objs (see SelectorOf); objects that
 // are not of a selector kind, or whose selector does not parse, are left out.
 func NewSelectorSet(objs []interface{}) *SelectorSet {
-	s := &SelectorSet{byNamespace: map[string]map[string]PodSelector{}}
+	s := &SelectorSet{byNamespace: map[string]map[string]PodSelector{}, sorted: map[string][]PodSelector{}}
 	for _, obj := range objs {
-		s.Set(obj)
+		s.put(obj)
+	}
+	for namespace := range s.byNamespace {
+		s.resort(namespace)
 	}
 	return s
 }
 
-// PodSelectors implements SelectorGraph; the selectors are sorted by kind, then name.
+// PodSelectors implements SelectorGraph; the selectors are sorted by kind, then name. The
+// caller must not change the slice.
 func (s *SelectorSet) PodSelectors(namespace string) []PodSelector {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.sorted[namespace]
+}
+
+// resort rebuilds the sorted selectors of namespace; s.mu must be held for writing.
+func (s *SelectorSet) resort(namespace string) {
 	named := s.byNamespace[namespace]
+	if len(named) == 0 {
+		delete(s.byNamespace, namespace)
+		delete(s.sorted, namespace)
+		return
+	}
 	out := make([]PodSelector, 0, len(named))
 	for _, sel := range named {
 		out = append(out, sel)
@@ -39,7 +56,7 @@ func (s *SelectorSet) PodSelectors(namespace string) []PodSelector {
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out
+	s.sorted[namespace] = out
 }
 
 // Set records obj's pod selector. It returns obj's selector (its kind, namespace and name) and
@@ -47,21 +64,32 @@ func (s *SelectorSet) PodSelectors(namespace string) []PodSelector {
 // returns false for an object that is not of a selector kind or whose selector does not
 // parse, and leaves the set as it was.
 func (s *SelectorSet) Set(obj interface{}) (PodSelector, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sel, changed := s.put(obj)
+	if changed {
+		s.resort(sel.Namespace)
+	}
+	return sel, changed
+}
+
+// put is Set without sorting; s.mu must be held for writing (or s not yet shared).
+func (s *SelectorSet) put(obj interface{}) (PodSelector, bool) {
 	sel, ok := SelectorOf(obj)
 	if !ok {
 		return PodSelector{}, false
 	}
 	key := sel.Kind + "/" + sel.Name
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	named := s.byNamespace[sel.Namespace]
 	if named == nil {
 		named = map[string]PodSelector{}
 		s.byNamespace[sel.Namespace] = named
 	}
-	old, had := named[key]
+	if old, had := named[key]; had && old.Selector.String() == sel.Selector.String() {
+		return sel, false
+	}
 	named[key] = sel
-	return sel, !had || old.Selector.String() != sel.Selector.String()
+	return sel, true
 }
 
 // Delete forgets obj's pod selector. It returns obj's selector and whether the set held one.
@@ -78,8 +106,6 @@ func (s *SelectorSet) Delete(obj interface{}) (PodSelector, bool) {
 		return sel, false
 	}
 	delete(named, key)
-	if len(named) == 0 {
-		delete(s.byNamespace, sel.Namespace)
-	}
+	s.resort(sel.Namespace)
 	return sel, true
 }
