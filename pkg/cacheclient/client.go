@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/peercred"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
 )
 
@@ -42,6 +43,22 @@ func (e *VersionError) Error() string {
 	return fmt.Sprintf("the cache at %s speaks protocol version %d, this kubectl-informer %d (restart it: kubectl informer cache stop; kubectl informer cache start)", e.Socket, e.Got, cacheproto.Version)
 }
 
+// PeerError means the process listening on the socket runs as another OS
+// user: the client closed the connection without sending anything.
+type PeerError struct {
+	Socket string
+	UID    int // the listening process's uid, -1 when it could not be read
+	Want   int // this process's uid
+	Err    error
+}
+
+func (e *PeerError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("cannot tell who owns the cache at %s: %v", e.Socket, e.Err)
+	}
+	return fmt.Sprintf("the cache at %s runs as uid %d, not as you (uid %d)", e.Socket, e.UID, e.Want)
+}
+
 // Conn is one connection to a cache, after its Hello.
 type Conn struct {
 	conn   net.Conn
@@ -52,14 +69,25 @@ type Conn struct {
 // Dial connects to the cache listening on socket and reads its Hello, both
 // within timeout, so a cache that hangs never hangs the caller. It returns
 // ErrNoCache when socket does not exist, an *UnavailableError when the cache
-// does not answer, a *VersionError when its protocol differs.
+// does not answer, a *VersionError when its protocol differs, and a
+// *PeerError, before reading or sending a byte, when the process that
+// accepted the connection is not of this OS user (its peer credentials).
 func Dial(socket string, timeout time.Duration) (*Conn, error) {
+	return dial(socket, timeout, os.Getuid())
+}
+
+// dial is Dial with the uid the server must have.
+func dial(socket string, timeout time.Duration, uid int) (*Conn, error) {
 	if _, err := os.Lstat(socket); errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoCache
 	}
 	conn, err := net.DialTimeout("unix", socket, timeout)
 	if err != nil {
 		return nil, &UnavailableError{Socket: socket, Err: err}
+	}
+	if err := checkPeer(conn, socket, uid); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
 		conn.Close()
@@ -82,6 +110,23 @@ func Dial(socket string, timeout time.Duration) (*Conn, error) {
 		return nil, &UnavailableError{Socket: socket, Err: err}
 	}
 	return &Conn{conn: conn, Socket: socket, Hello: hello}, nil
+}
+
+// checkPeer returns a *PeerError unless the process at the other end of
+// conn, a unix socket connection, runs as uid.
+func checkPeer(conn net.Conn, socket string, uid int) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return &PeerError{Socket: socket, UID: -1, Want: uid, Err: fmt.Errorf("not a unix socket connection: %T", conn)}
+	}
+	peer, err := peercred.UID(uc)
+	if err != nil {
+		return &PeerError{Socket: socket, UID: -1, Want: uid, Err: err}
+	}
+	if peer != uid {
+		return &PeerError{Socket: socket, UID: peer, Want: uid}
+	}
+	return nil
 }
 
 // Close closes the connection.

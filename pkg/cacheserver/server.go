@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/peercred"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
 )
 
@@ -168,7 +169,7 @@ func (s *Server) exitWhenIdle(ctx context.Context) {
 
 func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn) {
 	defer conn.Close()
-	uid, err := peerUID(conn)
+	uid, err := peercred.UID(conn)
 	if err != nil {
 		klog.InfoS("refused a connection: no peer credentials", "err", err)
 		return
