@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -129,11 +127,6 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	}
 	pool := cacheserver.NewPool(clients)
 	defer pool.Shutdown()
-	// The watch's event loop narrows GOMAXPROCS to 1 while it keeps up,
-	// unless GOMAXPROCS is set: in a process that serves several commands
-	// at once it must not.
-	os.Setenv("GOMAXPROCS", strconv.Itoa(goruntime.GOMAXPROCS(0)))
-
 	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool}
 	user, kubeContext := userName(configFlags)
 	srv := &cacheserver.Server{

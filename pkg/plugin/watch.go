@@ -184,6 +184,8 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		initial:          o.Initial,
 		maxEvents:        o.MaxEvents,
 		showSecretValues: o.ShowSecretValues,
+		location:         time.Local,
+		sharedProcess:    o.env != nil,
 	}
 	var indexDefs []index.Definition
 	for _, s := range o.Where {
