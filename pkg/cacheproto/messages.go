@@ -10,6 +10,10 @@ type Hello struct {
 	Pid int `json:"pid"`
 	// Build is the server's kubectl-informer version, for messages.
 	Build string `json:"build,omitempty"`
+	// BuildID identifies the server's executable (version.BuildID): a
+	// client of another build does not send it a Request, even when
+	// Build, the version string, is the same.
+	BuildID string `json:"buildID,omitempty"`
 }
 
 // RequestKind says what a Request asks.

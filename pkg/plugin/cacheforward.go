@@ -91,8 +91,8 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return false, nil
 	}
 	defer conn.Close()
-	if conn.Hello.Build != version.Version {
-		fmt.Fprintf(errOut, "warning: not using the warm cache: it runs kubectl-informer %s, this is %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", conn.Hello.Build, version.Version)
+	if other := otherBuild(conn.Hello); other != "" {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", other)
 		return false, nil
 	}
 	var extra []string
@@ -138,6 +138,19 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return true, errors.New(res.Exit.Error)
 	}
 	return true, nil
+}
+
+// otherBuild says how the cache's build differs from this one ("" when
+// they are the same build): its version, or, with the same version string
+// (every build outside the Makefile is v0.0.0-dev), its build identity.
+func otherBuild(hello cacheproto.Hello) string {
+	switch {
+	case hello.Build != version.Version:
+		return fmt.Sprintf("it runs kubectl-informer %s, this is %s", hello.Build, version.Version)
+	case hello.BuildID != version.BuildID():
+		return fmt.Sprintf("it runs another build of kubectl-informer %s", version.Version)
+	}
+	return ""
 }
 
 // forwardArgs rebuilds the command's arguments for the cache process: the

@@ -134,6 +134,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 		Run:         env.handle,
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
+		BuildID:     version.BuildID(),
 		Status: func(st *cacheproto.Status) {
 			st.Server, st.User, st.Context = restConfig.Host, user, kubeContext
 			st.Caches = pool.Status()
