@@ -1,7 +1,10 @@
 package cacheclient
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -85,5 +88,92 @@ func TestDialChecksPeerUID(t *testing.T) {
 	conn.Close()
 	if s := <-got; s != "request status" {
 		t.Errorf("the cache of this uid got %q, want the status request", s)
+	}
+}
+
+// blockedWriter is a terminal nobody reads: Write waits until release is
+// closed.
+type blockedWriter struct {
+	release chan struct{}
+	buf     strings.Builder
+}
+
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return w.buf.Write(p)
+}
+
+// TestRunReadsWhileStdoutBlocks: while stdout takes nothing (a pager left
+// unread), Run still reads every frame the cache writes, each within the
+// cache's write deadline; the answer is whole once stdout takes it.
+func TestRunReadsWhileStdoutBlocks(t *testing.T) {
+	client, server := net.Pipe()
+	c := &Conn{conn: client, Socket: "pipe"}
+	const frames = 20
+	chunk := strings.Repeat("x", 1000) + "\n"
+	stdout := &blockedWriter{release: make(chan struct{})}
+	serverErr := make(chan error, 1)
+	go func() {
+		defer close(stdout.release) // the user reads at last
+		var req cacheproto.Request
+		if err := cacheproto.ReadJSON(server, cacheproto.FrameRequest, &req); err != nil {
+			serverErr <- err
+			return
+		}
+		for range frames {
+			_ = server.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			if err := cacheproto.WriteFrame(server, cacheproto.FrameStdout, []byte(chunk)); err != nil {
+				serverErr <- fmt.Errorf("writing output while the client's stdout is blocked: %w", err)
+				return
+			}
+		}
+		serverErr <- cacheproto.WriteJSON(server, cacheproto.FrameExit, cacheproto.Exit{})
+	}()
+	res, err := c.Run(context.Background(), cacheproto.Request{Args: []string{"query"}}, 10*time.Second, stdout, io.Discard)
+	if sErr := <-serverErr; sErr != nil {
+		t.Fatalf("the cache: %v", sErr)
+	}
+	if err != nil || res.Exit == nil || res.Exit.Code != 0 {
+		t.Fatalf("Run = %+v, %v; want exit 0", res, err)
+	}
+	if got, want := stdout.buf.String(), strings.Repeat(chunk, frames); got != want {
+		t.Errorf("stdout got %d bytes, want %d", len(got), len(want))
+	}
+	server.Close()
+}
+
+// TestRunLostAfterOutput: a connection that breaks after output gives
+// ErrLostAfterOutput, with the output that came written; before output it
+// is an *UnavailableError (the caller may answer the command itself).
+func TestRunLostAfterOutput(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		output string
+	}{{"after output", "partial\n"}, {"before output", ""}} {
+		t.Run(tt.name, func(t *testing.T) {
+			client, server := net.Pipe()
+			c := &Conn{conn: client, Socket: "pipe"}
+			go func() {
+				var req cacheproto.Request
+				_ = cacheproto.ReadJSON(server, cacheproto.FrameRequest, &req)
+				_ = cacheproto.WriteFrame(server, cacheproto.FrameHeartbeat, nil)
+				if tt.output != "" {
+					_ = cacheproto.WriteFrame(server, cacheproto.FrameStdout, []byte(tt.output))
+				}
+				server.Close()
+			}()
+			var stdout strings.Builder
+			_, err := c.Run(context.Background(), cacheproto.Request{}, 10*time.Second, &stdout, io.Discard)
+			var unavailable *UnavailableError
+			if tt.output != "" && !errors.Is(err, ErrLostAfterOutput) {
+				t.Errorf("Run error = %v, want ErrLostAfterOutput", err)
+			}
+			if tt.output == "" && !errors.As(err, &unavailable) {
+				t.Errorf("Run error = %v, want an *UnavailableError", err)
+			}
+			if stdout.String() != tt.output {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.output)
+			}
+		})
 	}
 }
