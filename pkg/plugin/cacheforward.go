@@ -110,7 +110,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
+	res, err := conn.Run(ctx, cacheproto.Request{Args: argv, TZ: clientTZ()}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
 	var unavailable *cacheclient.UnavailableError
 	switch {
 	case errors.As(err, &unavailable):

@@ -160,7 +160,9 @@ func (env *serveEnv) handle(ctx context.Context, req cacheproto.Request, stdout,
 		}
 	}()
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
-	root := newRoot(streams, env)
+	reqEnv := *env
+	reqEnv.location = clientLocation(req.TZ)
+	root := newRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
 	err := root.ExecuteContext(ctx)
 	var declined *declinedError

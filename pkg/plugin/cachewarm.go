@@ -18,6 +18,9 @@ type serveEnv struct {
 	server  string
 	clients *cache.Clients
 	pool    *cacheserver.Pool
+	// location is the client's time zone (clientLocation of its Request),
+	// set per request.
+	location *time.Location
 }
 
 // warmEngines leases the warm cache's engines. It declines (declinedError)

@@ -187,6 +187,9 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		location:         time.Local,
 		sharedProcess:    o.env != nil,
 	}
+	if o.env != nil && o.env.location != nil {
+		cfg.location = o.env.location
+	}
 	var indexDefs []index.Definition
 	for _, s := range o.Where {
 		sel, err := index.ParseSelector("--where", s)
