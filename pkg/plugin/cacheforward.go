@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
@@ -110,7 +111,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	res, err := conn.Run(ctx, cacheproto.Request{Args: argv, TZ: clientTZ()}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
+	res, err := conn.Run(ctx, cacheproto.Request{Args: argv, TZ: clientTZ(), WarningColor: printers.AllowsColorOutput(errOut)}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
 	var unavailable *cacheclient.UnavailableError
 	switch {
 	case errors.As(err, &unavailable):

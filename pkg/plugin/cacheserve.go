@@ -102,6 +102,11 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
+	// The API server's warnings of the informers' lists and watches, for
+	// the commands to print (they are logged too, by client-go's default
+	// handler).
+	warnings := cacheserver.NewWarnings()
+	restConfig.Wrap(warnings.WrapTransport)
 	clients, err := cache.NewClients(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return err
@@ -127,7 +132,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	}
 	pool := cacheserver.NewPool(clients)
 	defer pool.Shutdown()
-	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool}
+	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool, warnings: warnings}
 	user, kubeContext := userName(configFlags)
 	srv := &cacheserver.Server{
 		Listener:    listener,
@@ -162,6 +167,8 @@ func (env *serveEnv) handle(ctx context.Context, req cacheproto.Request, stdout,
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
 	reqEnv := *env
 	reqEnv.location = clientLocation(req.TZ)
+	printer := apiWarnings(stderr, req.WarningColor)
+	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	root := newRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
 	err := root.ExecuteContext(ctx)
