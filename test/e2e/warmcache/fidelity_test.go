@@ -1,0 +1,180 @@
+package warmcache
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
+)
+
+// runEnv runs `kubectl informer ARGS` as the admin, with extra environment
+// variables.
+func (e *env) runEnv(extra []string, args ...string) framework.Result {
+	e.t.Helper()
+	return framework.Run(e.t, framework.Cmd{
+		Args:    append([]string{"informer"}, args...),
+		Env:     append([]string{"XDG_RUNTIME_DIR=" + e.runtime}, extra...),
+		Timeout: 60 * time.Second,
+	})
+}
+
+// relicsCRD serves fidelity.example.com/v1 Relic deprecated, with a
+// warning the API server sends on every request for v1, and v2 (stored).
+const relicsCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: relics.fidelity.example.com}
+spec:
+  group: fidelity.example.com
+  names: {kind: Relic, plural: relics, singular: relic}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: false
+    deprecated: true
+    deprecationWarning: "fidelity.example.com/v1 Relic is deprecated; use fidelity.example.com/v2 Relic"
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+  - name: v2
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+
+const relics = `
+apiVersion: fidelity.example.com/v2
+kind: Relic
+metadata: {name: amphora, namespace: fid-warn}
+spec: {age: 2500}
+---
+apiVersion: fidelity.example.com/v2
+kind: Relic
+metadata: {name: bust, namespace: fid-warn}
+spec: {age: 1900}
+`
+
+func kubectlApply(t *testing.T, manifest string) {
+	t.Helper()
+	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: manifest}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply: %s", r)
+	}
+}
+
+// TestAPIWarningsAsDirect lists and watches a deprecated CRD version: the
+// API server sends a warning with each list and watch. A direct command
+// prints it once, as kubectl does; through the cache the same bytes come on
+// stderr: when the cache starts the type for the command, and when it
+// already holds it.
+func TestAPIWarningsAsDirect(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	framework.CreateNamespace(t, framework.Current(t).AdminClient(), "fid-warn")
+	kubectlApply(t, relicsCRD)
+	if r := framework.Run(t, framework.Cmd{Args: []string{"wait", "crd/relics.fidelity.example.com", "--for=condition=Established", "--timeout=1m"}}); r.ExitCode != 0 {
+		t.Fatalf("waiting for the CRD: %s", r)
+	}
+	kubectlApply(t, relics)
+	e.start("")
+
+	const warning = "Warning: fidelity.example.com/v1 Relic is deprecated; use fidelity.example.com/v2 Relic\n"
+	commands := [][]string{
+		{"query", "relics.v1.fidelity.example.com", "-n", "fid-warn", "-o", "name"},
+		{"query", "relics.v1.fidelity.example.com", "-n", "fid-warn", "-o", "name"}, // the cache holds it now
+		{"query", "relics.v1.fidelity.example.com", "-A", "-o", "custom-columns=NAME:.metadata.name,AGE:.spec.age"},
+		{"watch", "relics.v1.fidelity.example.com", "-n", "fid-warn", "--initial", "-o", "name", "--max-events", "2"},
+		{"query", "relics.v2.fidelity.example.com", "-n", "fid-warn", "-o", "name"}, // no warning
+	}
+	for i, c := range commands {
+		name := strings.Join(c, " ")
+		direct := e.run("", append(c, "--cache", "off")...)
+		warm := e.run("", c...)
+		if direct.ExitCode != 0 {
+			t.Fatalf("%s --cache off: %s", name, direct)
+		}
+		wantStderr := warning
+		if strings.Contains(name, ".v2.") {
+			wantStderr = ""
+		}
+		if direct.Stderr != wantStderr {
+			t.Errorf("%s --cache off: stderr %q, want %q", name, direct.Stderr, wantStderr)
+		}
+		if warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr || warm.ExitCode != direct.ExitCode {
+			t.Errorf("command %d: %s\nthrough the cache: %s\ndirect: %s", i, name, warm, direct)
+		}
+	}
+	// They went through the cache: it holds the v1 relics, for a query and
+	// for a watch.
+	purposes := map[string]bool{}
+	for _, tc := range e.onlyCache().Status.Caches {
+		if strings.HasPrefix(tc.Type, "relics") {
+			purposes[tc.Purpose] = true
+		}
+	}
+	if !purposes["query"] || !purposes["watch"] {
+		t.Errorf("the cache holds relics for %v, want query and watch", purposes)
+	}
+}
+
+// timestamp is the prefix watch --timestamps gives each event line.
+var timestamp = regexp.MustCompile(`^(\d\d):(\d\d):(\d\d)\.\d\d\d `)
+
+// TestTimestampsInClientZone starts the cache in UTC and watches with
+// --timestamps from a shell in Asia/Kolkata (UTC+5:30): the times are the
+// shell's, as a direct watch prints them.
+func TestTimestampsInClientZone(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	configMaps(t, "fid-tz", 2)
+	if res := e.runEnv([]string{"TZ=UTC"}, "cache", "start"); res.ExitCode != 0 {
+		t.Fatalf("cache start: %s", res)
+	}
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := []string{"watch", "configmaps", "-n", "fid-tz", "--initial", "--timestamps", "--max-events", "2"}
+	check := func(how string, res framework.Result) string {
+		t.Helper()
+		now := time.Now().In(kolkata)
+		if res.ExitCode != 0 {
+			t.Fatalf("%s: %s", how, res)
+		}
+		var rest []string
+		for _, line := range strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n") {
+			m := timestamp.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("%s: line without a timestamp: %q", how, line)
+			}
+			printed, err := time.ParseInLocation("15:04:05", m[1]+":"+m[2]+":"+m[3], kolkata)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Seconds of the day apart, either way round midnight.
+			day := 24 * 3600
+			got := printed.Hour()*3600 + printed.Minute()*60 + printed.Second()
+			want := now.Hour()*3600 + now.Minute()*60 + now.Second()
+			if d := (want - got + day) % day; d > 120 {
+				t.Errorf("%s: line %q printed at %s, %ds before the time in Asia/Kolkata (%s)", how, line, m[0], d, now.Format("15:04:05"))
+			}
+			rest = append(rest, line[len(m[0]):])
+		}
+		return strings.Join(rest, "\n")
+	}
+	env := []string{"TZ=Asia/Kolkata"}
+	direct := check("direct", e.runEnv(env, append(watch, "--cache", "off")...))
+	warm := check("through the cache", e.runEnv(env, watch...))
+	if warm != direct {
+		t.Errorf("events through the cache:\n%s\ndirect:\n%s", warm, direct)
+	}
+	used := false
+	for _, tc := range e.onlyCache().Status.Caches {
+		used = used || tc.Type == "configmaps" && tc.Purpose == "watch"
+	}
+	if !used {
+		t.Errorf("the watch did not go through the cache: %+v", e.onlyCache().Status.Caches)
+	}
+}
