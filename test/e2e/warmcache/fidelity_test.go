@@ -1,10 +1,15 @@
 package warmcache
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -176,5 +181,64 @@ func TestTimestampsInClientZone(t *testing.T) {
 	}
 	if !used {
 		t.Errorf("the watch did not go through the cache: %+v", e.onlyCache().Status.Caches)
+	}
+}
+
+// TestLargeAnswerAndClosedStdout: a query's answer of several frames comes
+// whole and in order through the cache; into `head -c 100` the command
+// dies of SIGPIPE (141) as a direct query does.
+func TestLargeAnswerAndClosedStdout(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	const ns = "fid-pipe"
+	cs := framework.Current(t).AdminClient()
+	framework.CreateNamespace(t, cs, ns)
+	for i := range 40 {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("big-%02d", i), Namespace: ns},
+			Data:       map[string]string{"k": strings.Repeat(fmt.Sprintf("%02d", i), 4096)},
+		}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.start("")
+	q := []string{"query", "configmaps", "-n", ns, "-o", "yaml"}
+	direct := e.run("", append(q, "--cache", "off")...)
+	warm := e.run("", q...)
+	if len(direct.Stdout) < 300<<10 {
+		t.Fatalf("direct answer of %d bytes, want more than 300 KiB", len(direct.Stdout))
+	}
+	if warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr || warm.ExitCode != direct.ExitCode {
+		t.Errorf("through the cache: %d bytes, stderr %q, exit %d; direct: %d bytes, stderr %q, exit %d",
+			len(warm.Stdout), warm.Stderr, warm.ExitCode, len(direct.Stdout), direct.Stderr, direct.ExitCode)
+	}
+
+	pipeline := func(extra string) string {
+		t.Helper()
+		script := `kubectl informer query configmaps -n ` + ns + ` -o yaml ` + extra + ` | head -c 100 >/dev/null; echo "statuses: ${PIPESTATUS[*]}" >&2`
+		res := framework.Run(t, framework.Cmd{
+			Binary:     "bash",
+			Args:       []string{"-c", script},
+			Kubeconfig: framework.NoKubeconfig,
+			Env:        []string{"KUBECONFIG=" + framework.Current(t).AdminKubeconfig(), "XDG_RUNTIME_DIR=" + e.runtime},
+			Timeout:    time.Minute,
+		})
+		return res.Stderr
+	}
+	directPipe := pipeline("--cache off")
+	warmPipe := pipeline("")
+	if !strings.Contains(directPipe, "statuses: 141 0") {
+		t.Errorf("direct query | head: stderr %q, want it killed by SIGPIPE (statuses: 141 0)", directPipe)
+	}
+	if warmPipe != directPipe {
+		t.Errorf("query | head through the cache: stderr %q, direct %q", warmPipe, directPipe)
+	}
+	held := false
+	for _, tc := range e.onlyCache().Status.Caches {
+		held = held || tc.Type == "configmaps" && strings.Join(tc.Namespaces, ",") == ns
+	}
+	if !held {
+		t.Errorf("the queries did not go through the cache: %+v", e.onlyCache().Status.Caches)
 	}
 }
