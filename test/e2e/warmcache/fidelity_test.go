@@ -2,7 +2,9 @@ package warmcache
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -240,5 +243,63 @@ func TestLargeAnswerAndClosedStdout(t *testing.T) {
 	}
 	if !held {
 		t.Errorf("the queries did not go through the cache: %+v", e.onlyCache().Status.Caches)
+	}
+}
+
+// TestCredentialsDiffer starts a cache with the admin's kubeconfig plus a
+// token (other credentials of the same server, user and context, as after a
+// rotation): the admin's own commands do not use it, silently, and cache
+// status says why.
+func TestCredentialsDiffer(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	configMaps(t, "fid-rotated", 2)
+	admin := framework.Current(t).AdminKubeconfig()
+	cfg, err := clientcmd.LoadFromFile(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range cfg.AuthInfos {
+		user.Token = "an-old-token"
+	}
+	rotated := filepath.Join(t.TempDir(), "rotated.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, rotated); err != nil {
+		t.Fatal(err)
+	}
+	e.start(rotated)
+
+	type entry struct {
+		Socket string `json:"socket"`
+		Shell  string `json:"shell"`
+	}
+	shellOf := func(kubeconfig string) string {
+		t.Helper()
+		var st []entry
+		res := e.mustRun(kubeconfig, "cache", "status", "-o", "json")
+		if err := json.Unmarshal([]byte(res.Stdout), &st); err != nil || len(st) != 1 {
+			t.Fatalf("cache status -o json: %v, %d entries\n%s", err, len(st), res)
+		}
+		return st[0].Shell
+	}
+	if got := shellOf(""); got != "not used by this shell: credentials differ" {
+		t.Errorf("cache status of the admin: shell %q, want the credentials said to differ", got)
+	}
+	if got := shellOf(rotated); got != "used by this shell" {
+		t.Errorf("cache status with the kubeconfig the cache was started with: shell %q, want used", got)
+	}
+	if table := e.mustRun("", "cache", "status").Stdout; !strings.Contains(table, "SHELL") || !strings.Contains(table, "credentials differ") {
+		t.Errorf("cache status table does not say the credentials differ:\n%s", table)
+	}
+	// The admin's query answers directly, without a word about the cache.
+	q := []string{"query", "configmaps", "-n", "fid-rotated", "-o", "name"}
+	warm := e.mustRun("", q...)
+	direct := e.mustRun("", append(q, "--cache", "off")...)
+	if warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr {
+		t.Errorf("query beside a cache of other credentials: %s\ndirect: %s", warm, direct)
+	}
+	for _, tc := range e.onlyCache().Status.Caches {
+		if tc.Type == "configmaps" {
+			t.Errorf("the admin's query went to the cache of other credentials: %+v", tc)
+		}
 	}
 }
