@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/peercred"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
 )
 
@@ -42,6 +43,22 @@ func (e *VersionError) Error() string {
 	return fmt.Sprintf("the cache at %s speaks protocol version %d, this kubectl-informer %d (restart it: kubectl informer cache stop; kubectl informer cache start)", e.Socket, e.Got, cacheproto.Version)
 }
 
+// PeerError means the process listening on the socket runs as another OS
+// user: the client closed the connection without sending anything.
+type PeerError struct {
+	Socket string
+	UID    int // the listening process's uid, -1 when it could not be read
+	Want   int // this process's uid
+	Err    error
+}
+
+func (e *PeerError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("cannot tell who owns the cache at %s: %v", e.Socket, e.Err)
+	}
+	return fmt.Sprintf("the cache at %s runs as uid %d, not as you (uid %d)", e.Socket, e.UID, e.Want)
+}
+
 // Conn is one connection to a cache, after its Hello.
 type Conn struct {
 	conn   net.Conn
@@ -52,14 +69,25 @@ type Conn struct {
 // Dial connects to the cache listening on socket and reads its Hello, both
 // within timeout, so a cache that hangs never hangs the caller. It returns
 // ErrNoCache when socket does not exist, an *UnavailableError when the cache
-// does not answer, a *VersionError when its protocol differs.
+// does not answer, a *VersionError when its protocol differs, and a
+// *PeerError, before reading or sending a byte, when the process that
+// accepted the connection is not of this OS user (its peer credentials).
 func Dial(socket string, timeout time.Duration) (*Conn, error) {
+	return dial(socket, timeout, os.Getuid())
+}
+
+// dial is Dial with the uid the server must have.
+func dial(socket string, timeout time.Duration, uid int) (*Conn, error) {
 	if _, err := os.Lstat(socket); errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoCache
 	}
 	conn, err := net.DialTimeout("unix", socket, timeout)
 	if err != nil {
 		return nil, &UnavailableError{Socket: socket, Err: err}
+	}
+	if err := checkPeer(conn, socket, uid); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
 		conn.Close()
@@ -82,6 +110,23 @@ func Dial(socket string, timeout time.Duration) (*Conn, error) {
 		return nil, &UnavailableError{Socket: socket, Err: err}
 	}
 	return &Conn{conn: conn, Socket: socket, Hello: hello}, nil
+}
+
+// checkPeer returns a *PeerError unless the process at the other end of
+// conn, a unix socket connection, runs as uid.
+func checkPeer(conn net.Conn, socket string, uid int) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return &PeerError{Socket: socket, UID: -1, Want: uid, Err: fmt.Errorf("not a unix socket connection: %T", conn)}
+	}
+	peer, err := peercred.UID(uc)
+	if err != nil {
+		return &PeerError{Socket: socket, UID: -1, Want: uid, Err: err}
+	}
+	if peer != uid {
+		return &PeerError{Socket: socket, UID: peer, Want: uid}
+	}
+	return nil
 }
 
 // Close closes the connection.
@@ -108,15 +153,22 @@ const SilenceTimeout = 4 * cacheproto.HeartbeatInterval
 var ErrFallbackAfterOutput = errors.New("the cache declined the command after part of its answer")
 
 // Run sends req and copies the command's output to stdout and stderr until
-// the cache ends it. The first frame must come within firstFrame (the
-// command's own sync timeout plus a margin), every later one within
-// SilenceTimeout; a cache that does not answer in time is lost like one
-// that breaks the connection. When ctx ends it closes the connection (the
-// cache then stops the command) and returns ctx's error. A connection that
-// breaks or falls silent before any output is an *UnavailableError, so the
-// caller can answer the command itself; after output, ErrLostAfterOutput.
-// A Fallback after output is ErrFallbackAfterOutput. An error writing
-// stdout or stderr (a closed pipe) is returned as it is.
+// the cache ends it.
+//
+// Frames are read as soon as they come, by a goroutine of their own, and
+// held in memory until stdout and stderr take them: the cache's writes
+// never wait on the user's terminal or pager (the cache gives up on a frame
+// it cannot write within a minute), however long `| less` sits unread.
+// The first frame must come within firstFrame (the command's own sync
+// timeout plus a margin), every later one within SilenceTimeout; a cache
+// that does not answer in time is lost like one that breaks the
+// connection. When ctx ends it closes the connection (the cache then stops
+// the command) and returns ctx's error. A connection that breaks or falls
+// silent before any output came is an *UnavailableError, so the caller can
+// answer the command itself; after output, the output that came is written
+// and Run returns ErrLostAfterOutput. A Fallback after output is
+// ErrFallbackAfterOutput. An error writing stdout or stderr (a closed pipe)
+// is returned as it is, and the connection closed.
 func (c *Conn) Run(ctx context.Context, req cacheproto.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
 	req.Kind = cacheproto.Run
 	if err := c.conn.SetWriteDeadline(time.Now().Add(SilenceTimeout)); err != nil {
@@ -126,13 +178,57 @@ func (c *Conn) Run(ctx context.Context, req cacheproto.Request, firstFrame time.
 		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
 	}
 	var closeOnce sync.Once
-	stop := context.AfterFunc(ctx, func() { closeOnce.Do(func() { c.conn.Close() }) })
+	closeConn := func() { closeOnce.Do(func() { c.conn.Close() }) }
+	stop := context.AfterFunc(ctx, closeConn)
 	defer stop()
-	wrote := false
+	q := newFrameQueue()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		c.readFrames(ctx, firstFrame, q)
+	}()
+	defer func() {
+		// Stops the reader if the writing side ended first (a closed pipe).
+		closeConn()
+		<-read
+	}()
+	for {
+		f := q.pop()
+		switch f.typ {
+		case cacheproto.FrameStdout:
+			if _, err := stdout.Write(f.payload); err != nil {
+				return Result{}, err
+			}
+		case cacheproto.FrameStderr:
+			if _, err := stderr.Write(f.payload); err != nil {
+				return Result{}, err
+			}
+		default:
+			return f.result, f.err
+		}
+	}
+}
+
+// queuedFrame is a frame the reader passed on: output (typ FrameStdout or
+// FrameStderr, payload), or the end of the Run (any other typ: result, err).
+type queuedFrame struct {
+	typ     cacheproto.FrameType
+	payload []byte
+	result  Result
+	err     error
+}
+
+// readFrames reads the Run's frames into q until its last one, or until
+// the connection fails or falls silent; it always ends by pushing a frame
+// that ends the Run.
+func (c *Conn) readFrames(ctx context.Context, firstFrame time.Duration, q *frameQueue) {
+	end := func(res Result, err error) { q.push(queuedFrame{result: res, err: err}) }
+	output := false // an output frame came: the command cannot be asked again
 	wait := firstFrame
 	for {
 		if err := c.conn.SetReadDeadline(time.Now().Add(wait)); err != nil {
-			return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+			end(Result{}, &UnavailableError{Socket: c.Socket, Err: err})
+			return
 		}
 		typ, payload, err := cacheproto.ReadFrame(c.conn)
 		if err != nil {
@@ -140,45 +236,82 @@ func (c *Conn) Run(ctx context.Context, req cacheproto.Request, firstFrame time.
 			if errors.As(err, &ne) && ne.Timeout() {
 				err = fmt.Errorf("no answer for %s", wait)
 			}
-			if ctx.Err() != nil {
-				return Result{}, ctx.Err()
+			switch {
+			case ctx.Err() != nil:
+				end(Result{}, ctx.Err())
+			case output:
+				end(Result{}, fmt.Errorf("%w: %v", ErrLostAfterOutput, err))
+			default:
+				end(Result{}, &UnavailableError{Socket: c.Socket, Err: err})
 			}
-			if wrote {
-				return Result{}, fmt.Errorf("%w: %v", ErrLostAfterOutput, err)
-			}
-			return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
+			return
 		}
 		wait = SilenceTimeout
 		switch typ {
 		case cacheproto.FrameHeartbeat:
-		case cacheproto.FrameStdout:
-			wrote = true
-			if _, err := stdout.Write(payload); err != nil {
-				return Result{}, err
-			}
-		case cacheproto.FrameStderr:
-			wrote = true
-			if _, err := stderr.Write(payload); err != nil {
-				return Result{}, err
-			}
+		case cacheproto.FrameStdout, cacheproto.FrameStderr:
+			output = true
+			q.push(queuedFrame{typ: typ, payload: payload})
 		case cacheproto.FrameExit:
 			var exit cacheproto.Exit
 			if err := decode(typ, payload, &exit); err != nil {
-				return Result{}, err
+				end(Result{}, err)
+				return
 			}
-			return Result{Exit: &exit}, nil
+			end(Result{Exit: &exit}, nil)
+			return
 		case cacheproto.FrameFallback:
 			var fb cacheproto.Fallback
 			if err := decode(typ, payload, &fb); err != nil {
-				return Result{}, err
+				end(Result{}, err)
+				return
 			}
-			if wrote {
-				return Result{}, fmt.Errorf("%w: %s", ErrFallbackAfterOutput, fb.Reason)
+			if output {
+				end(Result{}, fmt.Errorf("%w: %s", ErrFallbackAfterOutput, fb.Reason))
+				return
 			}
-			return Result{Fallback: &fb}, nil
+			end(Result{Fallback: &fb}, nil)
+			return
 		default:
-			return Result{}, fmt.Errorf("unexpected frame %q from the cache at %s", typ, c.Socket)
+			end(Result{}, fmt.Errorf("unexpected frame %q from the cache at %s", typ, c.Socket))
+			return
 		}
+	}
+}
+
+// frameQueue is an unbounded FIFO of frames between the reader and the
+// writer of a Run: the reader never waits for the writer.
+type frameQueue struct {
+	mu     sync.Mutex
+	frames []queuedFrame
+	ready  chan struct{} // holds a token while frames may be non-empty
+}
+
+func newFrameQueue() *frameQueue { return &frameQueue{ready: make(chan struct{}, 1)} }
+
+func (q *frameQueue) push(f queuedFrame) {
+	q.mu.Lock()
+	q.frames = append(q.frames, f)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// pop waits for the next frame and removes it.
+func (q *frameQueue) pop() queuedFrame {
+	for {
+		q.mu.Lock()
+		if len(q.frames) > 0 {
+			f := q.frames[0]
+			q.frames[0] = queuedFrame{}
+			q.frames = q.frames[1:]
+			q.mu.Unlock()
+			return f
+		}
+		q.mu.Unlock()
+		<-q.ready
 	}
 }
 

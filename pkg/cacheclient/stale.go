@@ -38,13 +38,17 @@ func RemoveStale(path string) (free bool, err error) {
 
 // StopAnyVersion asks the cache at socket to exit whatever its protocol
 // version: the Hello and the Stop request and its Exit frame are the same
-// in every version.
+// in every version. Like Dial, it sends nothing to a process of another OS
+// user (a *PeerError).
 func StopAnyVersion(socket string, timeout time.Duration) error {
 	conn, err := net.DialTimeout("unix", socket, timeout)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	if err := checkPeer(conn, socket, os.Getuid()); err != nil {
+		return err
+	}
 	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
 		return err
 	}

@@ -2,22 +2,7 @@
 
 package cacheclient
 
-import (
-	"errors"
-	"time"
-)
-
-// ReadyFD is where a cache process says it is ready (unix only).
-const ReadyFD = 3
-
-// StartOptions say how to start a cache process.
-type StartOptions struct {
-	Executable string
-	Args       []string
-	Stdin      []byte
-	LogPath    string
-	Ready      time.Duration
-}
+import "errors"
 
 // Start is not supported on this platform: the warm cache needs unix
 // sockets with peer credentials.

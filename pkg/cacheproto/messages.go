@@ -10,6 +10,10 @@ type Hello struct {
 	Pid int `json:"pid"`
 	// Build is the server's kubectl-informer version, for messages.
 	Build string `json:"build,omitempty"`
+	// BuildID identifies the server's executable (version.BuildID): a
+	// client of another build does not send it a Request, even when
+	// Build, the version string, is the same.
+	BuildID string `json:"buildID,omitempty"`
 }
 
 // RequestKind says what a Request asks.
@@ -33,6 +37,14 @@ type Request struct {
 	// "pods", "-n", "shop", ...), with every kubeconfig and credential flag
 	// removed and the namespace made explicit by the client.
 	Args []string `json:"args,omitempty"`
+	// TZ is the client's TZ environment variable, nil when it is unset: the
+	// cache prints local times (watch --timestamps) in the client's time
+	// zone, resolved from TZ as Go resolves its own (unset: /etc/localtime;
+	// empty or unknown: UTC), not in the cache process's.
+	TZ *string `json:"tz,omitempty"`
+	// WarningColor says the client prints the API server's warnings in
+	// colour, as kubectl does when stderr is a terminal.
+	WarningColor bool `json:"warningColor,omitempty"`
 }
 
 // Exit is how a Run or Stop ended.

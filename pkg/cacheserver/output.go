@@ -14,8 +14,9 @@ import (
 const stdoutFlushDelay = 5 * time.Millisecond
 
 // writeTimeout bounds how long one frame may take to write: a client that
-// stops reading for longer (hung, or its own stdout blocked that long) loses
-// its command, which then ends and gives back its lease.
+// stops reading for longer (hung: a client reads frames as they come, into
+// memory, whatever its own stdout does) loses its command, which then ends
+// and gives back its lease.
 const writeTimeout = time.Minute
 
 // stdoutBuffer is how many bytes of stdout are sent in one frame at most.

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/peercred"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
 )
 
@@ -38,8 +39,10 @@ type Server struct {
 	// IdleTimeout ends Serve after this long without a Run request and with
 	// none in progress; 0 means never.
 	IdleTimeout time.Duration
-	// Build is the program's version, sent in the Hello.
-	Build string
+	// Build is the program's version and BuildID its build's identity
+	// (version.BuildID), sent in the Hello.
+	Build   string
+	BuildID string
 
 	started time.Time
 	mu      sync.Mutex
@@ -168,7 +171,7 @@ func (s *Server) exitWhenIdle(ctx context.Context) {
 
 func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn) {
 	defer conn.Close()
-	uid, err := peerUID(conn)
+	uid, err := peercred.UID(conn)
 	if err != nil {
 		klog.InfoS("refused a connection: no peer credentials", "err", err)
 		return
@@ -177,7 +180,7 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn) {
 		klog.InfoS("refused a connection from another user", "peerUID", uid, "uid", os.Getuid())
 		return
 	}
-	if err := cacheproto.WriteJSON(conn, cacheproto.FrameHello, cacheproto.Hello{Version: cacheproto.Version, Pid: os.Getpid(), Build: s.Build}); err != nil {
+	if err := cacheproto.WriteJSON(conn, cacheproto.FrameHello, cacheproto.Hello{Version: cacheproto.Version, Pid: os.Getpid(), Build: s.Build, BuildID: s.BuildID}); err != nil {
 		return
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(requestTimeout))

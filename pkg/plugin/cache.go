@@ -47,7 +47,7 @@ func NewCmdCache(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCmdCacheStart(configFlags, streams))
-	cmd.AddCommand(newCmdCacheStatus(streams))
+	cmd.AddCommand(newCmdCacheStatus(configFlags, streams))
 	cmd.AddCommand(newCmdCacheStop(configFlags, streams))
 	cmd.AddCommand(newCmdCacheServe(streams))
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
@@ -91,8 +92,8 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return false, nil
 	}
 	defer conn.Close()
-	if conn.Hello.Build != version.Version {
-		fmt.Fprintf(errOut, "warning: not using the warm cache: it runs kubectl-informer %s, this is %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", conn.Hello.Build, version.Version)
+	if other := otherBuild(conn.Hello); other != "" {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", other)
 		return false, nil
 	}
 	var extra []string
@@ -110,7 +111,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	res, err := conn.Run(ctx, cacheproto.Request{Args: argv}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
+	res, err := conn.Run(ctx, cacheproto.Request{Args: argv, TZ: clientTZ(), WarningColor: printers.AllowsColorOutput(errOut)}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
 	var unavailable *cacheclient.UnavailableError
 	switch {
 	case errors.As(err, &unavailable):
@@ -138,6 +139,19 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return true, errors.New(res.Exit.Error)
 	}
 	return true, nil
+}
+
+// otherBuild says how the cache's build differs from this one ("" when
+// they are the same build): its version, or, with the same version string
+// (every build outside the Makefile is v0.0.0-dev), its build identity.
+func otherBuild(hello cacheproto.Hello) string {
+	switch {
+	case hello.Build != version.Version:
+		return fmt.Sprintf("it runs kubectl-informer %s, this is %s", hello.Build, version.Version)
+	case hello.BuildID != version.BuildID():
+		return fmt.Sprintf("it runs another build of kubectl-informer %s", version.Version)
+	}
+	return ""
 }
 
 // forwardArgs rebuilds the command's arguments for the cache process: the

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -104,6 +102,11 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
+	// The API server's warnings of the informers' lists and watches, for
+	// the commands to print (they are logged too, by client-go's default
+	// handler).
+	warnings := cacheserver.NewWarnings()
+	restConfig.Wrap(warnings.WrapTransport)
 	clients, err := cache.NewClients(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return err
@@ -129,18 +132,14 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	}
 	pool := cacheserver.NewPool(clients)
 	defer pool.Shutdown()
-	// The watch's event loop narrows GOMAXPROCS to 1 while it keeps up,
-	// unless GOMAXPROCS is set: in a process that serves several commands
-	// at once it must not.
-	os.Setenv("GOMAXPROCS", strconv.Itoa(goruntime.GOMAXPROCS(0)))
-
-	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool}
+	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool, warnings: warnings}
 	user, kubeContext := userName(configFlags)
 	srv := &cacheserver.Server{
 		Listener:    listener,
 		Run:         env.handle,
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
+		BuildID:     version.BuildID(),
 		Status: func(st *cacheproto.Status) {
 			st.Server, st.User, st.Context = restConfig.Host, user, kubeContext
 			st.Caches = pool.Status()
@@ -166,7 +165,11 @@ func (env *serveEnv) handle(ctx context.Context, req cacheproto.Request, stdout,
 		}
 	}()
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
-	root := newRoot(streams, env)
+	reqEnv := *env
+	reqEnv.location = clientLocation(req.TZ)
+	printer := apiWarnings(stderr, req.WarningColor)
+	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+	root := newRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
 	err := root.ExecuteContext(ctx)
 	var declined *declinedError

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
@@ -22,10 +23,22 @@ import (
 type CacheStatusOptions struct {
 	Output string
 	genericiooptions.IOStreams
+
+	configFlags *genericclioptions.ConfigFlags
+	// shell is the identity of the kubeconfig flags (and kubeconfig) of
+	// this shell, to say which cache its commands use; zero when they do
+	// not resolve (no kubeconfig).
+	shell shellIdentity
 }
 
-func newCmdCacheStatus(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &CacheStatusOptions{IOStreams: streams}
+// shellIdentity is what the status compares a cache with to say whether
+// this shell's commands use it.
+type shellIdentity struct {
+	socket, server, user, context string
+}
+
+func newCmdCacheStatus(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &CacheStatusOptions{IOStreams: streams, configFlags: configFlags}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "List your running warm caches: identity, types, objects, watch health, memory",
@@ -36,8 +49,17 @@ func newCmdCacheStatus(streams genericiooptions.IOStreams) *cobra.Command {
 	return cmd
 }
 
-// Complete does nothing.
-func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error { return nil }
+// Complete resolves this shell's identity, if its kubeconfig resolves.
+func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error {
+	if o.configFlags == nil {
+		return nil
+	}
+	if id, err := resolveCacheIdentity(o.configFlags); err == nil {
+		user, kubeContext := userName(o.configFlags)
+		o.shell = shellIdentity{socket: id.socket, server: id.server, user: user, context: kubeContext}
+	}
+	return nil
+}
 
 // Validate checks -o.
 func (o *CacheStatusOptions) Validate() error {
@@ -54,6 +76,33 @@ type cacheEntry struct {
 	Socket string             `json:"socket"`
 	Status *cacheproto.Status `json:"status,omitempty"`
 	Error  string             `json:"error,omitempty"`
+	// Shell says whether this shell's query and watch use the cache
+	// (shellNote).
+	Shell string `json:"shell,omitempty"`
+}
+
+// Notes of cacheEntry.Shell.
+const (
+	usedByShell       = "used by this shell"
+	credentialsDiffer = "not used by this shell: credentials differ"
+)
+
+// shellNote says whether the commands of the shell use the cache of st at
+// socket: usedByShell when it is the shell's identity's cache;
+// credentialsDiffer when it is not but has the shell's server, kubeconfig
+// user, context and --as, so its credentials differ (a rotated token, a
+// renewed certificate, another exec plugin environment): query and watch
+// then answer directly, silently, and this says why; "" otherwise.
+func shellNote(st *cacheproto.Status, socket string, shell shellIdentity) string {
+	switch {
+	case shell.socket == "" || st == nil:
+		return ""
+	case socket == shell.socket:
+		return usedByShell
+	case st.Server == shell.server && st.User == shell.user && st.Context == shell.context:
+		return credentialsDiffer
+	}
+	return ""
 }
 
 // Run asks every cache of the OS user for its status.
@@ -80,6 +129,7 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 			st, err = conn.Status(dialTimeout)
 			conn.Close()
 			e.Status = &st
+			e.Shell = shellNote(&st, socket, o.shell)
 		}
 		if err != nil {
 			e.Status = nil
@@ -116,10 +166,18 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 
 func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 	now := time.Now()
+	notes := false
+	for _, e := range entries {
+		notes = notes || e.Shell != ""
+	}
 	var caches, types [][]string
 	for _, e := range entries {
 		if e.Status == nil {
-			caches = append(caches, []string{"-", "-", "-", "-", "-", "-", "-", e.Socket + " (" + e.Error + ")"})
+			row := []string{"-", "-", "-", "-", "-", "-", "-", e.Socket + " (" + e.Error + ")"}
+			if notes {
+				row = append(row, "")
+			}
+			caches = append(caches, row)
 			continue
 		}
 		st := e.Status
@@ -128,9 +186,13 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 		if st.Active > 0 {
 			idle = fmt.Sprintf("busy (%d)", st.Active)
 		}
-		caches = append(caches, []string{pid, st.Server, st.User, st.Context,
+		row := []string{pid, st.Server, st.User, st.Context,
 			duration.HumanDuration(now.Sub(st.Started)), idle,
-			fmt.Sprintf("%dMi", st.RSSBytes>>20), e.Socket})
+			fmt.Sprintf("%dMi", st.RSSBytes>>20), e.Socket}
+		if notes {
+			row = append(row, e.Shell)
+		}
+		caches = append(caches, row)
 		for _, t := range st.Caches {
 			ns := "(all)"
 			if len(t.Namespaces) > 0 {
@@ -151,7 +213,11 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 				joinOrNone(t.Indexes), strconv.Itoa(t.Users), health})
 		}
 	}
-	if err := writeTable(o.Out, []string{"PID", "SERVER", "USER", "CONTEXT", "UPTIME", "IDLE", "MEMORY", "SOCKET"}, caches, false); err != nil {
+	header := []string{"PID", "SERVER", "USER", "CONTEXT", "UPTIME", "IDLE", "MEMORY", "SOCKET"}
+	if notes {
+		header = append(header, "SHELL")
+	}
+	if err := writeTable(o.Out, header, caches, false); err != nil {
 		return err
 	}
 	if len(types) == 0 {

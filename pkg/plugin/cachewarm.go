@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheserver"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -18,6 +20,14 @@ type serveEnv struct {
 	server  string
 	clients *cache.Clients
 	pool    *cacheserver.Pool
+	// warnings are the API server's warnings the process's lists and
+	// watches got.
+	warnings *cacheserver.Warnings
+	// Per request: location is the client's time zone (clientLocation of
+	// its Request); printWarning prints an API warning on the command's
+	// stderr as the client's own command would (apiWarnings).
+	location     *time.Location
+	printWarning func(message string)
 }
 
 // warmEngines leases the warm cache's engines. It declines (declinedError)
@@ -29,9 +39,29 @@ type serveEnv struct {
 // is declined too, and evicted by the pool: the command then gets the
 // server's refusal itself. The cache learns of a revocation only when the
 // informer next lists or watches (a watch is renewed every 5 to 10 minutes).
+//
+// The API server's warnings of the types' lists and watches are printed on
+// the command's stderr (printWarning) as the command's own list and watch
+// would print them: those the cache holds before the answer, later ones as
+// they come; none for a command the cache declines.
 type warmEngines struct {
 	pool         *cacheserver.Pool
 	maxStaleness time.Duration
+	warnings     *cacheserver.Warnings
+	printWarning func(message string)
+}
+
+// warnedLease is a lease whose command prints the API warnings of its
+// types until it ends.
+type warnedLease struct {
+	*cacheserver.Lease
+	warnings *cacheserver.Subscription
+}
+
+// Shutdown ends the command's warnings, then its lease.
+func (l warnedLease) Shutdown() {
+	l.warnings.Cancel()
+	l.Lease.Shutdown()
 }
 
 // declinedError says why the warm cache does not answer a command; the
@@ -52,6 +82,35 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 			return nil, &declinedError{reason: fmt.Sprintf("relationship index %s is not shared", def.Name)}
 		}
 	}
+	resources := make([]schema.GroupVersionResource, 0, len(req.mappings))
+	for _, m := range req.mappings {
+		resources = append(resources, m.Resource)
+	}
+	printWarning := w.printWarning
+	if printWarning == nil {
+		printWarning = func(string) {}
+	}
+	warnings := w.warnings.Subscribe(resources, printWarning)
+	lease, err := w.lease(ctx, req)
+	if err != nil {
+		warnings.Cancel()
+		return nil, err
+	}
+	// As the command's own list would, before its answer.
+	warnings.Release()
+	t, since, lastErr, stale := lease.Stale()
+	if stale && req.queue == nil {
+		// A query: say it once. A watch's error reporter has been told.
+		age := time.Since(since).Round(time.Second)
+		fmt.Fprintf(req.errOut, "warning: the warm cache's watch of %s has been failing since %s (%s): %s; this answer may be stale\n", t.Name(), since.UTC().Format(time.RFC3339), age, lastErr)
+	}
+	return warnedLease{Lease: lease, warnings: warnings}, nil
+}
+
+// lease acquires the engines of req from the pool, declining (declinedError)
+// those the pool cannot share or whose watch was refused or, with
+// --max-staleness, fails for too long.
+func (w warmEngines) lease(ctx context.Context, req engineRequest) (*cacheserver.Lease, error) {
 	// Wait for the engines no longer than this command's own --sync-timeout,
 	// whatever the timeout of the command that started them.
 	acquireCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -79,7 +138,7 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 		lease.Shutdown()
 		return nil, &declinedError{reason: fmt.Sprintf("the API server refused the watch of %s: %s", t.Name(), lastErr)}
 	}
-	t, since, lastErr, stale := lease.Stale()
+	t, since, _, stale := lease.Stale()
 	if !stale {
 		return lease, nil
 	}
@@ -90,10 +149,6 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 			reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
 			warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), w.maxStaleness),
 		}
-	}
-	if req.queue == nil {
-		// A query: say it once. A watch's error reporter has been told.
-		fmt.Fprintf(req.errOut, "warning: the warm cache's watch of %s has been failing since %s (%s): %s; this answer may be stale\n", t.Name(), since.UTC().Format(time.RFC3339), age, lastErr)
 	}
 	return lease, nil
 }

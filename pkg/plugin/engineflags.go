@@ -69,7 +69,7 @@ func (o *engineOptions) addCacheFlags(cmd *cobra.Command) {
 // inside a cache process, its own engine otherwise.
 func (o *engineOptions) engines() engineSource {
 	if o.env != nil {
-		return warmEngines{pool: o.env.pool, maxStaleness: o.MaxStaleness}
+		return warmEngines{pool: o.env.pool, maxStaleness: o.MaxStaleness, warnings: o.env.warnings, printWarning: o.env.printWarning}
 	}
 	return directEngines{}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
@@ -25,11 +26,16 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 // newRoot returns the root command; env is set for the commands a warm
 // cache process runs for its clients (query and watch only).
 func newRoot(streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+	warnings := apiWarnings(streams.ErrOut, printers.AllowsColorOutput(streams.ErrOut))
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).
 		WithDiscoveryQPS(50).
 		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
 			c.UserAgent = version.UserAgent()
+			if env == nil {
+				// In a cache process, the clients are the process's own.
+				c.WarningHandler = warnings
+			}
 			return c
 		}).
 		WithWarningPrinter(streams)

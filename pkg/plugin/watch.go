@@ -184,6 +184,11 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		initial:          o.Initial,
 		maxEvents:        o.MaxEvents,
 		showSecretValues: o.ShowSecretValues,
+		location:         time.Local,
+		sharedProcess:    o.env != nil,
+	}
+	if o.env != nil && o.env.location != nil {
+		cfg.location = o.env.location
 	}
 	var indexDefs []index.Definition
 	for _, s := range o.Where {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -94,4 +95,10 @@ type watchPrintConfig struct {
 	diffOptions      diff.Options
 	where            []whereClause // ANDed; none: every object
 	filter           *expr.Guard   // --filter, ANDed with where; nil: none
+	// location is the time zone of --timestamps: the user's, which in a
+	// warm cache process is the client's, not the process's own.
+	location *time.Location
+	// sharedProcess is set when the watch runs in a process serving other
+	// commands too (a warm cache): it then leaves GOMAXPROCS alone.
+	sharedProcess bool
 }

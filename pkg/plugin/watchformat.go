@@ -83,7 +83,11 @@ func (p *eventPrinter) paint(color, s string) string {
 func (p *eventPrinter) writeText(r rendered) error {
 	var line strings.Builder
 	if p.cfg.timestamps {
-		line.WriteString(time.Now().Format("15:04:05.000 "))
+		loc := p.cfg.location
+		if loc == nil {
+			loc = time.Local
+		}
+		line.WriteString(time.Now().In(loc).Format("15:04:05.000 "))
 	}
 	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))

@@ -73,7 +73,7 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 	defer p.out.Flush()
-	var procs procsLimit
+	procs := procsLimit{keep: p.cfg.sharedProcess}
 	defer procs.restore()
 	lastFlush := time.Now()
 	for {
@@ -128,12 +128,15 @@ const behindPending = 100
 
 // procsLimit runs a watch's steady state on one P while it keeps up.
 type procsLimit struct {
+	// keep leaves GOMAXPROCS as it is: the process serves other commands
+	// at the same time (a warm cache).
+	keep    bool
 	started bool
 	prev    int // 0: nothing to restore
 }
 
-// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS or
-// there is only one CPU; restore gives the other CPUs back, for good, as
+// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS,
+// there is only one CPU, or keep is set; restore gives the other CPUs back, for good, as
 // soon as the output falls behind (and when the watch ends).
 //
 // Why: after sync each event is handed along a chain of goroutines, and
@@ -143,7 +146,7 @@ type procsLimit struct {
 func (l *procsLimit) oneProc() {
 	l.started = true
 	prev := goruntime.GOMAXPROCS(0)
-	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 || l.keep {
 		return
 	}
 	goruntime.GOMAXPROCS(1)

@@ -1,14 +1,14 @@
 //go:build !linux && !darwin
 
-package cacheserver
+package peercred
 
 import (
 	"errors"
 	"net"
 )
 
-// peerUID cannot read peer credentials on this platform, so every peer is
+// UID cannot read peer credentials on this platform, so every peer is
 // refused.
-func peerUID(*net.UnixConn) (int, error) {
+func UID(*net.UnixConn) (int, error) {
 	return 0, errors.New("peer credentials are not supported on this platform")
 }

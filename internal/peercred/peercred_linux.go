@@ -1,4 +1,4 @@
-package cacheserver
+package peercred
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the uid of the process at the other end of conn, as the
+// UID returns the uid of the process at the other end of conn, as the
 // kernel recorded it when the peer connected (SO_PEERCRED).
-func peerUID(conn *net.UnixConn) (int, error) {
+func UID(conn *net.UnixConn) (int, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return 0, err

@@ -1,0 +1,33 @@
+package plugin
+
+import (
+	"testing"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+)
+
+// TestOtherBuild: a cache is used only by the same build, told apart by
+// its build identity when the version strings are the same (v0.0.0-dev).
+func TestOtherBuild(t *testing.T) {
+	tests := []struct {
+		name  string
+		hello cacheproto.Hello
+		other bool
+	}{
+		{"same build", cacheproto.Hello{Build: version.Version, BuildID: version.BuildID()}, false},
+		{"other version", cacheproto.Hello{Build: "v9.9.9", BuildID: version.BuildID()}, true},
+		{"same version, other binary", cacheproto.Hello{Build: version.Version, BuildID: "another-build-id"}, true},
+		{"same version, no build id (an older cache)", cacheproto.Hello{Build: version.Version}, true},
+	}
+	if version.BuildID() == "" {
+		t.Fatal("version.BuildID() is empty for the test binary")
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := otherBuild(tt.hello); (got != "") != tt.other {
+				t.Errorf("otherBuild(%+v) = %q, want other build %v", tt.hello, got, tt.other)
+			}
+		})
+	}
+}
