@@ -228,8 +228,10 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		p.hold(e)
 		return e, nil, nil
 	}
+	// Every informer has client-go's namespace index, which indexes the
+	// same value as ours: adding it again would conflict.
 	e := &entry{key: key, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1,
-		indexes: map[string]struct{}{}}
+		indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}}
 	for _, def := range cfg.Indexes {
 		e.indexes[def.Name] = struct{}{}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // TestPoolSharesTheEntryOfAllNamespaces checks which commands a synced
@@ -15,6 +16,10 @@ import (
 func TestPoolSharesTheEntryOfAllNamespaces(t *testing.T) {
 	fp := newFakePool(t, 0)
 	all := fp.acquire(t, cache.Config{})
+	byNamespace, err := (*index.Set)(nil).Lookup("namespace")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name      string
 		cfg       cache.Config
@@ -25,6 +30,8 @@ func TestPoolSharesTheEntryOfAllNamespaces(t *testing.T) {
 		{"one namespace", cache.Config{Namespaces: []string{"a"}}, false, []string{"a/db", "a/web"}, 2},
 		{"two namespaces", cache.Config{Namespaces: []string{"b", "a"}}, false, []string{"a/db", "a/web", "b/web"}, 2},
 		{"a label selector", cache.Config{LabelSelector: "app=web"}, false, []string{"a/web", "b/web"}, 2},
+		// client-go's own namespace index is every informer's already.
+		{"a label selector and the namespace index", cache.Config{LabelSelector: "app=web", Indexes: []index.Definition{byNamespace}}, false, []string{"a/web", "b/web"}, 2},
 		{"a namespace and a label selector", cache.Config{Namespaces: []string{"a"}, LabelSelector: "app=web"}, false, []string{"a/web"}, 2},
 		{"a field selector", cache.Config{Namespaces: []string{"a"}, FieldSelector: "metadata.name=web"}, true, nil, 1},
 		{"other managedFields", cache.Config{ManagedFields: cache.InternManagedFields}, true, nil, 1},
