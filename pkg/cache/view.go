@@ -174,7 +174,8 @@ func (v *view) len(indexer toolscache.Indexer) int {
 // view's namespaces with its selector would see, as the API server words
 // them: an update that brings an object into the view is an Added event,
 // one that takes it out a Deleted event whose object is the old state with
-// the new resourceVersion (kube-apiserver's watch cache sends that), and
+// the new resourceVersion (what kube-apiserver sends, from its watch cache
+// or from etcd), and
 // events of objects outside the view are dropped. The events name the
 // view as their Resource.
 func (v *view) events(t *Type, push func(*Event)) func(*Event) {
