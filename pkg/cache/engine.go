@@ -49,6 +49,9 @@ type Type struct {
 	watched atomic.Bool
 	// joins holds the relationship indexes, one index.Join per informer (see AddJoins).
 	joins atomic.Pointer[[]*index.Join]
+	// view, when set, restricts what the type's methods see of its
+	// informers (see Restrict).
+	view *view
 }
 
 // Name is the type's resource name, group-qualified for non-core groups:

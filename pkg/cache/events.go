@@ -198,7 +198,8 @@ func (e *Engine) SendEvents(q *Queue) error {
 // and pushes them sorted by storage key (the order of the API server's
 // list) once client-go has handed over the last, or when the first later
 // event comes: a watch that joins a warm cache sees the same sequence as
-// one that started the informer. remove may be called once.
+// one that started the informer. remove may be called once. A view (see
+// Restrict) sends the events of its objects only.
 func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
 	var regs []toolscache.ResourceEventHandlerRegistration
 	var replays []*initialReplay
@@ -212,7 +213,11 @@ func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
 	}
 	for _, informer := range t.Informers {
 		r := &initialReplay{q: q, stopped: make(chan struct{})}
-		reg, err := sendEvents(t, informer, r.push)
+		push := r.push
+		if t.view != nil {
+			push = t.view.events(t, push)
+		}
+		reg, err := sendEvents(t, informer, push)
 		if err != nil {
 			remove()
 			return nil, err

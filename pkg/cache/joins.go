@@ -110,11 +110,14 @@ func (t *Type) RefreshJoins(rel index.Relation, indexName, value string) ([]Join
 			return nil, fmt.Errorf("finding the %s of %s %q: %w", t.Name(), indexName, value, err)
 		}
 		for _, key := range keys {
+			if t.view != nil && !t.view.holdsKey(key) {
+				continue
+			}
 			changes := (*joins)[i].Refresh(key, rel)
 			if len(changes) == 0 {
 				continue
 			}
-			if obj, exists, err := indexer.GetByKey(key); err == nil && exists {
+			if obj, exists, err := indexer.GetByKey(key); err == nil && exists && (t.view == nil || t.view.selects(obj)) {
 				out = append(out, JoinChange{Key: key, Object: obj, Changes: changes})
 			}
 		}

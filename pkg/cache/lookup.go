@@ -9,14 +9,22 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// Lookup returns the cached objects of t that every selector selects (the
-// selectors are ANDed, see index.Keys), sorted by namespace and name. With no
-// selectors it returns every cached object. Each selector's index name must
+// Lookup returns the cached objects of t (of its view, see Restrict) that
+// every selector selects (the selectors are ANDed, see index.Keys), sorted
+// by namespace and name. With no selectors it returns every cached object. Each selector's index name must
 // have been registered through Config.Indexes.
 func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 	var objs []interface{}
 	for i := range t.Informers {
 		indexer := t.indexer(i)
+		if t.view != nil {
+			viewed, err := t.view.lookup(indexer, selectors)
+			if err != nil {
+				return nil, fmt.Errorf("looking up %s: %w", t.Name(), err)
+			}
+			objs = append(objs, viewed...)
+			continue
+		}
 		if len(selectors) == 0 {
 			objs = append(objs, indexer.List()...)
 			continue
@@ -50,18 +58,27 @@ func (t *Type) Count(indexName string) (map[string]int, error) {
 			if err != nil {
 				return nil, fmt.Errorf("counting index %q in %s: %w", indexName, t.Name(), err)
 			}
-			if len(keys) > 0 {
-				counts[value] += len(keys)
+			n := len(keys)
+			if t.view != nil {
+				n = t.view.count(indexer, keys)
+			}
+			if n > 0 {
+				counts[value] += n
 			}
 		}
 	}
 	return counts, nil
 }
 
-// Len returns the number of objects in t's cache.
+// Len returns the number of objects in t's cache (in its view, see
+// Restrict).
 func (t *Type) Len() int {
 	n := 0
 	for _, informer := range t.Informers {
+		if t.view != nil {
+			n += t.view.len(informer.GetIndexer())
+			continue
+		}
 		n += len(informer.GetIndexer().ListKeys())
 	}
 	return n
@@ -98,8 +115,14 @@ func sortObjects(objs []interface{}) {
 // ("namespace/name", or "name" for a cluster-scoped type), as an informer's
 // indexer does.
 func (t *Type) GetByKey(key string) (obj interface{}, exists bool, err error) {
+	if t.view != nil && !t.view.holdsKey(key) {
+		return nil, false, nil
+	}
 	for _, informer := range t.Informers {
 		if obj, exists, err = informer.GetIndexer().GetByKey(key); err != nil || exists {
+			if exists && t.view != nil && !t.view.selects(obj) {
+				return nil, false, nil
+			}
 			return obj, exists, err
 		}
 	}

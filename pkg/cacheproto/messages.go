@@ -95,8 +95,12 @@ type TypeStatus struct {
 	Purpose string   `json:"purpose"`
 	Objects int      `json:"objects"`
 	Indexes []string `json:"indexes,omitempty"`
-	// Users is how many commands hold the cache now (running watches).
+	// Users is how many commands hold the cache now (running watches),
+	// those reading it through a narrower view included.
 	Users int `json:"users"`
+	// IdleSince is when the last user left, unset while it has users; the
+	// cache evicts the type --evict-after later.
+	IdleSince *time.Time `json:"idleSince,omitempty"`
 	// Synced reports whether the initial list has completed.
 	Synced bool `json:"synced"`
 	// FailingSince is set while the type's watch fails; LastError says why.

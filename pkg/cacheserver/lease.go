@@ -9,7 +9,8 @@ import (
 
 // Lease is one command's hold on the pool's engines of its types. It has
 // what the command reads of an engine — Types, Failed, Err — and Shutdown
-// ends the hold, not the engines: they stay warm for the next command.
+// ends the hold, not the engines: they stay warm for the next command, and
+// the pool evicts those that stay without users.
 type Lease struct {
 	pool     *Pool
 	entries  []*entry
@@ -26,7 +27,8 @@ type Lease struct {
 	doneOnce sync.Once
 }
 
-// Types returns the leased types, in the order of Acquire's mappings.
+// Types returns the leased types, in the order of Acquire's mappings: an
+// engine's own type, or a view of a wider one (see cache.Type.Restrict).
 func (l *Lease) Types() []*cache.Type { return l.types }
 
 // Failed is closed when an engine of the lease has failed for good (a watch
@@ -58,12 +60,12 @@ func (l *Lease) watchFailure(e *entry) {
 // longest, since when, and the last error; ok is false when every watch is
 // healthy.
 func (l *Lease) Stale() (t *cache.Type, since time.Time, lastErr string, ok bool) {
-	for _, e := range l.entries {
+	for i, e := range l.entries {
 		e.mu.Lock()
 		s, msg := e.failingSince, e.lastErr
 		e.mu.Unlock()
 		if !s.IsZero() && (!ok || s.Before(since)) {
-			t, since, lastErr, ok = e.engine.Types()[0], s, msg, true
+			t, since, lastErr, ok = l.typeOf(i), s, msg, true
 		}
 	}
 	return t, since, lastErr, ok
@@ -73,24 +75,33 @@ func (l *Lease) Stale() (t *cache.Type, since time.Time, lastErr string, ok bool
 // server refused (401 or 403), and that error; ok is false when there is
 // none. Such a cache must not answer: the identity may have lost access.
 func (l *Lease) Denied() (t *cache.Type, lastErr string, ok bool) {
-	e, lastErr, ok := l.denied()
+	i, lastErr, ok := l.denied()
 	if !ok {
 		return nil, "", false
 	}
-	return e.engine.Types()[0], lastErr, true
+	return l.typeOf(i), lastErr, true
 }
 
-// denied returns the first entry of the lease that is denied.
-func (l *Lease) denied() (*entry, string, bool) {
-	for _, e := range l.entries {
+// denied returns the index of the first entry of the lease that is denied.
+func (l *Lease) denied() (int, string, bool) {
+	for i, e := range l.entries {
 		e.mu.Lock()
 		denied, msg := e.denied, e.lastErr
 		e.mu.Unlock()
 		if denied {
-			return e, msg, true
+			return i, msg, true
 		}
 	}
-	return nil, "", false
+	return 0, "", false
+}
+
+// typeOf returns the lease's type of entry i: the entry's own, or the view
+// the lease reads it through.
+func (l *Lease) typeOf(i int) *cache.Type {
+	if i < len(l.types) {
+		return l.types[i]
+	}
+	return l.entries[i].engine.Types()[0]
 }
 
 // Shutdown removes the lease's event handlers and ends its hold on the

@@ -19,23 +19,54 @@ import (
 
 // Pool holds the warm engines of one identity: one engine per resource
 // type, namespace set, selectors and managedFields mode, created on first
-// use and kept until Shutdown. Commands lease the engines they need
-// (Acquire) and share their informers; indexes a command needs are added to
-// the running informers (client-go indexes the objects already cached).
-// All methods are safe for concurrent use.
+// use. Commands lease the engines they need (Acquire) and share their
+// informers; indexes a command needs are added to the running informers
+// (client-go indexes the objects already cached).
+//
+// A command that asks for some namespaces or a label selector is answered
+// from a synced engine of all namespaces without a label selector, when the
+// pool holds one of the same type, field selector and managedFields mode,
+// through a view restricted to what the command asked (cache.Type.Restrict);
+// only without one does it get an engine of its own. An engine without
+// users for EvictAfter is shut down and removed; a later command starts it
+// again. All methods are safe for concurrent use.
 type Pool struct {
-	clients *cache.Clients
-	ctx     context.Context
-	cancel  context.CancelFunc
+	clients    *cache.Clients
+	evictAfter time.Duration
+	// newEngine creates the engine of one type; tests replace it.
+	newEngine func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error)
+	ctx       context.Context
+	cancel    context.CancelFunc
 
 	mu      sync.Mutex
 	entries map[entryKey]*entry
+	closed  bool
+}
+
+// engine is what the pool uses of a *cache.Engine.
+type engine interface {
+	Types() []*cache.Type
+	Start(ctx context.Context) error
+	Failed() <-chan struct{}
+	Err() error
+	Shutdown()
+}
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	// EvictAfter is how long an engine may go without users before the
+	// pool shuts it down; 0 keeps every engine until Shutdown.
+	EvictAfter time.Duration
 }
 
 // NewPool returns an empty pool whose engines list and watch with clients.
-func NewPool(clients *cache.Clients) *Pool {
+func NewPool(clients *cache.Clients, opts PoolOptions) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Pool{clients: clients, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{}}
+	p := &Pool{clients: clients, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{}}
+	p.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
+		return cache.New(p.clients, []*meta.RESTMapping{mapping}, cfg)
+	}
+	return p
 }
 
 // entryKey is what makes two commands' informers of one type differ: what
@@ -53,11 +84,15 @@ type entryKey struct {
 }
 
 // keyFor returns the entry key of mapping's type under cfg; the order of
-// cfg.Namespaces does not matter.
+// cfg.Namespaces does not matter, and a cluster-scoped type has none.
 func keyFor(mapping *meta.RESTMapping, cfg cache.Config) entryKey {
+	namespaces := cfg.Namespaces
+	if mapping.Scope != nil && mapping.Scope.Name() == meta.RESTScopeNameRoot {
+		namespaces = nil
+	}
 	return entryKey{
 		resource:      mapping.Resource.String(),
-		namespaces:    strings.Join(slices.Sorted(slices.Values(cfg.Namespaces)), ","),
+		namespaces:    strings.Join(slices.Compact(slices.Sorted(slices.Values(namespaces))), ","),
 		labelSelector: cfg.LabelSelector,
 		fieldSelector: cfg.FieldSelector,
 		managedFields: cfg.ManagedFields,
@@ -69,13 +104,22 @@ func keyFor(mapping *meta.RESTMapping, cfg cache.Config) entryKey {
 // entry is one warm engine of one type.
 type entry struct {
 	key    entryKey
-	engine *cache.Engine
+	engine engine
 	ready  chan struct{} // closed when Start has returned; err is then set
 	err    error
 
 	// Guarded by Pool.mu.
 	users   int
 	removed bool
+	// idleSince is when users last fell to 0 (zero while it has users);
+	// evict fires EvictAfter later.
+	idleSince time.Time
+	evict     *time.Timer
+
+	// stop ends the engine's start and its watch for failure; stopOnce
+	// shuts the engine down once.
+	stop     context.CancelFunc
+	stopOnce sync.Once
 
 	// mu guards what follows, and serialises adding indexes.
 	mu sync.Mutex
@@ -101,21 +145,24 @@ type Options struct {
 // Acquire returns a lease on a synced engine per mapping, configured as
 // cfg says (namespaces, selectors, managedFields mode, indexes; whole
 // objects always), creating and starting the engines the pool does not hold
-// yet. cfg.OnWatchError and cfg.OnWatchResumed are called for the leased
-// types' watch outages while the lease is held, and OnWatchError once
-// right away for a type whose watch is failing already. It returns the
-// engine's error when a new engine fails to sync (as cache.Engine.Start
-// does), or ctx's error.
+// yet; a type the pool holds for all namespaces without a label selector is
+// leased as a view of that engine (see Pool). cfg.OnWatchError and
+// cfg.OnWatchResumed are called for the leased types' watch outages while
+// the lease is held, and OnWatchError once right away for a type whose
+// watch is failing already. It returns the engine's error when a new engine
+// fails to sync (as cache.Engine.Start does), or ctx's error.
 func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg cache.Config, opts Options) (*Lease, error) {
 	l := &Lease{pool: p, failed: make(chan struct{}), done: make(chan struct{}),
 		onWatchError: cfg.OnWatchError, onWatchResumed: cfg.OnWatchResumed}
+	var views []*restriction
 	for _, mapping := range mappings {
-		e, err := p.entry(mapping, cfg)
+		e, view, err := p.entry(mapping, cfg)
 		if err != nil {
 			l.Shutdown()
 			return nil, err
 		}
 		l.entries = append(l.entries, e)
+		views = append(views, view)
 	}
 	for _, e := range l.entries {
 		select {
@@ -129,21 +176,24 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 			return nil, e.err
 		}
 	}
-	for _, e := range l.entries {
+	for i, e := range l.entries {
 		t := e.engine.Types()[0]
 		if err := e.addIndexes(t, cfg.Indexes); err != nil {
 			l.Shutdown()
 			return nil, err
 		}
+		if views[i] != nil {
+			t = t.Restrict(views[i].namespaces, views[i].selector)
+		}
 		l.types = append(l.types, t)
 	}
-	for _, e := range l.entries {
+	for i, e := range l.entries {
 		e.mu.Lock()
 		e.leases[l] = struct{}{}
 		failing, lastErr := !e.failingSince.IsZero(), e.lastErr
 		e.mu.Unlock()
 		if failing && l.onWatchError != nil {
-			l.onWatchError(e.engine.Types()[0], fmt.Errorf("%s", lastErr))
+			l.onWatchError(l.types[i], fmt.Errorf("%s", lastErr))
 		}
 		go l.watchFailure(e)
 	}
@@ -160,18 +210,28 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 	return l, nil
 }
 
-// entry returns the pool's entry for mapping and cfg, creating and starting
-// it if needed, with one more user.
-func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error) {
+// entry returns the entry that answers mapping under cfg, with one more
+// user: a wider entry and the restriction to read it through, or the
+// entry of cfg's own key (restriction nil), created and started if needed.
+func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *restriction, error) {
 	key := keyFor(mapping, cfg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e, ok := p.entries[key]; ok {
-		e.users++
-		return e, nil
+	if p.closed {
+		return nil, nil, fmt.Errorf("the warm cache is shutting down")
 	}
+	if e, view := p.wider(key, cfg); e != nil {
+		p.hold(e)
+		return e, view, nil
+	}
+	if e, ok := p.entries[key]; ok {
+		p.hold(e)
+		return e, nil, nil
+	}
+	// Every informer has client-go's namespace index, which indexes the
+	// same value as ours: adding it again would conflict.
 	e := &entry{key: key, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1,
-		indexes: map[string]struct{}{}}
+		indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}}
 	for _, def := range cfg.Indexes {
 		e.indexes[def.Name] = struct{}{}
 	}
@@ -195,14 +255,16 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error
 		OnWatchResumed: e.watchResumed,
 		RequireWatch:   cfg.RequireWatch,
 	}
-	engine, err := cache.New(p.clients, []*meta.RESTMapping{mapping}, ecfg)
+	engine, err := p.newEngine(mapping, ecfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.engine = engine
 	p.entries[key] = e
+	ctx, stop := context.WithCancel(p.ctx)
+	e.stop = stop
 	go func() {
-		e.err = engine.Start(p.ctx)
+		e.err = engine.Start(ctx)
 		close(e.ready)
 		if e.err != nil {
 			p.remove(e)
@@ -211,10 +273,10 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, error
 		select {
 		case <-engine.Failed():
 			p.remove(e)
-		case <-p.ctx.Done():
+		case <-ctx.Done():
 		}
 	}()
-	return e, nil
+	return e, nil, nil
 }
 
 // remove takes a failed entry out of the pool; its engine is shut down when
@@ -229,18 +291,12 @@ func (p *Pool) remove(e *entry) {
 		delete(p.entries, e.key)
 	}
 	e.removed = true
-	if e.users == 0 {
-		go e.engine.Shutdown()
+	if e.evict != nil {
+		e.evict.Stop()
+		e.evict = nil
 	}
-}
-
-// release drops one user of e.
-func (p *Pool) release(e *entry) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e.users--
-	if e.removed && e.users == 0 {
-		go e.engine.Shutdown()
+	if e.users == 0 {
+		go e.shutdown()
 	}
 }
 
@@ -310,14 +366,18 @@ func (e *entry) leaseList() []*Lease {
 	return leases
 }
 
-// Status describes every engine of the pool, sorted by type.
+// Status describes every engine of the pool, sorted by type: an engine
+// that answers narrower commands through views is listed once, with every
+// command that holds it among its users.
 func (p *Pool) Status() []cacheproto.TypeStatus {
 	p.mu.Lock()
 	entries := make([]*entry, 0, len(p.entries))
 	users := map[*entry]int{}
+	idleSince := map[*entry]time.Time{}
 	for _, e := range p.entries {
 		entries = append(entries, e)
 		users[e] = e.users
+		idleSince[e] = e.idleSince
 	}
 	p.mu.Unlock()
 	out := make([]cacheproto.TypeStatus, 0, len(entries))
@@ -340,6 +400,9 @@ func (p *Pool) Status() []cacheproto.TypeStatus {
 		if st.Synced {
 			st.Objects = t.Len()
 		}
+		if since := idleSince[e]; !since.IsZero() {
+			st.IdleSince = &since
+		}
 		e.mu.Lock()
 		for name := range e.indexes {
 			if name != toolscache.NamespaceIndex {
@@ -359,14 +422,21 @@ func (p *Pool) Status() []cacheproto.TypeStatus {
 	return out
 }
 
-// Shutdown stops every engine.
+// Shutdown stops every engine; Acquire fails after it.
 func (p *Pool) Shutdown() {
 	p.cancel()
 	p.mu.Lock()
+	p.closed = true
 	entries := p.entries
 	p.entries = map[entryKey]*entry{}
+	for _, e := range entries {
+		if e.evict != nil {
+			e.evict.Stop()
+			e.evict = nil
+		}
+	}
 	p.mu.Unlock()
 	for _, e := range entries {
-		e.engine.Shutdown()
+		e.shutdown()
 	}
 }

@@ -108,3 +108,19 @@ func TestKeyForSortsNamespaces(t *testing.T) {
 		t.Error("-n a and -n a,b share an entry")
 	}
 }
+
+// TestKeyForClusterScopedTypes checks that namespaces do not split the
+// entries of a cluster-scoped type: its informer lists every object anyway.
+func TestKeyForClusterScopedTypes(t *testing.T) {
+	nodes := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, Scope: meta.RESTScopeRoot}
+	if a, all := keyFor(nodes, cache.Config{Namespaces: []string{"a"}}), keyFor(nodes, cache.Config{}); a != all {
+		t.Errorf("nodes with -n a and with -A get different entries: %+v, %+v", a, all)
+	}
+	pods := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Scope: meta.RESTScopeNamespace}
+	if keyFor(pods, cache.Config{Namespaces: []string{"a"}}) == keyFor(pods, cache.Config{}) {
+		t.Error("pods with -n a and with -A get the same entry")
+	}
+	if got := keyFor(pods, cache.Config{Namespaces: []string{"a", "a"}}).namespaces; got != "a" {
+		t.Errorf("-n a,a has namespaces %q, want a", got)
+	}
+}

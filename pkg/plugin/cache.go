@@ -20,7 +20,10 @@ you query and watch running between commands, for one identity: the API
 server and credentials (user, token, certificate, impersonation) of the
 kubeconfig flags it was started with. query and watch use it on their own
 (--cache auto) when it runs for the same identity, and answer exactly as
-without it; a type it does not hold yet is listed on first use and kept.
+without it; a type it does not hold yet is listed on first use and kept
+until no command has used it for --evict-after. A command that asks for
+some namespaces or a label selector reads the cache's informer of all
+namespaces of its type when there is one, rather than starting its own.
 
 It listens on a unix socket only you can reach, in $XDG_RUNTIME_DIR/kubectl-informer
 (or ~/.kube/cache/kubectl-informer), and exits after --idle-timeout without
@@ -57,6 +60,7 @@ func NewCmdCache(configFlags *genericclioptions.ConfigFlags, streams genericioop
 type CacheStartOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	IdleTimeout time.Duration
+	EvictAfter  time.Duration
 	genericiooptions.IOStreams
 
 	id        cacheIdentity
@@ -65,7 +69,7 @@ type CacheStartOptions struct {
 }
 
 func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &CacheStartOptions{configFlags: configFlags, IdleTimeout: 30 * time.Minute, IOStreams: streams}
+	o := &CacheStartOptions{configFlags: configFlags, IdleTimeout: 30 * time.Minute, EvictAfter: defaultEvictAfter, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Start a warm cache for the current identity in the background",
@@ -79,6 +83,7 @@ func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams generi
 		return runE(o)(cmd, args)
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Exit after this long without a query or watch (0: never).")
+	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
 	return cmd
 }
 
@@ -89,9 +94,12 @@ func (o *CacheStartOptions) Complete(*cobra.Command, []string) error {
 	return err
 }
 
-// Validate checks --idle-timeout.
+// Validate checks --idle-timeout and --evict-after.
 func (o *CacheStartOptions) Validate() error {
-	return validateIdleTimeout(o.IdleTimeout)
+	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
+		return err
+	}
+	return validateEvictAfter(o.EvictAfter)
 }
 
 // minIdleTimeout is the shortest --idle-timeout: the idle check runs a few
@@ -103,6 +111,21 @@ const minIdleTimeout = time.Second
 func validateIdleTimeout(d time.Duration) error {
 	if d != 0 && d < minIdleTimeout {
 		return fmt.Errorf("--idle-timeout must be 0 (never) or at least %s, got %s", minIdleTimeout, d)
+	}
+	return nil
+}
+
+// defaultEvictAfter is the default --evict-after: shorter than the default
+// --idle-timeout, so a cache in use does not keep every namespace, selector
+// and type it was ever asked for, and long enough to stay warm between the
+// commands of one task.
+const defaultEvictAfter = 10 * time.Minute
+
+// validateEvictAfter checks an --evict-after: 0 (never) or at least
+// minIdleTimeout, for the same reason.
+func validateEvictAfter(d time.Duration) error {
+	if d != 0 && d < minIdleTimeout {
+		return fmt.Errorf("--evict-after must be 0 (never) or at least %s, got %s", minIdleTimeout, d)
 	}
 	return nil
 }
@@ -141,7 +164,7 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"cache", "serve", "--idle-timeout=" + o.IdleTimeout.String()}
+	args := []string{"cache", "serve", "--idle-timeout=" + o.IdleTimeout.String(), "--evict-after=" + o.EvictAfter.String()}
 	if o.verbosity != "" {
 		args = append(args, "-v="+o.verbosity)
 	}
@@ -155,7 +178,7 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting the cache: %w", err)
 	}
-	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s)\n", o.id.server, user, pid, o.id.socket, o.IdleTimeout)
+	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s)\n", o.id.server, user, pid, o.id.socket, o.IdleTimeout, o.EvictAfter)
 	return nil
 }
 

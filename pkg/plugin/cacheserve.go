@@ -28,12 +28,13 @@ import (
 // which cache start runs detached: the kubeconfig flags come on stdin.
 type cacheServeOptions struct {
 	IdleTimeout time.Duration
+	EvictAfter  time.Duration
 	ReadyFD     int
 	genericiooptions.IOStreams
 }
 
 func newCmdCacheServe(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &cacheServeOptions{IOStreams: streams}
+	o := &cacheServeOptions{EvictAfter: defaultEvictAfter, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:    "serve",
 		Short:  "Run a warm cache in the foreground (started by cache start)",
@@ -44,6 +45,7 @@ func newCmdCacheServe(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", 0, "Exit after this long without a request (0: never).")
+	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
 	cmd.Flags().IntVar(&o.ReadyFD, "ready-fd", cacheclient.ReadyFD, "File descriptor on which to say \"ready\" (or why not) once listening; 0 for none.")
 	return cmd
 }
@@ -72,6 +74,9 @@ func (o *cacheServeOptions) run(ctx context.Context) error {
 
 func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
+		return err
+	}
+	if err := validateEvictAfter(o.EvictAfter); err != nil {
 		return err
 	}
 	var kubeArgs []string
@@ -130,7 +135,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
-	pool := cacheserver.NewPool(clients)
+	pool := cacheserver.NewPool(clients, cacheserver.PoolOptions{EvictAfter: o.EvictAfter})
 	defer pool.Shutdown()
 	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool, warnings: warnings}
 	user, kubeContext := userName(configFlags)

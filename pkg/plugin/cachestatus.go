@@ -209,8 +209,12 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 			case t.FailingSince != nil:
 				health = fmt.Sprintf("failing since %s (%s ago)", t.FailingSince.UTC().Format(time.RFC3339), duration.HumanDuration(now.Sub(*t.FailingSince)))
 			}
+			users := strconv.Itoa(t.Users)
+			if t.IdleSince != nil {
+				users += " (idle " + duration.HumanDuration(now.Sub(*t.IdleSince)) + ")"
+			}
 			types = append(types, []string{pid, t.Type, ns, sel, t.Purpose, strconv.Itoa(t.Objects),
-				joinOrNone(t.Indexes), strconv.Itoa(t.Users), health})
+				joinOrNone(t.Indexes), users, health})
 		}
 	}
 	header := []string{"PID", "SERVER", "USER", "CONTEXT", "UPTIME", "IDLE", "MEMORY", "SOCKET"}
