@@ -8,12 +8,10 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/startgc"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin"
 )
 
 func main() {
-	startgc.Done()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := plugin.NewCmdRoot(streams).Execute(); err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
