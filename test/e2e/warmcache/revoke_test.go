@@ -82,10 +82,13 @@ func TestRevokedAccess(t *testing.T) {
 	if err := c.StartAPIServer(); err != nil {
 		t.Fatalf("restarting the apiserver: %v", err)
 	}
+	// Wait for the cache to drop them; if it does not, say so and look at
+	// its answers all the same.
 	deadline := time.Now().Add(2 * time.Minute)
 	for left := revokedEntries(e.onlyCache(), ns); len(left) > 0; left = revokedEntries(e.onlyCache(), ns) {
 		if time.Now().After(deadline) {
-			t.Fatalf("2m after the apiserver's restart, cache status still lists %q, whose watches the API server refuses", left)
+			t.Errorf("2m after the apiserver's restart, cache status still lists %q, whose watches the API server refuses", left)
+			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -114,9 +117,9 @@ func TestRevokedAccess(t *testing.T) {
 		teamA = teamA || tc.Type == "pods" && strings.Join(tc.Namespaces, ",") == "team-a"
 	}
 	t.Logf("the informer of team-a's pods survived the restart: %v", teamA)
-	waitFor(t, 2*time.Minute, "the cache's watches to heal", func() bool {
+	waitFor(t, 2*time.Minute, "the watch of team-a's pods to heal", func() bool {
 		for _, tc := range e.onlyCache().Status.Caches {
-			if tc.FailingSince != nil {
+			if tc.Type == "pods" && strings.Join(tc.Namespaces, ",") == "team-a" && tc.FailingSince != nil {
 				return false
 			}
 		}
@@ -137,6 +140,9 @@ func revokedEntries(st cacheStatus, ns string) []string {
 		namespaces := strings.Join(tc.Namespaces, ",")
 		if tc.Type == "pods" && namespaces == ns || tc.Type == "configmaps" && namespaces == "" {
 			desc := tc.Type + " in " + namespaces
+			if namespaces == "" {
+				desc = tc.Type + " in all namespaces"
+			}
 			if tc.FailingSince != nil {
 				desc += " (failing)"
 			}
