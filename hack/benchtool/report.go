@@ -41,6 +41,8 @@ type report struct {
 type scaleResult struct {
 	pods    int
 	results map[string]*result
+	// warm is query 1 without and through a warm cache, nil until measured.
+	warm *warmResult
 }
 
 // targetResult is one target, met or missed.
@@ -281,6 +283,7 @@ func (r *report) markdown() string {
 
 	if len(r.scale) > 0 {
 		p("## Scale (BENCH_SCALE=1; median of %d runs)\n\n", r.runs)
+		p("At each pod count: queries 1 and 2 and their floors; then `kubectl informer cache start`, query 1 without the cache (`--cache off`) and through it, directly and through kubectl, interleaved with the start-up rows (the unmeasured warm-up run of each fills the cache), the cache process's memory, and `cache stop`.\n\n")
 		p("| pods | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, sc := range r.scale {
 			for _, g := range queryGroups[:2] {
@@ -296,8 +299,28 @@ func (r *report) markdown() string {
 					p("| %d | ⚠ %s: %s | | | | | | |\n", sc.pods, res.c.id, res.warn)
 				}
 			}
+			if sc.warm != nil {
+				for _, row := range append(append([]queryRow(nil), warmQ1Rows...), warmStartRows...) {
+					if res := sc.warm.results[row.id]; res != nil {
+						p("| %d | %s: %s |%s\n", sc.pods, row.label, res.c.title, r.resultCells(sc.warm.results, row))
+						if res.warn != "" {
+							p("| %d | ⚠ %s: %s | | | | | | |\n", sc.pods, res.c.id, res.warn)
+						}
+					}
+				}
+			}
 		}
 		p("\n")
+		for _, sc := range r.scale {
+			if sc.warm == nil {
+				continue
+			}
+			if note := sc.warm.memoryNote("the pods once, for query 1's index"); note != "" {
+				p("At %d pods (load %.2f when its warm rows began): %s\n\n", sc.pods, sc.warm.load, note)
+			} else {
+				p("At %d pods: the warm cache held no objects after its rows; they were not warm.\n\n", sc.pods)
+			}
+		}
 	}
 
 	if len(r.profiles) > 0 || r.profileErr != "" {

@@ -517,7 +517,9 @@ func (b *bench) waitForLoad(ctx context.Context) {
 	}
 }
 
-// scale repeats queries 1 and 2 and their floors at more pods.
+// scale repeats queries 1 and 2 and their floors at more pods, then query
+// 1 without and through a warm cache started for that pod count (and
+// stopped after it), with the cache process's memory.
 func (b *bench) scale(ctx context.Context) error {
 	for _, n := range b.scalePods {
 		if err := b.seedPods(ctx, n); err != nil {
@@ -528,6 +530,14 @@ func (b *bench) scale(ctx context.Context) error {
 			return err
 		}
 		b.rep.scale = append(b.rep.scale, scaleResult{pods: n, results: results})
+		b.write()
+		w, err := b.measureWarm(ctx, fmt.Sprintf("scale-%d-xdg", n), func(env []string) []benchCase {
+			return b.warmQ1Cases(b.seeded(), env)
+		})
+		if err != nil {
+			return fmt.Errorf("scale: the warm cache at %d pods: %w", n, err)
+		}
+		b.rep.scale[len(b.rep.scale)-1].warm = w
 		b.write()
 	}
 	return nil

@@ -22,34 +22,55 @@ type warmResult struct {
 	load              float64
 }
 
-// warmCases are query 1 and query 3 without a cache and through one
-// (env carries the cache's $XDG_RUNTIME_DIR; the cold rows have none, so
-// they find no cache).
-func (b *bench) warmCases(d dataSet, env []string) []benchCase {
+// warmQ1Cases are query 1 without a cache and through one, directly and
+// through kubectl, and the start-up rows that split a warm query's time
+// (env carries the cache's $XDG_RUNTIME_DIR; the cold row has none, so it
+// finds no cache). The warm and scale steps both measure them.
+func (b *bench) warmQ1Cases(d dataSet, env []string) []benchCase {
 	q1 := q1Args(d)
 	cold := b.direct("w-q1-cold-direct", "kubectl-informer "+shellJoin(q1)+" --cache off (binary run directly)", append(q1, "--cache", "off")...)
 	warmDirect := b.direct("w-q1-warm-direct", "kubectl-informer "+shellJoin(q1)+" (binary run directly, warm cache)", q1...)
 	warm := b.kubectl("w-q1-warm", "kubectl informer "+shellJoin(q1)+" (warm cache)", append([]string{"informer"}, q1...)...)
-	q3cold := b.kubectl("w-q3-cold", "kubectl informer "+shellJoin(q3Args)+" --cache off", append(append([]string{"informer"}, q3Args...), "--cache", "off")...)
-	q3warm := b.kubectl("w-q3-warm", "kubectl informer "+shellJoin(q3Args)+" (warm cache)", append([]string{"informer"}, q3Args...)...)
 	pv := b.direct("w-plugin-version", "kubectl-informer version (process start, no query)", "version")
 	kv := b.kubectl("w-kubectl-plugin-version", "kubectl informer version (kubectl's exec of the plugin, no query)", "informer", "version")
-	warmDirect.env, warm.env, q3warm.env = env, env, env
+	warmDirect.env, warm.env = env, env
 	cold.check, warmDirect.check, warm.check = expectLines(d.byImage), expectLines(d.byImage), expectLines(d.byImage)
-	q3cold.check, q3warm.check = expectLines(1+d.nodes), expectLines(1+d.nodes)
-	return []benchCase{cold, warmDirect, warm, q3cold, q3warm, pv, kv}
+	return []benchCase{cold, warmDirect, warm, pv, kv}
 }
 
-// warm starts a warm cache, measures warmCases (the unmeasured warm-up run
-// of each fills the cache), reads the cache's memory, and stops it.
+// warmCases are warmQ1Cases and query 3 without a cache and through one.
+func (b *bench) warmCases(d dataSet, env []string) []benchCase {
+	q3cold := b.kubectl("w-q3-cold", "kubectl informer "+shellJoin(q3Args)+" --cache off", append(append([]string{"informer"}, q3Args...), "--cache", "off")...)
+	q3warm := b.kubectl("w-q3-warm", "kubectl informer "+shellJoin(q3Args)+" (warm cache)", append([]string{"informer"}, q3Args...)...)
+	q3warm.env = env
+	q3cold.check, q3warm.check = expectLines(1+d.nodes), expectLines(1+d.nodes)
+	q1 := b.warmQ1Cases(d, env)
+	// The order of the step as it was: query 1's rows, query 3's, start-up.
+	return append(append(q1[:3:3], q3cold, q3warm), q1[3:]...)
+}
+
+// warm is the warm step: warmCases over the seeded pods.
 func (b *bench) warm(ctx context.Context) error {
-	xdg := filepath.Join(b.workDir, "warm-xdg")
-	if err := os.MkdirAll(xdg, 0o700); err != nil {
+	w, err := b.measureWarm(ctx, "warm-xdg", func(env []string) []benchCase { return b.warmCases(b.seeded(), env) })
+	if err != nil {
 		return err
+	}
+	b.rep.warm = w
+	return nil
+}
+
+// measureWarm starts a warm cache with $XDG_RUNTIME_DIR in the work
+// directory's dir, measures the cases cases builds for it (the unmeasured
+// warm-up run of each fills the cache), reads the cache's memory before and
+// after, and stops the cache, whatever happened.
+func (b *bench) measureWarm(ctx context.Context, dir string, cases func(env []string) []benchCase) (*warmResult, error) {
+	xdg := filepath.Join(b.workDir, dir)
+	if err := os.MkdirAll(xdg, 0o700); err != nil {
+		return nil, err
 	}
 	env := []string{"XDG_RUNTIME_DIR=" + xdg}
 	if _, err := b.pluginCmd(ctx, env, "cache", "start", "--idle-timeout", "0"); err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if _, err := b.pluginCmd(context.WithoutCancel(ctx), env, "cache", "stop", "--all"); err != nil {
@@ -59,16 +80,15 @@ func (b *bench) warm(ctx context.Context) error {
 	w := &warmResult{pods: b.pods, load: loadavg1()}
 	var err error
 	if w.rssEmpty, _, err = b.cacheMemory(ctx, env); err != nil {
-		return err
+		return nil, err
 	}
-	if w.results, err = b.measureCases(ctx, b.warmCases(b.seeded(), env)); err != nil {
-		return err
+	if w.results, err = b.measureCases(ctx, cases(env)); err != nil {
+		return nil, err
 	}
 	if w.rssFull, w.objects, err = b.cacheMemory(ctx, env); err != nil {
-		return err
+		return nil, err
 	}
-	b.rep.warm = w
-	return nil
+	return w, nil
 }
 
 // pluginCmd runs the plugin with the bench's environment and env.
@@ -110,6 +130,20 @@ func (b *bench) cacheMemory(ctx context.Context, env []string) (rss int64, objec
 	return st[0].Status.RSSBytes, objects, nil
 }
 
+// warmQ1Rows are the rows of warmQ1Cases, in the warm section and, at each
+// pod count, in the scale section.
+var warmQ1Rows = []queryRow{
+	{label: "query 1, cold", id: "w-q1-cold-direct"},
+	{label: "query 1, warm", id: "w-q1-warm-direct", baselines: []string{"w-q1-cold-direct", "w-plugin-version"}},
+	{label: "query 1, warm, through kubectl", id: "w-q1-warm", baselines: []string{"w-q1-warm-direct", "w-kubectl-plugin-version"}},
+}
+
+// warmStartRows are the start-up rows of warmQ1Cases.
+var warmStartRows = []queryRow{
+	{label: "plugin start alone", id: "w-plugin-version"},
+	{label: "kubectl's exec of the plugin alone", id: "w-kubectl-plugin-version"},
+}
+
 // warmSection is the report's "Warm cache" section.
 func (r *report) warmSection() string {
 	w := r.warm
@@ -119,15 +153,10 @@ func (r *report) warmSection() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "## Warm cache (%d pods, median of %d runs)\n\n", w.pods, r.runs)
 	s.WriteString("`kubectl informer cache start` (issue 18), then the same queries without the cache (`--cache off`) and through it, interleaved as above; the unmeasured warm-up run of each fills the cache. The cache process lists each type once and keeps it; a warm query is the plugin's start, the identity check, one round trip over the unix socket and the lookup in the cache process.\n\n")
-	rows := []queryRow{
-		{label: "query 1, cold", id: "w-q1-cold-direct"},
-		{label: "query 1, warm", id: "w-q1-warm-direct", baselines: []string{"w-q1-cold-direct", "w-plugin-version"}},
-		{label: "query 1, warm, through kubectl", id: "w-q1-warm", baselines: []string{"w-q1-warm-direct", "w-kubectl-plugin-version"}},
-		{label: "query 3, cold, through kubectl", id: "w-q3-cold"},
-		{label: "query 3, warm, through kubectl", id: "w-q3-warm", baselines: []string{"w-q3-cold"}},
-		{label: "plugin start alone", id: "w-plugin-version"},
-		{label: "kubectl's exec of the plugin alone", id: "w-kubectl-plugin-version"},
-	}
+	rows := append(append(append([]queryRow(nil), warmQ1Rows...),
+		queryRow{label: "query 3, cold, through kubectl", id: "w-q3-cold"},
+		queryRow{label: "query 3, warm, through kubectl", id: "w-q3-warm", baselines: []string{"w-q3-cold"}},
+	), warmStartRows...)
 	s.WriteString("| row | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, row := range rows {
 		res := w.results[row.id]
@@ -142,9 +171,23 @@ func (r *report) warmSection() string {
 			fmt.Fprintf(&s, "- ⚠ %s: %s\n", row.id, res.warn)
 		}
 	}
-	if w.objects > 0 {
-		fmt.Fprintf(&s, "The cache process: %.1f MiB RSS started, %.1f MiB holding %d objects (the pods once for query 1's index and query 3's group, whole objects without managedFields): %.1f KiB RSS per cached object. Load %.2f when the step began.\n\n",
-			float64(w.rssEmpty)/(1<<20), float64(w.rssFull)/(1<<20), w.objects, float64(w.rssFull-w.rssEmpty)/1024/float64(w.objects), w.load)
+	if note := w.memoryNote("the pods once for query 1's index and query 3's group"); note != "" {
+		fmt.Fprintf(&s, "%s Load %.2f when the step began.\n\n", note, w.load)
 	}
 	return s.String()
+}
+
+// memoryNote is the sentence on the cache process's memory; held says what
+// it held. It is "" if the cache held nothing, and says so when it held
+// fewer objects than there were pods: its warm rows were then not all warm.
+func (w *warmResult) memoryNote(held string) string {
+	if w.objects == 0 {
+		return ""
+	}
+	note := fmt.Sprintf("The cache process: %.1f MiB RSS started, %.1f MiB holding %d objects (%s, whole objects without managedFields): %.1f KiB RSS per cached object.",
+		float64(w.rssEmpty)/(1<<20), float64(w.rssFull)/(1<<20), w.objects, held, float64(w.rssFull-w.rssEmpty)/1024/float64(w.objects))
+	if w.objects < w.pods {
+		note += fmt.Sprintf(" ⚠ It held fewer objects than the %d pods: some warm runs did not use it.", w.pods)
+	}
+	return note
 }

@@ -12,7 +12,7 @@ import (
 func TestCompletionFromCache(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	const ns = "warm-complete"
+	ns := uniqueNamespace("warm-complete")
 	configMaps(t, ns, 2)
 	createConfigMap(t, ns, "other", "a")
 	complete := func(args ...string) []string {
@@ -21,7 +21,7 @@ func TestCompletionFromCache(t *testing.T) {
 			Binary:     framework.PluginBinary(),
 			Args:       append([]string{"__complete", "watch", "-n", ns}, args...),
 			Kubeconfig: framework.NoKubeconfig,
-			Env:        []string{"XDG_RUNTIME_DIR=" + e.runtime, "KUBECONFIG=" + framework.Current(t).AdminKubeconfig()},
+			Env:        append(e.environ(), "KUBECONFIG="+framework.Current(t).AdminKubeconfig()),
 		})
 		if res.ExitCode != 0 {
 			t.Fatalf("__complete: %s", res)

@@ -23,7 +23,7 @@ func (e *env) runEnv(extra []string, args ...string) framework.Result {
 	e.t.Helper()
 	return framework.Run(e.t, framework.Cmd{
 		Args:    append([]string{"informer"}, args...),
-		Env:     append([]string{"XDG_RUNTIME_DIR=" + e.runtime}, extra...),
+		Env:     append(e.environ(), extra...),
 		Timeout: 60 * time.Second,
 	})
 }
@@ -56,12 +56,12 @@ spec:
 const relics = `
 apiVersion: fidelity.example.com/v2
 kind: Relic
-metadata: {name: amphora, namespace: fid-warn}
+metadata: {name: amphora, namespace: NAMESPACE}
 spec: {age: 2500}
 ---
 apiVersion: fidelity.example.com/v2
 kind: Relic
-metadata: {name: bust, namespace: fid-warn}
+metadata: {name: bust, namespace: NAMESPACE}
 spec: {age: 1900}
 `
 
@@ -80,21 +80,22 @@ func kubectlApply(t *testing.T, manifest string) {
 func TestAPIWarningsAsDirect(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	framework.CreateNamespace(t, framework.Current(t).AdminClient(), "fid-warn")
+	ns := uniqueNamespace("fid-warn")
+	framework.CreateNamespace(t, framework.Current(t).AdminClient(), ns)
 	kubectlApply(t, relicsCRD)
 	if r := framework.Run(t, framework.Cmd{Args: []string{"wait", "crd/relics.fidelity.example.com", "--for=condition=Established", "--timeout=1m"}}); r.ExitCode != 0 {
 		t.Fatalf("waiting for the CRD: %s", r)
 	}
-	kubectlApply(t, relics)
+	kubectlApply(t, strings.ReplaceAll(relics, "NAMESPACE", ns))
 	e.start("")
 
 	const warning = "Warning: fidelity.example.com/v1 Relic is deprecated; use fidelity.example.com/v2 Relic\n"
 	commands := [][]string{
-		{"query", "relics.v1.fidelity.example.com", "-n", "fid-warn", "-o", "name"},
-		{"query", "relics.v1.fidelity.example.com", "-n", "fid-warn", "-o", "name"}, // the cache holds it now
+		{"query", "relics.v1.fidelity.example.com", "-n", ns, "-o", "name"},
+		{"query", "relics.v1.fidelity.example.com", "-n", ns, "-o", "name"}, // the cache holds it now
 		{"query", "relics.v1.fidelity.example.com", "-A", "-o", "custom-columns=NAME:.metadata.name,AGE:.spec.age"},
-		{"watch", "relics.v1.fidelity.example.com", "-n", "fid-warn", "--initial", "-o", "name", "--max-events", "2"},
-		{"query", "relics.v2.fidelity.example.com", "-n", "fid-warn", "-o", "name"}, // no warning
+		{"watch", "relics.v1.fidelity.example.com", "-n", ns, "--initial", "-o", "name", "--max-events", "2"},
+		{"query", "relics.v2.fidelity.example.com", "-n", ns, "-o", "name"}, // no warning
 	}
 	for i, c := range commands {
 		name := strings.Join(c, " ")
@@ -136,7 +137,8 @@ var timestamp = regexp.MustCompile(`^(\d\d):(\d\d):(\d\d)\.\d\d\d `)
 func TestTimestampsInClientZone(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	configMaps(t, "fid-tz", 2)
+	ns := uniqueNamespace("fid-tz")
+	configMaps(t, ns, 2)
 	if res := e.runEnv([]string{"TZ=UTC"}, "cache", "start"); res.ExitCode != 0 {
 		t.Fatalf("cache start: %s", res)
 	}
@@ -144,7 +146,7 @@ func TestTimestampsInClientZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	watch := []string{"watch", "configmaps", "-n", "fid-tz", "--initial", "--timestamps", "--max-events", "2"}
+	watch := []string{"watch", "configmaps", "-n", ns, "--initial", "--timestamps", "--max-events", "2"}
 	check := func(how string, res framework.Result) string {
 		t.Helper()
 		now := time.Now().In(kolkata)
@@ -193,7 +195,7 @@ func TestTimestampsInClientZone(t *testing.T) {
 func TestLargeAnswerAndClosedStdout(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	const ns = "fid-pipe"
+	ns := uniqueNamespace("fid-pipe")
 	cs := framework.Current(t).AdminClient()
 	framework.CreateNamespace(t, cs, ns)
 	for i := range 40 {
@@ -224,7 +226,7 @@ func TestLargeAnswerAndClosedStdout(t *testing.T) {
 			Binary:     "bash",
 			Args:       []string{"-c", script},
 			Kubeconfig: framework.NoKubeconfig,
-			Env:        []string{"KUBECONFIG=" + framework.Current(t).AdminKubeconfig(), "XDG_RUNTIME_DIR=" + e.runtime},
+			Env:        append([]string{"KUBECONFIG=" + framework.Current(t).AdminKubeconfig()}, e.environ()...),
 			Timeout:    time.Minute,
 		})
 		return res.Stderr
@@ -253,7 +255,8 @@ func TestLargeAnswerAndClosedStdout(t *testing.T) {
 func TestCredentialsDiffer(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	configMaps(t, "fid-rotated", 2)
+	ns := uniqueNamespace("fid-rotated")
+	configMaps(t, ns, 2)
 	admin := framework.Current(t).AdminKubeconfig()
 	cfg, err := clientcmd.LoadFromFile(admin)
 	if err != nil {
@@ -291,7 +294,7 @@ func TestCredentialsDiffer(t *testing.T) {
 		t.Errorf("cache status table does not say the credentials differ:\n%s", table)
 	}
 	// The admin's query answers directly, without a word about the cache.
-	q := []string{"query", "configmaps", "-n", "fid-rotated", "-o", "name"}
+	q := []string{"query", "configmaps", "-n", ns, "-o", "name"}
 	warm := e.mustRun("", q...)
 	direct := e.mustRun("", append(q, "--cache", "off")...)
 	if warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr {

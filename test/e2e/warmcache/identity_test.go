@@ -8,7 +8,7 @@ import (
 )
 
 // TestOtherIdentityKeptApart warms the admin's cache with the config maps
-// of team-a, which the viewer user may not read, and checks that the viewer
+// of a namespace of its own, which the viewer user may not read, and checks that the viewer
 // and the admin impersonating someone (--as) get their own answers (a
 // Forbidden error), exactly as without any cache; that a cache the viewer
 // starts is a second one, of the viewer, holding what the viewer asked.
@@ -16,7 +16,8 @@ func TestOtherIdentityKeptApart(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
 	c := framework.Current(t)
-	const ns = "team-a"
+	ns := uniqueNamespace("team-a")
+	framework.CreateNamespace(t, c.AdminClient(), ns)
 	createConfigMap(t, ns, "secret-plans", "a")
 	e.start("")
 	q := []string{"query", "configmaps", "-n", ns, "-o", "name"}
@@ -48,8 +49,8 @@ func TestOtherIdentityKeptApart(t *testing.T) {
 	// The viewer's cache is another process with its own socket, and the
 	// viewer's queries go to it.
 	e.start(c.ViewerKubeconfig())
-	viewerPods := e.mustRun(c.ViewerKubeconfig(), "query", "pods", "-n", ns, "-o", "name")
-	if direct := e.run(c.ViewerKubeconfig(), "query", "pods", "-n", ns, "-o", "name", "--cache", "off"); viewerPods.Stdout != direct.Stdout || viewerPods.Stderr != direct.Stderr {
+	viewerPods := e.mustRun(c.ViewerKubeconfig(), "query", "pods", "-n", "team-a", "-o", "name")
+	if direct := e.run(c.ViewerKubeconfig(), "query", "pods", "-n", "team-a", "-o", "name", "--cache", "off"); viewerPods.Stdout != direct.Stdout || viewerPods.Stderr != direct.Stderr {
 		t.Errorf("viewer's pods through its cache: %s\ndirect: %s", viewerPods, direct)
 	}
 	st := e.status()

@@ -15,7 +15,8 @@ import (
 func TestStartStatusStop(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	configMaps(t, "warm-life", 3)
+	ns := uniqueNamespace("warm-life")
+	configMaps(t, ns, 3)
 
 	if res := e.mustRun(framework.NoKubeconfig, "cache", "status"); !strings.Contains(res.Stderr, "No caches running") {
 		t.Errorf("cache status with none running: %s", res)
@@ -37,17 +38,17 @@ func TestStartStatusStop(t *testing.T) {
 		t.Errorf("socket mode = %04o, want 0600", perm)
 	}
 
-	e.mustRun("", "query", "configmaps", "-n", "warm-life", "--index", "label:app=a", "-o", "name")
+	e.mustRun("", "query", "configmaps", "-n", ns, "--index", "label:app=a", "-o", "name")
 	c = e.onlyCache()
 	if len(c.Status.Caches) != 1 {
 		t.Fatalf("after one query the cache holds %d types, want 1: %+v", len(c.Status.Caches), c.Status.Caches)
 	}
 	got := c.Status.Caches[0]
-	if got.Type != "configmaps" || strings.Join(got.Namespaces, ",") != "warm-life" || got.Objects != 3 || strings.Join(got.Indexes, ",") != "label:app" || got.FailingSince != nil {
-		t.Errorf("cached type = %+v, want configmaps in warm-life, 3 objects, index label:app, healthy", got)
+	if got.Type != "configmaps" || strings.Join(got.Namespaces, ",") != ns || got.Objects != 3 || strings.Join(got.Indexes, ",") != "label:app" || got.FailingSince != nil {
+		t.Errorf("cached type = %+v, want configmaps in %s, 3 objects, index label:app, healthy", got, ns)
 	}
 	table := e.mustRun(framework.NoKubeconfig, "cache", "status").Stdout
-	for _, want := range []string{"PID", "SERVER", "USER", "MEMORY", "SOCKET", "configmaps", "warm-life", "label:app", "healthy"} {
+	for _, want := range []string{"PID", "SERVER", "USER", "MEMORY", "SOCKET", "configmaps", ns, "label:app", "healthy"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("cache status table lacks %q:\n%s", want, table)
 		}
@@ -93,7 +94,7 @@ func TestIdleExit(t *testing.T) {
 func TestStopWithWatchRunning(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	const ns = "warm-stopwatch"
+	ns := uniqueNamespace("warm-stopwatch")
 	configMaps(t, ns, 2)
 	e.start("")
 	w := e.startWatch("configmaps", "-n", ns, "--initial")

@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -63,13 +64,21 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// environ is the environment of e's commands: its socket directory, and a
+// discovery cache of its own, so that no test (nor a second run, -count=2)
+// resolves types from an earlier test's discovery (a deleted CRD's type
+// would stay in kubectl's disk cache for its 6 hours).
+func (e *env) environ() []string {
+	return []string{"XDG_RUNTIME_DIR=" + e.runtime, "KUBECACHEDIR=" + filepath.Join(e.runtime, "kubecache")}
+}
+
 // run runs `kubectl informer ARGS` with kubeconfig ("" for admin).
 func (e *env) run(kubeconfig string, args ...string) framework.Result {
 	e.t.Helper()
 	return framework.Run(e.t, framework.Cmd{
 		Args:       append([]string{"informer"}, args...),
 		Kubeconfig: kubeconfig,
-		Env:        []string{"XDG_RUNTIME_DIR=" + e.runtime},
+		Env:        e.environ(),
 		Timeout:    60 * time.Second,
 	})
 }
@@ -156,6 +165,11 @@ func processGone(pid int) bool {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	return err == nil && strings.Contains(string(b), ") Z ")
 }
+
+// uniqueNamespace returns base with a random suffix, so that a test run
+// again against the same cluster (go test -count=2, or
+// KUBECTL_INFORMER_E2E_CLUSTER) does not find the objects of its last run.
+func uniqueNamespace(base string) string { return base + "-" + utilrand.String(5) }
 
 // configMaps creates namespace ns with n config maps cm-0… labelled app=a
 // or app=b.

@@ -34,7 +34,8 @@ func TestOtherOSUserRefused(t *testing.T) {
 	if err != nil {
 		cannotRun(t, "needs setpriv, to run a cache as another user (nobody)")
 	}
-	configMaps(t, "warm-osuser", 1)
+	ns := uniqueNamespace("warm-osuser")
+	configMaps(t, ns, 1)
 
 	// A directory nobody can read: the plugin, a copy of the admin
 	// kubeconfig, nobody's home and runtime directory.
@@ -84,7 +85,7 @@ func TestOtherOSUserRefused(t *testing.T) {
 		}
 	})
 	// nobody's own commands use it.
-	if res := asNobody("query", "configmaps", "-n", "warm-osuser", "-o", "name"); res.ExitCode != 0 || res.Stdout != "configmap/cm-0\n" || res.Stderr != "" {
+	if res := asNobody("query", "configmaps", "-n", ns, "-o", "name"); res.ExitCode != 0 || res.Stdout != "configmap/cm-0\n" || res.Stderr != "" {
 		t.Fatalf("query as nobody through its cache: %s", res)
 	}
 	sockets, _ := filepath.Glob(filepath.Join(runtime, "kubectl-informer", "*.sock"))
@@ -124,7 +125,7 @@ func TestOtherOSUserRefused(t *testing.T) {
 	// root's query with the same runtime directory: the directory is not
 	// root's, so the query warns and answers itself.
 	res := framework.Run(t, framework.Cmd{
-		Args:       []string{"informer", "query", "configmaps", "-n", "warm-osuser", "-o", "name"},
+		Args:       []string{"informer", "query", "configmaps", "-n", ns, "-o", "name"},
 		Kubeconfig: kubeconfig,
 		Env:        []string{"XDG_RUNTIME_DIR=" + runtime},
 	})

@@ -1,11 +1,16 @@
 package warmcache
 
 import (
+	"context"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -16,19 +21,20 @@ import (
 func TestSameOutputAsDirect(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	configMaps(t, "warm-same", 6)
+	ns := uniqueNamespace("warm-same")
+	configMaps(t, ns, 6)
 	e.start("")
 	queries := [][]string{
-		{"query", "configmaps", "-n", "warm-same", "-o", "json"},
-		{"query", "configmaps", "-n", "warm-same", "-o", "yaml"},
-		{"query", "configmaps", "-n", "warm-same", "--index", "label:app=b", "-o", "name"},
+		{"query", "configmaps", "-n", ns, "-o", "json"},
+		{"query", "configmaps", "-n", ns, "-o", "yaml"},
+		{"query", "configmaps", "-n", ns, "--index", "label:app=b", "-o", "name"},
 		{"query", "cm", "-A", "--index", "label:app in (a,b)", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name,K:.data.k"},
-		{"query", "configmaps", "-n", "warm-same", "--group-by", "label:app"},
-		{"query", "configmaps", "-n", "warm-same", "--filter", "object.data.k.endsWith('3')", "-o", "name"},
-		{"query", "configmaps", "-n", "warm-same,default", "--index", "label:app=a", "-o", "name"},
-		{"query", "configmaps", "-n", "warm-same", "--index", "label:app=none", "-o", "name"},
-		{"query", "nosuchtype", "-n", "warm-same"},
-		{"query", "configmaps", "-n", "warm-same", "--index", "nosuchindex=x"},
+		{"query", "configmaps", "-n", ns, "--group-by", "label:app"},
+		{"query", "configmaps", "-n", ns, "--filter", "object.data.k.endsWith('3')", "-o", "name"},
+		{"query", "configmaps", "-n", ns + ",default", "--index", "label:app=a", "-o", "name"},
+		{"query", "configmaps", "-n", ns, "--index", "label:app=none", "-o", "name"},
+		{"query", "nosuchtype", "-n", ns},
+		{"query", "configmaps", "-n", ns, "--index", "nosuchindex=x"},
 	}
 	for _, q := range queries {
 		name := strings.Join(q, " ")
@@ -45,7 +51,7 @@ func TestSameOutputAsDirect(t *testing.T) {
 	}
 	// The queries went through the cache: it holds their types with the
 	// indexes they asked for (those after the -A query read its informer).
-	for _, want := range []string{"configmaps warm-same label:app", "configmaps  label:app"} {
+	for _, want := range []string{"configmaps " + ns + " label:app", "configmaps  label:app"} {
 		if !strings.Contains(strings.Join(held, "\n"), want) {
 			t.Errorf("the cache holds %q, want %q among them", held, want)
 		}
@@ -57,13 +63,14 @@ func TestSameOutputAsDirect(t *testing.T) {
 func TestFreshObject(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	configMaps(t, "warm-fresh", 2)
+	ns := uniqueNamespace("warm-fresh")
+	configMaps(t, ns, 2)
 	e.start("")
-	q := []string{"query", "configmaps", "-n", "warm-fresh", "-o", "name"}
+	q := []string{"query", "configmaps", "-n", ns, "-o", "name"}
 	if got := e.mustRun("", q...).Stdout; got != "configmap/cm-0\nconfigmap/cm-1\n" {
 		t.Fatalf("first answer = %q", got)
 	}
-	createConfigMap(t, "warm-fresh", "cm-new", "a")
+	createConfigMap(t, ns, "cm-new", "a")
 	want := "configmap/cm-0\nconfigmap/cm-1\nconfigmap/cm-new\n"
 	var got string
 	waitFor(t, 10*time.Second, "the new config map in the cache's answer", func() bool {
@@ -80,7 +87,8 @@ func TestFreshObject(t *testing.T) {
 func TestFallbackWhenKilled(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	configMaps(t, "warm-killed", 2)
+	ns := uniqueNamespace("warm-killed")
+	configMaps(t, ns, 2)
 	e.start("")
 	c := e.onlyCache()
 	if err := syscall.Kill(c.Status.Pid, syscall.SIGKILL); err != nil {
@@ -90,7 +98,7 @@ func TestFallbackWhenKilled(t *testing.T) {
 	if _, err := os.Stat(c.Socket); err != nil {
 		t.Fatalf("the killed cache's socket should be left behind: %v", err)
 	}
-	res := e.run("", "query", "configmaps", "-n", "warm-killed", "-o", "name")
+	res := e.run("", "query", "configmaps", "-n", ns, "-o", "name")
 	if res.ExitCode != 0 || res.Stdout != "configmap/cm-0\nconfigmap/cm-1\n" {
 		t.Errorf("query with a dead cache: %s\nwant the direct answer", res)
 	}
@@ -126,6 +134,7 @@ func TestNewTypeAfterStart(t *testing.T) {
 	if _, err := framework.Current(t).Seed("crd"); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { deleteWidgetCRD(t) })
 	warm := e.run("", q...)
 	direct := e.run("", append(q, "--cache", "off")...)
 	if warm.ExitCode != 0 || warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr {
@@ -134,4 +143,22 @@ func TestNewTypeAfterStart(t *testing.T) {
 	if c := e.onlyCache(); len(c.Status.Caches) != 1 || c.Status.Caches[0].Type != "widgets.example.com" {
 		t.Errorf("the cache holds %+v, want widgets.example.com", c.Status.Caches)
 	}
+}
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// deleteWidgetCRD deletes the CRD hack/seed crd installs and waits until it
+// is gone, so that the next run starts without the type.
+func deleteWidgetCRD(t *testing.T) {
+	t.Helper()
+	crds := framework.Current(t).AdminDynamicClient().Resource(crdResource)
+	ctx := context.Background()
+	if err := crds.Delete(ctx, "widgets.example.com", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting the CRD widgets.example.com: %v", err)
+		return
+	}
+	waitFor(t, time.Minute, "the CRD widgets.example.com to go", func() bool {
+		_, err := crds.Get(ctx, "widgets.example.com", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 }

@@ -15,12 +15,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
 
-// uniqueNamespace returns a namespace name of prefix no earlier run used,
-// so that the tests pass with -count=2 against one cluster.
-func uniqueNamespace(prefix string) string {
-	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-}
-
 // createPods creates namespace ns with pods p-0… labelled app=x (even) or
 // app=y (odd). No scheduler runs in this package: they stay pending and
 // unchanged until the test changes them.

@@ -21,7 +21,7 @@ func TestStaleWhenAPIServerStopped(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
 	c := framework.Current(t)
-	const ns = "warm-stale"
+	ns := uniqueNamespace("warm-stale")
 	configMaps(t, ns, 2)
 	e.start("")
 	q := []string{"query", "configmaps", "-n", ns, "-o", "name"}

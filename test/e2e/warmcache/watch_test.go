@@ -18,7 +18,7 @@ func (e *env) startWatch(args ...string) *framework.Process {
 	e.t.Helper()
 	p := framework.Start(e.t, framework.Cmd{
 		Args:    append([]string{"informer", "watch"}, args...),
-		Env:     []string{"XDG_RUNTIME_DIR=" + e.runtime},
+		Env:     e.environ(),
 		Timeout: 2 * time.Minute,
 	})
 	waitFor(e.t, time.Minute, "the watch to sync", func() bool {
@@ -38,7 +38,7 @@ func (e *env) startWatch(args ...string) *framework.Process {
 func TestWatchesShareOneInformer(t *testing.T) {
 	framework.SkipIfShort(t)
 	e := newEnv(t)
-	const ns = "warm-watch"
+	ns := uniqueNamespace("warm-watch")
 	configMaps(t, ns, 6)
 	e.start("")
 	w1 := e.startWatch("configmaps", "-n", ns)
