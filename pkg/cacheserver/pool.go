@@ -132,7 +132,9 @@ type entry struct {
 	// denied is set while the type's latest list or watch was refused
 	// (401 or 403): the identity may no longer read what the cache holds.
 	denied bool
-	leases map[*Lease]struct{}
+	// refusals counts the refusals in a row since the watch last ran.
+	refusals int
+	leases   map[*Lease]struct{}
 }
 
 // Options are what one command asks of its lease besides the engine config.
@@ -323,16 +325,30 @@ func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) error {
 	return nil
 }
 
+// refusalsToEvict is how many refusals (401 or 403) in a row make the pool
+// drop an entry. One is not enough: a kube-apiserver that has just started
+// serves before its RBAC caches are loaded and refuses allowed requests for
+// a fraction of a second, so the reflector's next try (0.8 s or more later)
+// must be refused too. Until then the entry is denied: commands decline it.
+const refusalsToEvict = 2
+
 // watchFailed records a failed list or watch of t and tells the leases; it
-// reports whether the API server refused it (401 or 403).
-func (e *entry) watchFailed(t *cache.Type, err error) (denied bool) {
-	denied = cache.IsForbidden(err)
+// reports whether the entry is to be evicted: the API server refused
+// (401 or 403) refusalsToEvict lists or watches in a row.
+func (e *entry) watchFailed(t *cache.Type, err error) (evict bool) {
+	denied := cache.IsForbidden(err)
 	e.mu.Lock()
 	if e.failingSince.IsZero() {
 		e.failingSince = time.Now()
 	}
 	e.lastErr = err.Error()
 	e.denied = denied
+	if denied {
+		e.refusals++
+	} else {
+		e.refusals = 0
+	}
+	evict = e.refusals >= refusalsToEvict
 	leases := e.leaseList()
 	e.mu.Unlock()
 	for _, l := range leases {
@@ -340,7 +356,7 @@ func (e *entry) watchFailed(t *cache.Type, err error) (denied bool) {
 			l.onWatchError(t, err)
 		}
 	}
-	return denied
+	return evict
 }
 
 func (e *entry) watchResumed(t *cache.Type) {
@@ -348,6 +364,7 @@ func (e *entry) watchResumed(t *cache.Type) {
 	e.failingSince = time.Time{}
 	e.lastErr = ""
 	e.denied = false
+	e.refusals = 0
 	leases := e.leaseList()
 	e.mu.Unlock()
 	for _, l := range leases {

@@ -62,8 +62,8 @@ func TestAddIndexesConcurrently(t *testing.T) {
 }
 
 // TestDeniedWatch checks that a 401 or 403 marks the entry denied — what
-// makes the pool evict it and the lease decline — and that other errors and
-// a resumed watch do not.
+// makes the lease decline — and a second one in a row evicts it, and that
+// other errors and a resumed watch do not.
 func TestDeniedWatch(t *testing.T) {
 	gr := schema.GroupResource{Resource: "pods"}
 	tests := []struct {
@@ -80,17 +80,44 @@ func TestDeniedWatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &entry{leases: map[*Lease]struct{}{}}
 			l := &Lease{entries: []*entry{e}}
-			if got := e.watchFailed(nil, tt.err); got != tt.wantDenied {
-				t.Errorf("watchFailed(%v) = %v, want %v", tt.err, got, tt.wantDenied)
+			if evict := e.watchFailed(nil, tt.err); evict {
+				t.Errorf("watchFailed(%v) once: evict", tt.err)
 			}
 			if _, _, got := l.denied(); got != tt.wantDenied {
 				t.Errorf("lease denied = %v, want %v", got, tt.wantDenied)
+			}
+			if evict := e.watchFailed(nil, tt.err); evict != tt.wantDenied {
+				t.Errorf("watchFailed(%v) twice in a row: evict = %v, want %v", tt.err, evict, tt.wantDenied)
 			}
 			e.watchResumed(nil)
 			if _, _, got := l.denied(); got {
 				t.Errorf("lease denied after the watch resumed")
 			}
+			// A refusal after the watch ran again is a first one again.
+			if evict := e.watchFailed(nil, tt.err); evict {
+				t.Errorf("watchFailed(%v) after a resumed watch: evict", tt.err)
+			}
 		})
+	}
+}
+
+// TestRefusalsInARow checks that another error between two refusals starts
+// the count again: only refusals in a row evict.
+func TestRefusalsInARow(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no"))
+	e := &entry{leases: map[*Lease]struct{}{}}
+	for i, step := range []struct {
+		err       error
+		wantEvict bool
+	}{
+		{forbidden, false},
+		{errors.New("connection refused"), false},
+		{forbidden, false},
+		{forbidden, true},
+	} {
+		if got := e.watchFailed(nil, step.err); got != step.wantEvict {
+			t.Errorf("failure %d (%v): evict = %v, want %v", i, step.err, got, step.wantEvict)
+		}
 	}
 }
 
