@@ -226,11 +226,16 @@ func (c *Conn) readFrames(ctx context.Context, firstFrame time.Duration, q *fram
 	output := false // an output frame came: the command cannot be asked again
 	wait := firstFrame
 	for {
-		if err := c.conn.SetReadDeadline(time.Now().Add(wait)); err != nil {
-			end(Result{}, &UnavailableError{Socket: c.Socket, Err: err})
-			return
+		var (
+			typ     cacheproto.FrameType
+			payload []byte
+		)
+		// Setting the deadline fails too once the other end has closed
+		// (net.Pipe): that is a lost connection like a failed read.
+		err := c.conn.SetReadDeadline(time.Now().Add(wait))
+		if err == nil {
+			typ, payload, err = cacheproto.ReadFrame(c.conn)
 		}
-		typ, payload, err := cacheproto.ReadFrame(c.conn)
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
