@@ -74,10 +74,10 @@ type Status struct {
 	Build   string `json:"build,omitempty"`
 	// Started is when the process began; LastRequest when the last Run
 	// ended (or Started); Active how many Runs are in progress.
-	Started     time.Time     `json:"started"`
-	LastRequest time.Time     `json:"lastRequest"`
-	Active      int           `json:"active"`
-	IdleTimeout time.Duration `json:"idleTimeout"`
+	Started     time.Time `json:"started"`
+	LastRequest time.Time `json:"lastRequest"`
+	Active      int       `json:"active"`
+	IdleTimeout Duration  `json:"idleTimeout"`
 	// RSSBytes is the process's resident memory, 0 where unknown.
 	RSSBytes int64        `json:"rssBytes"`
 	Caches   []TypeStatus `json:"caches"`

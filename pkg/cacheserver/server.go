@@ -213,7 +213,7 @@ func (s *Server) status() cacheproto.Status {
 		Started:     s.started,
 		LastRequest: s.last,
 		Active:      s.active,
-		IdleTimeout: s.IdleTimeout,
+		IdleTimeout: cacheproto.Duration(s.IdleTimeout),
 	}
 	s.mu.Unlock()
 	st.RSSBytes = residentBytes()

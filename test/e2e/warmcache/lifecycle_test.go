@@ -27,8 +27,8 @@ func TestStartStatusStop(t *testing.T) {
 		t.Errorf("second cache start: %s\nwant it to say a cache already runs", res)
 	}
 	c := e.onlyCache()
-	if c.Status.Server != framework.Current(t).AdminConfig().Host || c.Status.User != "admin" || len(c.Status.Caches) != 0 {
-		t.Errorf("cache status = %+v, want server %s, user admin, no types yet", *c.Status, framework.Current(t).AdminConfig().Host)
+	if c.Status.Server != framework.Current(t).AdminConfig().Host || c.Status.User != "admin" || c.Status.IdleTimeout != "10m0s" || len(c.Status.Caches) != 0 {
+		t.Errorf("cache status = %+v, want server %s, user admin, idle timeout 10m0s, no types yet", *c.Status, framework.Current(t).AdminConfig().Host)
 	}
 	info, err := os.Stat(c.Socket)
 	if err != nil {

@@ -107,10 +107,11 @@ type cacheStatus struct {
 	Socket string `json:"socket"`
 	Error  string `json:"error"`
 	Status *struct {
-		Pid    int    `json:"pid"`
-		Server string `json:"server"`
-		User   string `json:"user"`
-		Caches []struct {
+		Pid         int    `json:"pid"`
+		Server      string `json:"server"`
+		User        string `json:"user"`
+		IdleTimeout string `json:"idleTimeout"`
+		Caches      []struct {
 			Type         string     `json:"type"`
 			Namespaces   []string   `json:"namespaces"`
 			Purpose      string     `json:"purpose"`
