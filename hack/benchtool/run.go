@@ -140,7 +140,7 @@ func (b *bench) configure() error {
 	b.realNodes = envInt("BENCH_REAL_NODES", 60, &errs)
 	b.realDeployments = envInt("BENCH_REAL_DEPLOYMENTS", 20, &errs)
 	b.realPods = envInt("BENCH_REAL_PODS", 10000, &errs)
-	b.realTimeout = envDuration("BENCH_REAL_TIMEOUT", 20*time.Minute, &errs)
+	b.realTimeout = envDuration("BENCH_REAL_TIMEOUT", 40*time.Minute, &errs)
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
