@@ -177,14 +177,20 @@ func (q *Queue) Stats() (pending int, coalesced int64) {
 // SendEvents registers handlers on every type that push its events to q.
 // Call it before Start. The handlers run on the informers' goroutines and
 // never block; q receives each object's events in the order its informer
-// saw them, the initial list first. Resync updates (same resourceVersion)
-// are skipped.
+// saw them, the initial list first, sorted by storage key (the order of the
+// API server's list: a streaming initial list reaches handlers in the order
+// of a map) and held until the informer has handed over the whole list or
+// a later event comes, as Type.SendEvents does. Resync updates (same
+// resourceVersion) are skipped.
 func (e *Engine) SendEvents(q *Queue) error {
 	for _, t := range e.types {
 		for _, informer := range t.Informers {
-			if _, err := sendEvents(t, informer, q.Push); err != nil {
+			r := &initialReplay{q: q, stopped: e.stop}
+			reg, err := sendEvents(t, informer, r.push)
+			if err != nil {
 				return err
 			}
+			go r.flushWhenSynced(reg)
 		}
 	}
 	return nil
@@ -229,8 +235,9 @@ func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
 	return remove, nil
 }
 
-// initialReplay holds the initial Added events a handler added to a running
-// informer gets, and pushes them to q sorted by storage key.
+// initialReplay holds the initial Added events a handler gets, and pushes
+// them to q sorted by storage key. stopped ends its wait for the handler's
+// sync: stop closes it, or its owner (an engine's stop channel) does.
 type initialReplay struct {
 	q        *Queue
 	mu       sync.Mutex
