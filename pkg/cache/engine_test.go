@@ -44,6 +44,28 @@ func receive[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 }
 
+// popEvents pops q's events onto the returned channel until the test ends,
+// when it closes q and drains what is left.
+func popEvents(t *testing.T, q *Queue) <-chan *Event {
+	events := make(chan *Event)
+	go func() {
+		defer close(events)
+		for {
+			ev, ok := q.Pop(context.Background())
+			if !ok {
+				return
+			}
+			events <- ev
+		}
+	}()
+	t.Cleanup(func() {
+		q.Close()
+		for range events {
+		}
+	})
+	return events
+}
+
 // newEngine creates an engine that is shut down when the test ends.
 func newEngine(t *testing.T, clients *Clients, mappings []*meta.RESTMapping, cfg Config) *Engine {
 	t.Helper()
@@ -290,22 +312,7 @@ func TestEngineEvents(t *testing.T) {
 	if err := e.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	events := make(chan *Event)
-	go func() {
-		defer close(events)
-		for {
-			ev, ok := q.Pop(context.Background())
-			if !ok {
-				return
-			}
-			events <- ev
-		}
-	}()
-	defer func() {
-		q.Close()
-		for range events {
-		}
-	}()
+	events := popEvents(t, q)
 	pods := e.Types()[0]
 	next := func() string {
 		t.Helper()

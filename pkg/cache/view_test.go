@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"context"
 	"reflect"
 	"slices"
 	"testing"
@@ -119,22 +118,7 @@ func TestViewEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer remove()
-	events := make(chan *Event)
-	go func() {
-		defer close(events)
-		for {
-			ev, ok := q.Pop(context.Background())
-			if !ok {
-				return
-			}
-			events <- ev
-		}
-	}()
-	defer func() {
-		q.Close()
-		for range events {
-		}
-	}()
+	events := popEvents(t, q)
 	next := func() *Event {
 		t.Helper()
 		ev := receive(t, events, "event")
