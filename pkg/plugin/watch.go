@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -371,20 +372,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 	if !o.print.initial {
-		var counts []string
-		for _, t := range engine.Types() {
-			counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-		}
-		fmt.Fprintf(o.ErrOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
+		printSynced(o.ErrOut, engine.Types())
 	}
 	p.exprs.report(o.ErrOut)
 
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	ctx, cancel := untilFailed(ctx, engine)
+	ctx, cancel := o.watchContext(ctx, engine)
 	defer cancel()
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
@@ -463,10 +455,15 @@ func sortedKeys(m map[string]bool) []string {
 	return keys
 }
 
-// untilFailed returns ctx ended also when the engine fails for good after
-// sync (a watch the user may not make), so that the printer ends and the
-// command reports why; the caller calls cancel.
-func untilFailed(ctx context.Context, engine runningEngine) (context.Context, context.CancelFunc) {
+// watchContext returns ctx ended also after --timeout (when set) and when
+// the engine fails for good after sync (a watch the user may not make), so
+// that the printer ends and the command reports why; the caller calls
+// cancel.
+func (o *WatchOptions) watchContext(ctx context.Context, engine runningEngine) (context.Context, context.CancelFunc) {
+	cancelTimeout := context.CancelFunc(func() {})
+	if o.Timeout > 0 {
+		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
@@ -475,5 +472,15 @@ func untilFailed(ctx context.Context, engine runningEngine) (context.Context, co
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, cancel
+	return ctx, func() { cancel(); cancelTimeout() }
+}
+
+// printSynced says on errOut how many objects each type's cache holds: the
+// line a watch prints once it is watching.
+func printSynced(errOut io.Writer, types []*cache.Type) {
+	var counts []string
+	for _, t := range types {
+		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
+	}
+	fmt.Fprintf(errOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
 }

@@ -97,17 +97,8 @@ func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queu
 	if err := g.seed(engine.Types()); err != nil {
 		return err
 	}
-	var counts []string
-	for _, t := range engine.Types() {
-		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-	}
-	fmt.Fprintf(o.ErrOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	ctx, cancel := untilFailed(ctx, engine)
+	printSynced(o.ErrOut, engine.Types())
+	ctx, cancel := o.watchContext(ctx, engine)
 	defer cancel()
 	err := g.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
