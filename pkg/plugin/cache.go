@@ -12,7 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
 const cacheLong = `A warm cache is a background process that keeps the informers of the types
@@ -136,19 +136,19 @@ const cacheReadyTimeout = 30 * time.Second
 // Run starts the cache process, unless one runs for the identity already.
 func (o *CacheStartOptions) Run(_ context.Context) error {
 	user, _ := userName(o.configFlags)
-	if err := cacheclient.EnsureDir(o.id.dir); err != nil {
+	if err := client.EnsureDir(o.id.dir); err != nil {
 		return err
 	}
-	conn, err := cacheclient.Dial(o.id.socket, dialTimeout)
+	conn, err := client.Dial(o.id.socket, dialTimeout)
 	if err == nil {
 		conn.Close()
 		fmt.Fprintf(o.Out, "a cache already runs for %s as %s (pid %d, socket %s)\n", o.id.server, user, conn.Hello.Pid, o.id.socket)
 		return nil
 	}
-	if !errors.Is(err, cacheclient.ErrNoCache) {
+	if !errors.Is(err, client.ErrNoCache) {
 		// A socket left behind is removed; a cache that still listens
 		// (another version, or too slow to greet) keeps its socket.
-		free, rmErr := cacheclient.RemoveStale(o.id.socket)
+		free, rmErr := client.RemoveStale(o.id.socket)
 		if rmErr != nil {
 			return rmErr
 		}
@@ -168,11 +168,11 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 	if o.verbosity != "" {
 		args = append(args, "-v="+o.verbosity)
 	}
-	pid, err := cacheclient.Start(cacheclient.StartOptions{
+	pid, err := client.Start(client.StartOptions{
 		Executable: exe,
 		Args:       args,
 		Stdin:      stdin,
-		LogPath:    cacheclient.LogPath(o.id.dir, o.id.key),
+		LogPath:    client.LogPath(o.id.dir, o.id.key),
 		Ready:      cacheReadyTimeout,
 	})
 	if err != nil {
@@ -211,11 +211,11 @@ func (o *CacheStopOptions) Validate() error { return nil }
 func (o *CacheStopOptions) Run(context.Context) error {
 	var sockets []string
 	if o.All {
-		dir, err := cacheclient.Dir()
+		dir, err := client.Dir()
 		if err != nil {
 			return err
 		}
-		if sockets, err = cacheclient.Sockets(dir); err != nil {
+		if sockets, err = client.Sockets(dir); err != nil {
 			return err
 		}
 		if len(sockets) == 0 {
@@ -231,7 +231,7 @@ func (o *CacheStopOptions) Run(context.Context) error {
 	}
 	var errs []error
 	for _, socket := range sockets {
-		if err := stopCache(socket); errors.Is(err, cacheclient.ErrNoCache) {
+		if err := stopCache(socket); errors.Is(err, client.ErrNoCache) {
 			fmt.Fprintln(o.ErrOut, "no cache runs for this identity")
 		} else if err != nil {
 			errs = append(errs, err)
@@ -245,19 +245,19 @@ func (o *CacheStopOptions) Run(context.Context) error {
 // stopCache stops the cache at socket; a socket that no cache answers on is
 // removed.
 func stopCache(socket string) error {
-	conn, err := cacheclient.Dial(socket, dialTimeout)
-	if errors.Is(err, cacheclient.ErrNoCache) {
+	conn, err := client.Dial(socket, dialTimeout)
+	if errors.Is(err, client.ErrNoCache) {
 		return err
 	}
-	var version *cacheclient.VersionError
+	var version *client.VersionError
 	switch {
 	case errors.As(err, &version):
 		// A cache of another build: its Stop request is the same.
-		if err := cacheclient.StopAnyVersion(socket, dialTimeout); err != nil {
+		if err := client.StopAnyVersion(socket, dialTimeout); err != nil {
 			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
 		}
 	case err != nil:
-		free, rmErr := cacheclient.RemoveStale(socket)
+		free, rmErr := client.RemoveStale(socket)
 		if rmErr != nil {
 			return rmErr
 		}

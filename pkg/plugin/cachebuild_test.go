@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // TestOtherBuild: a cache is used only by the same build, told apart by
@@ -12,13 +12,13 @@ import (
 func TestOtherBuild(t *testing.T) {
 	tests := []struct {
 		name  string
-		hello cacheproto.Hello
+		hello protocol.Hello
 		other bool
 	}{
-		{"same build", cacheproto.Hello{Build: version.Version, BuildID: version.BuildID()}, false},
-		{"other version", cacheproto.Hello{Build: "v9.9.9", BuildID: version.BuildID()}, true},
-		{"same version, other binary", cacheproto.Hello{Build: version.Version, BuildID: "another-build-id"}, true},
-		{"same version, no build id (an older cache)", cacheproto.Hello{Build: version.Version}, true},
+		{"same build", protocol.Hello{Build: version.Version, BuildID: version.BuildID()}, false},
+		{"other version", protocol.Hello{Build: "v9.9.9", BuildID: version.BuildID()}, true},
+		{"same version, other binary", protocol.Hello{Build: version.Version, BuildID: "another-build-id"}, true},
+		{"same version, no build id (an older cache)", protocol.Hello{Build: version.Version}, true},
 	}
 	if version.BuildID() == "" {
 		t.Fatal("version.BuildID() is empty for the test binary")

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // completeNamesFromCache returns the names of typ's objects that start with
@@ -25,10 +25,10 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 	if err != nil {
 		return nil
 	}
-	if _, err := os.Lstat(id.socket); err != nil || cacheclient.CheckDir(id.dir) != nil {
+	if _, err := os.Lstat(id.socket); err != nil || client.CheckDir(id.dir) != nil {
 		return nil
 	}
-	conn, err := cacheclient.Dial(id.socket, dialTimeout)
+	conn, err := client.Dial(id.socket, dialTimeout)
 	if err != nil {
 		return nil
 	}
@@ -46,7 +46,7 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
 	var out bytes.Buffer
-	res, err := conn.Run(ctx, cacheproto.Request{Args: args}, completionTimeout, &out, io.Discard)
+	res, err := conn.Run(ctx, protocol.Request{Args: args}, completionTimeout, &out, io.Discard)
 	if err != nil || res.Exit == nil || res.Exit.Code != 0 {
 		return nil
 	}

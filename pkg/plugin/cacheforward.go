@@ -18,8 +18,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // dialTimeout bounds the connection to a warm cache and its hello: a cache
@@ -79,12 +79,12 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return false, nil
 	}
 	// The directory is checked before the socket in it is used.
-	err = cacheclient.CheckDir(id.dir)
-	var conn *cacheclient.Conn
+	err = client.CheckDir(id.dir)
+	var conn *client.Conn
 	if err == nil {
-		conn, err = cacheclient.Dial(id.socket, dialTimeout)
+		conn, err = client.Dial(id.socket, dialTimeout)
 	}
-	if errors.Is(err, cacheclient.ErrNoCache) {
+	if errors.Is(err, client.ErrNoCache) {
 		return false, nil
 	}
 	if err != nil {
@@ -111,8 +111,8 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	res, err := conn.Run(ctx, cacheproto.Request{Args: argv, TZ: clientTZ(), WarningColor: printers.AllowsColorOutput(errOut)}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
-	var unavailable *cacheclient.UnavailableError
+	res, err := conn.Run(ctx, protocol.Request{Args: argv, TZ: clientTZ(), WarningColor: printers.AllowsColorOutput(errOut)}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
+	var unavailable *client.UnavailableError
 	switch {
 	case errors.As(err, &unavailable):
 		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
@@ -144,7 +144,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 // otherBuild says how the cache's build differs from this one ("" when
 // they are the same build): its version, or, with the same version string
 // (every build outside the Makefile is v0.0.0-dev), its build identity.
-func otherBuild(hello cacheproto.Hello) string {
+func otherBuild(hello protocol.Hello) string {
 	switch {
 	case hello.Build != version.Version:
 		return fmt.Sprintf("it runs kubectl-informer %s, this is %s", hello.Build, version.Version)

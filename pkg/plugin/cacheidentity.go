@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
 // cacheIdentity is the warm cache a command's kubeconfig flags lead to.
@@ -26,15 +26,15 @@ func resolveCacheIdentity(configFlags *genericclioptions.ConfigFlags) (cacheIden
 	if err != nil {
 		return cacheIdentity{}, err
 	}
-	key, err := cacheclient.Key(restConfig)
+	key, err := client.Key(restConfig)
 	if err != nil {
 		return cacheIdentity{}, fmt.Errorf("computing the cache identity: %w", err)
 	}
-	dir, err := cacheclient.Dir()
+	dir, err := client.Dir()
 	if err != nil {
 		return cacheIdentity{}, err
 	}
-	return cacheIdentity{key: key, server: restConfig.Host, dir: dir, socket: cacheclient.SocketPath(dir, key)}, nil
+	return cacheIdentity{key: key, server: restConfig.Host, dir: dir, socket: client.SocketPath(dir, key)}, nil
 }
 
 // userName names the identity for messages and cache status: the

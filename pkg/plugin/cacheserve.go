@@ -19,9 +19,9 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheserver"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
 // cacheServeOptions are the options of the hidden cache serve command,
@@ -46,7 +46,7 @@ func newCmdCacheServe(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", 0, "Exit after this long without a request (0: never).")
 	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
-	cmd.Flags().IntVar(&o.ReadyFD, "ready-fd", cacheclient.ReadyFD, "File descriptor on which to say \"ready\" (or why not) once listening; 0 for none.")
+	cmd.Flags().IntVar(&o.ReadyFD, "ready-fd", client.ReadyFD, "File descriptor on which to say \"ready\" (or why not) once listening; 0 for none.")
 	return cmd
 }
 
@@ -110,20 +110,20 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	// The API server's warnings of the informers' lists and watches, for
 	// the commands to print (they are logged too, by client-go's default
 	// handler).
-	warnings := cacheserver.NewWarnings()
+	warnings := server.NewWarnings()
 	restConfig.Wrap(warnings.WrapTransport)
 	clients, err := cache.NewClients(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return err
 	}
-	if err := cacheclient.EnsureDir(id.dir); err != nil {
+	if err := client.EnsureDir(id.dir); err != nil {
 		return err
 	}
-	if conn, err := cacheclient.Dial(id.socket, dialTimeout); err == nil {
+	if conn, err := client.Dial(id.socket, dialTimeout); err == nil {
 		conn.Close()
 		return fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.socket)
-	} else if !errors.Is(err, cacheclient.ErrNoCache) {
-		free, rmErr := cacheclient.RemoveStale(id.socket)
+	} else if !errors.Is(err, client.ErrNoCache) {
+		free, rmErr := client.RemoveStale(id.socket)
 		if rmErr != nil {
 			return rmErr
 		}
@@ -131,21 +131,21 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
 		}
 	}
-	listener, err := cacheserver.Listen(id.socket)
+	listener, err := server.Listen(id.socket)
 	if err != nil {
 		return err
 	}
-	pool := cacheserver.NewPool(clients, cacheserver.PoolOptions{EvictAfter: o.EvictAfter})
+	pool := server.NewPool(clients, server.PoolOptions{EvictAfter: o.EvictAfter})
 	defer pool.Shutdown()
 	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool, warnings: warnings}
 	user, kubeContext := userName(configFlags)
-	srv := &cacheserver.Server{
+	srv := &server.Server{
 		Listener:    listener,
 		Run:         env.handle,
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
 		BuildID:     version.BuildID(),
-		Status: func(st *cacheproto.Status) {
+		Status: func(st *protocol.Status) {
 			st.Server, st.User, st.Context = restConfig.Host, user, kubeContext
 			st.Caches = pool.Status()
 		},
@@ -159,14 +159,14 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 
 // handle runs one query or watch command as the user's own process would,
 // with the cache's clients and engines.
-func (env *serveEnv) handle(ctx context.Context, req cacheproto.Request, stdout, stderr io.Writer) (outcome cacheserver.Outcome) {
+func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
 	if len(req.Args) == 0 || (req.Args[0] != "query" && req.Args[0] != "watch") {
-		return cacheserver.Outcome{Exit: cacheproto.Exit{Code: 1, Error: "the warm cache runs query and watch only"}}
+		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "the warm cache runs query and watch only"}}
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			klog.ErrorS(fmt.Errorf("%v", r), "command panicked", "args", req.Args)
-			outcome = cacheserver.Outcome{Fallback: &cacheproto.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+			outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
 		}
 	}()
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
@@ -180,9 +180,9 @@ func (env *serveEnv) handle(ctx context.Context, req cacheproto.Request, stdout,
 	var declined *declinedError
 	switch {
 	case errors.As(err, &declined):
-		return cacheserver.Outcome{Fallback: &cacheproto.Fallback{Reason: declined.reason, Warning: declined.warning}}
+		return server.Outcome{Fallback: &protocol.Fallback{Reason: declined.reason, Warning: declined.warning}}
 	case err != nil:
-		return cacheserver.Outcome{Exit: cacheproto.Exit{Code: 1, Error: err.Error()}}
+		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: err.Error()}}
 	}
-	return cacheserver.Outcome{}
+	return server.Outcome{}
 }

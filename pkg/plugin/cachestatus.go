@@ -15,8 +15,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheclient"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // CacheStatusOptions are the options of kubectl informer cache status.
@@ -73,9 +73,9 @@ func (o *CacheStatusOptions) Validate() error {
 // cacheEntry is one socket of the status: the cache's Status, or why it
 // did not answer.
 type cacheEntry struct {
-	Socket string             `json:"socket"`
-	Status *cacheproto.Status `json:"status,omitempty"`
-	Error  string             `json:"error,omitempty"`
+	Socket string           `json:"socket"`
+	Status *protocol.Status `json:"status,omitempty"`
+	Error  string           `json:"error,omitempty"`
 	// Shell says whether this shell's query and watch use the cache
 	// (shellNote).
 	Shell string `json:"shell,omitempty"`
@@ -93,7 +93,7 @@ const (
 // user, context and --as, so its credentials differ (a rotated token, a
 // renewed certificate, another exec plugin environment): query and watch
 // then answer directly, silently, and this says why; "" otherwise.
-func shellNote(st *cacheproto.Status, socket string, shell shellIdentity) string {
+func shellNote(st *protocol.Status, socket string, shell shellIdentity) string {
 	switch {
 	case shell.socket == "" || st == nil:
 		return ""
@@ -107,25 +107,25 @@ func shellNote(st *cacheproto.Status, socket string, shell shellIdentity) string
 
 // Run asks every cache of the OS user for its status.
 func (o *CacheStatusOptions) Run(context.Context) error {
-	dir, err := cacheclient.Dir()
+	dir, err := client.Dir()
 	if err != nil {
 		return err
 	}
-	sockets, err := cacheclient.Sockets(dir)
+	sockets, err := client.Sockets(dir)
 	if err != nil {
 		return err
 	}
 	if len(sockets) > 0 {
-		if err := cacheclient.CheckDir(dir); err != nil {
+		if err := client.CheckDir(dir); err != nil {
 			return err
 		}
 	}
 	entries := []cacheEntry{}
 	for _, socket := range sockets {
 		e := cacheEntry{Socket: socket}
-		conn, err := cacheclient.Dial(socket, dialTimeout)
+		conn, err := client.Dial(socket, dialTimeout)
 		if err == nil {
-			var st cacheproto.Status
+			var st protocol.Status
 			st, err = conn.Status(dialTimeout)
 			conn.Close()
 			e.Status = &st
@@ -134,7 +134,7 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 		if err != nil {
 			e.Status = nil
 			e.Error = err.Error()
-			var unavailable *cacheclient.UnavailableError
+			var unavailable *client.UnavailableError
 			if errors.As(err, &unavailable) {
 				e.Error = "not answering: " + unavailable.Err.Error()
 			}

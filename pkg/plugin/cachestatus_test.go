@@ -3,7 +3,7 @@ package plugin
 import (
 	"testing"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheproto"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // TestShellNote: cache status says which cache this shell uses, and marks
@@ -14,15 +14,15 @@ func TestShellNote(t *testing.T) {
 	tests := []struct {
 		name   string
 		socket string
-		st     cacheproto.Status
+		st     protocol.Status
 		want   string
 	}{
-		{"this shell's cache", "/run/ki/aaa.sock", cacheproto.Status{Server: "https://k:6443", User: "alice", Context: "prod"}, usedByShell},
-		{"rotated token", "/run/ki/bbb.sock", cacheproto.Status{Server: "https://k:6443", User: "alice", Context: "prod"}, credentialsDiffer},
-		{"another user", "/run/ki/ccc.sock", cacheproto.Status{Server: "https://k:6443", User: "bob", Context: "prod"}, ""},
-		{"impersonating", "/run/ki/ddd.sock", cacheproto.Status{Server: "https://k:6443", User: "alice as viewer", Context: "prod"}, ""},
-		{"another server", "/run/ki/eee.sock", cacheproto.Status{Server: "https://other:6443", User: "alice", Context: "prod"}, ""},
-		{"another context", "/run/ki/fff.sock", cacheproto.Status{Server: "https://k:6443", User: "alice", Context: "dev"}, ""},
+		{"this shell's cache", "/run/ki/aaa.sock", protocol.Status{Server: "https://k:6443", User: "alice", Context: "prod"}, usedByShell},
+		{"rotated token", "/run/ki/bbb.sock", protocol.Status{Server: "https://k:6443", User: "alice", Context: "prod"}, credentialsDiffer},
+		{"another user", "/run/ki/ccc.sock", protocol.Status{Server: "https://k:6443", User: "bob", Context: "prod"}, ""},
+		{"impersonating", "/run/ki/ddd.sock", protocol.Status{Server: "https://k:6443", User: "alice as viewer", Context: "prod"}, ""},
+		{"another server", "/run/ki/eee.sock", protocol.Status{Server: "https://other:6443", User: "alice", Context: "prod"}, ""},
+		{"another context", "/run/ki/fff.sock", protocol.Status{Server: "https://k:6443", User: "alice", Context: "dev"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

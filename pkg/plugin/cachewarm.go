@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cacheserver"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
 // serveEnv is what a command run inside a warm cache process uses instead
@@ -19,10 +19,10 @@ import (
 type serveEnv struct {
 	server  string
 	clients *cache.Clients
-	pool    *cacheserver.Pool
+	pool    *server.Pool
 	// warnings are the API server's warnings the process's lists and
 	// watches got.
-	warnings *cacheserver.Warnings
+	warnings *server.Warnings
 	// Per request: location is the client's time zone (clientLocation of
 	// its Request); printWarning prints an API warning on the command's
 	// stderr as the client's own command would (apiWarnings).
@@ -45,17 +45,17 @@ type serveEnv struct {
 // would print them: those the cache holds before the answer, later ones as
 // they come; none for a command the cache declines.
 type warmEngines struct {
-	pool         *cacheserver.Pool
+	pool         *server.Pool
 	maxStaleness time.Duration
-	warnings     *cacheserver.Warnings
+	warnings     *server.Warnings
 	printWarning func(message string)
 }
 
 // warnedLease is a lease whose command prints the API warnings of its
 // types until it ends.
 type warnedLease struct {
-	*cacheserver.Lease
-	warnings *cacheserver.Subscription
+	*server.Lease
+	warnings *server.Subscription
 }
 
 // Shutdown ends the command's warnings, then its lease.
@@ -110,7 +110,7 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 // lease acquires the engines of req from the pool, declining (declinedError)
 // those the pool cannot share or whose watch was refused or, with
 // --max-staleness, fails for too long.
-func (w warmEngines) lease(ctx context.Context, req engineRequest) (*cacheserver.Lease, error) {
+func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Lease, error) {
 	// Wait for the engines no longer than this command's own --sync-timeout,
 	// whatever the timeout of the command that started them.
 	acquireCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -118,7 +118,7 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*cacheserver
 		acquireCtx, cancel = context.WithTimeout(ctx, req.config.SyncTimeout)
 	}
 	defer cancel()
-	lease, err := w.pool.Acquire(acquireCtx, req.mappings, req.config, cacheserver.Options{Queue: req.queue})
+	lease, err := w.pool.Acquire(acquireCtx, req.mappings, req.config, server.Options{Queue: req.queue})
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.config.SyncTimeout)
 	}

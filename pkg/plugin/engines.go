@@ -12,7 +12,7 @@ import (
 
 // runningEngine is what query and watch read of a synced engine: a
 // *cache.Engine the command started itself, or a lease on a warm cache's
-// engines (cacheserver.Lease). Shutdown ends the command's use of it.
+// engines (server.Lease). Shutdown ends the command's use of it.
 type runningEngine interface {
 	Types() []*cache.Type
 	Failed() <-chan struct{}

@@ -15,7 +15,7 @@ import (
 //
 // A command a warm cache answers prints, through the same handler in the
 // cache process with the client's color, the warnings the cache's own
-// lists and watches of its types got (cacheserver.Warnings): those of the
+// lists and watches of its types got (server.Warnings): those of the
 // latest response per type before its answer, later ones as they come.
 func apiWarnings(errOut io.Writer, color bool) rest.WarningHandler {
 	return rest.NewWarningWriter(errOut, rest.WarningWriterOptions{Deduplicate: true, Color: color})

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package cacheserver
-
-func umaskOwnerOnly() func() { return func() {} }

@@ -1,0 +1,32 @@
+package plugin
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fieldmanagers"
+)
+
+// This file says who made an update: the managers whose managedFields sets
+// own what it changed, as the engine keeps them (cache.InternManagedFields).
+
+// attribute returns the names of the managers that own what the update ev
+// changed, old and new being its two sides as diff.UpdateMaps returns them,
+// and a label for a change the server records no owner for but that is
+// certain (fieldmanagers.Cause), or "". Only the changes the diff options let
+// through count, so --only and --ignore attribute what is shown.
+func (p *eventPrinter) attribute(ev *cache.Event, old, new map[string]interface{}) ([]string, string) {
+	if p.cfg.format == formatName {
+		return nil, "" // -o name prints neither
+	}
+	o, err1 := meta.Accessor(ev.Old)
+	n, err2 := meta.Accessor(ev.New)
+	if err1 != nil || err2 != nil {
+		return nil, ""
+	}
+	old, new = diff.Project(old, p.cfg.diffOptions), diff.Project(new, p.cfg.diffOptions)
+	managers := fieldmanagers.Authors(old, new, fieldmanagers.Entries(o.GetManagedFields()), fieldmanagers.Entries(n.GetManagedFields()))
+	gr := ev.Resource.Mapping.Resource.GroupResource()
+	return managers, fieldmanagers.Cause(old, new, gr.Group == "" && gr.Resource == "pods")
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package server
+
+func umaskOwnerOnly() func() { return func() {} }
