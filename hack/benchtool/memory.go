@@ -72,7 +72,7 @@ func cmdMemory(args []string) error {
 	case "typed":
 		cfg.FullObjects = true
 	case "dynamic":
-		cfg.FullObjects, cfg.ForceDynamic = true, true
+		cfg.FullObjects = true
 	case "metadata":
 	default:
 		return fmt.Errorf("--kind must be typed, dynamic or metadata, got %q", *kind)
@@ -86,9 +86,14 @@ func cmdMemory(args []string) error {
 		return err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	clients, err := cache.NewClients(restConfig, mapper, "kubectl-informer-bench-memory")
+	clients, err := cache.NewAPIServer(restConfig, mapper, "kubectl-informer-bench-memory")
 	if err != nil {
 		return err
+	}
+	if *kind == "dynamic" {
+		// Without a typed client, the API server source feeds built-in
+		// types as JSON into unstructured objects, as it does custom ones.
+		clients.Typed = nil
 	}
 	mappings, err := cache.Resolve(mapper, []string{*resource})
 	if err != nil {

@@ -73,12 +73,10 @@ type Config struct {
 	FieldSelector string
 	// Indexes are registered on every type's informer before it starts.
 	Indexes []index.Definition
-	// FullObjects asks for whole objects; when false, metadata-only
-	// informers are used, which is enough for metadata indexes and tables.
+	// FullObjects asks the source for whole objects; when false, for
+	// metadata only where the source can serve it, which is enough for
+	// metadata indexes and tables.
 	FullObjects bool
-	// ForceDynamic uses dynamic (JSON) informers even for built-in types.
-	// Benchmarks use it to compare informer kinds.
-	ForceDynamic bool
 	// ManagedFields says what to keep of managedFields.
 	ManagedFields ManagedFields
 	// Transforms adds a transform for the objects of one resource, run

@@ -70,8 +70,9 @@ func (t *Type) Namespaced() bool {
 // Shutdown ends it; Types, Failed and Err are safe for concurrent use at any
 // time.
 type Engine struct {
-	cfg   Config
-	types []*Type
+	source Source
+	cfg    Config
+	types  []*Type
 
 	// informers holds one informer per namespace and resource, shared by
 	// types that name the same resource.
@@ -89,14 +90,15 @@ type Engine struct {
 	stopOnce sync.Once
 }
 
-// New creates the informers for mappings, with cfg's indexes, transform and
-// error handling, without starting them. It does not change clients: several
-// engines may share one Clients, each seeing only its own requests.
-func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, error) {
+// New creates the informers for mappings, fed by source, with cfg's indexes,
+// transform and error handling, without starting them. It does not change
+// source: several engines may share one, each seeing only its own requests.
+func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, error) {
 	if cfg.SyncTimeout == 0 {
 		cfg.SyncTimeout = 60 * time.Second
 	}
 	e := &Engine{
+		source:    source,
 		cfg:       cfg,
 		informers: map[informerKey]toolscache.SharedIndexInformer{},
 		failed:    make(chan struct{}),
@@ -114,7 +116,7 @@ func New(clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Engine, e
 			namespaces = []string{metav1.NamespaceAll}
 		}
 		for _, namespace := range namespaces {
-			kind, informer, err := e.informerFor(clients, mapping, namespace)
+			kind, informer, err := e.informerFor(mapping, namespace)
 			if err != nil {
 				return nil, fmt.Errorf("creating the informer of %s: %w", t.Name(), err)
 			}

@@ -67,7 +67,7 @@ func popEvents(t *testing.T, q *Queue) <-chan *Event {
 }
 
 // newEngine creates an engine that is shut down when the test ends.
-func newEngine(t *testing.T, clients *Clients, mappings []*meta.RESTMapping, cfg Config) *Engine {
+func newEngine(t *testing.T, clients *APIServer, mappings []*meta.RESTMapping, cfg Config) *Engine {
 	t.Helper()
 	e, err := New(clients, mappings, cfg)
 	if err != nil {
@@ -79,7 +79,7 @@ func newEngine(t *testing.T, clients *Clients, mappings []*meta.RESTMapping, cfg
 
 // startEngine creates an engine and starts it, failing the test unless every
 // cache syncs.
-func startEngine(t *testing.T, clients *Clients, mappings []*meta.RESTMapping, cfg Config) *Engine {
+func startEngine(t *testing.T, clients *APIServer, mappings []*meta.RESTMapping, cfg Config) *Engine {
 	t.Helper()
 	e := newEngine(t, clients, mappings, cfg)
 	if err := e.Start(t.Context()); err != nil {
@@ -139,7 +139,6 @@ func TestEngineInformerKinds(t *testing.T) {
 	}{
 		{"metadata only", Config{}, false, Metadata, reflect.TypeFor[*metav1.PartialObjectMetadata]()},
 		{"built-in type in full", Config{FullObjects: true}, false, Typed, reflect.TypeFor[*corev1.Pod]()},
-		{"forced dynamic", Config{FullObjects: true, ForceDynamic: true}, false, Dynamic, reflect.TypeFor[*unstructured.Unstructured]()},
 		{"no typed client", Config{FullObjects: true}, true, Dynamic, reflect.TypeFor[*unstructured.Unstructured]()},
 	}
 	for _, tt := range tests {
@@ -444,7 +443,7 @@ func TestWatchErrorClassification(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEngine(t, &Clients{Metadata: metadatafake.NewSimpleMetadataClient(scheme.Scheme)}, []*meta.RESTMapping{podsMapping}, Config{RequireWatch: tt.requireWatch})
+			e := newEngine(t, &APIServer{Metadata: metadatafake.NewSimpleMetadataClient(scheme.Scheme)}, []*meta.RESTMapping{podsMapping}, Config{RequireWatch: tt.requireWatch})
 			handle := e.watchErrorHandler(e.Types()[0])
 			for _, err := range tt.errs {
 				handle(t.Context(), nil, err)
@@ -631,7 +630,7 @@ func TestOnWatchErrorAndResumed(t *testing.T) {
 	}
 }
 
-// TestEnginesShareClients starts two engines on one Clients, one asking for
+// TestEnginesShareClients starts two engines on one APIServer, one asking for
 // plain watch streams, and makes the watches of one of them fail.
 func TestEnginesShareClients(t *testing.T) {
 	s := newFakeAPIServer(t)

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -32,34 +31,20 @@ type informerKey struct {
 }
 
 // informerFor returns the informer of mapping's resource in namespace (""
-// for all): metadata-only unless cfg.FullObjects, typed (protobuf, Go types)
-// for built-in types, dynamic (JSON, unstructured) for the others. They are
-// the informers client-go's factories would build, without linking the
-// factory packages' informer for every built-in type.
-func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namespace string) (InformerKind, toolscache.SharedIndexInformer, error) {
+// for all), fed by the engine's source: metadata-only unless
+// cfg.FullObjects, whole objects otherwise, in the form the source gives
+// them. Types that name the same resource and namespace share one informer.
+// Every list and watch carries the engine's selectors and, on its context,
+// the engine's request options.
+func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (InformerKind, toolscache.SharedIndexInformer, error) {
 	gvr := mapping.Resource
-	var (
-		kind    InformerKind
-		source  listerWatcher
-		example runtime.Object
-	)
-	switch {
-	case !e.cfg.FullObjects:
-		kind, example = Metadata, &metav1.PartialObjectMetadata{}
-		source = clientListerWatcher[*metav1.PartialObjectMetadataList]{clients.Metadata.Resource(gvr).Namespace(namespace)}
-	case !e.cfg.ForceDynamic && clients.Typed != nil && clients.Typed.Serves(mapping.GroupVersionKind):
-		var err error
-		if source, example, err = clients.Typed.listerWatcher(mapping, namespace); err != nil {
-			return 0, nil, err
-		}
-		kind = Typed
-	default:
-		kind, example = Dynamic, &unstructured.Unstructured{}
-		source = clientListerWatcher[*unstructured.UnstructuredList]{clients.Dynamic.Resource(gvr).Namespace(namespace)}
+	feed, err := e.source.Feed(mapping, namespace, e.cfg.FullObjects)
+	if err != nil {
+		return 0, nil, err
 	}
 	key := informerKey{namespace: namespace, gvr: gvr}
 	if informer, ok := e.informers[key]; ok {
-		return kind, informer, nil
+		return feed.Kind, informer, nil
 	}
 	tweak := func(opts *metav1.ListOptions) {
 		opts.LabelSelector = e.cfg.LabelSelector
@@ -69,32 +54,34 @@ func (e *Engine) informerFor(clients *Clients, mapping *meta.RESTMapping, namesp
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return source.List(ctx, opts)
+			return feed.ListWithContext(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return source.Watch(ctx, opts)
+			return feed.WatchWithContext(ctx, opts)
 		},
 	}
-	informer := toolscache.NewSharedIndexInformerWithOptions(lw, example, toolscache.SharedIndexInformerOptions{
+	var source toolscache.ListerWatcher = lw
+	if feed.NoWatchList {
+		source = noWatchList{lw}
+	}
+	informer := toolscache.NewSharedIndexInformerWithOptions(source, feed.Example, toolscache.SharedIndexInformerOptions{
 		Indexers:          toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
 		ObjectDescription: gvr.String(),
 	})
 	e.informers[key] = informer
-	return kind, informer, nil
+	return feed.Kind, informer, nil
 }
 
-// listerWatcher is the List and Watch of one resource in one namespace or
-// all, as client-go's ListerWatcher names it (a client-go lister reads a
-// cache instead).
-type listerWatcher interface {
-	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
-	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-}
+// noWatchList tells the reflector that its list-watcher does not serve the
+// streaming initial list (client-go's watchlist.DoesClientNotSupportWatchListSemantics).
+type noWatchList struct{ *toolscache.ListWatch }
+
+func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 
 // clientListerWatcher adapts the dynamic and metadata clients, whose List
-// returns their own list type, to listerWatcher.
+// returns their own list type, to client-go's ListerWatcherWithContext.
 type clientListerWatcher[L runtime.Object] struct {
 	r interface {
 		List(ctx context.Context, opts metav1.ListOptions) (L, error)
@@ -102,11 +89,11 @@ type clientListerWatcher[L runtime.Object] struct {
 	}
 }
 
-func (l clientListerWatcher[L]) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+func (l clientListerWatcher[L]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	return l.r.List(ctx, opts)
 }
 
-func (l clientListerWatcher[L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (l clientListerWatcher[L]) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return l.r.Watch(ctx, opts)
 }
 

@@ -58,7 +58,7 @@ type Owners struct {
 }
 
 // StartOwners discovers the owner types of seeds and caches them, level by level: the kinds of
-// the seeds' controller references (and cfg.Kinds) (resolved through clients.Mapper from their apiVersion and
+// the seeds' controller references (and cfg.Kinds) (resolved through source.RESTMapper() from their apiVersion and
 // kind, in the reference's version or else the preferred one), then the kinds of those owners'
 // controller references, until no new kind appears or maxOwnerRounds levels are held. Each level's informers are created and started, and synced,
 // before the next level is discovered from their objects, so every informer exists before it
@@ -68,7 +68,7 @@ type Owners struct {
 // reported in Unreadable and not followed; StartOwners fails only when ctx ends. Objects are
 // cached metadata-only unless cfg.FullObjects, with no label or field selector: an owner is
 // found whatever selected its dependents.
-func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg OwnersConfig) (*Owners, error) {
+func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg OwnersConfig) (*Owners, error) {
 	o := &Owners{graph: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
 	tried := map[schema.GroupKind]bool{}
 	frontier := seeds
@@ -85,11 +85,11 @@ func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg
 				continue
 			}
 			tried[gvk.GroupKind()] = true
-			mapping, err := clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			mapping, err := source.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 			if err != nil {
 				// A reference written in a version the server no longer serves
 				// still names a kind it may serve in another.
-				mapping, err = clients.Mapper.RESTMapping(gvk.GroupKind())
+				mapping, err = source.RESTMapper().RESTMapping(gvk.GroupKind())
 			}
 			if err != nil {
 				o.unreadable = append(o.unreadable, UnreadableType{Name: gvk.String(), Err: fmt.Errorf("resolving owner type: %w", err)})
@@ -100,7 +100,7 @@ func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg
 		if len(mappings) == 0 {
 			break
 		}
-		started, err := o.startLevel(ctx, clients, mappings, cfg)
+		started, err := o.startLevel(ctx, source, mappings, cfg)
 		if err != nil {
 			o.Shutdown()
 			return nil, err
@@ -121,8 +121,8 @@ func StartOwners(ctx context.Context, clients *Clients, seeds []interface{}, cfg
 
 // startLevel caches one level of owner types and adds them to the graph. It returns the types
 // that synced, and an error only when ctx ended.
-func (o *Owners) startLevel(ctx context.Context, clients *Clients, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
-	each, err := StartEach(ctx, clients, mappings, Config{
+func (o *Owners) startLevel(ctx context.Context, source Source, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
+	each, err := StartEach(ctx, source, mappings, Config{
 		Namespaces:  cfg.Namespaces,
 		FullObjects: cfg.FullObjects,
 		SyncTimeout: cfg.SyncTimeout,
@@ -160,13 +160,13 @@ func (e *Each) Shutdown() {
 // each to sync or fail, so that a type the user may not read, or that is not served, is reported
 // in Unreadable instead of failing the others. It returns an error only when ctx ends; the
 // caller calls Shutdown on the result in every case.
-func StartEach(ctx context.Context, clients *Clients, mappings []*meta.RESTMapping, cfg Config) (*Each, error) {
+func StartEach(ctx context.Context, source Source, mappings []*meta.RESTMapping, cfg Config) (*Each, error) {
 	each := &Each{}
 	errs := make([]error, len(mappings))
 	engines := make([]*Engine, len(mappings))
 	var wg sync.WaitGroup
 	for i, mapping := range mappings {
-		engine, err := New(clients, []*meta.RESTMapping{mapping}, cfg)
+		engine, err := New(source, []*meta.RESTMapping{mapping}, cfg)
 		if err != nil {
 			errs[i] = err
 			continue

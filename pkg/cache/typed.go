@@ -85,14 +85,14 @@ func (c *TypedClient) RESTClient(gv schema.GroupVersion) (*rest.RESTClient, erro
 
 // listerWatcher returns the List and Watch of mapping's resource in
 // namespace ("" for all), and an object of its Go type.
-func (c *TypedClient) listerWatcher(mapping *meta.RESTMapping, namespace string) (listerWatcher, runtime.Object, error) {
+func (c *TypedClient) listerWatcher(mapping *meta.RESTMapping, namespace string) (typedListerWatcher, runtime.Object, error) {
 	example, err := scheme.Scheme.New(mapping.GroupVersionKind)
 	if err != nil {
-		return nil, nil, err
+		return typedListerWatcher{}, nil, err
 	}
 	rc, err := c.RESTClient(mapping.Resource.GroupVersion())
 	if err != nil {
-		return nil, nil, err
+		return typedListerWatcher{}, nil, err
 	}
 	return typedListerWatcher{client: rc, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
 }
@@ -106,7 +106,7 @@ type typedListerWatcher struct {
 	namespace string
 }
 
-func (l typedListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	list, err := scheme.Scheme.New(l.list)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (l typedListerWatcher) List(ctx context.Context, opts metav1.ListOptions) (
 	return list, err
 }
 
-func (l typedListerWatcher) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (l typedListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
 	return l.client.Get().
 		NamespaceIfScoped(l.namespace, l.namespace != "").

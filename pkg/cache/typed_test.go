@@ -71,7 +71,7 @@ func TestTypedListerWatcherDecodesProtobuf(t *testing.T) {
 	if _, ok := example.(*corev1.Pod); !ok {
 		t.Errorf("example object is %T, want *v1.Pod", example)
 	}
-	obj, err := l.List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	obj, err := l.ListWithContext(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
 	if err != nil {
 		t.Fatal(err)
 	}

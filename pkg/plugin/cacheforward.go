@@ -42,7 +42,7 @@ const firstFrameMargin = 10 * time.Second
 func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
 	direct := runE(o)
 	return func(cmd *cobra.Command, args []string) error {
-		if eo.env != nil || eo.Cache == "off" || verbose(cmd) || (local != nil && local()) {
+		if eo.engines.shared() || eo.Cache == "off" || verbose(cmd) || (local != nil && local()) {
 			return direct(cmd, args)
 		}
 		handled, err := forwardToCache(cmd, args, eo, streams, extraArgs)
@@ -178,7 +178,7 @@ func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []s
 		}
 		argv = append(argv, flagArgs(f)...)
 	})
-	ns, err := eo.namespace()
+	ns, err := eo.engines.namespace(eo.configFlags)
 	if err != nil {
 		return nil, err
 	}

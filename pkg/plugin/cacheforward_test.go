@@ -68,7 +68,7 @@ func TestForwardArgs(t *testing.T) {
 			if err := q.ParseFlags(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			got, err := forwardArgs(q, q.Flags().Args(), &engineOptions{configFlags: configFlags}, nil)
+			got, err := forwardArgs(q, q.Flags().Args(), &engineOptions{configFlags: configFlags, engines: directEngines{}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

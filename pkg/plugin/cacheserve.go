@@ -112,7 +112,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	// handler).
 	warnings := server.NewWarnings()
 	restConfig.Wrap(warnings.WrapTransport)
-	clients, err := cache.NewClients(restConfig, mapper, version.UserAgent())
+	source, err := cache.NewAPIServer(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return err
 	}
@@ -135,9 +135,9 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
-	pool := server.NewPool(clients, server.PoolOptions{EvictAfter: o.EvictAfter})
+	pool := server.NewPool(source, server.PoolOptions{EvictAfter: o.EvictAfter})
 	defer pool.Shutdown()
-	env := &serveEnv{server: restConfig.Host, clients: clients, pool: pool, warnings: warnings}
+	env := &serveEnv{server: restConfig.Host, source: source, pool: pool, warnings: warnings}
 	user, kubeContext := userName(configFlags)
 	srv := &server.Server{
 		Listener:    listener,

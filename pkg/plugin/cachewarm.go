@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -14,12 +16,12 @@ import (
 )
 
 // serveEnv is what a command run inside a warm cache process uses instead
-// of building its own: the process's clients (one identity's) and its pool
-// of warm engines.
+// of building its own: the process's source (one identity's API server) and
+// its pool of warm engines.
 type serveEnv struct {
-	server  string
-	clients *cache.Clients
-	pool    *server.Pool
+	server string
+	source cache.Source
+	pool   *server.Pool
 	// warnings are the API server's warnings the process's lists and
 	// watches got.
 	warnings *server.Warnings
@@ -45,10 +47,51 @@ type serveEnv struct {
 // would print them: those the cache holds before the answer, later ones as
 // they come; none for a command the cache declines.
 type warmEngines struct {
-	pool         *server.Pool
-	maxStaleness time.Duration
-	warnings     *server.Warnings
-	printWarning func(message string)
+	env *serveEnv
+	// maxStaleness is the command's --max-staleness, read when it starts.
+	maxStaleness *time.Duration
+}
+
+// namespace returns the -n the client made explicit, without reading a
+// kubeconfig (the process's own is another user's view of the file), or
+// else the kubeconfig context's, as directEngines does.
+func (w warmEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
+		return *configFlags.Namespace, nil
+	}
+	return directEngines{}.namespace(configFlags)
+}
+
+// connect returns the process's source: commands never build clients of
+// their own inside a cache.
+func (w warmEngines) connect(*genericclioptions.ConfigFlags) (cache.Source, string, error) {
+	return w.env.source, w.env.server, nil
+}
+
+// resolve resolves through the process's discovery, which is as old as the
+// cache: a type created since (a new CRD) is found after one fresh
+// discovery, as a command of its own would find it.
+func (w warmEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error) {
+	mappings, err := cache.Resolve(source.RESTMapper(), args)
+	if err == nil {
+		return mappings, nil
+	}
+	if mapper, ok := source.RESTMapper().(meta.ResettableRESTMapper); ok {
+		mapper.Reset()
+		return cache.Resolve(source.RESTMapper(), args)
+	}
+	return nil, err
+}
+
+func (w warmEngines) shared() bool { return true }
+
+// location is the client's time zone, which the client sent with its
+// request; the process's own otherwise.
+func (w warmEngines) location() *time.Location {
+	if w.env.location != nil {
+		return w.env.location
+	}
+	return time.Local
 }
 
 // warnedLease is a lease whose command prints the API warnings of its
@@ -73,7 +116,7 @@ type declinedError struct {
 
 func (e *declinedError) Error() string { return "the warm cache declined: " + e.reason }
 
-func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequest) (runningEngine, error) {
+func (w warmEngines) start(ctx context.Context, _ cache.Source, req engineRequest) (runningEngine, error) {
 	if req.custom {
 		return nil, &declinedError{reason: "--indexer indexes are not shared"}
 	}
@@ -86,11 +129,11 @@ func (w warmEngines) start(ctx context.Context, _ *cache.Clients, req engineRequ
 	for _, m := range req.mappings {
 		resources = append(resources, m.Resource)
 	}
-	printWarning := w.printWarning
+	printWarning := w.env.printWarning
 	if printWarning == nil {
 		printWarning = func(string) {}
 	}
-	warnings := w.warnings.Subscribe(resources, printWarning)
+	warnings := w.env.warnings.Subscribe(resources, printWarning)
 	lease, err := w.lease(ctx, req)
 	if err != nil {
 		warnings.Cancel()
@@ -118,7 +161,7 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Leas
 		acquireCtx, cancel = context.WithTimeout(ctx, req.config.SyncTimeout)
 	}
 	defer cancel()
-	lease, err := w.pool.Acquire(acquireCtx, req.mappings, req.config, server.Options{Queue: req.queue})
+	lease, err := w.env.pool.Acquire(acquireCtx, req.mappings, req.config, server.Options{Queue: req.queue})
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.config.SyncTimeout)
 	}
@@ -143,11 +186,11 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Leas
 		return lease, nil
 	}
 	age := time.Since(since).Round(time.Second)
-	if w.maxStaleness > 0 && age > w.maxStaleness {
+	if *w.maxStaleness > 0 && age > *w.maxStaleness {
 		lease.Shutdown()
 		return nil, &declinedError{
 			reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
-			warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), w.maxStaleness),
+			warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), *w.maxStaleness),
 		}
 	}
 	return lease, nil

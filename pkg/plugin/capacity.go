@@ -65,7 +65,7 @@ type CapacityOptions struct {
 
 // NewCapacityOptions returns CapacityOptions with defaults.
 func NewCapacityOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *CapacityOptions {
-	return &CapacityOptions{engineOptions: engineOptions{configFlags: configFlags}, IOStreams: streams}
+	return &CapacityOptions{engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}}, IOStreams: streams}
 }
 
 // NewCmdCapacity returns the capacity command.
@@ -226,7 +226,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
 		mappings, nodesKnown = mappings[:1], false
 	}
-	engine, err := cache.New(o.clients, mappings, o.config)
+	engine, err := cache.New(o.source, mappings, o.config)
 	if err != nil {
 		return err
 	}
@@ -279,7 +279,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMapping) string {
 	ctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
 	defer cancel()
-	_, err := o.clients.Metadata.Resource(nodes.Resource).List(ctx, metav1.ListOptions{Limit: 1})
+	_, err := cache.List(ctx, o.source, nodes, "", false, metav1.ListOptions{Limit: 1})
 	switch {
 	case apierrors.IsForbidden(err):
 		return err.Error()

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -37,15 +36,15 @@ type engineOptions struct {
 	Cache        string
 	MaxStaleness time.Duration
 
-	// env is set when the command runs inside a warm cache process: the
-	// process's clients and engine pool instead of the command's own.
-	env *serveEnv
+	// engines is where the command's engines come from, chosen when the
+	// command is built (see engineSource).
+	engines engineSource
 
 	// Set by complete.
 	namespaces []string // none means all namespaces
 	server     string   // the API server URL, for messages
 	indexSet   *index.Set
-	clients    *cache.Clients
+	source     cache.Source
 	config     cache.Config // what query and watch share; each adds its own
 }
 
@@ -63,15 +62,6 @@ func (o *engineOptions) addCacheFlags(cmd *cobra.Command) {
 	o.Cache = "auto"
 	cmd.Flags().StringVar(&o.Cache, "cache", o.Cache, "Use a warm cache (kubectl informer cache start): auto uses the running cache of this identity (server, user, impersonation), if any, and answers directly otherwise; off always answers directly.")
 	cmd.Flags().DurationVar(&o.MaxStaleness, "max-staleness", 0, "With a warm cache: if the watch of a type the answer reads has been failing for longer than this, answer directly from the API server instead (0: answer from the cache, with a warning that it may be stale).")
-}
-
-// engines returns where the command gets its engine: the warm cache's pool
-// inside a cache process, its own engine otherwise.
-func (o *engineOptions) engines() engineSource {
-	if o.env != nil {
-		return warmEngines{pool: o.env.pool, maxStaleness: o.MaxStaleness, warnings: o.env.warnings, printWarning: o.env.printWarning}
-	}
-	return directEngines{}
 }
 
 // parseIndexers builds the index set from --indexer.
@@ -116,10 +106,11 @@ func (o *engineOptions) validate() error {
 	return nil
 }
 
-// complete resolves the namespace, builds the clients from kubeconfig, and
-// builds the index set and the engine configuration query and watch share.
+// complete resolves the namespace, connects to the source of the command's
+// engines, and builds the index set and the engine configuration query and
+// watch share.
 func (o *engineOptions) complete() error {
-	ns, err := o.namespace()
+	ns, err := o.engines.namespace(o.configFlags)
 	if err != nil {
 		return err
 	}
@@ -129,22 +120,8 @@ func (o *engineOptions) complete() error {
 			return err
 		}
 	}
-	if o.env != nil {
-		o.server, o.clients = o.env.server, o.env.clients
-	} else {
-		restConfig, err := o.configFlags.ToRESTConfig()
-		if err != nil {
-			return err
-		}
-		o.server = restConfig.Host
-		mapper, err := o.configFlags.ToRESTMapper()
-		if err != nil {
-			return err
-		}
-		o.clients, err = cache.NewClients(restConfig, mapper, version.UserAgent())
-		if err != nil {
-			return err
-		}
+	if o.source, o.server, err = o.engines.connect(o.configFlags); err != nil {
+		return err
 	}
 	o.config = cache.Config{
 		Namespaces:    o.namespaces,
@@ -153,20 +130,6 @@ func (o *engineOptions) complete() error {
 		SyncTimeout:   o.SyncTimeout,
 	}
 	return o.parseIndexers()
-}
-
-// namespace returns -n, or the kubeconfig context's namespace; inside a
-// cache process, the -n the client made explicit, without reading a
-// kubeconfig.
-func (o *engineOptions) namespace() (string, error) {
-	if o.env != nil && o.configFlags.Namespace != nil && *o.configFlags.Namespace != "" {
-		return *o.configFlags.Namespace, nil
-	}
-	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return "", fmt.Errorf("reading the namespace from kubeconfig: %w", err)
-	}
-	return ns, nil
 }
 
 // resolve maps the TYPE[,TYPE...] argument to REST mappings through
@@ -179,16 +142,7 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		mappings, err := cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
-		if err != nil && o.env != nil {
-			// A warm cache's discovery is as old as the cache: a type
-			// created since (a new CRD) is found after a fresh discovery,
-			// as a command of its own would find it.
-			if mapper, ok := o.clients.Mapper.(meta.ResettableRESTMapper); ok {
-				mapper.Reset()
-				mappings, err = cache.Resolve(o.clients.Mapper, strings.Split(typeArg, ","))
-			}
-		}
+		mappings, err := o.engines.resolve(o.source, splitTypes(typeArg))
 		done <- result{mappings, err}
 	}()
 	timer := time.NewTimer(o.SyncTimeout)

@@ -25,7 +25,7 @@ func TestStartEngineNamesTheSyncTimeoutFlag(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(done)
-	clients, err := cache.NewClients(&rest.Config{Host: srv.URL}, nil, "plugin-test")
+	clients, err := cache.NewAPIServer(&rest.Config{Host: srv.URL}, nil, "plugin-test")
 	if err != nil {
 		t.Fatal(err)
 	}

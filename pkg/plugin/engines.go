@@ -2,10 +2,15 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -20,7 +25,7 @@ type runningEngine interface {
 	Shutdown()
 }
 
-// engineRequest is what a command asks of an engine source.
+// engineRequest is what a command asks of its engines.
 type engineRequest struct {
 	mappings []*meta.RESTMapping
 	config   cache.Config
@@ -37,18 +42,64 @@ type engineRequest struct {
 	errOut io.Writer
 }
 
-// engineSource gives a command a synced engine: directEngines starts one for
-// the command, warmEngines (in the cache process) leases shared ones.
+// engineSource is where a command's engines come from, chosen once when the
+// command is built: directEngines, the command's own engine fed by the API
+// server of its kubeconfig, or warmEngines, inside a warm cache process,
+// the process's source and its pool of shared engines. Everything that
+// differs between the two is a method here; commands do not ask which one
+// they have.
 type engineSource interface {
-	start(ctx context.Context, clients *cache.Clients, req engineRequest) (runningEngine, error)
+	// namespace returns the namespace -n names, or the kubeconfig
+	// context's.
+	namespace(configFlags *genericclioptions.ConfigFlags) (string, error)
+	// connect returns the source the command's engines read, and the API
+	// server URL for messages.
+	connect(configFlags *genericclioptions.ConfigFlags) (source cache.Source, server string, err error)
+	// resolve maps what the user typed to REST mappings through source.
+	resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error)
+	// start returns synced engines of req's types.
+	start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error)
+	// shared reports whether the command runs in a warm cache process,
+	// beside other clients' commands.
+	shared() bool
+	// location is the time zone of the user's terminal.
+	location() *time.Location
 }
 
 // directEngines starts an engine of the command's own, as every command
 // without a warm cache does.
 type directEngines struct{}
 
-func (directEngines) start(ctx context.Context, clients *cache.Clients, req engineRequest) (runningEngine, error) {
-	engine, err := cache.New(clients, req.mappings, req.config)
+func (directEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	ns, _, err := configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("reading the namespace from kubeconfig: %w", err)
+	}
+	return ns, nil
+}
+
+func (directEngines) connect(configFlags *genericclioptions.ConfigFlags) (cache.Source, string, error) {
+	restConfig, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	mapper, err := configFlags.ToRESTMapper()
+	if err != nil {
+		return nil, "", err
+	}
+	source, err := cache.NewAPIServer(restConfig, mapper, version.UserAgent())
+	if err != nil {
+		return nil, "", err
+	}
+	return source, restConfig.Host, nil
+}
+
+func (directEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error) {
+	return cache.Resolve(source.RESTMapper(), args)
+}
+
+func (directEngines) start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error) {
+	engine, err := cache.New(source, req.mappings, req.config)
 	if err != nil {
 		return nil, err
 	}
@@ -63,4 +114,21 @@ func (directEngines) start(ctx context.Context, clients *cache.Clients, req engi
 		return nil, err
 	}
 	return engine, nil
+}
+
+func (directEngines) shared() bool { return false }
+
+func (directEngines) location() *time.Location { return time.Local }
+
+// splitTypes splits the TYPE[,TYPE...] argument.
+func splitTypes(typeArg string) []string { return strings.Split(typeArg, ",") }
+
+// enginesFor returns the engine source of a command: warm engines inside a
+// cache process (env set), which read maxStaleness (the command's
+// --max-staleness) when the command starts; direct ones otherwise.
+func enginesFor(env *serveEnv, maxStaleness *time.Duration) engineSource {
+	if env != nil {
+		return warmEngines{env: env, maxStaleness: maxStaleness}
+	}
+	return directEngines{}
 }

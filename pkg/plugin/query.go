@@ -85,7 +85,7 @@ type QueryOptions struct {
 
 // NewQueryOptions returns QueryOptions with defaults.
 func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *QueryOptions {
-	return &QueryOptions{engineOptions: engineOptions{configFlags: configFlags}, IOStreams: streams}
+	return &QueryOptions{engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}}, IOStreams: streams}
 }
 
 // NewCmdQuery returns the query command.
@@ -96,7 +96,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 // newCmdQuery returns the query command; env is set inside a warm cache process.
 func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	o := NewQueryOptions(configFlags, streams)
-	o.env = env
+	o.engines = enginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "query TYPE[,TYPE...] [flags]",
 		Short:   "Answer index lookups from synced informer caches",
@@ -221,14 +221,14 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err := o.checkMeasureTypes(mappings); err != nil {
 		return err
 	}
-	engine, err := o.engines().start(ctx, o.clients, engineRequest{
+	engine, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, indexes: o.indexDefs, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
 	})
 	if err != nil {
 		return err
 	}
 	defer engine.Shutdown()
-	indexDefs, related, err := startRelations(ctx, o.clients, engine.Types(), o.indexDefs, relationOptions{
+	indexDefs, related, err := startRelations(ctx, o.source, engine.Types(), o.indexDefs, relationOptions{
 		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: o.selectors, errOut: o.ErrOut,
 	})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,9 +21,13 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// crdGVR is where custom resources' definitions, and so their printer
+// crdMapping is where custom resources' definitions, and so their printer
 // columns, are read.
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+var crdMapping = &meta.RESTMapping{
+	Resource:         schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+	GroupVersionKind: schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
+	Scope:            meta.RESTScopeRoot,
+}
 
 // typeObjects are the matching objects of one type, in the order they print.
 type typeObjects struct {
@@ -199,7 +203,11 @@ func (o *QueryOptions) tableFor(ctx context.Context, t *cache.Type) columns.Tabl
 	if gvr.Group != "" && strings.Contains(gvr.Group, ".") {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		crd, err := o.clients.Dynamic.Resource(crdGVR).Get(ctx, gvr.Resource+"."+gvr.Group, metav1.GetOptions{})
+		var crd *unstructured.Unstructured
+		obj, err := cache.Get(ctx, o.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
+		if err == nil {
+			crd, err = toUnstructured(obj)
+		}
 		if err == nil {
 			printerColumns, err = columns.PrinterColumnsFromCRD(crd, gvr.Version)
 		}
@@ -224,4 +232,17 @@ func (o *QueryOptions) writeObjects(w io.Writer, groups []typeObjects) error {
 		objs = append(objs, g.objs...)
 	}
 	return printList(w, o.out.printer, o.out.format, objs)
+}
+
+// toUnstructured returns obj as an unstructured object, converting a typed
+// one; it does not mutate obj.
+func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: content}, nil
 }

@@ -90,7 +90,7 @@ var controllerKinds = []schema.GroupKind{
 // (cache.Type.AddJoins), following changes when opts.onRelated is set, and says on errOut which
 // related types it could not read. It returns defs with the relationship indexes
 // bound, in the same order, and the related caches to shut down (nil when no index needed any).
-func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.Type, defs []index.Definition, opts relationOptions) ([]index.Definition, *relations, error) {
+func startRelations(ctx context.Context, source cache.Source, types []*cache.Type, defs []index.Definition, opts relationOptions) ([]index.Definition, *relations, error) {
 	namespaces, syncTimeout, errOut := opts.namespaces, opts.syncTimeout, opts.errOut
 	needs := map[index.Relation]bool{}
 	for _, def := range defs {
@@ -112,7 +112,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 			}
 			seeds = append(seeds, objs...)
 		}
-		owners, err := cache.StartOwners(ctx, clients, seeds, cache.OwnersConfig{Namespaces: namespaces, SyncTimeout: syncTimeout, Kinds: opts.ownerKinds})
+		owners, err := cache.StartOwners(ctx, source, seeds, cache.OwnersConfig{Namespaces: namespaces, SyncTimeout: syncTimeout, Kinds: opts.ownerKinds})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -121,7 +121,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 		graphs.Owners = owners.Graph()
 	}
 	if needs[index.SelectorRelation] {
-		set, each, err := startSelectors(ctx, clients, namespaces, syncTimeout, opts.selectors, errOut)
+		set, each, err := startSelectors(ctx, source, namespaces, syncTimeout, opts.selectors, errOut)
 		r.selectors, r.selectorSet = each, set
 		if err != nil {
 			r.Shutdown()
@@ -130,7 +130,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 		graphs.Selectors = set
 	}
 	if needs[index.NodeRelation] {
-		graph, each, err := startNodes(ctx, clients, syncTimeout, errOut)
+		graph, each, err := startNodes(ctx, source, syncTimeout, errOut)
 		r.nodes = each
 		if err != nil {
 			r.Shutdown()
@@ -139,7 +139,7 @@ func startRelations(ctx context.Context, clients *cache.Clients, types []*cache.
 		graphs.Nodes = graph
 	}
 	if needs[index.PodRelation] {
-		graph, each, err := startPods(ctx, clients, namespaces, syncTimeout, errOut)
+		graph, each, err := startPods(ctx, source, namespaces, syncTimeout, errOut)
 		r.pods = each
 		if err != nil {
 			r.Shutdown()
@@ -191,12 +191,12 @@ var (
 
 // startPods caches the pods of namespaces (none: all), metadata-only, for the selects index. Pods the user
 // may not read are reported on errOut, and the index then has no values.
-func startPods(ctx context.Context, clients *cache.Clients, namespaces []string, syncTimeout time.Duration, errOut io.Writer) (index.PodGraph, *cache.Each, error) {
-	mapping, err := clients.Mapper.RESTMapping(podsGroupKind)
+func startPods(ctx context.Context, source cache.Source, namespaces []string, syncTimeout time.Duration, errOut io.Writer) (index.PodGraph, *cache.Each, error) {
+	mapping, err := source.RESTMapper().RESTMapping(podsGroupKind)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolving pods: %w", err)
 	}
-	each, err := cache.StartEach(ctx, clients, []*meta.RESTMapping{mapping}, cache.Config{Namespaces: namespaces, SyncTimeout: syncTimeout})
+	each, err := cache.StartEach(ctx, source, []*meta.RESTMapping{mapping}, cache.Config{Namespaces: namespaces, SyncTimeout: syncTimeout})
 	if err != nil {
 		return nil, each, err
 	}
@@ -215,12 +215,12 @@ func startPods(ctx context.Context, clients *cache.Clients, namespaces []string,
 
 // startNodes caches the nodes, metadata-only, for the node join indexes. Nodes the user may not
 // read are reported on errOut, and the indexes then have no values.
-func startNodes(ctx context.Context, clients *cache.Clients, syncTimeout time.Duration, errOut io.Writer) (index.NodeGraph, *cache.Each, error) {
-	mapping, err := clients.Mapper.RESTMapping(nodesGroupKind)
+func startNodes(ctx context.Context, source cache.Source, syncTimeout time.Duration, errOut io.Writer) (index.NodeGraph, *cache.Each, error) {
+	mapping, err := source.RESTMapper().RESTMapping(nodesGroupKind)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolving nodes: %w", err)
 	}
-	each, err := cache.StartEach(ctx, clients, []*meta.RESTMapping{mapping}, cache.Config{SyncTimeout: syncTimeout})
+	each, err := cache.StartEach(ctx, source, []*meta.RESTMapping{mapping}, cache.Config{SyncTimeout: syncTimeout})
 	if err != nil {
 		return nil, each, err
 	}
@@ -237,21 +237,21 @@ func startNodes(ctx context.Context, clients *cache.Clients, syncTimeout time.Du
 // their pod selectors. Only the kinds that selected-by=KIND/NAME or "selected-by in (...)"
 // selectors name are cached; any other use (--group-by, !=, notin, exists) needs them all. A
 // kind the user may not read, or that the server does not serve, is reported on errOut.
-func startSelectors(ctx context.Context, clients *cache.Clients, namespaces []string, syncTimeout time.Duration, selectors []index.Selector, errOut io.Writer) (*index.SelectorSet, *cache.Each, error) {
+func startSelectors(ctx context.Context, source cache.Source, namespaces []string, syncTimeout time.Duration, selectors []index.Selector, errOut io.Writer) (*index.SelectorSet, *cache.Each, error) {
 	kinds, err := selectorKinds(selectors)
 	if err != nil {
 		return nil, nil, err
 	}
 	var mappings []*meta.RESTMapping
 	for _, gk := range kinds {
-		mapping, err := clients.Mapper.RESTMapping(gk)
+		mapping, err := source.RESTMapper().RESTMapping(gk)
 		if err != nil {
 			fmt.Fprintf(errOut, "Warning: selected-by does not read %s, which the server does not serve: %v\n", gk, err)
 			continue
 		}
 		mappings = append(mappings, mapping)
 	}
-	each, err := cache.StartEach(ctx, clients, mappings, cache.Config{Namespaces: namespaces, SyncTimeout: syncTimeout, FullObjects: true})
+	each, err := cache.StartEach(ctx, source, mappings, cache.Config{Namespaces: namespaces, SyncTimeout: syncTimeout, FullObjects: true})
 	if err != nil {
 		return nil, each, err
 	}
@@ -327,7 +327,7 @@ func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine,
 		defs[i], selectors[i] = w.def, w.sel
 	}
 	defs = append(defs, o.groupBy...)
-	bound, related, err := startRelations(ctx, o.clients, engine.Types(), defs, relationOptions{
+	bound, related, err := startRelations(ctx, o.source, engine.Types(), defs, relationOptions{
 		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: selectors, ownerKinds: controllerKinds, errOut: o.ErrOut,
 		onRelated: func(t *cache.Type, cause string, changes []cache.JoinChange) {
 			for _, c := range changes {

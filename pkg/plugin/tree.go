@@ -66,7 +66,7 @@ type treeRootArg struct {
 
 // NewTreeOptions returns TreeOptions with defaults.
 func NewTreeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TreeOptions {
-	return &TreeOptions{engineOptions: engineOptions{configFlags: configFlags}, IOStreams: streams}
+	return &TreeOptions{engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}}, IOStreams: streams}
 }
 
 // NewCmdTree returns the tree command.
@@ -229,7 +229,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
-		engine, err := cache.New(o.clients, mappings, cfg)
+		engine, err := cache.New(o.source, mappings, cfg)
 		if err != nil {
 			return nil, shutdown, err
 		}
@@ -281,7 +281,7 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 	if err != nil {
 		return nil, err
 	}
-	each, err := cache.StartEach(ctx, o.clients, mappings, cache.Config{
+	each, err := cache.StartEach(ctx, o.source, mappings, cache.Config{
 		Namespaces:  o.namespaces,
 		SyncTimeout: o.SyncTimeout,
 		FullObjects: full,
@@ -384,7 +384,7 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	for i, r := range roots {
 		seeds[i] = r.Obj
 	}
-	owners, err := cache.StartOwners(ctx, o.clients, seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
+	owners, err := cache.StartOwners(ctx, o.source, seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ type WatchOptions struct {
 // NewWatchOptions returns WatchOptions with defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
 	return &WatchOptions{
-		engineOptions: engineOptions{configFlags: configFlags},
+		engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}},
 		Diff:          "compact",
 		Output:        "text",
 		Color:         "auto",
@@ -100,7 +100,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 // newCmdWatch returns the watch command; env is set inside a warm cache process.
 func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	o := NewWatchOptions(configFlags, streams)
-	o.env = env
+	o.engines = enginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "watch TYPE[,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
 		Short:   "Stream adds, updates and deletes with a diff of what changed",
@@ -185,11 +185,8 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		initial:          o.Initial,
 		maxEvents:        o.MaxEvents,
 		showSecretValues: o.ShowSecretValues,
-		location:         time.Local,
-		sharedProcess:    o.env != nil,
-	}
-	if o.env != nil && o.env.location != nil {
-		cfg.location = o.env.location
+		location:         o.engines.location(),
+		sharedProcess:    o.engines.shared(),
 	}
 	var indexDefs []index.Definition
 	for _, s := range o.Where {
@@ -328,7 +325,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		indexes = append(indexes, w.def)
 	}
 	indexes = append(indexes, o.groupBy...)
-	engine, err := o.engines().start(ctx, o.clients, engineRequest{
+	engine, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, queue: queue, indexes: indexes, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
 	})
 	if err != nil {

@@ -31,7 +31,7 @@ import (
 // users for EvictAfter is shut down and removed; a later command starts it
 // again. All methods are safe for concurrent use.
 type Pool struct {
-	clients    *cache.Clients
+	source     cache.Source
 	evictAfter time.Duration
 	// newEngine creates the engine of one type; tests replace it.
 	newEngine func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error)
@@ -59,12 +59,12 @@ type PoolOptions struct {
 	EvictAfter time.Duration
 }
 
-// NewPool returns an empty pool whose engines list and watch with clients.
-func NewPool(clients *cache.Clients, opts PoolOptions) *Pool {
+// NewPool returns an empty pool whose engines are fed by source.
+func NewPool(source cache.Source, opts PoolOptions) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{clients: clients, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{}}
+	p := &Pool{source: source, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{}}
 	p.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
-		return cache.New(p.clients, []*meta.RESTMapping{mapping}, cfg)
+		return cache.New(p.source, []*meta.RESTMapping{mapping}, cfg)
 	}
 	return p
 }
@@ -79,7 +79,6 @@ type entryKey struct {
 	labelSelector string
 	fieldSelector string
 	managedFields cache.ManagedFields
-	forceDynamic  bool
 	requireWatch  bool
 }
 
@@ -96,7 +95,6 @@ func keyFor(mapping *meta.RESTMapping, cfg cache.Config) entryKey {
 		labelSelector: cfg.LabelSelector,
 		fieldSelector: cfg.FieldSelector,
 		managedFields: cfg.ManagedFields,
-		forceDynamic:  cfg.ForceDynamic,
 		requireWatch:  cfg.RequireWatch,
 	}
 }
@@ -243,7 +241,6 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		FieldSelector:     cfg.FieldSelector,
 		Indexes:           cfg.Indexes,
 		FullObjects:       true,
-		ForceDynamic:      cfg.ForceDynamic,
 		ManagedFields:     cfg.ManagedFields,
 		PlainWatchStreams: cfg.ManagedFields == cache.InternManagedFields,
 		SyncTimeout:       cfg.SyncTimeout,
