@@ -354,7 +354,7 @@ func appendValues(dst []string, v ref.Val, outer bool) ([]string, error) {
 }
 
 func typeName(v ref.Val) string {
-	if t, ok := v.Type().(ref.Type); ok {
+	if t := v.Type(); t != nil {
 		return t.TypeName()
 	}
 	return fmt.Sprintf("%T", v)
