@@ -72,10 +72,12 @@ krew-manifest:
 bench: build cluster-bins
 	hack/bench
 
-## lint: gofmt, go vet, and go mod tidy must change nothing
+## lint: gofmt and go mod tidy must change nothing; go vet and staticcheck (pinned in hack/tools; also run on the tools module) must pass
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	hack/staticcheck ./...
+	cd hack/tools && GOWORK=off ../staticcheck ./...
 	$(GO) mod tidy -diff
 	cd hack/tools && GOWORK=off $(GO) mod tidy -diff
 	cd hack/kwok && GOWORK=off $(GO) mod tidy -diff

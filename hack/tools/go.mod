@@ -1,7 +1,8 @@
 // Module tools pins the control-plane binaries that tests, benchmarks and the
 // demo run against: kube-apiserver and etcd, built from the Go module proxy.
 // It also holds the programs behind hack/cluster and hack/seed (cmd/cluster,
-// cmd/seed). It is separate from the plugin's go.mod so the plugin's
+// cmd/seed), and pins staticcheck, which make lint runs through
+// hack/staticcheck. It is separate from the plugin's go.mod so the plugin's
 // dependencies stay small.
 module github.com/kubectl-informer/kubectl-informer/hack/tools
 
@@ -9,6 +10,7 @@ go 1.26.0
 
 require (
 	go.etcd.io/etcd/server/v3 v3.7.0
+	honnef.co/go/tools v0.8.1
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.0.0
 	k8s.io/apimachinery v0.37.2
@@ -20,6 +22,7 @@ require (
 	cel.dev/expr v0.25.1 // indirect
 	cyphar.com/go-pathrs v0.2.5 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
+	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/JeffAshton/win_pdh v0.0.0-20161109143554-76bb4ee9f0ab // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect
@@ -126,6 +129,8 @@ require (
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
+	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
+	golang.org/x/mod v0.37.0 // indirect
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect

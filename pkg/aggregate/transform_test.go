@@ -54,7 +54,7 @@ func realisticPod(i int) *corev1.Pod {
 		VolumeMounts: mounts, Resources: corev1.ResourceRequirements{Requests: rl("cpu", "50m", "memory", "64Mi"), Limits: rl("memory", "128Mi")},
 		TerminationMessagePath: "/dev/termination-log", TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent}
 	lastApplied := `{"apiVersion":"v1","kind":"Pod","metadata":{"annotations":{},"labels":{"app":"checkout"},"name":"` + name + `","namespace":"shop"},"spec":{"containers":[{"image":"registry.example.com/shop/checkout:v2.14.3","name":"checkout","resources":{"limits":{"cpu":"1","memory":"512Mi"},"requests":{"cpu":"250m","memory":"512Mi"}}}]}}`
-	fields := func(s string) *metav1.FieldsV1 { return &metav1.FieldsV1{Raw: []byte(s)} }
+	fields := func(s string) *metav1.FieldsV1 { return metav1.NewFieldsV1(s) }
 	now := metav1.Unix(1760000000, 0)
 	status := func(c corev1.Container) corev1.ContainerStatus {
 		image := c.Image

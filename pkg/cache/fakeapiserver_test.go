@@ -349,7 +349,7 @@ func fakePod(namespace, name, node string, labels map[string]string) *unstructur
 		Operation:  metav1.ManagedFieldsOperationApply,
 		APIVersion: "v1",
 		FieldsType: "FieldsV1",
-		FieldsV1:   &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:nodeName":{}}}`)},
+		FieldsV1:   metav1.NewFieldsV1(`{"f:spec":{"f:nodeName":{}}}`),
 	}})
 	return pod
 }

@@ -150,7 +150,7 @@ func trimManagedFields(obj metav1.Object, mode ManagedFields) {
 				if mode == SummarizeManagedFields || f.FieldsV1 == nil {
 					f.FieldsV1 = nil
 				} else {
-					f.FieldsV1 = fieldSets.intern(f.FieldsV1.Raw)
+					f.FieldsV1 = fieldSets.intern(f.FieldsV1.GetRawBytes())
 				}
 				trimmed[i] = f
 			}

@@ -38,13 +38,13 @@ func (in *fieldsInterner) intern(raw []byte) *metav1.FieldsV1 {
 	wp, ok := in.sets[h]
 	if ok {
 		if f := wp.Value(); f != nil {
-			if bytes.Equal(f.Raw, raw) {
+			if bytes.Equal(f.GetRawBytes(), raw) {
 				return f
 			}
-			return &metav1.FieldsV1{Raw: bytes.Clone(raw)}
+			return metav1.NewFieldsV1(string(raw))
 		}
 	}
-	f := &metav1.FieldsV1{Raw: bytes.Clone(raw)}
+	f := metav1.NewFieldsV1(string(raw))
 	in.sets[h] = weak.Make(f)
 	runtime.AddCleanup(f, in.forget, h)
 	return f

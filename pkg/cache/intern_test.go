@@ -39,7 +39,7 @@ func deploymentPods(t testing.TB, n int) []*corev1.Pod {
 
 func TestInternManagedFields(t *testing.T) {
 	pods := deploymentPods(t, 3)
-	raw := string(pods[0].ManagedFields[0].FieldsV1.Raw)
+	raw := pods[0].ManagedFields[0].FieldsV1.GetRawString()
 	for _, p := range pods {
 		trimManagedFields(p, InternManagedFields)
 	}
@@ -47,8 +47,8 @@ func TestInternManagedFields(t *testing.T) {
 	if len(a) != 2 || a[0].FieldsV1 == nil || a[1].FieldsV1 == nil {
 		t.Fatalf("interned managedFields = %v, want both entries with their sets", a)
 	}
-	if string(a[0].FieldsV1.Raw) != raw {
-		t.Errorf("interned set = %s, want the bytes sent %s", a[0].FieldsV1.Raw, raw)
+	if a[0].FieldsV1.GetRawString() != raw {
+		t.Errorf("interned set = %s, want the bytes sent %s", a[0].FieldsV1.GetRawString(), raw)
 	}
 	if a[0].FieldsV1 != b[0].FieldsV1 {
 		t.Errorf("kube-controller-manager's identical sets of two pods are not shared")

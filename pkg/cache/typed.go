@@ -24,7 +24,7 @@ import (
 // It does for any type the scheme knows what the generated clientset does
 // for each: one REST client per group version, sharing one HTTP client and
 // one rate limiter, without linking the clientset's packages for every
-// built-in type, which made the binary 80 MB (see bench/README.md).
+// built-in type (why: bench/README.md, "No generated clientset").
 type TypedClient struct {
 	config *rest.Config
 	http   *http.Client

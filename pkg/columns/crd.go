@@ -120,9 +120,9 @@ func ForCustomResource(printerColumns []PrinterColumn) (Table, error) {
 	}
 	pool := &sync.Pool{New: func() any {
 		paths, _ := parse() // parsed once already without error
-		return paths
+		return &paths
 	}}
-	pool.Put(paths)
+	pool.Put(&paths)
 
 	cols := make([]Column, 0, 1+len(printerColumns))
 	cols = append(cols, Column{Header: "NAME", Format: FormatName})
@@ -141,8 +141,9 @@ func ForCustomResource(printerColumns []PrinterColumn) (Table, error) {
 		} else if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
 			return nil, fmt.Errorf("converting %T %q to unstructured: %w", obj, m.GetName(), err)
 		}
-		paths := pool.Get().([]*jsonpath.JSONPath)
-		defer pool.Put(paths)
+		pooled := pool.Get().(*[]*jsonpath.JSONPath)
+		defer pool.Put(pooled)
+		paths := *pooled
 		cells := make([]string, 1, 1+len(paths))
 		cells[0] = m.GetName()
 		for i, path := range paths {

@@ -81,16 +81,16 @@
 //
 // # Cost
 //
-// Measured on the 2-core development machine (go test -bench . ./pkg/expr), on
-// a Deployment-made pod with two containers: an evaluation of a typical filter
-// on an unstructured object takes about 3.5µs and 38 allocations; converting a
-// typed pod with ToObject takes about 45-50µs and 300 allocations, so on typed
-// caches the conversion is over 90% of the cost. A JSON round trip costs about
-// the same; CEL's native Go type provider would not give the API's form
-// (metadata.creationTimestamp and quantities would be structs, inline fields
-// nested), so it is not used. The environment is built on the first Compile
-// (2-4ms); each Compile after that takes about 0.1ms. An evaluation that hits
-// DefaultCostLimit takes about 0.3s.
+// An unstructured object is evaluated in place. A typed object is converted
+// with [ToObject] on every evaluation, into the API's JSON form, and that
+// conversion, not the expression, is most of what an evaluation on a typed
+// cache costs. CEL's native Go type provider would be cheaper but would not
+// give the API's form (metadata.creationTimestamp and quantities would be
+// structs, inline fields nested), so it is not used. The environment is built
+// once, on the first Compile; later Compiles reuse it. An evaluation that hits
+// DefaultCostLimit has spent the whole budget before it stops.
+// The benchmarks in this package measure each of these (go test -bench .
+// ./pkg/expr); figures are in bench/README.md.
 //
 // # Concurrency
 //

@@ -18,8 +18,9 @@ import (
 //   - the objects it failed to evaluate on, each object counted once however
 //     often it failed ([Guard.Err], one line for all);
 //   - whether an evaluation hit the cost limit. Such an expression spends the
-//     whole budget on each object (about 0.3s at DefaultCostLimit), so after
-//     the first the Guard evaluates nothing more: Match returns false and
+//     whole budget on each object, far longer than an ordinary evaluation
+//     (BenchmarkCostLimit measures it), so after the first the Guard
+//     evaluates nothing more: Match returns false and
 //     Values nil at once, and [Guard.Fatal] says why. The command should stop
 //     with that error.
 //

@@ -55,7 +55,7 @@ func Entries(fields []metav1.ManagedFieldsEntry) []Entry {
 			e.Time = f.Time.Time
 		}
 		if f.FieldsV1 != nil {
-			e.Fields = ParseFieldsV1(f.FieldsV1.Raw)
+			e.Fields = ParseFieldsV1(f.FieldsV1.GetRawBytes())
 		}
 		out[i] = e
 	}

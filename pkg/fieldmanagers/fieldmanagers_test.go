@@ -33,7 +33,7 @@ func entry(manager, op, sub string, sec int, fields string) metav1.ManagedFields
 	tm := metav1.NewTime(t0.Add(time.Duration(sec) * time.Second))
 	return metav1.ManagedFieldsEntry{
 		Manager: manager, Operation: metav1.ManagedFieldsOperationType(op), Subresource: sub,
-		APIVersion: "v1", Time: &tm, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)},
+		APIVersion: "v1", Time: &tm, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields),
 	}
 }
 

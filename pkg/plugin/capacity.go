@@ -143,9 +143,9 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.measures = append(o.measures, m)
 	}
-	// The pods' cache holds each pod's usage, a few hundred bytes, not the
-	// pod: capacity reads nothing else (see bench/README.md for what it
-	// saves), and its node index reads the usage.
+	// The pods' cache holds each pod's usage, not the pod: capacity reads
+	// nothing else (bench/README.md says what it saves), and its node index
+	// reads the usage.
 	o.config.Indexes = []index.Definition{aggregate.PodUsageNodeIndex}
 	o.config.FullObjects = true
 	o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{

@@ -64,12 +64,6 @@ func waitFor(t *testing.T, want string, timeout time.Duration, stderr func() str
 // watchEvent is one line of `watch -o json`.
 type watchEvent = framework.WatchEvent
 
-// nextEvent reads and decodes the next line of a `watch -o json` process.
-func nextEvent(t *testing.T, p *framework.Process) watchEvent {
-	t.Helper()
-	return framework.NextEvent(t, p, eventTimeout)
-}
-
 // expectEvent reads the next event and checks its type and object name.
 func expectEvent(t *testing.T, p *framework.Process, typ, name string) watchEvent {
 	t.Helper()

@@ -163,7 +163,7 @@ func changeOwners(parser *managedfields.GvkParser, old, new map[string]interface
 	for _, e := range managedFieldsOf(new) {
 		set := &fieldpath.Set{}
 		if e.FieldsV1 != nil {
-			if err := set.FromJSON(strings.NewReader(string(e.FieldsV1.Raw))); err != nil {
+			if err := set.FromJSON(strings.NewReader(e.FieldsV1.GetRawString())); err != nil {
 				return nil, "", fmt.Errorf("parsing the fields of %s: %w", entryName(e), err)
 			}
 		}

@@ -36,7 +36,6 @@ var (
 	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	replicaSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 	podsGVR        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	jobsGVR        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 )
 
 // kubectl runs the real kubectl as the admin and fails the test if it fails.

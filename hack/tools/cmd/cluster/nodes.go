@@ -96,7 +96,6 @@ func simulatedNode(i int) *corev1.Node {
 				KernelVersion:           "kwok-" + kwokVersion,
 				ContainerRuntimeVersion: "kwok://" + kwokVersion,
 				KubeletVersion:          kubernetesVersion,
-				KubeProxyVersion:        kubernetesVersion,
 			},
 		},
 	}

@@ -89,7 +89,7 @@ func waitHTTP(what, url, want string, tlsConfig *tls.Config, c *child, logPath s
 		Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true},
 	}
 	deadline := time.Now().Add(timeout)
-	lastErr := fmt.Errorf("no answer yet")
+	var lastErr error
 	for {
 		select {
 		case <-c.exited:
