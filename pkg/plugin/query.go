@@ -335,20 +335,3 @@ func (o *QueryOptions) printCustomColumns(groups []typeObjects) error {
 	}
 	return writeTable(o.Out, header, table, o.NoHeaders)
 }
-
-// kindName is how a type is named in tables: "pod", "deployment.apps".
-func kindName(t *cache.Type) string {
-	gk := t.Mapping.GroupVersionKind.GroupKind()
-	name := strings.ToLower(gk.Kind)
-	if gk.Group != "" {
-		name += "." + gk.Group
-	}
-	return name
-}
-
-func joinOrNone(values []string) string {
-	if len(values) == 0 {
-		return "<none>"
-	}
-	return strings.Join(values, ",")
-}
