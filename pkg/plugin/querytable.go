@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
 )
 
 // crdGVR is where custom resources' definitions, and so their printer
@@ -38,7 +39,11 @@ type typeObjects struct {
 // server lists them, then by --sort-by if given.
 func (o *QueryOptions) sortObjects(groups []typeObjects) error {
 	for _, g := range groups {
-		sort.SliceStable(g.objs, func(i, j int) bool { return storageKey(g.objs[i]) < storageKey(g.objs[j]) })
+		sort.SliceStable(g.objs, func(i, j int) bool {
+			a, _ := storagekey.Of(g.objs[i])
+			b, _ := storagekey.Of(g.objs[j])
+			return a < b
+		})
 		if o.sortKey == nil || len(g.objs) == 0 {
 			continue
 		}
@@ -93,14 +98,6 @@ func (o *QueryOptions) parseSortBy() (*index.Definition, *columns.SortKey, error
 	}
 	key, err := columns.ParseSortKey(o.SortBy)
 	return nil, key, err
-}
-
-func storageKey(obj interface{}) string {
-	a, err := meta.Accessor(obj)
-	if err != nil {
-		return ""
-	}
-	return a.GetNamespace() + "/" + a.GetName()
 }
 
 // printTables prints one table per type, as kubectl get does: kubectl's
