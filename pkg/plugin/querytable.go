@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
 )
 
 // crdGVR is where custom resources' definitions, and so their printer
@@ -35,15 +33,11 @@ type typeObjects struct {
 	whole bool
 }
 
-// sortObjects orders each type's objects by namespace and name, as the API
-// server lists them, then by --sort-by if given.
+// sortObjects orders each type's objects by --sort-by, if given. They come
+// from the engine in the order the API server lists them (cache.Type.Lookup),
+// the order kubectl get prints, and ties of --sort-by keep it.
 func (o *QueryOptions) sortObjects(groups []typeObjects) error {
 	for _, g := range groups {
-		sort.SliceStable(g.objs, func(i, j int) bool {
-			a, _ := storagekey.Of(g.objs[i])
-			b, _ := storagekey.Of(g.objs[j])
-			return a < b
-		})
 		if o.sortKey == nil || len(g.objs) == 0 {
 			continue
 		}
