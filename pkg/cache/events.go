@@ -11,6 +11,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
 )
 
 // EventType is what happened to an object.
@@ -322,8 +323,10 @@ func sendEvents(t *Type, informer toolscache.SharedIndexInformer, push func(*Eve
 	return reg, nil
 }
 
+// storageKey is obj's storage key (see storagekey.Of), "" for an object
+// without metadata.
 func storageKey(obj interface{}) string {
-	key, err := toolscache.MetaNamespaceKeyFunc(obj)
+	key, err := storagekey.Of(obj)
 	if err != nil {
 		return ""
 	}

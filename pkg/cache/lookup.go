@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"sort"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
 )
 
 // Lookup returns the cached objects of t (of its view, see Restrict) that
-// every selector selects (the selectors are ANDed, see index.Keys), sorted
-// by namespace and name. With no selectors it returns every cached object. Each selector's index name must
-// have been registered through Config.Indexes.
+// every selector selects (the selectors are ANDed, see index.Keys), in the
+// order the API server lists them: by storage key (see sortObjects). With
+// no selectors it returns every cached object. Each selector's index name
+// must have been registered through Config.Indexes.
 func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 	var objs []interface{}
 	for i := range t.Informers {
@@ -84,26 +84,28 @@ func (t *Type) Len() int {
 	return n
 }
 
-// sortObjects sorts by namespace, then name, as kubectl prints.
+// sortObjects sorts objs by storage key (storagekey.Of), compared as byte
+// strings: the order in which the API server lists them, and so the order
+// kubectl get prints them in (kubectl keeps the list order).
+//
+// The API server lists from etcd, a range read that returns keys in
+// ascending byte order, or from its watch cache, a B-tree ordered by the
+// same key (k8s.io/apiserver pkg/storage/cacher/store: a.Key < b.Key). That
+// key is the resource's prefix followed by the storage key: prefix+ns+"/"+name
+// for a namespaced object, prefix+name for a cluster-scoped one
+// (k8s.io/apiserver pkg/storage: NamespaceKeyFunc, NoNamespaceKeyFunc). So
+// namespace "team-a" lists before "team" ('-' is below '/'), and a
+// cluster-scoped type lists by name.
 func sortObjects(objs []interface{}) {
-	type nsName struct{ ns, name string }
-	keys := make([]nsName, len(objs))
+	keys := make([]string, len(objs))
 	for i, obj := range objs {
-		if a, err := meta.Accessor(obj); err == nil {
-			keys[i] = nsName{a.GetNamespace(), a.GetName()}
-		}
+		keys[i], _ = storagekey.Of(obj)
 	}
 	idx := make([]int, len(objs))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.Slice(idx, func(i, j int) bool {
-		a, b := keys[idx[i]], keys[idx[j]]
-		if a.ns != b.ns {
-			return a.ns < b.ns
-		}
-		return a.name < b.name
-	})
+	sort.SliceStable(idx, func(i, j int) bool { return keys[idx[i]] < keys[idx[j]] })
 	sorted := make([]interface{}, len(objs))
 	for i, j := range idx {
 		sorted[i] = objs[j]

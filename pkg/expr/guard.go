@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
 )
 
 // Guard evaluates one Program for a command, over many objects and possibly
@@ -105,15 +105,12 @@ func (g *Guard) Fatal() error {
 		g.prg.Flag(), f.key, f.err.Err)
 }
 
-// storageKey returns obj's storage key, ns/name (name alone for a
-// cluster-scoped object), or a description of obj when it has no metadata.
+// storageKey names obj in messages: its storage key (see storagekey.Of),
+// or a description of obj when it has no metadata.
 func storageKey(obj any) string {
-	a, err := meta.Accessor(obj)
+	key, err := storagekey.Of(obj)
 	if err != nil {
 		return fmt.Sprintf("a %T", obj)
 	}
-	if ns := a.GetNamespace(); ns != "" {
-		return ns + "/" + a.GetName()
-	}
-	return a.GetName()
+	return key
 }

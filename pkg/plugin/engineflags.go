@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -185,36 +183,4 @@ func splitNamespaces(value string) ([]string, error) {
 		}
 	}
 	return namespaces, nil
-}
-
-// interruptible returns ctx (context.Background if nil), cancelled on SIGINT
-// or SIGTERM, so that every command ends cleanly on Ctrl-C; stop releases
-// the signals.
-func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-}
-
-// command is what the Options of query, watch, capacity and tree do, in
-// order: Complete builds typed values from flags and kubeconfig, Validate
-// checks them without I/O, Run does the work.
-type command interface {
-	Complete(cmd *cobra.Command, args []string) error
-	Validate() error
-	Run(ctx context.Context) error
-}
-
-// runE is a command's RunE: Complete, Validate, Run.
-func runE(o command) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(cmd, args); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
-	}
 }

@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +14,6 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -71,16 +68,16 @@ type QueryOptions struct {
 
 	genericiooptions.IOStreams
 
-	// Set by Complete.
+	// Set by Complete; Run reads them and changes nothing.
 	typeArg   string
 	selectors []index.Selector
-	groupBy   []index.Definition
-	measures  []aggregate.Measure
+	// indexDefs are every index the query reads (--index, then --group-by),
+	// each once, as parsed: relationship indexes are bound to their caches
+	// by Run, in a copy.
 	indexDefs []index.Definition
-	out       output
-	sortKey   *columns.SortKey
-	sortIndex *index.Definition // --sort-by names an --indexer index
 	filter    *expr.Guard
+	// print is what the printers read (queryprint.go).
+	print queryPrintConfig
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -141,15 +138,30 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err := o.engineOptions.complete(); err != nil {
 		return err
 	}
+	groupBy, measures, err := o.completeIndexes()
+	if err != nil {
+		return err
+	}
+	if o.print, err = o.completePrint(groupBy, measures); err != nil {
+		return err
+	}
+	o.completeEngineConfig()
+	return nil
+}
+
+// completeIndexes parses --index into selectors, and --group-by and --sum
+// into the grouped table's indexes and measures; it records every index the
+// query reads, each once, in o.indexDefs.
+func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measure, error) {
 	seen := map[string]bool{}
 	for _, s := range o.IndexSelectors {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		def, err := o.indexSet.Lookup(sel.Name)
 		if err != nil {
-			return fmt.Errorf("--index %s: %w", s, err)
+			return nil, nil, fmt.Errorf("--index %s: %w", s, err)
 		}
 		o.selectors = append(o.selectors, sel)
 		if !seen[def.Name] {
@@ -157,19 +169,24 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	if err := o.completeGroups(seen); err != nil {
-		return err
-	}
-	out, err := parseOutput(o.Output)
+	groupBy, measures, err := parseGroups(o.indexSet, o.GroupBy, o.Sums)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	o.out = out
-	if o.SortBy != "" && !o.grouped() {
-		if o.sortIndex, o.sortKey, err = o.parseSortBy(); err != nil {
-			return err
+	for _, def := range groupBy {
+		if !seen[def.Name] {
+			seen[def.Name] = true
+			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
+	return groupBy, measures, nil
+}
+
+// completeEngineConfig adds to the configuration query and watch share what
+// query's engine needs: the plain indexes (relationship ones are added after
+// sync), whole objects or metadata, and stripped pods where a grouped table
+// reads only what aggregate.TransformPod keeps.
+func (o *QueryOptions) completeEngineConfig() {
 	o.config.Indexes = plainIndexes(o.indexDefs)
 	o.config.FullObjects = o.fullObjects()
 	if o.grouped() && o.podTransformSafe() {
@@ -178,7 +195,6 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
 	o.config.Progress = newProgress(o.ErrOut)
-	return nil
 }
 
 // Validate checks the flags without I/O; its errors name the flag.
@@ -198,7 +214,7 @@ func (o *QueryOptions) fullObjects() bool {
 	if o.grouped() {
 		return o.filter != nil || o.groupsNeedFullObjects()
 	}
-	if o.out.needsFullObjects() || o.SortBy != "" || o.filter != nil || o.out.isTable() {
+	if o.print.out.needsFullObjects() || o.SortBy != "" || o.filter != nil || o.print.out.isTable() {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -209,7 +225,9 @@ func (o *QueryOptions) fullObjects() bool {
 	return false
 }
 
-// Run starts the informers, waits for sync and prints the answer.
+// Run starts the informers, waits for sync, looks the answer up and hands
+// it to a queryPrinter. It changes nothing in o: the relationship indexes,
+// bound to their caches after sync, go to a copy of the print config.
 func (o *QueryOptions) Run(ctx context.Context) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
@@ -218,7 +236,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.checkMeasureTypes(mappings); err != nil {
+	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
 		return err
 	}
 	engine, err := o.engines.start(ctx, o.source, engineRequest{
@@ -235,10 +253,8 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer related.Shutdown()
-	o.indexDefs = indexDefs
-	o.rebindGroupBy()
 
-	guards := exprGuards(o.indexDefs, o.filter)
+	guards := exprGuards(indexDefs, o.filter)
 	if err := exprFatal(guards); err != nil {
 		return err
 	}
@@ -247,36 +263,8 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer newExprReporter(guards).report(o.ErrOut)
-	if o.grouped() {
-		return o.printGroups(groups)
-	}
-	groups = slices.DeleteFunc(groups, func(g typeObjects) bool { return len(g.objs) == 0 })
-	if len(groups) == 0 {
-		o.printNotFound()
-		return nil
-	}
-	if err := o.sortObjects(groups); err != nil {
-		return err
-	}
-	switch {
-	case !o.out.isTable():
-		return o.writeObjects(o.Out, groups)
-	case o.out.format == "custom-columns":
-		return o.printCustomColumns(groups)
-	}
-	return o.printTables(ctx, groups)
-}
-
-// printNotFound says on stderr that nothing matched, as kubectl does.
-func (o *QueryOptions) printNotFound() {
-	switch len(o.namespaces) {
-	case 0:
-		fmt.Fprintln(o.ErrOut, "No resources found")
-	case 1:
-		fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespaces[0])
-	default:
-		fmt.Fprintf(o.ErrOut, "No resources found in %s namespaces.\n", strings.Join(o.namespaces, ", "))
-	}
+	p := queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
+	return p.print(ctx, groups)
 }
 
 // lookup returns each type's objects that the --index selectors select and
@@ -300,55 +288,4 @@ func (o *QueryOptions) lookup(ctx context.Context, types []*cache.Type) ([]typeO
 		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filter == nil})
 	}
 	return groups, nil
-}
-
-func (o *QueryOptions) printCustomColumns(groups []typeObjects) error {
-	header := make([]string, len(o.out.columns))
-	for i, c := range o.out.columns {
-		header[i] = c.header
-	}
-	var objs []interface{}
-	for _, g := range groups {
-		objs = append(objs, g.objs...)
-	}
-	table := make([][]string, 0, len(objs))
-	for _, obj := range objs {
-		m, err := diff.ObjectMap(obj)
-		if err != nil {
-			return err
-		}
-		row := make([]string, len(o.out.columns))
-		for i, c := range o.out.columns {
-			results, err := c.path.FindResults(m)
-			if err != nil {
-				return fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
-			}
-			var values []string
-			for _, set := range results {
-				for _, v := range set {
-					values = append(values, fmt.Sprint(v.Interface()))
-				}
-			}
-			row[i] = joinOrNone(values)
-		}
-		table = append(table, row)
-	}
-	return writeTable(o.Out, header, table, o.NoHeaders)
-}
-
-// kindName is how a type is named in tables: "pod", "deployment.apps".
-func kindName(t *cache.Type) string {
-	gk := t.Mapping.GroupVersionKind.GroupKind()
-	name := strings.ToLower(gk.Kind)
-	if gk.Group != "" {
-		name += "." + gk.Group
-	}
-	return name
-}
-
-func joinOrNone(values []string) string {
-	if len(values) == 0 {
-		return "<none>"
-	}
-	return strings.Join(values, ",")
 }

@@ -16,23 +16,6 @@ import (
 // --sum) instead of objects.
 func (o *QueryOptions) grouped() bool { return len(o.GroupBy) > 0 || len(o.Sums) > 0 }
 
-// completeGroups looks up the --group-by indexes, adding them to the indexes
-// the engine registers (seen holds those already added), and parses --sum.
-func (o *QueryOptions) completeGroups(seen map[string]bool) error {
-	groupBy, measures, err := parseGroups(o.indexSet, o.GroupBy, o.Sums)
-	if err != nil {
-		return err
-	}
-	o.groupBy, o.measures = groupBy, measures
-	for _, def := range groupBy {
-		if !seen[def.Name] {
-			seen[def.Name] = true
-			o.indexDefs = append(o.indexDefs, def)
-		}
-	}
-	return nil
-}
-
 // parseGroups looks up the --group-by index names in set, each once, and
 // parses the --sum measures.
 func parseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []aggregate.Measure, error) {
@@ -77,10 +60,10 @@ func (o *QueryOptions) validateGroups() error {
 		}
 		return nil
 	}
-	if o.out.format != "" && o.out.format != "wide" {
+	if o.print.out.format != "" && o.print.out.format != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
 	}
-	table := o.emptyGroupTable()
+	table := o.print.emptyGroupTable()
 	seen := map[string]bool{}
 	for _, c := range table.Columns {
 		if seen[strings.ToLower(c)] {
@@ -96,28 +79,15 @@ func (o *QueryOptions) validateGroups() error {
 	return nil
 }
 
-// rebindGroupBy replaces the --group-by definitions with those of
-// o.indexDefs of the same name: relationship indexes (owner-root,
-// node.label:KEY, …) are bound to their related caches only after sync.
-func (o *QueryOptions) rebindGroupBy() {
-	for i, key := range o.groupBy {
-		for _, def := range o.indexDefs {
-			if def.Name == key.Name {
-				o.groupBy[i] = def
-			}
-		}
-	}
-}
-
 // emptyGroupTable is the grouped table with its columns and no rows.
-func (o *QueryOptions) emptyGroupTable() aggregate.Table {
-	return aggregate.NewGrouper(o.groupKeys(), o.measures).Table()
+func (c queryPrintConfig) emptyGroupTable() aggregate.Table {
+	return aggregate.NewGrouper(c.groupKeys(), c.measures).Table()
 }
 
 // groupKeys are the index names of --group-by, in order.
-func (o *QueryOptions) groupKeys() []string {
-	keys := make([]string, len(o.groupBy))
-	for i, def := range o.groupBy {
+func (c queryPrintConfig) groupKeys() []string {
+	keys := make([]string, len(c.groupBy))
+	for i, def := range c.groupBy {
 		keys[i] = def.Name
 	}
 	return keys
@@ -127,7 +97,7 @@ func (o *QueryOptions) groupKeys() []string {
 // metadata: measures read whole objects, and so do indexes of spec or
 // status fields.
 func (o *QueryOptions) groupsNeedFullObjects() bool {
-	if len(o.measures) > 0 {
+	if len(o.print.measures) > 0 {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -143,7 +113,7 @@ func (o *QueryOptions) groupsNeedFullObjects() bool {
 // phase), every measure is a built-in one and there is no --filter: then the
 // pods cache can hold stripped pods, a fraction of the memory.
 func (o *QueryOptions) podTransformSafe() bool {
-	return podTransformSafe(o.measures, o.indexDefs, o.Filter != "")
+	return podTransformSafe(o.print.measures, o.indexDefs, o.Filter != "")
 }
 
 func podTransformSafe(measures []aggregate.Measure, defs []index.Definition, filter bool) bool {
@@ -169,10 +139,6 @@ func podTransformSafe(measures []aggregate.Measure, defs []index.Definition, fil
 
 // checkMeasureTypes refuses built-in measures, which read pods, on other
 // types.
-func (o *QueryOptions) checkMeasureTypes(mappings []*meta.RESTMapping) error {
-	return checkMeasureTypes(o.measures, mappings)
-}
-
 func checkMeasureTypes(measures []aggregate.Measure, mappings []*meta.RESTMapping) error {
 	for _, m := range measures {
 		if !m.PodsOnly {
@@ -196,7 +162,7 @@ func checkMeasureTypes(measures []aggregate.Measure, mappings []*meta.RESTMappin
 // One --group-by index without --sum, --index or --filter counts from the
 // index itself, without reading objects, and prints as it always has: largest
 // count first, ties in byte order.
-func (o *QueryOptions) printGroups(groups []typeObjects) error {
+func (p queryPrinter) printGroups(groups []typeObjects) error {
 	var (
 		table aggregate.Table
 		err   error
@@ -205,41 +171,41 @@ func (o *QueryOptions) printGroups(groups []typeObjects) error {
 	for _, g := range groups {
 		whole = whole && g.whole
 	}
-	if len(o.groupBy) == 1 && len(o.measures) == 0 && whole {
+	if len(p.cfg.groupBy) == 1 && len(p.cfg.measures) == 0 && whole {
 		types := make([]*cache.Type, len(groups))
 		for i, g := range groups {
 			types[i] = g.t
 		}
-		table, err = o.countTable(types)
+		table, err = p.countTable(types)
 	} else {
-		table, err = o.sumTable(groups)
+		table, err = p.sumTable(groups)
 	}
 	if err != nil {
 		return err
 	}
-	if len(o.groupBy) > 0 && len(table.Rows) == 0 {
-		o.printNotFound()
+	if len(p.cfg.groupBy) > 0 && len(table.Rows) == 0 {
+		p.printNotFound()
 		return nil
 	}
-	if o.SortBy != "" {
+	if p.cfg.sortBy != "" {
 		// The key columns (or the "group" column) come first and hold
 		// names, sorted ascending; counts and sums sort largest first.
-		col, _ := table.Column(o.SortBy)
-		if err := table.SortBy(o.SortBy, col >= max(len(o.groupBy), 1)); err != nil {
+		col, _ := table.Column(p.cfg.sortBy)
+		if err := table.SortBy(p.cfg.sortBy, col >= max(len(p.cfg.groupBy), 1)); err != nil {
 			return err
 		}
 	}
-	table.Top(o.Top)
+	table.Top(p.cfg.top)
 	header, rows := table.Strings()
-	return writeTable(o.Out, header, rows, o.NoHeaders)
+	return writeTable(p.out, header, rows, p.cfg.noHeaders)
 }
 
 // countTable counts the objects per value of the one --group-by index from
 // the index's buckets, summed over types.
-func (o *QueryOptions) countTable(types []*cache.Type) (aggregate.Table, error) {
+func (p queryPrinter) countTable(types []*cache.Type) (aggregate.Table, error) {
 	totals := map[string]int{}
 	for _, t := range types {
-		counts, err := t.Count(o.groupBy[0].Name)
+		counts, err := t.Count(p.cfg.groupBy[0].Name)
 		if err != nil {
 			return aggregate.Table{}, err
 		}
@@ -257,7 +223,7 @@ func (o *QueryOptions) countTable(types []*cache.Type) (aggregate.Table, error) 
 		}
 		return values[i] < values[j]
 	})
-	table := aggregate.Table{Columns: []string{o.groupBy[0].Name, aggregate.ColumnCount}}
+	table := aggregate.Table{Columns: []string{p.cfg.groupBy[0].Name, aggregate.ColumnCount}}
 	for _, v := range values {
 		table.Rows = append(table.Rows, []aggregate.Value{aggregate.Text(v), aggregate.Count(int64(totals[v]))})
 	}
@@ -266,12 +232,12 @@ func (o *QueryOptions) countTable(types []*cache.Type) (aggregate.Table, error) 
 
 // sumTable groups and sums the groups' objects. The TOTAL row is kept only
 // when there are measures to total.
-func (o *QueryOptions) sumTable(groups []typeObjects) (aggregate.Table, error) {
-	grouper := aggregate.NewGrouper(o.groupKeys(), o.measures)
-	keyValues := make([][]string, len(o.groupBy))
+func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
+	grouper := aggregate.NewGrouper(p.cfg.groupKeys(), p.cfg.measures)
+	keyValues := make([][]string, len(p.cfg.groupBy))
 	for _, g := range groups {
 		for _, obj := range g.objs {
-			for i, def := range o.groupBy {
+			for i, def := range p.cfg.groupBy {
 				keyValues[i] = index.Values(def, obj)
 			}
 			if err := grouper.Add(obj, keyValues); err != nil {
@@ -280,7 +246,7 @@ func (o *QueryOptions) sumTable(groups []typeObjects) (aggregate.Table, error) {
 		}
 	}
 	table := grouper.Table()
-	if len(o.measures) == 0 {
+	if len(p.cfg.measures) == 0 {
 		table.Total = nil
 	}
 	return table, nil

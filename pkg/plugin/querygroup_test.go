@@ -39,7 +39,7 @@ func TestPodTransformSafe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.measures = append(o.measures, m)
+			o.print.measures = append(o.print.measures, m)
 		}
 		if got := o.podTransformSafe(); got != tt.want {
 			t.Errorf("podTransformSafe(indexes %v, sums %v) = %v, want %v", tt.indexes, tt.sums, got, tt.want)

@@ -3,8 +3,6 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -38,114 +35,45 @@ type typeObjects struct {
 	whole bool
 }
 
-// sortObjects orders each type's objects by namespace and name, as the API
-// server lists them, then by --sort-by if given.
-func (o *QueryOptions) sortObjects(groups []typeObjects) error {
-	for _, g := range groups {
-		sort.SliceStable(g.objs, func(i, j int) bool { return storageKey(g.objs[i]) < storageKey(g.objs[j]) })
-		if o.sortKey == nil || len(g.objs) == 0 {
-			continue
-		}
-		contents := make([]map[string]interface{}, len(g.objs))
-		for i, obj := range g.objs {
-			if o.sortIndex != nil {
-				contents[i] = map[string]interface{}{}
-				if values := index.Values(*o.sortIndex, obj); len(values) > 0 {
-					contents[i][sortIndexField] = values[0]
-				}
-				continue
-			}
-			m, err := diff.ObjectMap(obj)
-			if err != nil {
-				return err
-			}
-			contents[i] = m
-		}
-		order, err := o.sortKey.Order(contents)
-		if err != nil && o.sortIndex != nil {
-			return fmt.Errorf("--sort-by %s: no object of %s has a value for the index", o.SortBy, g.t.Name())
-		}
-		if err != nil {
-			return err
-		}
-		sorted := make([]interface{}, len(order))
-		for i, idx := range order {
-			sorted[i] = g.objs[idx]
-		}
-		copy(g.objs, sorted)
-	}
-	return nil
-}
-
-// sortIndexField is the field that holds an object's sort value when
-// --sort-by names an index.
-const sortIndexField = "value"
-
-// parseSortBy reads --sort-by: the name of an --indexer index, whose first
-// value per object is then sorted by the rules of a JSONPath's value (so
-// "10" after "9", quantities by quantity), or else a JSONPath.
-func (o *QueryOptions) parseSortBy() (*index.Definition, *columns.SortKey, error) {
-	for _, def := range o.indexSet.Custom() {
-		if def.Name != o.SortBy {
-			continue
-		}
-		key, err := columns.ParseSortKey("{." + sortIndexField + "}")
-		if err != nil {
-			return nil, nil, err
-		}
-		return &def, key, nil
-	}
-	key, err := columns.ParseSortKey(o.SortBy)
-	return nil, key, err
-}
-
-func storageKey(obj interface{}) string {
-	a, err := meta.Accessor(obj)
-	if err != nil {
-		return ""
-	}
-	return a.GetNamespace() + "/" + a.GetName()
-}
-
 // printTables prints one table per type, as kubectl get does: kubectl's
 // columns for the type (the CRD's printer columns for a custom resource;
 // NAME and AGE for a type kubectl has no columns for), NAMESPACE first with
 // -A or several namespaces (-n a,b), then the -L label columns, LABELS with --show-labels, and the queried
 // index values last. Names carry their kind when several types print or with
 // --show-kind; a blank line separates the tables.
-func (o *QueryOptions) printTables(ctx context.Context, groups []typeObjects) error {
-	wide := o.out.format == "wide"
-	withKind := o.ShowKind || len(groups) > 1
+func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) error {
+	wide := p.cfg.out.format == "wide"
+	withKind := p.cfg.showKind || len(groups) > 1
 	now := time.Now()
 	for n, g := range groups {
-		table := o.tableFor(ctx, g.t)
+		table := p.tableFor(ctx, g.t)
 		var header []string
-		if len(o.namespaces) != 1 && g.t.Namespaced() {
+		if len(p.cfg.namespaces) != 1 && g.t.Namespaced() {
 			header = append(header, "NAMESPACE")
 		}
 		header = append(header, table.Headers(wide)...)
-		for _, key := range o.LabelColumns {
+		for _, key := range p.cfg.labelColumns {
 			parts := strings.Split(key, "/")
 			header = append(header, strings.ToUpper(parts[len(parts)-1]))
 		}
-		if o.ShowLabels {
+		if p.cfg.showLabels {
 			header = append(header, "LABELS")
 		}
-		for _, def := range o.indexDefs {
+		for _, def := range p.cfg.indexes {
 			header = append(header, strings.ToUpper(def.Name))
 		}
 		rows := make([][]string, 0, len(g.objs))
 		for _, obj := range g.objs {
-			row, err := o.tableRow(g.t, table, obj, now, wide, withKind)
+			row, err := p.tableRow(g.t, table, obj, now, wide, withKind)
 			if err != nil {
 				return err
 			}
 			rows = append(rows, row)
 		}
 		if n > 0 {
-			fmt.Fprintln(o.Out)
+			fmt.Fprintln(p.out)
 		}
-		if err := writeTable(o.Out, header, rows, o.NoHeaders); err != nil {
+		if err := writeTable(p.out, header, rows, p.cfg.noHeaders); err != nil {
 			return err
 		}
 	}
@@ -153,7 +81,7 @@ func (o *QueryOptions) printTables(ctx context.Context, groups []typeObjects) er
 }
 
 // tableRow is one object's row of printTables.
-func (o *QueryOptions) tableRow(t *cache.Type, table columns.Table, obj interface{}, now time.Time, wide, withKind bool) ([]string, error) {
+func (p queryPrinter) tableRow(t *cache.Type, table columns.Table, obj interface{}, now time.Time, wide, withKind bool) ([]string, error) {
 	a, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of a cached %s: %w", t.Name(), err)
@@ -174,18 +102,18 @@ func (o *QueryOptions) tableRow(t *cache.Type, table columns.Table, obj interfac
 		}
 	}
 	var row []string
-	if len(o.namespaces) != 1 && t.Namespaced() {
+	if len(p.cfg.namespaces) != 1 && t.Namespaced() {
 		row = append(row, a.GetNamespace())
 	}
 	row = append(row, table.Visible(cells, wide)...)
 	objLabels := a.GetLabels()
-	for _, key := range o.LabelColumns {
+	for _, key := range p.cfg.labelColumns {
 		row = append(row, objLabels[key])
 	}
-	if o.ShowLabels {
+	if p.cfg.showLabels {
 		row = append(row, labels.FormatLabels(objLabels))
 	}
-	for _, def := range o.indexDefs {
+	for _, def := range p.cfg.indexes {
 		row = append(row, joinOrNone(index.Values(def, obj)))
 	}
 	return row, nil
@@ -194,7 +122,7 @@ func (o *QueryOptions) tableRow(t *cache.Type, table columns.Table, obj interfac
 // tableFor returns kubectl's table for t: a built-in type's columns, a
 // custom resource's printer columns read from its CRD, or NAME and AGE when
 // there are none or the CRD cannot be read (the reason is logged at -v=2).
-func (o *QueryOptions) tableFor(ctx context.Context, t *cache.Type) columns.Table {
+func (p queryPrinter) tableFor(ctx context.Context, t *cache.Type) columns.Table {
 	gvr := t.Mapping.Resource
 	if table, ok := columns.For(gvr.GroupResource()); ok {
 		return table
@@ -204,7 +132,7 @@ func (o *QueryOptions) tableFor(ctx context.Context, t *cache.Type) columns.Tabl
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		var crd *unstructured.Unstructured
-		obj, err := cache.Get(ctx, o.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
+		obj, err := cache.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
 		if err == nil {
 			crd, err = toUnstructured(obj)
 		}
@@ -222,16 +150,6 @@ func (o *QueryOptions) tableFor(ctx context.Context, t *cache.Type) columns.Tabl
 		table, _ = columns.ForCustomResource(nil)
 	}
 	return table
-}
-
-// writeObjects prints every group's objects in one list (-o json, yaml,
-// name and templates), in order.
-func (o *QueryOptions) writeObjects(w io.Writer, groups []typeObjects) error {
-	var objs []interface{}
-	for _, g := range groups {
-		objs = append(objs, g.objs...)
-	}
-	return printList(w, o.out.printer, o.out.format, objs)
 }
 
 // toUnstructured returns obj as an unstructured object, converting a typed

@@ -1,6 +1,3 @@
-// Package plugin holds kubectl-informer's cobra commands: each turns flags
-// into typed engine values (Complete), checks them without I/O (Validate),
-// and runs the engine (Run).
 package plugin
 
 import (

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
@@ -227,18 +225,4 @@ func (p *eventPrinter) writeYAML(r rendered) error {
 	}
 	_, err = p.out.Write(b)
 	return err
-}
-
-func objectName(obj interface{}) string {
-	if a, err := meta.Accessor(obj); err == nil {
-		return a.GetName()
-	}
-	return ""
-}
-
-func objectNamespace(obj interface{}) string {
-	if a, err := meta.Accessor(obj); err == nil {
-		return a.GetNamespace()
-	}
-	return ""
 }

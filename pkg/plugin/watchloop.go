@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	goruntime "runtime"
-	"sync"
 	"syscall"
 	"time"
 
@@ -19,18 +18,6 @@ import (
 
 // This file holds the watch's event loop: when output is flushed, how many
 // CPUs it runs on, and how it ends.
-
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
-}
 
 // maxFlushDelay bounds how long a printed event may wait in the output
 // buffer while more events are pending.

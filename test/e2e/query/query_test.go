@@ -5,12 +5,14 @@ package query
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -436,4 +438,51 @@ func TestViewerInAllowedNamespace(t *testing.T) {
 	c := seed(t)
 	r := framework.Run(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-n", "team-a"}, Kubeconfig: c.ViewerKubeconfig()})
 	mustSucceed(t, r)
+}
+
+// TestListOrderIsKubectls checks that query -A prints objects in the order
+// kubectl get -A does, the API server's: by storage key in byte order, so
+// namespace qsort-a before qsort ('-' sorts below '/'), and a cluster-scoped
+// type by name.
+func TestListOrderIsKubectls(t *testing.T) {
+	c := seed(t)
+	cs := c.AdminClient()
+	const label = "e2e-order"
+	for _, ns := range []string{"qsort", "qsort-a", "qsort0"} {
+		obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{label: "yes"}}}
+		if _, err := cs.CoreV1().Namespaces().Create(t.Context(), obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating namespace %s: %v", ns, err)
+		}
+		for _, name := range []string{"web", "api", "web-1", "web.1"} {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{label: "yes"}}}
+			if _, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatalf("creating configmap %s/%s: %v", ns, name, err)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"configmaps", "-A", "-l", label, "-o", "custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name"},
+		{"namespaces", "-l", label, "-o", "custom-columns=NAME:.metadata.name"},
+	} {
+		want := framework.Kubectl(t, t.Context(), append([]string{"get"}, args...)...)
+		if want.ExitCode != 0 {
+			t.Fatalf("kubectl get %v: %s", args, want)
+		}
+		got := informer(t, append([]string{"query"}, args...)...)
+		mustSucceed(t, got)
+		// The order is under test, not the column widths.
+		if g, w := fieldLines(got.Stdout), fieldLines(want.Stdout); !slices.Equal(g, w) {
+			t.Errorf("query %s printed\n%s\nkubectl get printed\n%s", strings.Join(args, " "), got.Stdout, want.Stdout)
+		}
+	}
+}
+
+// fieldLines returns the lines of s, in order, each with its fields joined
+// by one space.
+func fieldLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		out = append(out, strings.Join(strings.Fields(l), " "))
+	}
+	return out
 }

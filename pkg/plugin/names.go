@@ -1,0 +1,47 @@
+package plugin
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+)
+
+// This file holds how every command names types and objects in its output.
+
+// kindName is how a type is named in tables: "pod", "deployment.apps".
+func kindName(t *cache.Type) string {
+	gk := t.Mapping.GroupVersionKind.GroupKind()
+	name := strings.ToLower(gk.Kind)
+	if gk.Group != "" {
+		name += "." + gk.Group
+	}
+	return name
+}
+
+// objectName is obj's metadata.name, "" when obj has no metadata.
+func objectName(obj interface{}) string {
+	if a, err := meta.Accessor(obj); err == nil {
+		return a.GetName()
+	}
+	return ""
+}
+
+// objectNamespace is obj's metadata.namespace: "" for a cluster-scoped
+// object, or when obj has no metadata.
+func objectNamespace(obj interface{}) string {
+	if a, err := meta.Accessor(obj); err == nil {
+		return a.GetNamespace()
+	}
+	return ""
+}
+
+// joinOrNone is a table cell of several values: joined by commas, or
+// "<none>" when there is none, as kubectl prints.
+func joinOrNone(values []string) string {
+	if len(values) == 0 {
+		return "<none>"
+	}
+	return strings.Join(values, ",")
+}

@@ -1,0 +1,92 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// TestQueryPrinterKeepsTheEngineOrder checks that the printer prints objects
+// in the order the engine returns them, and reorders them only for
+// --sort-by: the answer is sorted once, by cache.Type.Lookup (the API
+// server's order, team-a before team). The objects here come in an order no
+// sort would give, so that any sort in the printer shows.
+func TestQueryPrinterKeepsTheEngineOrder(t *testing.T) {
+	pod := func(ns, name, node string) *corev1.Pod {
+		return &corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec:       corev1.PodSpec{NodeName: node},
+		}
+	}
+	engineOrder := []interface{}{pod("team", "web", "node-0"), pod("team-a", "web", "node-2"), pod("team", "api", "node-1")}
+	tests := []struct {
+		name   string
+		output string
+		sortBy string
+		want   string
+	}{
+		{"-o name", "name", "", "pod/web\npod/web\npod/api\n"},
+		{"custom columns", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name", "", "NS       NAME\nteam     web\nteam-a   web\nteam     api\n"},
+		{"--sort-by", "custom-columns=NS:.metadata.namespace,NODE:.spec.nodeName", "{.spec.nodeName}", "NS       NODE\nteam     node-0\nteam     node-1\nteam-a   node-2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := parseOutput(tt.output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := queryPrintConfig{out: out, sortBy: tt.sortBy}
+			if tt.sortBy != "" {
+				set, err := index.NewSet()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cfg.sortIndex, cfg.sortKey, err = parseSortBy(set, tt.sortBy); err != nil {
+					t.Fatal(err)
+				}
+			}
+			objs := append([]interface{}(nil), engineOrder...)
+			var stdout, stderr bytes.Buffer
+			p := queryPrinter{cfg: cfg, out: &stdout, errOut: &stderr}
+			if err := p.print(context.Background(), []typeObjects{{objs: objs}}); err != nil {
+				t.Fatalf("print: %v", err)
+			}
+			if got := stdout.String(); got != tt.want {
+				t.Errorf("print(%s) printed\n%s\nwant\n%s", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestQueryPrintConfigBind checks that binding the relationship indexes
+// after sync returns a new config and leaves the one Complete built alone.
+func TestQueryPrintConfigBind(t *testing.T) {
+	set, err := index.NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := set.Lookup("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := set.Lookup("owner-root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := queryPrintConfig{indexes: []index.Definition{node, owner}, groupBy: []index.Definition{owner}}
+	bound := owner
+	bound.Description = "bound to the owners cache"
+	got := cfg.bind([]index.Definition{node, bound})
+	if got.indexes[1].Description != bound.Description || got.groupBy[0].Description != bound.Description {
+		t.Errorf("bind: indexes %q, groupBy %q, want both %q", got.indexes[1].Description, got.groupBy[0].Description, bound.Description)
+	}
+	if cfg.indexes[1].Description != owner.Description || cfg.groupBy[0].Description != owner.Description {
+		t.Errorf("bind changed the config it was called on: indexes %q, groupBy %q", cfg.indexes[1].Description, cfg.groupBy[0].Description)
+	}
+}
