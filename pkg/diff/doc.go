@@ -2,8 +2,9 @@
 // of unstructured.Unstructured) and renders what changed between two versions
 // of one object: as a list of changed fields (Compare, WriteCompact), as an
 // RFC 6902 JSON Patch (JSONPatch), or as a unified diff of the YAML (Unified).
-// UpdateMaps and ObjectMap turn objects, unstructured or typed, into those
-// maps; for typed objects UpdateMaps converts only the fields that differ.
+// UpdateMaps turns the two versions of an object, unstructured or typed,
+// into those maps (through object.Content), converting only the fields that
+// differ for typed objects.
 //
 // The package is pure: it does no I/O beyond writing to the io.Writer it is
 // given, never mutates the objects it is handed, and is safe for concurrent
