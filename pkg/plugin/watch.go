@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -444,15 +443,6 @@ func (r *watchErrorReporter) resumed(t *cache.Type) {
 	defer r.out.mu.Unlock()
 	delete(r.last, t.Name())
 	fmt.Fprintf(r.out.w, "watch of %s resumed; changes made meanwhile follow\n", t.Name())
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // watchContext returns ctx ended also after --timeout (when set) and when
