@@ -67,13 +67,14 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 // diff options let through. -o json and yaml also print an update whose
 // only change is a reordering of named list elements, which u.Changed
 // matches by name and so finds none: their JSON Patch works by index, and
-// each event's patch must apply to the object of the event before it.
+// each event's patch must apply to the object of the event before it. It
+// asks u for what the writer prints (the changes, the patch) first.
 func (p *eventPrinter) shows(u *diff.Update) bool {
 	switch {
 	case p.cfg.format == formatText && p.cfg.diff == diffCompact:
 		return len(u.Changes()) > 0
 	case p.cfg.format == formatJSON || p.cfg.format == formatYAML:
-		return u.Changed() || len(u.Patch()) > 0
+		return len(u.Patch()) > 0 || u.Changed()
 	}
 	return u.Changed()
 }
