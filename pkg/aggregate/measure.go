@@ -18,6 +18,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // sumFlag is the flag that names measures; its name starts the errors about them.
@@ -210,7 +211,7 @@ func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 		}
 		if m.kind == measureJSONPath {
 			if content == nil {
-				c, err := toContent(obj)
+				c, err := object.Content(obj)
 				if err != nil {
 					return nil, fmt.Errorf("measure %s: %w", m.Name, err)
 				}
@@ -328,26 +329,6 @@ func AsPod(obj interface{}) (*corev1.Pod, error) {
 	default:
 		return nil, fmt.Errorf("built-in measures read pods, got %T", obj)
 	}
-}
-
-// toContent returns the unstructured content of obj, converting a typed object.
-func toContent(obj interface{}) (map[string]interface{}, error) {
-	switch t := obj.(type) {
-	case nil:
-		return nil, fmt.Errorf("no object")
-	case *unstructured.Unstructured:
-		if t == nil || t.Object == nil {
-			return nil, fmt.Errorf("no object")
-		}
-		return t.Object, nil
-	case runtime.Unstructured:
-		return t.UnstructuredContent(), nil
-	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("converting %T to unstructured: %w", obj, err)
-	}
-	return content, nil
 }
 
 // describe names obj in errors: "pod default/web-1", or its Go type.

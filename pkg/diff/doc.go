@@ -2,13 +2,17 @@
 // of unstructured.Unstructured) and renders what changed between two versions
 // of one object: as a list of changed fields (Compare, WriteCompact), as an
 // RFC 6902 JSON Patch (JSONPatch), or as a unified diff of the YAML (Unified).
-// UpdateMaps and ObjectMap turn objects, unstructured or typed, into those
-// maps; for typed objects UpdateMaps converts only the fields that differ.
+// UpdateMaps turns the two versions of an object, unstructured or typed,
+// into those maps (through object.Content), converting only the fields that
+// differ for typed objects. An Update holds one update seen through one
+// Options value, and computes each of those renderings once for all its
+// readers.
 //
 // The package is pure: it does no I/O beyond writing to the io.Writer it is
-// given, never mutates the objects it is handed, and is safe for concurrent
-// use. Values it returns (Change.Old, Change.New, PatchOp.Value) may share
-// structure with the inputs, so callers must not mutate either afterwards.
+// given, never mutates the objects it is handed, and its functions are safe
+// for concurrent use (an Update is for one goroutine at a time). Values it
+// returns (Change.Old, Change.New, PatchOp.Value) may share structure with
+// the inputs, so callers must not mutate either afterwards.
 //
 // Values are expected to be what encoding/json or the Kubernetes unstructured
 // decoder produce: map[string]interface{}, []interface{}, string, int64,

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // This file converts Kubernetes objects, unstructured or typed, into the
@@ -49,24 +51,19 @@ func UpdateMaps(oldObj, newObj interface{}, whole bool) (old, new map[string]int
 		}
 		oldObj, newObj = oc.Interface(), nc.Interface()
 	}
-	if old, err = ObjectMap(oldObj); err != nil {
+	if old, err = object.Content(oldObj); err != nil {
 		return nil, nil, err
 	}
-	new, err = ObjectMap(newObj)
+	new, err = object.Content(newObj)
 	return old, new, err
 }
 
-// ObjectMap returns obj as a JSON-like map. Typed objects are converted, so
-// the result is a new map; unstructured objects return their own content,
-// which callers must not mutate.
+// ObjectMap returns obj as the map the package compares: object.Content,
+// whose contract it keeps (an unstructured object's own map, which callers
+// must not mutate; a new map for a typed object; an error for what is not
+// an object).
 func ObjectMap(obj interface{}) (map[string]interface{}, error) {
-	switch o := obj.(type) {
-	case *unstructured.Unstructured:
-		return o.Object, nil
-	case runtime.Object:
-		return runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	}
-	return nil, fmt.Errorf("cannot print %T", obj)
+	return object.Content(obj)
 }
 
 // WithoutManagedFields returns obj without metadata.managedFields, as kubectl
@@ -117,7 +114,7 @@ func withoutManagedFields(obj map[string]interface{}) map[string]interface{} {
 }
 
 func withoutManagedFieldsMap(obj interface{}) (map[string]interface{}, error) {
-	m, err := ObjectMap(obj)
+	m, err := object.Content(obj)
 	if err != nil {
 		return nil, err
 	}

@@ -39,14 +39,18 @@ import (
 // changed lines, not by the size of the values; such a diff is for reading
 // and no longer applies with patch(1).
 func Unified(w io.Writer, oldLabel, newLabel string, old, new map[string]interface{}, opts Options, context int, color bool) error {
+	return unified(w, oldLabel, newLabel, filtered(old, opts), filtered(new, opts), opts.Redact, context, color)
+}
+
+// unified is Unified of o and n, already filtered with the Ignore and Only
+// paths, redacting the paths in redact.
+func unified(w io.Writer, oldLabel, newLabel string, o, n interface{}, redact []Path, context int, color bool) error {
 	if context < 0 {
 		context = 0
 	}
-	o := filtered(old, opts)
-	n := filtered(new, opts)
-	if len(opts.Redact) > 0 {
+	if len(redact) > 0 {
 		var rw walker
-		rw.init(Options{Redact: opts.Redact}, true)
+		rw.init(Options{Redact: redact}, true)
 		root := rw.rootState()
 		o, n = rw.redactPair(0, o, true, n, true, root)
 	}

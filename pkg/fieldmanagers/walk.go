@@ -5,7 +5,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
-// This file holds the walk of Owners: old and new side by side, with every
+// This file holds the walk of Authors: old and new side by side, with every
 // entry's set at the current path, down to the changed paths.
 
 // level is one step of the current path: the element pe taken from the

@@ -9,8 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // Index names of the built-in indexes. Label and annotation indexes are families: their index names
@@ -177,8 +178,8 @@ func nodeIndexFunc(obj interface{}) ([]string, error) {
 	case *unstructured.Unstructured:
 		return nodeFromContent(t.Object), nil
 	default:
-		content, ok := toContent(t)
-		if !ok {
+		content, err := object.Content(t)
+		if err != nil {
 			return nil, nil
 		}
 		return nodeFromContent(content), nil
@@ -224,8 +225,8 @@ func phaseIndexFunc(obj interface{}) ([]string, error) {
 	case *unstructured.Unstructured:
 		phase, _ = nestedString(t.Object, "status", "phase")
 	default:
-		content, ok := toContent(t)
-		if !ok {
+		content, err := object.Content(t)
+		if err != nil {
 			return nil, nil
 		}
 		phase, _ = nestedString(content, "status", "phase")
@@ -267,8 +268,8 @@ func imageIndexFunc(obj interface{}) ([]string, error) {
 	case *unstructured.Unstructured:
 		return contentImages(t.Object), nil
 	default:
-		content, ok := toContent(t)
-		if !ok {
+		content, err := object.Content(t)
+		if err != nil {
 			return nil, nil
 		}
 		return contentImages(content), nil
@@ -340,24 +341,6 @@ func contentImages(content map[string]interface{}) []string {
 		}
 	}
 	return values
-}
-
-// toContent returns the unstructured form of a typed object, with field names following its JSON
-// tags as kubectl shows them. It reports false for values that are not pointers to structs.
-func toContent(obj interface{}) (map[string]interface{}, bool) {
-	switch t := obj.(type) {
-	case nil:
-		return nil, false
-	case *unstructured.Unstructured:
-		return t.Object, t.Object != nil
-	case runtime.Unstructured:
-		return t.UnstructuredContent(), true
-	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, false
-	}
-	return content, true
 }
 
 // nestedString returns the string at fields in content, reporting false when it is absent or

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	celexpr "github.com/kubectl-informer/kubectl-informer/pkg/expr"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // indexerFlag is the flag that defines custom indexes; its name starts the errors about them.
@@ -233,9 +234,9 @@ func (p *jsonPathIndex) indexFunc(obj interface{}) ([]string, error) {
 			content = metadataContent(t)
 			break
 		}
-		content, _ = toContent(t)
+		content, _ = object.Content(t)
 	default:
-		content, _ = toContent(t)
+		content, _ = object.Content(t)
 	}
 	if content == nil {
 		return nil, nil
@@ -247,7 +248,7 @@ func (p *jsonPathIndex) indexFunc(obj interface{}) ([]string, error) {
 func metadataContent(obj metav1.ObjectMetaAccessor) map[string]interface{} {
 	objectMeta, ok := obj.GetObjectMeta().(*metav1.ObjectMeta)
 	if !ok || objectMeta == nil {
-		content, _ := toContent(obj)
+		content, _ := object.Content(obj)
 		return content
 	}
 	metadata, err := runtime.DefaultUnstructuredConverter.ToUnstructured(objectMeta)

@@ -11,12 +11,12 @@ import (
 // This file says who made an update: the managers whose managedFields sets
 // own what it changed, as the engine keeps them (cache.InternManagedFields).
 
-// attribute returns the names of the managers that own what the update ev
-// changed, old and new being its two sides as diff.UpdateMaps returns them,
-// and a label for a change the server records no owner for but that is
-// certain (fieldmanagers.Cause), or "". Only the changes the diff options let
-// through count, so --only and --ignore attribute what is shown.
-func (p *eventPrinter) attribute(ev *cache.Event, old, new map[string]interface{}) ([]string, string) {
+// attribute returns the names of the managers that own what the update u
+// of ev changed, and a label for a change the server records no owner for
+// but that is certain (fieldmanagers.Cause), or "". It reads u's
+// projections, so only the changes the diff options let through count:
+// --only and --ignore attribute what is shown.
+func (p *eventPrinter) attribute(ev *cache.Event, u *diff.Update) ([]string, string) {
 	if p.cfg.format == formatName {
 		return nil, "" // -o name prints neither
 	}
@@ -25,7 +25,7 @@ func (p *eventPrinter) attribute(ev *cache.Event, old, new map[string]interface{
 	if err1 != nil || err2 != nil {
 		return nil, ""
 	}
-	old, new = diff.Project(old, p.cfg.diffOptions), diff.Project(new, p.cfg.diffOptions)
+	old, new := u.Projected()
 	managers := fieldmanagers.Authors(old, new, fieldmanagers.Entries(o.GetManagedFields()), fieldmanagers.Entries(n.GetManagedFields()))
 	gr := ev.Resource.Mapping.Resource.GroupResource()
 	return managers, fieldmanagers.Cause(old, new, gr.Group == "" && gr.Resource == "pods")

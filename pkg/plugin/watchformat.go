@@ -19,45 +19,35 @@ type rendered struct {
 	ev   *cache.Event
 	typ  cache.EventType
 	note string
-	// old and new are set for updates only, as diff.UpdateMaps returns them: for
-	// typed objects they may leave out what did not change.
-	old, new map[string]interface{}
-	changes  []diff.Change
+	// update is ev's update (ev.Old to ev.New) when ev is one of an object
+	// in the watch: printed as an update (typ Modified), with its diff, or
+	// entering or leaving a --where query, with who made it. Nil otherwise.
+	update *diff.Update
 	// managers own what an update changed, cause labels what no one owns
-	// (see attribute); for updates, and for those that enter or leave a
-	// --where query.
+	// (see attribute).
 	managers []string
 	cause    string
 }
 
-// handle prints ev if it is to be printed, and reports whether it was.
+// handle prints ev if it is to be printed, and reports whether it was. An
+// update is seen through the diff options once, as one diff.Update, which
+// the check, the attribution and the writer read.
 func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 	r, ok := p.classify(ev)
 	if !ok {
 		return false, nil
 	}
-	if r.typ == cache.Modified {
-		var err error
-		if r.old, r.new, err = diff.UpdateMaps(ev.Old, ev.New, p.cfg.format == formatText && p.cfg.diff == diffUnified); err != nil {
-			return false, err
-		}
-		opts := p.textDiffOptions(ev.Resource)
-		if p.cfg.format == formatText && p.cfg.diff == diffCompact {
-			r.changes = diff.Compare(r.old, r.new, opts)
-			if len(r.changes) == 0 {
-				return false, nil
-			}
-		} else if !diff.Changed(r.old, r.new, opts) && !p.patchOnly(r) {
-			return false, nil
-		}
-		r.managers, r.cause = p.attribute(ev, r.old, r.new)
-	} else if ev.Type == cache.Modified && ev.Related == nil {
-		// An update that enters or leaves the query: who made it.
-		old, new, err := diff.UpdateMaps(ev.Old, ev.New, false)
+	if ev.Type == cache.Modified && ev.Related == nil {
+		whole := r.typ == cache.Modified && p.cfg.format == formatText && p.cfg.diff == diffUnified
+		u, err := diff.NewUpdate(ev.Old, ev.New, p.updateOptions(ev.Resource), whole)
 		if err != nil {
 			return false, err
 		}
-		r.managers, r.cause = p.attribute(ev, old, new)
+		if r.typ == cache.Modified && !p.shows(u) {
+			return false, nil
+		}
+		r.update = u
+		r.managers, r.cause = p.attribute(ev, u)
 	}
 	switch p.cfg.format {
 	case formatJSON:
@@ -69,6 +59,22 @@ func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
 		return true, err
 	}
 	return true, p.writeText(r)
+}
+
+// shows reports whether the update u is printed: when it changes what the
+// diff options let through. -o json and yaml also print an update whose
+// only change is a reordering of named list elements, which u.Changed
+// matches by name and so finds none: their JSON Patch works by index, and
+// each event's patch must apply to the object of the event before it. It
+// asks u for what the writer prints (the changes, the patch) first.
+func (p *eventPrinter) shows(u *diff.Update) bool {
+	switch {
+	case p.cfg.format == formatText && p.cfg.diff == diffCompact:
+		return len(u.Changes()) > 0
+	case p.cfg.format == formatJSON || p.cfg.format == formatYAML:
+		return len(u.Patch()) > 0 || u.Changed()
+	}
+	return u.Changed()
 }
 
 func (p *eventPrinter) paint(color, s string) string {
@@ -120,19 +126,21 @@ func (p *eventPrinter) writeText(r rendered) error {
 	if r.typ != cache.Modified {
 		return nil
 	}
-	opts := p.textDiffOptions(r.ev.Resource)
 	switch p.cfg.diff {
 	case diffCompact:
-		return diff.WriteCompact(p.out, r.changes, "    ", p.cfg.color)
+		return diff.WriteCompact(p.out, r.update.Changes(), "    ", p.cfg.color)
 	case diffUnified:
 		label := kindName(r.ev.Resource) + "/" + objectName(r.ev.New)
-		return diff.Unified(p.out, label+" (old)", label+" (new)", r.old, r.new, opts, 3, p.cfg.color)
+		return r.update.WriteUnified(p.out, label+" (old)", label+" (new)", 3, p.cfg.color)
 	}
 	return nil
 }
 
-// textDiffOptions adds the redaction of Secret values to the diff options.
-func (p *eventPrinter) textDiffOptions(t *cache.Type) diff.Options {
+// updateOptions returns the diff options (--only, --ignore) for updates of
+// objects of type t; for Secrets, unless --show-secret-values, they also hide
+// the values of data and stringData in text diffs (diff.Options.Redact; a
+// JSON Patch carries them, as the object itself does).
+func (p *eventPrinter) updateOptions(t *cache.Type) diff.Options {
 	opts := p.cfg.diffOptions
 	if !p.cfg.showSecretValues && t.Mapping.Resource.Group == "" && t.Mapping.Resource.Resource == "secrets" {
 		opts.Redact = append(opts.Redact, secretPaths()...)
@@ -184,17 +192,9 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 		Note:              r.note,
 	}
 	if r.typ == cache.Modified {
-		ev.Patch = diff.JSONPatch(r.old, r.new, p.cfg.diffOptions)
+		ev.Patch = r.update.Patch()
 	}
 	return ev, nil
-}
-
-// patchOnly reports whether -o json or yaml must print an update that
-// diff.Changed finds empty: Changed matches named list elements by name, so
-// reordering them is no change, but the JSON Patch works by index, and
-// each event's patch must apply to the object of the event before it.
-func (p *eventPrinter) patchOnly(r rendered) bool {
-	return (p.cfg.format == formatJSON || p.cfg.format == formatYAML) && len(diff.JSONPatch(r.old, r.new, p.cfg.diffOptions)) > 0
 }
 
 func (p *eventPrinter) writeJSON(r rendered) error {

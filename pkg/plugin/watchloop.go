@@ -123,13 +123,13 @@ type procsLimit struct {
 }
 
 // oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS,
-// there is only one CPU, or keep is set; restore gives the other CPUs back, for good, as
-// soon as the output falls behind (and when the watch ends).
+// there is only one CPU, or keep is set.
 //
-// Why: after sync each event is handed along a chain of goroutines, and
-// with more than one P every hand-off wakes an idle P, which costs more than
-// the event's own work; with one P it is a run-queue push. (Measured figures:
-// the message of the commit that split watchprint.go.)
+// One P is the cheaper setting while the watch keeps up: after sync each
+// event is handed along a chain of goroutines, and with more than one P
+// every hand-off wakes an idle P, which costs more than the event's own
+// work; with one P it is a run-queue push. When the output falls behind,
+// the loop gives the CPUs back with restore.
 func (l *procsLimit) oneProc() {
 	l.started = true
 	prev := goruntime.GOMAXPROCS(0)
@@ -140,6 +140,8 @@ func (l *procsLimit) oneProc() {
 	l.prev = prev
 }
 
+// restore sets GOMAXPROCS back to what oneProc found, for good: the loop
+// calls it as soon as the output falls behind, and when the watch ends.
 func (l *procsLimit) restore() {
 	if l.prev > 0 {
 		goruntime.GOMAXPROCS(l.prev)
