@@ -13,9 +13,9 @@ import (
 // metadata.namespace of every namespaced type, and the pod fields of ToSelectableFields in
 // k8s.io/kubernetes/pkg/registry/core/pod/strategy.go.
 const (
-	namespaceField = "metadata.namespace"
-	podNodeField   = "spec.nodeName"
-	podPhaseField  = "status.phase"
+	metadataNamespaceField = "metadata.namespace"
+	podNodeField           = "spec.nodeName"
+	podPhaseField          = "status.phase"
 )
 
 // ServerSelectors are a label selector and a field selector in the syntax of
@@ -26,18 +26,19 @@ type ServerSelectors struct {
 }
 
 // ServerSelection returns label and field selectors with which an API server selects, among the
-// objects of resource (namespaced says whether the type is), exactly the objects that the
-// selectors it could express select, and those selectors (expressed); the others are not
-// expressed and must be applied by the caller, as [Keys] does. Every selector is ANDed, on the
-// server as in [Keys].
+// objects of resource, exactly the objects that the selectors it could express select, and those
+// selectors (expressed); the others are not expressed and must be applied by the caller, as
+// [Keys] does. Every selector is ANDed, on the server as in [Keys]. namespaceField says whether
+// the server selects the objects of resource by metadata.namespace: kube-apiserver does for its
+// namespaced types; cluster-scoped objects have no namespace, and an aggregated API server need
+// not support the field.
 //
 // What is expressed, with the operators that keep the index's meaning:
 //   - label:KEY, every operator, for every type: the server's label selector has the same
 //     meaning (!= and notin select objects without the label, exists those that carry it, even
 //     with an empty value). Values that are not valid label values are not expressed.
-//   - namespace on namespaced types: = and != a non-empty value, in with one value, and notin (as
-//     one != per value). Cluster-scoped objects have no namespace value, and field selectors have
-//     no "in": namespace in (a,b) is not expressed.
+//   - namespace, with namespaceField: = and != a non-empty value, in with one value, and notin
+//     (as one != per value). Field selectors have no "in": namespace in (a,b) is not expressed.
 //   - node on core pods: spec.nodeName with = (an empty value selects unscheduled pods, which the
 //     index gives the value ""), !=, in with one value and notin. A pod always has exactly one
 //     node value, so exists selects every pod and !node none: neither is expressed.
@@ -53,7 +54,7 @@ type ServerSelectors struct {
 // The meanings hold for objects as typed and dynamic informers hold them; a
 // metav1.PartialObjectMetadata has no node or phase value, so callers must not express node or
 // phase selectors for metadata-only informers.
-func ServerSelection(resource schema.GroupResource, namespaced bool, selectors []Selector) (ServerSelectors, []Selector) {
+func ServerSelection(resource schema.GroupResource, namespaceField bool, selectors []Selector) (ServerSelectors, []Selector) {
 	var (
 		labelSelector = labels.NewSelector()
 		fieldSelector []fields.Selector
@@ -71,8 +72,8 @@ func ServerSelection(resource schema.GroupResource, namespaced bool, selectors [
 		}
 		var terms []fields.Selector
 		switch {
-		case sel.Name == namespaceIndexName && namespaced:
-			terms = fieldTerms(namespaceField, sel, false)
+		case sel.Name == namespaceIndexName && namespaceField:
+			terms = fieldTerms(metadataNamespaceField, sel, false)
 		case sel.Name == nodeIndexName && isCorePods(resource):
 			terms = fieldTerms(podNodeField, sel, true)
 		case sel.Name == phaseIndexName && isCorePods(resource):

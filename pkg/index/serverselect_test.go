@@ -42,95 +42,95 @@ func selectorStrings(sels []Selector) []string {
 
 func TestServerSelection(t *testing.T) {
 	tests := []struct {
-		name       string
-		resource   schema.GroupResource
-		namespaced bool
-		selectors  []string
-		want       ServerSelectors
-		expressed  []string // selectors expressed, as written; nil when none
+		name           string
+		resource       schema.GroupResource
+		namespaceField bool
+		selectors      []string
+		want           ServerSelectors
+		expressed      []string // selectors expressed, as written; nil when none
 	}{
-		{name: "node", resource: podsResource, namespaced: true, selectors: []string{"node=node-003"},
+		{name: "node", resource: podsResource, namespaceField: true, selectors: []string{"node=node-003"},
 			want: ServerSelectors{Field: "spec.nodeName=node-003"}, expressed: []string{"node=node-003"}},
-		{name: "node empty selects unscheduled pods", resource: podsResource, namespaced: true, selectors: []string{"node="},
+		{name: "node empty selects unscheduled pods", resource: podsResource, namespaceField: true, selectors: []string{"node="},
 			want: ServerSelectors{Field: "spec.nodeName="}, expressed: []string{"node="}},
-		{name: "node not equals empty selects scheduled pods", resource: podsResource, namespaced: true, selectors: []string{"node!="},
+		{name: "node not equals empty selects scheduled pods", resource: podsResource, namespaceField: true, selectors: []string{"node!="},
 			want: ServerSelectors{Field: "spec.nodeName!="}, expressed: []string{"node!="}},
-		{name: "node not equals", resource: podsResource, namespaced: true, selectors: []string{"node!=node-003"},
+		{name: "node not equals", resource: podsResource, namespaceField: true, selectors: []string{"node!=node-003"},
 			want: ServerSelectors{Field: "spec.nodeName!=node-003"}, expressed: []string{"node!=node-003"}},
-		{name: "node in one value", resource: podsResource, namespaced: true, selectors: []string{"node in (node-003)"},
+		{name: "node in one value", resource: podsResource, namespaceField: true, selectors: []string{"node in (node-003)"},
 			want: ServerSelectors{Field: "spec.nodeName=node-003"}, expressed: []string{"node in (node-003)"}},
-		{name: "node in () is the empty value", resource: podsResource, namespaced: true, selectors: []string{"node in ()"},
+		{name: "node in () is the empty value", resource: podsResource, namespaceField: true, selectors: []string{"node in ()"},
 			want: ServerSelectors{Field: "spec.nodeName="}, expressed: []string{"node in ()"}},
-		{name: "node in two values is not expressed", resource: podsResource, namespaced: true, selectors: []string{"node in (a,b)"}},
-		{name: "node notin as one != per value", resource: podsResource, namespaced: true, selectors: []string{"node notin (,a)"},
+		{name: "node in two values is not expressed", resource: podsResource, namespaceField: true, selectors: []string{"node in (a,b)"}},
+		{name: "node notin as one != per value", resource: podsResource, namespaceField: true, selectors: []string{"node notin (,a)"},
 			want: ServerSelectors{Field: "spec.nodeName!=,spec.nodeName!=a"}, expressed: []string{"node notin (,a)"}},
-		{name: "node exists selects every pod: not expressed", resource: podsResource, namespaced: true, selectors: []string{"node"}},
-		{name: "node does not exist: not expressed", resource: podsResource, namespaced: true, selectors: []string{"!node"}},
-		{name: "node value with comma and equals is escaped", resource: podsResource, namespaced: true, selectors: []string{`node=a,b=c\d`},
+		{name: "node exists selects every pod: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"node"}},
+		{name: "node does not exist: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"!node"}},
+		{name: "node value with comma and equals is escaped", resource: podsResource, namespaceField: true, selectors: []string{`node=a,b=c\d`},
 			want: ServerSelectors{Field: `spec.nodeName=a\,b\=c\\d`}, expressed: []string{`node=a,b=c\d`}},
-		{name: "node on deployments is not expressed", resource: deploymentsResource, namespaced: true, selectors: []string{"node=node-003"}},
-		{name: "node on a custom resource named pods is not expressed", resource: schema.GroupResource{Group: "example.com", Resource: "pods"}, namespaced: true,
+		{name: "node on deployments is not expressed", resource: deploymentsResource, namespaceField: true, selectors: []string{"node=node-003"}},
+		{name: "node on a custom resource named pods is not expressed", resource: schema.GroupResource{Group: "example.com", Resource: "pods"}, namespaceField: true,
 			selectors: []string{"node=node-003"}},
 
-		{name: "phase", resource: podsResource, namespaced: true, selectors: []string{"phase=Pending"},
+		{name: "phase", resource: podsResource, namespaceField: true, selectors: []string{"phase=Pending"},
 			want: ServerSelectors{Field: "status.phase=Pending"}, expressed: []string{"phase=Pending"}},
-		{name: "phase not equals", resource: podsResource, namespaced: true, selectors: []string{"phase!=Running"},
+		{name: "phase not equals", resource: podsResource, namespaceField: true, selectors: []string{"phase!=Running"},
 			want: ServerSelectors{Field: "status.phase!=Running"}, expressed: []string{"phase!=Running"}},
-		{name: "phase empty is no value: not expressed", resource: podsResource, namespaced: true, selectors: []string{"phase="}},
-		{name: "phase not equals empty: not expressed", resource: podsResource, namespaced: true, selectors: []string{"phase!="}},
-		{name: "phase notin", resource: podsResource, namespaced: true, selectors: []string{"phase notin (Failed,Succeeded)"},
+		{name: "phase empty is no value: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"phase="}},
+		{name: "phase not equals empty: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"phase!="}},
+		{name: "phase notin", resource: podsResource, namespaceField: true, selectors: []string{"phase notin (Failed,Succeeded)"},
 			want: ServerSelectors{Field: "status.phase!=Failed,status.phase!=Succeeded"}, expressed: []string{"phase notin (Failed,Succeeded)"}},
-		{name: "phase notin with the empty value: not expressed", resource: podsResource, namespaced: true, selectors: []string{"phase notin (,Failed)"}},
-		{name: "phase in two values: not expressed", resource: podsResource, namespaced: true, selectors: []string{"phase in (Pending,Running)"}},
-		{name: "phase exists is a non-empty phase", resource: podsResource, namespaced: true, selectors: []string{"phase"},
+		{name: "phase notin with the empty value: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"phase notin (,Failed)"}},
+		{name: "phase in two values: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"phase in (Pending,Running)"}},
+		{name: "phase exists is a non-empty phase", resource: podsResource, namespaceField: true, selectors: []string{"phase"},
 			want: ServerSelectors{Field: "status.phase!="}, expressed: []string{"phase"}},
-		{name: "phase does not exist is an empty phase", resource: podsResource, namespaced: true, selectors: []string{"!phase"},
+		{name: "phase does not exist is an empty phase", resource: podsResource, namespaceField: true, selectors: []string{"!phase"},
 			want: ServerSelectors{Field: "status.phase="}, expressed: []string{"!phase"}},
 		{name: "phase on namespaces is not expressed", resource: schema.GroupResource{Resource: "namespaces"}, selectors: []string{"phase=Active"}},
 
-		{name: "namespace", resource: deploymentsResource, namespaced: true, selectors: []string{"namespace=shop"},
+		{name: "namespace", resource: deploymentsResource, namespaceField: true, selectors: []string{"namespace=shop"},
 			want: ServerSelectors{Field: "metadata.namespace=shop"}, expressed: []string{"namespace=shop"}},
-		{name: "namespace not equals", resource: podsResource, namespaced: true, selectors: []string{"namespace!=kube-system"},
+		{name: "namespace not equals", resource: podsResource, namespaceField: true, selectors: []string{"namespace!=kube-system"},
 			want: ServerSelectors{Field: "metadata.namespace!=kube-system"}, expressed: []string{"namespace!=kube-system"}},
-		{name: "namespace notin", resource: podsResource, namespaced: true, selectors: []string{"namespace notin (a,b)"},
+		{name: "namespace notin", resource: podsResource, namespaceField: true, selectors: []string{"namespace notin (a,b)"},
 			want: ServerSelectors{Field: "metadata.namespace!=a,metadata.namespace!=b"}, expressed: []string{"namespace notin (a,b)"}},
-		{name: "namespace in two values: not expressed", resource: podsResource, namespaced: true, selectors: []string{"namespace in (a,b)"}},
-		{name: "namespace empty: not expressed", resource: podsResource, namespaced: true, selectors: []string{"namespace="}},
-		{name: "namespace exists: not expressed", resource: podsResource, namespaced: true, selectors: []string{"namespace"}},
-		{name: "namespace on a cluster-scoped type: not expressed", resource: nodesResource, selectors: []string{"namespace=shop"}},
+		{name: "namespace in two values: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"namespace in (a,b)"}},
+		{name: "namespace empty: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"namespace="}},
+		{name: "namespace exists: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"namespace"}},
+		{name: "namespace the server may not select (cluster-scoped, aggregated): not expressed", resource: nodesResource, selectors: []string{"namespace=shop"}},
 
-		{name: "label", resource: podsResource, namespaced: true, selectors: []string{"label:app=web"},
+		{name: "label", resource: podsResource, namespaceField: true, selectors: []string{"label:app=web"},
 			want: ServerSelectors{Label: "app=web"}, expressed: []string{"label:app=web"}},
 		{name: "label on a cluster-scoped type", resource: nodesResource, selectors: []string{"label:topology.kubernetes.io/zone=a"},
 			want: ServerSelectors{Label: "topology.kubernetes.io/zone=a"}, expressed: []string{"label:topology.kubernetes.io/zone=a"}},
-		{name: "label empty value", resource: podsResource, namespaced: true, selectors: []string{"label:app="},
+		{name: "label empty value", resource: podsResource, namespaceField: true, selectors: []string{"label:app="},
 			want: ServerSelectors{Label: "app="}, expressed: []string{"label:app="}},
-		{name: "label not equals", resource: podsResource, namespaced: true, selectors: []string{"label:app!=web"},
+		{name: "label not equals", resource: podsResource, namespaceField: true, selectors: []string{"label:app!=web"},
 			want: ServerSelectors{Label: "app!=web"}, expressed: []string{"label:app!=web"}},
-		{name: "label in", resource: podsResource, namespaced: true, selectors: []string{"label:app in (web,db)"},
+		{name: "label in", resource: podsResource, namespaceField: true, selectors: []string{"label:app in (web,db)"},
 			want: ServerSelectors{Label: "app in (db,web)"}, expressed: []string{"label:app in (db,web)"}},
-		{name: "label in with the empty value", resource: podsResource, namespaced: true, selectors: []string{"label:app in (,web)"},
+		{name: "label in with the empty value", resource: podsResource, namespaceField: true, selectors: []string{"label:app in (,web)"},
 			want: ServerSelectors{Label: "app in (,web)"}, expressed: []string{"label:app in (,web)"}},
-		{name: "label notin", resource: podsResource, namespaced: true, selectors: []string{"label:app notin (web)"},
+		{name: "label notin", resource: podsResource, namespaceField: true, selectors: []string{"label:app notin (web)"},
 			want: ServerSelectors{Label: "app notin (web)"}, expressed: []string{"label:app notin (web)"}},
-		{name: "label exists", resource: podsResource, namespaced: true, selectors: []string{"label:app"},
+		{name: "label exists", resource: podsResource, namespaceField: true, selectors: []string{"label:app"},
 			want: ServerSelectors{Label: "app"}, expressed: []string{"label:app"}},
-		{name: "label does not exist", resource: podsResource, namespaced: true, selectors: []string{"!label:app"},
+		{name: "label does not exist", resource: podsResource, namespaceField: true, selectors: []string{"!label:app"},
 			want: ServerSelectors{Label: "!app"}, expressed: []string{"!label:app"}},
-		{name: "label value that is not a label value: not expressed", resource: podsResource, namespaced: true, selectors: []string{"label:app=a b"}},
-		{name: "label in with an invalid value: not expressed", resource: podsResource, namespaced: true, selectors: []string{"label:app in (web,-x)"}},
+		{name: "label value that is not a label value: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"label:app=a b"}},
+		{name: "label in with an invalid value: not expressed", resource: podsResource, namespaceField: true, selectors: []string{"label:app in (web,-x)"}},
 
-		{name: "not expressible indexes", resource: podsResource, namespaced: true,
+		{name: "not expressible indexes", resource: podsResource, namespaceField: true,
 			selectors: []string{"annotation:example.com/team=payments", "owner=ReplicaSet/web", "owner-uid=u", "image=nginx:1.27", "img=x"}},
-		{name: "several selectors, ANDed", resource: podsResource, namespaced: true,
+		{name: "several selectors, ANDed", resource: podsResource, namespaceField: true,
 			selectors: []string{"node=node-003", "phase=Running", "label:app=web", "image=nginx:1.27", "label:tier notin (db)", "namespace=shop", "node in (a,b)"},
 			want:      ServerSelectors{Label: "app=web,tier notin (db)", Field: "spec.nodeName=node-003,status.phase=Running,metadata.namespace=shop"},
 			expressed: []string{"node=node-003", "phase=Running", "label:app=web", "label:tier notin (db)", "namespace=shop"}},
-		{name: "no selectors", resource: podsResource, namespaced: true},
+		{name: "no selectors", resource: podsResource, namespaceField: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, expressed := ServerSelection(tt.resource, tt.namespaced, mustSelectors(t, tt.selectors...))
+			got, expressed := ServerSelection(tt.resource, tt.namespaceField, mustSelectors(t, tt.selectors...))
 			if got != tt.want {
 				t.Errorf("ServerSelection(%s, %q) = %+v, want %+v", tt.resource, tt.selectors, got, tt.want)
 			}

@@ -35,6 +35,9 @@ type engineRequest struct {
 	custom bool
 	// errOut is the command's stderr, for a warm cache's staleness warning.
 	errOut io.Writer
+	// pushdown are selectors the command's own engine may have the API
+	// server apply to its lists (withPushdown); a warm cache ignores them.
+	pushdown []index.Selector
 }
 
 // engineSource gives a command a synced engine: directEngines starts one for
@@ -48,7 +51,7 @@ type engineSource interface {
 type directEngines struct{}
 
 func (directEngines) start(ctx context.Context, clients *cache.Clients, req engineRequest) (runningEngine, error) {
-	engine, err := cache.New(clients, req.mappings, req.config)
+	engine, err := cache.New(clients, req.mappings, withPushdown(req.config, req.mappings, req.pushdown))
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,7 @@ type QueryOptions struct {
 	sortKey   *columns.SortKey
 	sortIndex *index.Definition // --sort-by names an --indexer index
 	filter    *expr.Guard
+	pushdown  []index.Selector // what a direct run may have the server select
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -178,6 +179,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
 	o.config.Progress = newProgress(o.ErrOut)
+	o.pushdown = o.pushableSelectors()
 	return nil
 }
 
@@ -223,6 +225,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	}
 	engine, err := o.engines().start(ctx, o.clients, engineRequest{
 		mappings: mappings, config: o.config, indexes: o.indexDefs, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
+		pushdown: o.pushdown,
 	})
 	if err != nil {
 		return err
