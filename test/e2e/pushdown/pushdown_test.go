@@ -198,7 +198,7 @@ func TestPushedAnswersEqualUnpushedAndKubectl(t *testing.T) {
 			kubectl: []string{"--field-selector", "metadata.namespace=pd-1"}, pushed: sent{field: "metadata.namespace=pd-1"}},
 		{name: "namespace in two values is not pushed", args: []string{"--index", "namespace in (pd-0,pd-2)"}},
 		{name: "several ANDed, with an index the server cannot select",
-			args:   []string{"--index", "node=node-1", "--index", "label:app=app-0", "--index", "phase=Running", "--index", "image=registry.example.com/image-0:v1"},
+			args:   []string{"--index", "node=node-1", "--index", "label:app=app-0", "--index", "phase=Running", "--index", "image=registry.example.com/image-1:v1"},
 			pushed: sent{label: "app=app-0", field: "spec.nodeName=node-1,status.phase=Running"}},
 		{name: "ANDed with -l and --field-selector",
 			args:    []string{"-l", "tier", "--field-selector", "status.phase=Pending", "--index", "node=node-2", "--index", "label:app!=app-0"},
