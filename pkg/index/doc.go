@@ -21,6 +21,8 @@
 // operators of label selectors: =, !=, in, notin, exists (NAME) and does-not-exist (!NAME).
 // [ParseSelector] reads one; [Keys] answers ANDed selectors from a cache.Indexer through its
 // indexes, and [Selector.Matches] applies one to the values of a single object.
+// [ServerSelection] says which selectors an API server can apply itself, as the label and field
+// selectors of a list, with the same meaning.
 //
 // Relationship indexes read other types' caches besides the object they index: owner-root
 // ([OwnerRoot], through an [OwnerGraph]), selected-by ([SelectedBy], through a [SelectorGraph])

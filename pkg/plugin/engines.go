@@ -40,6 +40,9 @@ type engineRequest struct {
 	custom bool
 	// errOut is the command's stderr, for a warm cache's staleness warning.
 	errOut io.Writer
+	// pushdown are selectors the command's own engine may have the API
+	// server apply to its lists (withPushdown); a warm cache ignores them.
+	pushdown []index.Selector
 }
 
 // engineSource is where a command's engines come from, chosen once when the
@@ -99,7 +102,7 @@ func (directEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMa
 }
 
 func (directEngines) start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error) {
-	engine, err := cache.New(source, req.mappings, req.config)
+	engine, err := cache.New(source, req.mappings, withPushdown(req.config, req.mappings, req.pushdown))
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,8 @@ type QueryOptions struct {
 	filter    *expr.Guard
 	// print is what the printers read (queryprint.go).
 	print queryPrintConfig
+	// pushdown is what a direct run may have the API server select.
+	pushdown []index.Selector
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -195,6 +197,7 @@ func (o *QueryOptions) completeEngineConfig() {
 		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
 	o.config.Progress = newProgress(o.ErrOut)
+	o.pushdown = o.pushableSelectors()
 }
 
 // Validate checks the flags without I/O; its errors name the flag.
@@ -241,6 +244,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	}
 	engine, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, indexes: o.indexDefs, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
+		pushdown: o.pushdown,
 	})
 	if err != nil {
 		return err
