@@ -47,8 +47,8 @@ type Type struct {
 	failing             atomic.Bool
 	// watched is set once a watch request of the type has succeeded.
 	watched atomic.Bool
-	// joins holds the relationship indexes, one index.Join per informer (see AddJoins).
-	joins atomic.Pointer[[]*index.Join]
+	// relations holds the relation indexes, one index.RelationIndex per informer (see AddRelations).
+	relations atomic.Pointer[[]*index.RelationIndex]
 	// view, when set, restricts what the type's methods see of its
 	// informers (see Restrict).
 	view *view

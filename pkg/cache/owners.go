@@ -48,11 +48,12 @@ type UnreadableType struct {
 
 // Owners holds the caches of the types that own a set of objects, up to their top-most
 // controllers, each in an engine of its own so that one unreadable type does not fail the
-// others. Its Graph is safe for concurrent use once StartOwners has returned; Shutdown ends the
+// others. It is the index.Owners of owner-root and index.OwnerChain, safe for concurrent use once
+// StartOwners has returned; Shutdown ends the
 // informers.
 type Owners struct {
 	engines    []*Engine
-	graph      index.OwnerIndexers
+	indexers   index.OwnerIndexers
 	types      map[schema.GroupKind]*Type
 	unreadable []UnreadableType
 }
@@ -69,7 +70,7 @@ type Owners struct {
 // cached metadata-only unless cfg.FullObjects, with no label or field selector: an owner is
 // found whatever selected its dependents.
 func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg OwnersConfig) (*Owners, error) {
-	o := &Owners{graph: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
+	o := &Owners{indexers: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
 	tried := map[schema.GroupKind]bool{}
 	frontier := seeds
 	for round := 0; round < maxOwnerRounds && (len(frontier) > 0 || round == 0); round++ {
@@ -119,7 +120,7 @@ func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg Ow
 	return o, nil
 }
 
-// startLevel caches one level of owner types and adds them to the graph. It returns the types
+// startLevel caches one level of owner types and adds them to o's indexers. It returns the types
 // that synced, and an error only when ctx ended.
 func (o *Owners) startLevel(ctx context.Context, source Source, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
 	each, err := StartEach(ctx, source, mappings, Config{
@@ -134,7 +135,7 @@ func (o *Owners) startLevel(ctx context.Context, source Source, mappings []*meta
 	o.unreadable = append(o.unreadable, each.Unreadable...)
 	for _, t := range each.Types {
 		gk := t.Mapping.GroupVersionKind.GroupKind()
-		o.graph[gk] = t
+		o.indexers[gk] = t
 		o.types[gk] = t
 	}
 	return each.Types, nil
@@ -224,8 +225,10 @@ func controllerKinds(objs []interface{}) []schema.GroupVersionKind {
 	return kinds
 }
 
-// Graph returns the owner caches as an index.OwnerGraph, for index.OwnerRoot and OwnerChain.
-func (o *Owners) Graph() index.OwnerGraph { return o.graph }
+// Owner implements index.Owners over the cached owner types.
+func (o *Owners) Owner(namespace string, ref metav1.OwnerReference) (metav1.Object, bool) {
+	return o.indexers.Owner(namespace, ref)
+}
 
 // Type returns the cached owner type of gk, or nil when it is not held.
 func (o *Owners) Type(gk schema.GroupKind) *Type { return o.types[gk] }
@@ -255,7 +258,7 @@ func (o *Owners) Shutdown() {
 
 // AddIndexes registers defs on t's informers; it may be called after Start. client-go indexes
 // the objects already cached at once, under the informer's lock, then every later change. It is
-// how relationship indexes, whose values need other caches synced first, are added. An index
+// how relation indexes, whose values need other caches synced first, are added. An index
 // name t already has is an error.
 func (t *Type) AddIndexes(defs ...index.Definition) error {
 	indexers := toolscache.Indexers{}

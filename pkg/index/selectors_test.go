@@ -95,7 +95,7 @@ func TestSelects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	def := Bind(Selects(nil), Graphs{Pods: PodIndexer{Indexers: []cache.Indexer{pods}}})
+	def := Bind(Selects(nil), Relations{Pods: PodIndexer{Indexers: []cache.Indexer{pods}}})
 	om := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: "shop", Name: name} }
 	tests := []struct {
 		name string

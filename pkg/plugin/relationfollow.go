@@ -18,15 +18,15 @@ const nodeIndexName = "node"
 // followNodes makes the node join values (node.label:KEY, node.annotation:KEY) of the objects of
 // types follow their nodes: when a node is added, deleted, or its labels or annotations change,
 // the values of the pods on it, and only those (found through the node index, which it registers
-// where it is missing), are recomputed (cache.Type.RefreshJoins), and onChange gets the pods whose
+// where it is missing), are recomputed (cache.Type.RefreshRelations), and onChange gets the pods whose
 // values changed, with "node/NAME" as the cause.
 //
 // It runs on the node informer's handler goroutine, one node event at a time in the order the
 // informer saw them, after the node cache holds the change; client-go buffers the node events
 // while it works, and the informers themselves never wait for it. Registering the handler
 // replays every cached node as added, which catches a change made between the joins' first
-// values and the handler. The types' joins must exist (AddJoins with follow) before it is called.
-func followNodes(nodes *cache.Type, types []*cache.Type, onChange func(t *cache.Type, cause string, changes []cache.JoinChange)) error {
+// values and the handler. The types' joins must exist (AddRelations with follow) before it is called.
+func followNodes(nodes *cache.Type, types []*cache.Type, onChange func(t *cache.Type, cause string, changes []cache.RelationChange)) error {
 	nodeIndex, err := (*index.Set)(nil).Lookup(nodeIndexName)
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func followNodes(nodes *cache.Type, types []*cache.Type, onChange func(t *cache.
 			return
 		}
 		for _, t := range types {
-			changes, err := t.RefreshJoins(index.NodeRelation, nodeIndexName, name)
+			changes, err := t.RefreshRelations(index.NodeRelation, nodeIndexName, name)
 			if err != nil {
 				klog.V(1).InfoS("refreshing node joins", "node", name, "err", err)
 				continue
@@ -54,7 +54,7 @@ func followNodes(nodes *cache.Type, types []*cache.Type, onChange func(t *cache.
 			}
 		}
 	}
-	return followChanges(nodes, nodeJoinChanged, refresh)
+	return followChanges(nodes, nodeRelationChanged, refresh)
 }
 
 // followChanges calls refresh with each object of related that is added or deleted, and with
@@ -83,9 +83,9 @@ func followChanges(related *cache.Type, changed func(oldObj, newObj interface{})
 	return nil
 }
 
-// nodeJoinChanged reports whether a node's update may change node join values: its labels or
+// nodeRelationChanged reports whether a node's update may change node join values: its labels or
 // annotations changed. Status updates (heartbeats) do not.
-func nodeJoinChanged(oldObj, newObj interface{}) bool {
+func nodeRelationChanged(oldObj, newObj interface{}) bool {
 	o, err1 := meta.Accessor(oldObj)
 	n, err2 := meta.Accessor(newObj)
 	if err1 != nil || err2 != nil {

@@ -59,7 +59,7 @@ func TestWatchRelatedChangeEntersAndLeavesTheQuery(t *testing.T) {
 	}
 }
 
-func TestNodeJoinChanged(t *testing.T) {
+func TestNodeRelationChanged(t *testing.T) {
 	node := func(labels, annotations map[string]string) *metav1.PartialObjectMetadata {
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: labels, Annotations: annotations}}
 	}
@@ -73,8 +73,8 @@ func TestNodeJoinChanged(t *testing.T) {
 		{"label", node(a, nil), node(map[string]string{"zone": "b"}, nil), true},
 		{"annotation added", node(a, nil), node(a, a), true},
 	} {
-		if got := nodeJoinChanged(tt.old, tt.new); got != tt.want {
-			t.Errorf("nodeJoinChanged(%s) = %v, want %v", tt.name, got, tt.want)
+		if got := nodeRelationChanged(tt.old, tt.new); got != tt.want {
+			t.Errorf("nodeRelationChanged(%s) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -29,8 +29,8 @@ const maxOwnerLevels = 16
 //
 // It runs on each owner informer's handler goroutine, after the owner cache holds the change,
 // as followNodes does; registering the handlers replays every cached owner as added. The
-// types' joins must exist (AddJoins with follow) before it is called.
-func followOwners(owners *cache.Owners, types []*cache.Type, onChange func(t *cache.Type, cause string, changes []cache.JoinChange)) error {
+// types' joins must exist (AddRelations with follow) before it is called.
+func followOwners(owners *cache.Owners, types []*cache.Type, onChange func(t *cache.Type, cause string, changes []cache.RelationChange)) error {
 	ownerTypes := owners.Types()
 	ownerUID, err := (*index.Set)(nil).Lookup(ownerUIDIndexName)
 	if err != nil {
@@ -51,7 +51,7 @@ func followOwners(owners *cache.Owners, types []*cache.Type, onChange func(t *ca
 		cause := strings.ToLower(kindOf(obj)) + "/" + m.GetName()
 		for _, uid := range descendants(ownerTypes, string(m.GetUID())) {
 			for _, t := range types {
-				changes, err := t.RefreshJoins(index.OwnerRelation, ownerUIDIndexName, uid)
+				changes, err := t.RefreshRelations(index.OwnerRelation, ownerUIDIndexName, uid)
 				if err != nil {
 					klog.V(1).InfoS("refreshing owner joins", "owner", cause, "err", err)
 					continue

@@ -70,7 +70,7 @@ type relationOptions struct {
 	// of the objects, of their owners and of their nodes, and gets the objects whose values an
 	// owner's or a node's change changed (see followOwners, followNodes). A watch sets it; a
 	// one-shot query does not.
-	onRelated func(t *cache.Type, cause string, changes []cache.JoinChange)
+	onRelated func(t *cache.Type, cause string, changes []cache.RelationChange)
 }
 
 // controllerKinds are the kinds of the built-in controllers, cached for a watch of owner-root
@@ -87,7 +87,7 @@ var controllerKinds = []schema.GroupKind{
 // kinds the selectors name (all of them for --group-by or a negated selector), whole objects;
 // for node.label:KEY and node.annotation:KEY, the nodes, metadata-only; for selects, the pods
 // of the namespace, metadata-only. It then holds the bound indexes of every type in joins
-// (cache.Type.AddJoins), following changes when opts.onRelated is set, and says on errOut which
+// (cache.Type.AddRelations), following changes when opts.onRelated is set, and says on errOut which
 // related types it could not read. It returns defs with the relationship indexes
 // bound, in the same order, and the related caches to shut down (nil when no index needed any).
 func startRelations(ctx context.Context, source cache.Source, types []*cache.Type, defs []index.Definition, opts relationOptions) ([]index.Definition, *relations, error) {
@@ -102,7 +102,7 @@ func startRelations(ctx context.Context, source cache.Source, types []*cache.Typ
 		return defs, nil, nil
 	}
 	r := &relations{}
-	var graphs index.Graphs
+	var related index.Relations
 	if needs[index.OwnerRelation] {
 		var seeds []interface{}
 		for _, t := range types {
@@ -118,7 +118,7 @@ func startRelations(ctx context.Context, source cache.Source, types []*cache.Typ
 		}
 		r.owners = owners
 		reportUnreadable(errOut, owners)
-		graphs.Owners = owners.Graph()
+		related.Owners = owners
 	}
 	if needs[index.SelectorRelation] {
 		set, each, err := startSelectors(ctx, source, namespaces, syncTimeout, opts.selectors, errOut)
@@ -127,7 +127,7 @@ func startRelations(ctx context.Context, source cache.Source, types []*cache.Typ
 			r.Shutdown()
 			return nil, nil, err
 		}
-		graphs.Selectors = set
+		related.Selectors = set
 	}
 	if needs[index.NodeRelation] {
 		graph, each, err := startNodes(ctx, source, syncTimeout, errOut)
@@ -136,7 +136,7 @@ func startRelations(ctx context.Context, source cache.Source, types []*cache.Typ
 			r.Shutdown()
 			return nil, nil, err
 		}
-		graphs.Nodes = graph
+		related.Nodes = graph
 	}
 	if needs[index.PodRelation] {
 		graph, each, err := startPods(ctx, source, namespaces, syncTimeout, errOut)
@@ -145,19 +145,19 @@ func startRelations(ctx context.Context, source cache.Source, types []*cache.Typ
 			r.Shutdown()
 			return nil, nil, err
 		}
-		graphs.Pods = graph
+		related.Pods = graph
 	}
 	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
 	for i, def := range defs {
-		bound[i] = index.Bind(def, graphs)
+		bound[i] = index.Bind(def, related)
 		if def.Relation != index.NoRelation {
 			added = append(added, bound[i])
 		}
 	}
 	follow := opts.onRelated != nil
 	for _, t := range types {
-		if err := t.AddJoins(ctx, follow, added...); err != nil {
+		if err := t.AddRelations(ctx, follow, added...); err != nil {
 			r.Shutdown()
 			return nil, nil, err
 		}
@@ -191,7 +191,7 @@ var (
 
 // startPods caches the pods of namespaces (none: all), metadata-only, for the selects index. Pods the user
 // may not read are reported on errOut, and the index then has no values.
-func startPods(ctx context.Context, source cache.Source, namespaces []string, syncTimeout time.Duration, errOut io.Writer) (index.PodGraph, *cache.Each, error) {
+func startPods(ctx context.Context, source cache.Source, namespaces []string, syncTimeout time.Duration, errOut io.Writer) (index.Pods, *cache.Each, error) {
 	mapping, err := source.RESTMapper().RESTMapping(podsGroupKind)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolving pods: %w", err)
@@ -215,7 +215,7 @@ func startPods(ctx context.Context, source cache.Source, namespaces []string, sy
 
 // startNodes caches the nodes, metadata-only, for the node join indexes. Nodes the user may not
 // read are reported on errOut, and the indexes then have no values.
-func startNodes(ctx context.Context, source cache.Source, syncTimeout time.Duration, errOut io.Writer) (index.NodeGraph, *cache.Each, error) {
+func startNodes(ctx context.Context, source cache.Source, syncTimeout time.Duration, errOut io.Writer) (index.Nodes, *cache.Each, error) {
 	mapping, err := source.RESTMapper().RESTMapping(nodesGroupKind)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolving nodes: %w", err)
@@ -329,7 +329,7 @@ func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine,
 	defs = append(defs, o.groupBy...)
 	bound, related, err := startRelations(ctx, o.source, engine.Types(), defs, relationOptions{
 		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: selectors, ownerKinds: controllerKinds, errOut: o.ErrOut,
-		onRelated: func(t *cache.Type, cause string, changes []cache.JoinChange) {
+		onRelated: func(t *cache.Type, cause string, changes []cache.RelationChange) {
 			for _, c := range changes {
 				queue.Push(&cache.Event{Type: cache.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
 			}

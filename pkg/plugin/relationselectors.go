@@ -14,22 +14,22 @@ import (
 // objects (Services, workloads, PodDisruptionBudgets, NetworkPolicies) cached in selecting: when
 // one is added or deleted, or its selector changes, set is updated and the values of the
 // objects of its namespace, and only those (through client-go's namespace index, which every
-// informer of the engine has), are recomputed (cache.Type.RefreshJoins); onChange gets the
+// informer of the engine has), are recomputed (cache.Type.RefreshRelations); onChange gets the
 // objects whose values changed, with the selecting object as the cause ("service/web"). An
 // update that leaves the selector as it was (status, replicas, annotations) recomputes nothing.
 //
 // It runs on each selecting informer's handler goroutine, after that cache holds the change,
 // as followNodes does; registering the handlers replays every cached object as added, which
 // catches a selector changed between set's first contents and the handler. The types' joins
-// must exist (AddJoins with follow) before it is called.
-func followSelectors(selecting []*cache.Type, set *index.SelectorSet, types []*cache.Type, onChange func(t *cache.Type, cause string, changes []cache.JoinChange)) error {
+// must exist (AddRelations with follow) before it is called.
+func followSelectors(selecting []*cache.Type, set *index.SelectorSet, types []*cache.Type, onChange func(t *cache.Type, cause string, changes []cache.RelationChange)) error {
 	refresh := func(sel index.PodSelector, changed bool) {
 		if !changed {
 			return
 		}
 		cause := strings.ToLower(sel.Kind) + "/" + sel.Name
 		for _, t := range types {
-			changes, err := t.RefreshJoins(index.SelectorRelation, toolscache.NamespaceIndex, sel.Namespace)
+			changes, err := t.RefreshRelations(index.SelectorRelation, toolscache.NamespaceIndex, sel.Namespace)
 			if err != nil {
 				klog.V(1).InfoS("refreshing selector joins", "selector", cause, "namespace", sel.Namespace, "err", err)
 				continue

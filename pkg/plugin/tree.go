@@ -390,7 +390,7 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	}
 	defer owners.Shutdown()
 	reportUnreadable(o.ErrOut, owners)
-	graph := owners.Graph()
+	graph := index.Owners(owners)
 	trees := make([]*tree.Node, 0, len(roots))
 	for _, r := range roots {
 		chain := []tree.Object{r}

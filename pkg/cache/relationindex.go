@@ -10,36 +10,36 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// AddJoins holds defs, bound relationship indexes (see index.Bind), for t in one index.Join per
+// AddRelations holds defs, bound relation indexes (see index.Bind), for t in one index.RelationIndex per
 // informer, filled from what the informers hold now; Lookup and Count read them like any other
 // index. They are not registered in the informers' indexers, whose IndexFuncs must depend on the
-// object alone (see index.Join for why).
+// object alone (see index.RelationIndex for why).
 //
 // With follow, each of t's own changes refreshes the object's values from then on, on the
-// informer's handler goroutine, and RefreshJoins can follow changes of the related objects: for
+// informer's handler goroutine, and RefreshRelations can follow changes of the related objects: for
 // a long-running user such as watch. Without it the values are those of the time of the call,
-// which is what a one-shot query needs. Call AddJoins once, after t has synced and before any
+// which is what a one-shot query needs. Call AddRelations once, after t has synced and before any
 // Lookup of defs; with follow it returns once the handlers have seen every cached object, or
 // when ctx ends.
-func (t *Type) AddJoins(ctx context.Context, follow bool, defs ...index.Definition) error {
+func (t *Type) AddRelations(ctx context.Context, follow bool, defs ...index.Definition) error {
 	if len(defs) == 0 {
 		return nil
 	}
-	joins := make([]*index.Join, len(t.Informers))
+	relations := make([]*index.RelationIndex, len(t.Informers))
 	var registrations []toolscache.ResourceEventHandlerRegistration
 	for i, informer := range t.Informers {
 		indexer := informer.GetIndexer()
-		join := index.NewJoin(indexer, defs...)
+		ri := index.NewRelationIndex(indexer, defs...)
 		for _, key := range indexer.ListKeys() {
-			join.Refresh(key, index.NoRelation)
+			ri.Refresh(key, index.NoRelation)
 		}
-		joins[i] = join
+		relations[i] = ri
 		if !follow {
 			continue
 		}
 		refresh := func(obj interface{}) {
 			if key, err := toolscache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-				join.Refresh(key, index.NoRelation)
+				ri.Refresh(key, index.NoRelation)
 			}
 		}
 		registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
@@ -52,11 +52,11 @@ func (t *Type) AddJoins(ctx context.Context, follow bool, defs ...index.Definiti
 			DeleteFunc: refresh,
 		})
 		if err != nil {
-			return fmt.Errorf("following the relationship indexes of %s: %w", t.Name(), err)
+			return fmt.Errorf("following the relation indexes of %s: %w", t.Name(), err)
 		}
 		registrations = append(registrations, registration)
 	}
-	t.joins.Store(&joins)
+	t.relations.Store(&relations)
 	// The handlers first replay every cached object as added; wait for that, so that the values
 	// are those of the caches' state at return, whatever changed since the first Refresh.
 	for _, r := range registrations {
@@ -80,9 +80,9 @@ func (t *Type) HasIndex(name string) bool {
 	return ok
 }
 
-// JoinChange is how a change of a related object (a node) changed the relationship index values
+// RelationChange is how a change of a related object (a node) changed the relation index values
 // of one of t's objects.
-type JoinChange struct {
+type RelationChange struct {
 	// Key is the object's storage key.
 	Key string
 	// Object is the cache's object, read after the refresh: do not mutate it.
@@ -91,18 +91,18 @@ type JoinChange struct {
 	Changes []index.Change
 }
 
-// RefreshJoins recomputes the values of the relationship indexes of relation rel for the objects
+// RefreshRelations recomputes the values of the relation indexes of relation rel for the objects
 // that have value under the registered index indexName (the pods of a node: "node", its name),
 // and returns those whose values changed and that are still cached. Call it after the related
 // object changed in its own cache, from one goroutine per related type (its informer's handler),
-// so that the last refresh of a key reads the related object's last state. A type without joins
+// so that the last refresh of a key reads the related object's last state. A type without relation indexes
 // has no changes.
-func (t *Type) RefreshJoins(rel index.Relation, indexName, value string) ([]JoinChange, error) {
-	joins := t.joins.Load()
-	if joins == nil {
+func (t *Type) RefreshRelations(rel index.Relation, indexName, value string) ([]RelationChange, error) {
+	relations := t.relations.Load()
+	if relations == nil {
 		return nil, nil
 	}
-	var out []JoinChange
+	var out []RelationChange
 	for i, informer := range t.Informers {
 		indexer := informer.GetIndexer()
 		keys, err := indexer.IndexKeys(indexName, value)
@@ -113,12 +113,12 @@ func (t *Type) RefreshJoins(rel index.Relation, indexName, value string) ([]Join
 			if t.view != nil && !t.view.holdsKey(key) {
 				continue
 			}
-			changes := (*joins)[i].Refresh(key, rel)
+			changes := (*relations)[i].Refresh(key, rel)
 			if len(changes) == 0 {
 				continue
 			}
 			if obj, exists, err := indexer.GetByKey(key); err == nil && exists && (t.view == nil || t.view.selects(obj)) {
-				out = append(out, JoinChange{Key: key, Object: obj, Changes: changes})
+				out = append(out, RelationChange{Key: key, Object: obj, Changes: changes})
 			}
 		}
 	}
@@ -126,11 +126,11 @@ func (t *Type) RefreshJoins(rel index.Relation, indexName, value string) ([]Join
 }
 
 // indexer returns the indexer of t's informer i as Lookup and Count read it: with the
-// relationship indexes of AddJoins.
+// relation indexes of AddRelations.
 func (t *Type) indexer(i int) toolscache.Indexer {
 	indexer := t.Informers[i].GetIndexer()
-	if joins := t.joins.Load(); joins != nil {
-		return index.JoinedIndexer{Indexer: indexer, Join: (*joins)[i]}
+	if relations := t.relations.Load(); relations != nil {
+		return index.RelationIndexer{Indexer: indexer, Relations: (*relations)[i]}
 	}
 	return indexer
 }

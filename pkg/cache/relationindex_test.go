@@ -12,10 +12,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// TestJoinsFollowNodesAndPods holds node.label:tier of pods in joins that follow the pods, and
-// refreshes the pods of a node after the node is relabelled: lookups by the join see the new
+// TestRelationsFollowNodesAndPods holds node.label:tier of pods in relation indexes that follow the pods, and
+// refreshes the pods of a node after the node is relabelled: lookups by the index see the new
 // label, a deleted pod leaves its value, and only the relabelled node's pods report a change.
-func TestJoinsFollowNodesAndPods(t *testing.T) {
+func TestRelationsFollowNodesAndPods(t *testing.T) {
 	s := newFakeAPIServer(t)
 	seedShop(s)
 	clients := s.clients(t)
@@ -29,11 +29,11 @@ func TestJoinsFollowNodesAndPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def = index.Bind(def, index.Graphs{Nodes: index.NodeIndexer{Indexer: nodes.Informers[0].GetIndexer()}})
+	def = index.Bind(def, index.Relations{Nodes: index.NodeIndexer{Indexer: nodes.Informers[0].GetIndexer()}})
 	if err := pods.AddIndexes(nodeIndex); err != nil {
 		t.Fatal(err)
 	}
-	if err := pods.AddJoins(t.Context(), true, def); err != nil {
+	if err := pods.AddRelations(t.Context(), true, def); err != nil {
 		t.Fatal(err)
 	}
 	lookup := func(value string) []string {
@@ -57,9 +57,9 @@ func TestJoinsFollowNodesAndPods(t *testing.T) {
 		return err == nil && a.GetLabels()["tier"] == "back"
 	})
 	if got := lookup("back"); len(got) != 0 {
-		t.Errorf("before RefreshJoins, Lookup(back) = %q, want none", got)
+		t.Errorf("before RefreshRelations, Lookup(back) = %q, want none", got)
 	}
-	changes, err := pods.RefreshJoins(index.NodeRelation, "node", "node-1")
+	changes, err := pods.RefreshRelations(index.NodeRelation, "node", "node-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +72,17 @@ func TestJoinsFollowNodesAndPods(t *testing.T) {
 	}
 	slices.Sort(changed)
 	if want := []string{"other/web-3", "shop/db-1", "shop/web-1"}; !slices.Equal(changed, want) {
-		t.Errorf("RefreshJoins(node-1) changed %q, want %q", changed, want)
+		t.Errorf("RefreshRelations(node-1) changed %q, want %q", changed, want)
 	}
 	if got := lookup("front"); len(got) != 0 {
 		t.Errorf("Lookup(front) = %q, want none: no stale key", got)
 	}
-	if again, _ := pods.RefreshJoins(index.NodeRelation, "node", "node-1"); len(again) != 0 {
-		t.Errorf("second RefreshJoins = %d changes, want none", len(again))
+	if again, _ := pods.RefreshRelations(index.NodeRelation, "node", "node-1"); len(again) != 0 {
+		t.Errorf("second RefreshRelations = %d changes, want none", len(again))
 	}
 
 	s.remove("pods", fakePod("shop", "db-1", "node-1", nil), false)
-	poll(t, "the join to follow the pod's delete", func() bool {
+	poll(t, "the relation index to follow the pod's delete", func() bool {
 		counts, err := pods.Count(def.Name)
 		return err == nil && counts["back"] == 2
 	})
