@@ -47,8 +47,9 @@ type Type struct {
 	failing             atomic.Bool
 	// watched is set once a watch request of the type has succeeded.
 	watched atomic.Bool
-	// relations holds the relation indexes, one index.RelationIndex per informer (see AddRelations).
-	relations atomic.Pointer[[]*index.RelationIndex]
+	// relations, on a Type withRelations derived, holds its relation indexes, one
+	// index.RelationIndex per informer; nil on an engine's own type.
+	relations []*index.RelationIndex
 	// view, when set, restricts what the type's methods see of its
 	// informers (see Restrict).
 	view *view

@@ -66,7 +66,7 @@ func TestStartOwners(t *testing.T) {
 			widget.SetOwnerReferences([]metav1.OwnerReference{controllerRef("example.com/v1", "Widget", "w", "w-uid")})
 			seeds := []interface{}{mirror, db, widget, fakePod("shop", "lonely", "", nil)}
 
-			owners, err := StartOwners(t.Context(), clients, seeds, OwnersConfig{Namespaces: []string{"shop"}, SyncTimeout: waitLimit})
+			owners, err := StartOwners(t.Context(), SourceTypes{Source: clients}, seeds, OwnersConfig{Namespaces: []string{"shop"}, SyncTimeout: waitLimit})
 			if err != nil {
 				t.Fatalf("StartOwners() = %v", err)
 			}

@@ -12,10 +12,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// TestRelationsFollowNodesAndPods holds node.label:tier of pods in relation indexes that follow the pods, and
+// TestRelationIndexesFollowNodesAndPods holds node.label:tier of pods in relation indexes that follow the pods, and
 // refreshes the pods of a node after the node is relabelled: lookups by the index see the new
 // label, a deleted pod leaves its value, and only the relabelled node's pods report a change.
-func TestRelationsFollowNodesAndPods(t *testing.T) {
+func TestRelationIndexesFollowNodesAndPods(t *testing.T) {
 	s := newFakeAPIServer(t)
 	seedShop(s)
 	clients := s.clients(t)
@@ -33,8 +33,18 @@ func TestRelationsFollowNodesAndPods(t *testing.T) {
 	if err := pods.AddIndexes(nodeIndex); err != nil {
 		t.Fatal(err)
 	}
-	if err := pods.AddRelations(t.Context(), true, def); err != nil {
+	engineType := pods
+	pods, handlers, err := pods.withRelations(t.Context(), true, def)
+	t.Cleanup(func() {
+		for _, h := range handlers {
+			h.remove()
+		}
+	})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := engineType.Lookup([]index.Selector{{Name: def.Name, Operator: index.Equals, Values: []string{"front"}}}); err == nil {
+		t.Errorf("the engine's own type answers %s, want it left without relation indexes", def.Name)
 	}
 	lookup := func(value string) []string {
 		t.Helper()
@@ -57,9 +67,9 @@ func TestRelationsFollowNodesAndPods(t *testing.T) {
 		return err == nil && a.GetLabels()["tier"] == "back"
 	})
 	if got := lookup("back"); len(got) != 0 {
-		t.Errorf("before RefreshRelations, Lookup(back) = %q, want none", got)
+		t.Errorf("before refreshRelations, Lookup(back) = %q, want none", got)
 	}
-	changes, err := pods.RefreshRelations(index.NodeRelation, "node", "node-1")
+	changes, err := pods.refreshRelations(index.NodeRelation, "node", "node-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +82,13 @@ func TestRelationsFollowNodesAndPods(t *testing.T) {
 	}
 	slices.Sort(changed)
 	if want := []string{"other/web-3", "shop/db-1", "shop/web-1"}; !slices.Equal(changed, want) {
-		t.Errorf("RefreshRelations(node-1) changed %q, want %q", changed, want)
+		t.Errorf("refreshRelations(node-1) changed %q, want %q", changed, want)
 	}
 	if got := lookup("front"); len(got) != 0 {
 		t.Errorf("Lookup(front) = %q, want none: no stale key", got)
 	}
-	if again, _ := pods.RefreshRelations(index.NodeRelation, "node", "node-1"); len(again) != 0 {
-		t.Errorf("second RefreshRelations = %d changes, want none", len(again))
+	if again, _ := pods.refreshRelations(index.NodeRelation, "node", "node-1"); len(again) != 0 {
+		t.Errorf("second refreshRelations = %d changes, want none", len(again))
 	}
 
 	s.remove("pods", fakePod("shop", "db-1", "node-1", nil), false)

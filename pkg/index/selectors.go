@@ -60,6 +60,40 @@ func SelectorKindOf(value string) (schema.GroupKind, error) {
 	return gk, nil
 }
 
+// SelectingKinds returns the selecting kinds selectors need selected-by to read: those that
+// selected-by=KIND/NAME and "selected-by in (...)" selectors name, or every selecting kind
+// (SelectorKinds) when a selector on selected-by is not = or in, or none is (--group-by
+// selected-by). A value that is not KIND/NAME of a selecting kind is an error that starts with
+// the selector.
+func SelectingKinds(selectors []Selector) ([]schema.GroupKind, error) {
+	seen := map[schema.GroupKind]bool{}
+	var kinds []schema.GroupKind
+	named := false
+	for _, s := range selectors {
+		if s.Name != selectedByIndexName {
+			continue
+		}
+		if s.Operator != Equals && s.Operator != In {
+			return SelectorKinds(), nil
+		}
+		named = true
+		for _, v := range s.Values {
+			gk, err := SelectorKindOf(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s, err)
+			}
+			if !seen[gk] {
+				seen[gk] = true
+				kinds = append(kinds, gk)
+			}
+		}
+	}
+	if !named {
+		return SelectorKinds(), nil
+	}
+	return kinds, nil
+}
+
 // PodSelector is an object that selects pods of its namespace by label.
 type PodSelector struct {
 	Kind, Namespace, Name string
