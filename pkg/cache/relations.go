@@ -39,6 +39,7 @@ type RelatedTypes interface {
 // SourceTypes are the RelatedTypes of a command without a warm cache: each related type in an
 // engine of its own, fed by Source (StartEach), stopped by the Each's Shutdown.
 type SourceTypes struct {
+	// Source feeds the related types' engines.
 	Source Source
 }
 
