@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/klog/v2"
-
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
