@@ -47,8 +47,9 @@ type Type struct {
 	failing             atomic.Bool
 	// watched is set once a watch request of the type has succeeded.
 	watched atomic.Bool
-	// joins holds the relationship indexes, one index.Join per informer (see AddJoins).
-	joins atomic.Pointer[[]*index.Join]
+	// relations, on a Type withRelations derived, holds its relation indexes, one
+	// index.RelationIndex per informer; nil on an engine's own type.
+	relations []*index.RelationIndex
 	// view, when set, restricts what the type's methods see of its
 	// informers (see Restrict).
 	view *view

@@ -44,7 +44,7 @@ type Event struct {
 	// consumer was behind; Old is still the state before the first of them.
 	Coalesced int
 	// Related is set on a Modified event that no change of the object itself
-	// caused: the relationship index values (node.label:KEY, ...) of the
+	// caused: the relation index values (node.label:KEY, ...) of the
 	// object that a change of a related object, named by Cause ("node/n1"),
 	// changed. Old and New are then the same object. Such events are never
 	// merged with others.

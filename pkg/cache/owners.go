@@ -36,30 +36,37 @@ type OwnersConfig struct {
 	Kinds []schema.GroupKind
 }
 
-// UnreadableType is an owner type StartOwners could not cache: not served, or not readable by
-// the user (RBAC). Walks up the owners stop at references to it.
+// UnreadableType is a type StartEach, StartOwners or a RelatedTypes could not cache: not
+// served, or not readable by the user (RBAC). Walks up the owners stop at references to an owner
+// type that is unreadable.
 type UnreadableType struct {
-	// Name is the resource ("replicasets.apps"), or apiVersion and kind when the type did not
-	// resolve ("example.com/v1, Kind=Widget").
+	// Name is the resource ("replicasets.apps"), or, when the type did not resolve, the group
+	// and kind ("PodDisruptionBudget.policy"), or for an owner type the apiVersion and kind of
+	// the reference ("example.com/v1, Kind=Widget").
 	Name string
+	// Unresolved says the type did not resolve through the REST mapper: the source does not
+	// serve it.
+	Unresolved bool
 	// Err says why.
 	Err error
 }
 
 // Owners holds the caches of the types that own a set of objects, up to their top-most
-// controllers, each in an engine of its own so that one unreadable type does not fail the
-// others. Its Graph is safe for concurrent use once StartOwners has returned; Shutdown ends the
+// controllers, obtained through a RelatedTypes (with SourceTypes, each in an engine of its own,
+// so that one unreadable type does not fail the others). It is the index.Owners of owner-root and index.OwnerChain, safe for concurrent use once
+// StartOwners has returned; Shutdown ends the
 // informers.
 type Owners struct {
-	engines    []*Engine
-	graph      index.OwnerIndexers
+	held       []*Each
+	indexers   index.OwnerIndexers
 	types      map[schema.GroupKind]*Type
 	unreadable []UnreadableType
 }
 
-// StartOwners discovers the owner types of seeds and caches them, level by level: the kinds of
-// the seeds' controller references (and cfg.Kinds) (resolved through source.RESTMapper() from their apiVersion and
-// kind, in the reference's version or else the preferred one), then the kinds of those owners'
+// StartOwners discovers the owner types of seeds and caches them through related, level by
+// level: the kinds of the seeds' controller references (and cfg.Kinds) (resolved through
+// related.RESTMapper() from their apiVersion and kind, in the reference's version or else the
+// preferred one), then the kinds of those owners'
 // controller references, until no new kind appears or maxOwnerRounds levels are held. Each level's informers are created and started, and synced,
 // before the next level is discovered from their objects, so every informer exists before it
 // starts. Seeds are objects already cached (typed, unstructured or metadata-only).
@@ -68,8 +75,8 @@ type Owners struct {
 // reported in Unreadable and not followed; StartOwners fails only when ctx ends. Objects are
 // cached metadata-only unless cfg.FullObjects, with no label or field selector: an owner is
 // found whatever selected its dependents.
-func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg OwnersConfig) (*Owners, error) {
-	o := &Owners{graph: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
+func StartOwners(ctx context.Context, related RelatedTypes, seeds []interface{}, cfg OwnersConfig) (*Owners, error) {
+	o := &Owners{indexers: index.OwnerIndexers{}, types: map[schema.GroupKind]*Type{}}
 	tried := map[schema.GroupKind]bool{}
 	frontier := seeds
 	for round := 0; round < maxOwnerRounds && (len(frontier) > 0 || round == 0); round++ {
@@ -85,14 +92,14 @@ func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg Ow
 				continue
 			}
 			tried[gvk.GroupKind()] = true
-			mapping, err := source.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+			mapping, err := related.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 			if err != nil {
 				// A reference written in a version the server no longer serves
 				// still names a kind it may serve in another.
-				mapping, err = source.RESTMapper().RESTMapping(gvk.GroupKind())
+				mapping, err = related.RESTMapper().RESTMapping(gvk.GroupKind())
 			}
 			if err != nil {
-				o.unreadable = append(o.unreadable, UnreadableType{Name: gvk.String(), Err: fmt.Errorf("resolving owner type: %w", err)})
+				o.unreadable = append(o.unreadable, UnreadableType{Name: gvk.String(), Unresolved: true, Err: fmt.Errorf("resolving owner type: %w", err)})
 				continue
 			}
 			mappings = append(mappings, mapping)
@@ -100,7 +107,7 @@ func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg Ow
 		if len(mappings) == 0 {
 			break
 		}
-		started, err := o.startLevel(ctx, source, mappings, cfg)
+		started, err := o.startLevel(ctx, related, mappings, cfg)
 		if err != nil {
 			o.Shutdown()
 			return nil, err
@@ -119,41 +126,58 @@ func StartOwners(ctx context.Context, source Source, seeds []interface{}, cfg Ow
 	return o, nil
 }
 
-// startLevel caches one level of owner types and adds them to the graph. It returns the types
+// startLevel caches one level of owner types and adds them to o's indexers. It returns the types
 // that synced, and an error only when ctx ended.
-func (o *Owners) startLevel(ctx context.Context, source Source, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
-	each, err := StartEach(ctx, source, mappings, Config{
+func (o *Owners) startLevel(ctx context.Context, related RelatedTypes, mappings []*meta.RESTMapping, cfg OwnersConfig) ([]*Type, error) {
+	each, err := related.Start(ctx, mappings, Config{
 		Namespaces:  cfg.Namespaces,
 		FullObjects: cfg.FullObjects,
 		SyncTimeout: cfg.SyncTimeout,
 	})
-	o.engines = append(o.engines, each.engines...)
+	if each != nil {
+		o.held = append(o.held, each)
+	}
 	if err != nil {
 		return nil, err
 	}
 	o.unreadable = append(o.unreadable, each.Unreadable...)
 	for _, t := range each.Types {
 		gk := t.Mapping.GroupVersionKind.GroupKind()
-		o.graph[gk] = t
+		o.indexers[gk] = t
 		o.types[gk] = t
 	}
 	return each.Types, nil
 }
 
-// Each is the result of StartEach: the types that synced, and those that could not be read.
+// Each is the result of StartEach, or of a RelatedTypes' Start: the types that synced, and
+// those that could not be read. Shutdown ends the holder's use of the types.
 type Each struct {
 	// Types are the synced types, in the order of the mappings.
 	Types []*Type
 	// Unreadable are the types whose engine failed to start, in the order of the mappings.
 	Unreadable []UnreadableType
-	engines    []*Engine
+
+	release  func()
+	shutdown sync.Once
 }
 
-// Shutdown stops every engine StartEach started.
+// NewEach returns the Each of types held by someone else (a warm cache's leases), whose
+// Shutdown calls release once.
+func NewEach(types []*Type, unreadable []UnreadableType, release func()) *Each {
+	return &Each{Types: types, Unreadable: unreadable, release: release}
+}
+
+// Shutdown ends the use of e's types: StartEach's engines are stopped, a NewEach's release is
+// called. It may be called more than once, and on a nil *Each.
 func (e *Each) Shutdown() {
-	for _, engine := range e.engines {
-		engine.Shutdown()
+	if e == nil {
+		return
 	}
+	e.shutdown.Do(func() {
+		if e.release != nil {
+			e.release()
+		}
+	})
 }
 
 // StartEach creates one engine per mapping with cfg, starts them concurrently and waits for
@@ -161,9 +185,14 @@ func (e *Each) Shutdown() {
 // in Unreadable instead of failing the others. It returns an error only when ctx ends; the
 // caller calls Shutdown on the result in every case.
 func StartEach(ctx context.Context, source Source, mappings []*meta.RESTMapping, cfg Config) (*Each, error) {
-	each := &Each{}
 	errs := make([]error, len(mappings))
 	engines := make([]*Engine, len(mappings))
+	var started []*Engine
+	each := &Each{release: func() {
+		for _, engine := range started {
+			engine.Shutdown()
+		}
+	}}
 	var wg sync.WaitGroup
 	for i, mapping := range mappings {
 		engine, err := New(source, []*meta.RESTMapping{mapping}, cfg)
@@ -172,7 +201,7 @@ func StartEach(ctx context.Context, source Source, mappings []*meta.RESTMapping,
 			continue
 		}
 		engines[i] = engine
-		each.engines = append(each.engines, engine)
+		started = append(started, engine)
 		wg.Go(func() { errs[i] = engine.Start(ctx) })
 	}
 	wg.Wait()
@@ -224,8 +253,10 @@ func controllerKinds(objs []interface{}) []schema.GroupVersionKind {
 	return kinds
 }
 
-// Graph returns the owner caches as an index.OwnerGraph, for index.OwnerRoot and OwnerChain.
-func (o *Owners) Graph() index.OwnerGraph { return o.graph }
+// Owner implements index.Owners over the cached owner types.
+func (o *Owners) Owner(namespace string, ref metav1.OwnerReference) (metav1.Object, bool) {
+	return o.indexers.Owner(namespace, ref)
+}
 
 // Type returns the cached owner type of gk, or nil when it is not held.
 func (o *Owners) Type(gk schema.GroupKind) *Type { return o.types[gk] }
@@ -233,8 +264,8 @@ func (o *Owners) Type(gk schema.GroupKind) *Type { return o.types[gk] }
 // Types returns the cached owner types, in the order they were started.
 func (o *Owners) Types() []*Type {
 	var types []*Type
-	for _, e := range o.engines {
-		for _, t := range e.Types() {
+	for _, each := range o.held {
+		for _, t := range each.Types {
 			if o.types[t.Mapping.GroupVersionKind.GroupKind()] == t {
 				types = append(types, t)
 			}
@@ -246,26 +277,13 @@ func (o *Owners) Types() []*Type {
 // Unreadable returns the owner types that could not be cached, sorted by name.
 func (o *Owners) Unreadable() []UnreadableType { return o.unreadable }
 
-// Shutdown stops every owner informer and waits for them to end.
+// Shutdown ends the use of every owner type (with SourceTypes, stops their informers and waits
+// for them to end). It may be called on a nil *Owners.
 func (o *Owners) Shutdown() {
-	for _, e := range o.engines {
-		e.Shutdown()
+	if o == nil {
+		return
 	}
-}
-
-// AddIndexes registers defs on t's informers; it may be called after Start. client-go indexes
-// the objects already cached at once, under the informer's lock, then every later change. It is
-// how relationship indexes, whose values need other caches synced first, are added. An index
-// name t already has is an error.
-func (t *Type) AddIndexes(defs ...index.Definition) error {
-	indexers := toolscache.Indexers{}
-	for _, def := range defs {
-		indexers[def.Name] = def.Func
+	for _, each := range o.held {
+		each.Shutdown()
 	}
-	for _, informer := range t.Informers {
-		if err := informer.AddIndexers(indexers); err != nil {
-			return fmt.Errorf("adding indexes to %s: %w", t.Name(), err)
-		}
-	}
-	return nil
 }

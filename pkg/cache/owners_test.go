@@ -66,7 +66,7 @@ func TestStartOwners(t *testing.T) {
 			widget.SetOwnerReferences([]metav1.OwnerReference{controllerRef("example.com/v1", "Widget", "w", "w-uid")})
 			seeds := []interface{}{mirror, db, widget, fakePod("shop", "lonely", "", nil)}
 
-			owners, err := StartOwners(t.Context(), clients, seeds, OwnersConfig{Namespaces: []string{"shop"}, SyncTimeout: waitLimit})
+			owners, err := StartOwners(t.Context(), SourceTypes{Source: clients}, seeds, OwnersConfig{Namespaces: []string{"shop"}, SyncTimeout: waitLimit})
 			if err != nil {
 				t.Fatalf("StartOwners() = %v", err)
 			}
@@ -87,7 +87,7 @@ func TestStartOwners(t *testing.T) {
 			if held == tt.forbidNodes {
 				t.Errorf("node type held = %v, want %v", held, !tt.forbidNodes)
 			}
-			root := index.OwnerRoot(owners.Graph())
+			root := index.OwnerRoot(owners)
 			var roots []string
 			for _, pod := range seeds {
 				roots = append(roots, index.Values(root, pod)...)
@@ -95,8 +95,8 @@ func TestStartOwners(t *testing.T) {
 			if !slices.Equal(roots, tt.wantRoots) {
 				t.Errorf("owner-root of the seeds = %q, want %q", roots, tt.wantRoots)
 			}
-			if n, _ := owners.Graph().Owner("shop", controllerRef("v1", "Node", "node-1", "node-uid")); (n != nil) == tt.forbidNodes {
-				t.Errorf("Graph().Owner(node-1) = %v, want found %v", n, !tt.forbidNodes)
+			if n, _ := owners.Owner("shop", controllerRef("v1", "Node", "node-1", "node-uid")); (n != nil) == tt.forbidNodes {
+				t.Errorf("Owner(node-1) = %v, want found %v", n, !tt.forbidNodes)
 			}
 		})
 	}

@@ -24,14 +24,14 @@
 // [ServerSelection] says which selectors an API server can apply itself, as the label and field
 // selectors of a list, with the same meaning.
 //
-// Relationship indexes read other types' caches besides the object they index: owner-root
-// ([OwnerRoot], through an [OwnerGraph]), selected-by ([SelectedBy], through a [SelectorGraph])
-// and node.label:KEY / node.annotation:KEY (through a [NodeGraph]). Their Definition's
-// [Relation] says which; [Set.Lookup] returns them unbound (no value), and the caller, once it
-// has started and synced the related caches, binds them with [Bind] and registers them on the
-// started informers. The graphs are small interfaces the engine (pkg/cache) provides, so this
-// package does not import it. A value is computed when the object enters or changes in its
-// cache, from what the related caches hold then.
+// Relation indexes read other types' caches besides the object they index: owner-root
+// ([OwnerRoot], through [Owners]), selected-by ([SelectedBy], through [PodSelectors]), selects
+// ([Selects], through [Pods]) and node.label:KEY / node.annotation:KEY (through [Nodes]). Their
+// Definition's [Relation] says which (relation.go); [Set.Lookup] returns them unbound (no
+// value), and the engine, once it has started and synced the related caches, binds them with
+// [Bind] and holds their values in a [RelationIndex]. Owners, PodSelectors, Nodes and Pods are
+// small interfaces the engine (pkg/cache) provides, so this package does not import it. A value
+// is computed from what the related caches hold at the time.
 //
 // client-go panics when an IndexFunc returns an error while it updates an index, so the functions
 // here return an error only for an object that has no metadata at all, which no informer stores.

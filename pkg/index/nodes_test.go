@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-func TestNodeJoin(t *testing.T) {
+func TestNodeRelation(t *testing.T) {
 	nodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	for _, n := range []*metav1.PartialObjectMetadata{
 		{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"topology.kubernetes.io/zone": "zone-a"}, Annotations: map[string]string{"team": "infra"}}},
@@ -19,7 +19,7 @@ func TestNodeJoin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	g := Graphs{Nodes: NodeIndexer{Indexer: nodes}}
+	g := Relations{Nodes: NodeIndexer{Indexer: nodes}}
 	pod := func(node string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "p"}, Spec: corev1.PodSpec{NodeName: node}}
 	}

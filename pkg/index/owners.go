@@ -13,22 +13,10 @@ const ownerRootIndexName = "owner-root"
 // there.
 const maxOwnerDepth = 16
 
-// Relation says which other types' caches a Definition reads, beyond the object it indexes.
-type Relation int
-
-const (
-	// NoRelation marks a Definition that reads only the object it indexes.
-	NoRelation Relation = iota
-	// OwnerRelation marks a Definition that reads the cached owners of the object (owner-root).
-	// Set.Lookup returns it unbound, with a Func that gives no value; the caller starts the owner
-	// caches and registers the Definition that OwnerRoot builds over them instead.
-	OwnerRelation
-)
-
-// OwnerGraph is what relationship indexes read of other types' caches: the engine that holds
-// the owner types' informers provides it (pkg/cache.Owners), and tests provide fakes over
+// Owners is what owner-root (OwnerRelation) reads of the owner types' caches: the engine that
+// holds the owner types' informers provides it (pkg/cache.Owners), and tests provide fakes over
 // cache.NewIndexer. Implementations must be safe for concurrent use.
-type OwnerGraph interface {
+type Owners interface {
 	// Owner returns the cached object ref names, for a dependent in namespace (cluster-scoped
 	// owners are looked up without it), and whether the cache of ref's group and kind is held at
 	// all. The object is nil when the kind is not held, when no object of that name is cached, or
@@ -46,13 +34,13 @@ func OwnerKinds(ref metav1.OwnerReference) schema.GroupKind {
 }
 
 // OwnerChain returns the controller references from obj up to the top-most controller reached
-// through graph, nearest first: obj's controller reference, then its controller's, and so on.
+// through owners, nearest first: obj's controller reference, then its controller's, and so on.
 // The walk stops at a reference whose owner is not cached (its kind is not held, the object is
 // gone, or its UID differs), at an owner with no controller reference, after maxOwnerDepth steps,
 // or at a cycle; the reference it stops at is still in the chain, since the dependent names it.
-// An object with no controller reference has an empty chain. A nil graph follows nothing beyond
+// An object with no controller reference has an empty chain. A nil owners follows nothing beyond
 // obj's own controller reference.
-func OwnerChain(obj interface{}, graph OwnerGraph) []metav1.OwnerReference {
+func OwnerChain(obj interface{}, owners Owners) []metav1.OwnerReference {
 	m, err := accessor(obj)
 	if err != nil {
 		return nil
@@ -66,10 +54,10 @@ func OwnerChain(obj interface{}, graph OwnerGraph) []metav1.OwnerReference {
 		}
 		chain = append(chain, *ref)
 		seen[string(ref.UID)] = true
-		if graph == nil {
+		if owners == nil {
 			break
 		}
-		owner, _ := graph.Owner(cur.GetNamespace(), *ref)
+		owner, _ := owners.Owner(cur.GetNamespace(), *ref)
 		if owner == nil {
 			break
 		}
@@ -89,16 +77,16 @@ func controllerOf(m metav1.Object) *metav1.OwnerReference {
 	return nil
 }
 
-// OwnerRoot returns the owner-root index over graph: the KIND/NAME of the top-most controller
+// OwnerRoot returns the owner-root index over owners: the KIND/NAME of the top-most controller
 // that OwnerChain reaches from the object, e.g. "Deployment/web" for a pod of a Deployment's
 // ReplicaSet, "CronJob/backup" for a pod of a CronJob's Job. An object with no controller
 // reference has no value; where the walk stops early (an owner type the user may not read), the
 // value is the last controller reached, e.g. "ReplicaSet/web-5d9c7".
 //
-// The value is computed when the object enters or changes in its cache, from what graph holds
-// then: register it only once graph's caches have synced. A later change of an owner alone
+// The value is computed when the object enters or changes in its cache, from what owners holds
+// then: register it only once owners's caches have synced. A later change of an owner alone
 // (a ReplicaSet adopted by another Deployment) does not recompute its dependents' values.
-func OwnerRoot(graph OwnerGraph) Definition {
+func OwnerRoot(owners Owners) Definition {
 	return Definition{
 		Name:         ownerRootIndexName,
 		Description:  ownerRootDescription,
@@ -108,7 +96,7 @@ func OwnerRoot(graph OwnerGraph) Definition {
 			if _, err := accessor(obj); err != nil {
 				return nil, err
 			}
-			chain := OwnerChain(obj, graph)
+			chain := OwnerChain(obj, owners)
 			if len(chain) == 0 {
 				return nil, nil
 			}
@@ -120,7 +108,7 @@ func OwnerRoot(graph OwnerGraph) Definition {
 
 const ownerRootDescription = "KIND/NAME of the top-most controller, following controller owner references, e.g. Deployment/web"
 
-// unboundOwnerRoot is the owner-root Definition Set.Lookup returns: no graph, no value.
+// unboundOwnerRoot is the owner-root Definition Set.Lookup returns: no owners, no value.
 func unboundOwnerRoot() Definition {
 	def := OwnerRoot(nil)
 	def.Func = func(obj interface{}) ([]string, error) {
@@ -137,12 +125,12 @@ type KeyGetter interface {
 	GetByKey(key string) (item interface{}, exists bool, err error)
 }
 
-// OwnerIndexers is an OwnerGraph over one cache per owner group and kind, each holding objects
+// OwnerIndexers is an Owners over one cache per owner group and kind, each holding objects
 // under cache.MetaNamespaceKeyFunc keys ("ns/name", or "name" for cluster-scoped objects), as
 // an informer's indexer holds them. It must not be changed once in use.
 type OwnerIndexers map[schema.GroupKind]KeyGetter
 
-// Owner implements OwnerGraph.
+// Owner implements Owners.
 func (g OwnerIndexers) Owner(namespace string, ref metav1.OwnerReference) (metav1.Object, bool) {
 	indexer, ok := g[OwnerKinds(ref)]
 	if !ok {

@@ -77,10 +77,10 @@ func TestOwnerRoot(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "p", UID: "pod-p", OwnerReferences: refs}}
 	}
 	tests := []struct {
-		name  string
-		graph OwnerGraph
-		obj   interface{}
-		want  []string
+		name   string
+		owners Owners
+		obj    interface{}
+		want   []string
 	}{
 		{"pod of a deployment", full, pod(ownerRef("apps/v1", "ReplicaSet", "web-5d9c7", true)), []string{"Deployment/web"}},
 		{"metadata-only pod", full, ownerMeta("Pod", "shop", "p", ownerRef("apps/v1", "ReplicaSet", "web-5d9c7", true)), []string{"Deployment/web"}},
@@ -95,11 +95,11 @@ func TestOwnerRoot(t *testing.T) {
 		{"owner gone", full, pod(ownerRef("apps/v1", "ReplicaSet", "gone", true)), []string{"ReplicaSet/gone"}},
 		{"owner replaced under its name", stale, pod(ownerRef("apps/v1", "ReplicaSet", "web-5d9c7", true)), []string{"ReplicaSet/web-5d9c7"}},
 		{"cycle ends", cycle, pod(ownerRef("apps/v1", "ReplicaSet", "a", true)), []string{"Deployment/b"}},
-		{"nil graph", nil, pod(ownerRef("apps/v1", "ReplicaSet", "web-5d9c7", true)), []string{"ReplicaSet/web-5d9c7"}},
+		{"no owners", nil, pod(ownerRef("apps/v1", "ReplicaSet", "web-5d9c7", true)), []string{"ReplicaSet/web-5d9c7"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			def := OwnerRoot(tt.graph)
+			def := OwnerRoot(tt.owners)
 			got, err := def.Func(tt.obj)
 			if err != nil {
 				t.Fatalf("owner-root(%s) error = %v", tt.name, err)

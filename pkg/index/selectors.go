@@ -23,11 +23,6 @@ const selectedByIndexName = "selected-by"
 
 const selectedByDescription = "KIND/NAME of each Service, workload, PodDisruptionBudget or NetworkPolicy whose selector selects the pod"
 
-// SelectorRelation marks a Definition that reads the pod selectors of other objects in the
-// pod's namespace (selected-by). Set.Lookup returns it unbound; the caller caches the selecting
-// types and registers the Definition SelectedBy builds over them instead.
-const SelectorRelation Relation = OwnerRelation + 1
-
 // selectorKinds are the kinds whose objects select pods, with their groups.
 var selectorKinds = map[string]schema.GroupKind{
 	"Service":             {Kind: "Service"},
@@ -63,6 +58,40 @@ func SelectorKindOf(value string) (schema.GroupKind, error) {
 		return schema.GroupKind{}, fmt.Errorf("selected-by needs KIND/NAME with KIND one of %s, got %q", strings.Join(names, ", "), value)
 	}
 	return gk, nil
+}
+
+// SelectingKinds returns the selecting kinds selectors need selected-by to read: those that
+// selected-by=KIND/NAME and "selected-by in (...)" selectors name, or every selecting kind
+// (SelectorKinds) when a selector on selected-by is not = or in, or none is (--group-by
+// selected-by). A value that is not KIND/NAME of a selecting kind is an error that starts with
+// the selector.
+func SelectingKinds(selectors []Selector) ([]schema.GroupKind, error) {
+	seen := map[schema.GroupKind]bool{}
+	var kinds []schema.GroupKind
+	named := false
+	for _, s := range selectors {
+		if s.Name != selectedByIndexName {
+			continue
+		}
+		if s.Operator != Equals && s.Operator != In {
+			return SelectorKinds(), nil
+		}
+		named = true
+		for _, v := range s.Values {
+			gk, err := SelectorKindOf(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s, err)
+			}
+			if !seen[gk] {
+				seen[gk] = true
+				kinds = append(kinds, gk)
+			}
+		}
+	}
+	if !named {
+		return SelectorKinds(), nil
+	}
+	return kinds, nil
 }
 
 // PodSelector is an object that selects pods of its namespace by label.
@@ -162,19 +191,19 @@ func typedSelectorObject(u *unstructured.Unstructured) (interface{}, bool) {
 	return typed, true
 }
 
-// SelectorGraph is what selected-by reads: the pod selectors of a namespace. Implementations
+// PodSelectors is what selected-by reads: the pod selectors of a namespace. Implementations
 // must be safe for concurrent use.
-type SelectorGraph interface {
+type PodSelectors interface {
 	PodSelectors(namespace string) []PodSelector
 }
 
-// SelectedBy returns the selected-by index over graph: for a pod, "KIND/NAME" of each object of
-// its namespace in graph whose selector selects the pod's labels, e.g. "Service/web" and
+// SelectedBy returns the selected-by index over selectors: for a pod, "KIND/NAME" of each object of
+// its namespace in selectors whose selector selects the pod's labels, e.g. "Service/web" and
 // "Deployment/web". Objects other than pods have no value. Like OwnerRoot, the values are
-// computed when the pod enters or changes in its cache: register it only once graph's caches
+// computed when the pod enters or changes in its cache: register it only once their caches
 // have synced. A watch recomputes them for the pods of a namespace whose selectors changed
 // (SelectorSet.Set and Delete report it).
-func SelectedBy(graph SelectorGraph) Definition {
+func SelectedBy(selectors PodSelectors) Definition {
 	return Definition{
 		Name:         selectedByIndexName,
 		Description:  selectedByDescription,
@@ -185,12 +214,12 @@ func SelectedBy(graph SelectorGraph) Definition {
 			if err != nil {
 				return nil, err
 			}
-			if graph == nil || !isPod(Unwrap(obj)) {
+			if selectors == nil || !isPod(Unwrap(obj)) {
 				return nil, nil
 			}
 			var values []string
 			set := labels.Set(m.GetLabels())
-			for _, s := range graph.PodSelectors(m.GetNamespace()) {
+			for _, s := range selectors.PodSelectors(m.GetNamespace()) {
 				if s.Selector.Matches(set) {
 					values = appendUnique(values, s.Kind+"/"+s.Name)
 				}
@@ -217,21 +246,17 @@ const selectsIndexName = "selects"
 
 const selectsDescription = "Pod/NAME of each pod a Service, workload, PodDisruptionBudget or NetworkPolicy selects"
 
-// PodRelation marks a Definition that reads the cached pods of the object's namespace
-// (selects). Set.Lookup returns it unbound; Bind binds it to a PodGraph.
-const PodRelation Relation = NodeRelation + 1
-
-// PodGraph is what the selects index reads: the cached pods of a namespace, typed,
+// Pods is what the selects index reads: the cached pods of a namespace, typed,
 // unstructured or metadata-only. Implementations must be safe for concurrent use.
-type PodGraph interface {
+type Pods interface {
 	Pods(namespace string) []interface{}
 }
 
-// PodIndexer is a PodGraph over informers' indexers of pods (one per namespace cached), each with
+// PodIndexer is a Pods over informers' indexers of pods (one per namespace cached), each with
 // client-go's namespace index (cache.NamespaceIndex), as every informer of the engine has.
 type PodIndexer struct{ Indexers []cache.Indexer }
 
-// Pods implements PodGraph.
+// Pods implements Pods.
 func (p PodIndexer) Pods(namespace string) []interface{} {
 	var pods []interface{}
 	for _, indexer := range p.Indexers {
@@ -243,12 +268,12 @@ func (p PodIndexer) Pods(namespace string) []interface{} {
 	return pods
 }
 
-// Selects returns the selects index over graph: for an object of a selector kind (see
-// SelectorOf), "Pod/NAME" of each pod of its namespace in graph that its selector selects, e.g.
+// Selects returns the selects index over pods: for an object of a selector kind (see
+// SelectorOf), "Pod/NAME" of each pod of its namespace in pods that its selector selects, e.g.
 // `query svc,pdb,netpol --index selects=Pod/web-5d9c7-x2x4z`. Other objects have no value. Like
 // SelectedBy, the values are computed when the object enters or changes in its cache; a pod
 // created later is not added to them.
-func Selects(graph PodGraph) Definition {
+func Selects(pods Pods) Definition {
 	return Definition{
 		Name:        selectsIndexName,
 		Description: selectsDescription,
@@ -258,11 +283,11 @@ func Selects(graph PodGraph) Definition {
 				return nil, err
 			}
 			sel, ok := SelectorOf(obj)
-			if !ok || graph == nil {
+			if !ok || pods == nil {
 				return nil, nil
 			}
 			var values []string
-			for _, pod := range graph.Pods(sel.Namespace) {
+			for _, pod := range pods.Pods(sel.Namespace) {
 				m, err := accessor(pod)
 				if err == nil && sel.Selector.Matches(labels.Set(m.GetLabels())) {
 					values = append(values, "Pod/"+m.GetName())

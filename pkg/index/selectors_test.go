@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -95,7 +97,7 @@ func TestSelects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	def := Bind(Selects(nil), Graphs{Pods: PodIndexer{Indexers: []cache.Indexer{pods}}})
+	def := Bind(Selects(nil), Relations{Pods: PodIndexer{Indexers: []cache.Indexer{pods}}})
 	om := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: "shop", Name: name} }
 	tests := []struct {
 		name string
@@ -116,5 +118,37 @@ func TestSelects(t *testing.T) {
 	}
 	if got := Values(Selects(nil), &corev1.Service{ObjectMeta: om("web"), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}}}); got != nil {
 		t.Errorf("unbound selects = %q, want none", got)
+	}
+}
+
+func TestSelectingKinds(t *testing.T) {
+	parse := func(s string) Selector {
+		t.Helper()
+		sel, err := ParseSelector("--index", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sel
+	}
+	all := SelectorKinds()
+	for _, tt := range []struct {
+		name      string
+		selectors []Selector
+		want      []schema.GroupKind
+	}{
+		{"none", nil, all},
+		{"named", []Selector{parse("selected-by in (Service/web,Deployment/web,Service/api)")}, []schema.GroupKind{{Group: "apps", Kind: "Deployment"}, {Kind: "Service"}}},
+		{"negated", []Selector{parse("selected-by=Service/web"), parse("selected-by!=Job/x")}, all},
+		{"other index", []Selector{parse("app=web")}, all},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := SelectingKinds(tt.selectors)
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Errorf("SelectingKinds() = %v, %v, want %v", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := SelectingKinds([]Selector{parse("selected-by=Widget/w")}); err == nil || !strings.HasPrefix(err.Error(), "selected-by=Widget/w: ") {
+		t.Errorf("SelectingKinds(selected-by=Widget/w) = %v, want an error starting with the selector", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// SelectorSet is a SelectorGraph its owner keeps current: Set records an object's pod selector
+// SelectorSet is a PodSelectors its owner keeps current: Set records an object's pod selector
 // and Delete forgets it, each reporting whether the selectors of the object's namespace
 // changed, so that the owner recomputes selected-by for that namespace's pods only then. It is
 // safe for concurrent use.
@@ -30,7 +30,7 @@ func NewSelectorSet(objs []interface{}) *SelectorSet {
 	return s
 }
 
-// PodSelectors implements SelectorGraph; the selectors are sorted by kind, then name. The
+// PodSelectors implements PodSelectors; the selectors are sorted by kind, then name. The
 // caller must not change the slice.
 func (s *SelectorSet) PodSelectors(namespace string) []PodSelector {
 	s.mu.RLock()

@@ -104,7 +104,7 @@ func fixedBuiltins() map[string]Definition {
 // An unknown name is an error that lists the known names, e.g.
 // `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, img`.
 func (s *Set) Lookup(name string) (Definition, error) {
-	if def, ok, err := lookupNodeJoin(name); ok {
+	if def, ok, err := lookupNodeRelation(name); ok {
 		return def, err
 	}
 	if key, ok := strings.CutPrefix(name, labelPrefix); ok {

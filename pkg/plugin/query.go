@@ -250,19 +250,21 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer engine.Shutdown()
-	indexDefs, related, err := startRelations(ctx, o.source, engine.Types(), o.indexDefs, relationOptions{
-		namespaces: o.namespaces, syncTimeout: o.SyncTimeout, selectors: o.selectors, errOut: o.ErrOut,
+	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
+		Related: cache.SourceTypes{Source: o.source}, Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
 	})
 	if err != nil {
 		return err
 	}
 	defer related.Shutdown()
+	warnUnreadable(o.ErrOut, related.Unreadable())
+	indexDefs := related.Definitions()
 
 	guards := exprGuards(indexDefs, o.filter)
 	if err := exprFatal(guards); err != nil {
 		return err
 	}
-	groups, err := o.lookup(ctx, engine.Types())
+	groups, err := o.lookup(ctx, related.Types())
 	if err != nil {
 		return err
 	}

@@ -384,13 +384,15 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	for i, r := range roots {
 		seeds[i] = r.Obj
 	}
-	owners, err := cache.StartOwners(ctx, o.source, seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
+	owners, err := cache.StartOwners(ctx, cache.SourceTypes{Source: o.source}, seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
 	if err != nil {
 		return nil, err
 	}
 	defer owners.Shutdown()
-	reportUnreadable(o.ErrOut, owners)
-	graph := owners.Graph()
+	for _, u := range owners.Unreadable() {
+		warnOwnersStop(o.ErrOut, u)
+	}
+	graph := index.Owners(owners)
 	trees := make([]*tree.Node, 0, len(roots))
 	for _, r := range roots {
 		chain := []tree.Object{r}

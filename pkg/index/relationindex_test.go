@@ -27,16 +27,16 @@ func podOn(name, node string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}, Spec: corev1.PodSpec{NodeName: node}}
 }
 
-// joinFixture is a pod cache (with the node index), a node cache and a Join of the zone label of
+// relationFixture is a pod cache (with the node index), a node cache and a RelationIndex of the zone label of
 // the pods' nodes.
-type joinFixture struct {
+type relationFixture struct {
 	pods, nodes cache.Indexer
-	join        *Join
+	relations   *RelationIndex
 }
 
-func newJoinFixture(t *testing.T) *joinFixture {
+func newRelationFixture(t *testing.T) *relationFixture {
 	t.Helper()
-	f := &joinFixture{
+	f := &relationFixture{
 		pods:  cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"node": nodeIndexFunc}),
 		nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
 	}
@@ -45,19 +45,19 @@ func newJoinFixture(t *testing.T) *joinFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.join = NewJoin(f.pods, Bind(zone, Graphs{Nodes: NodeIndexer{Indexer: f.nodes}}))
+	f.relations = NewRelationIndex(f.pods, Bind(zone, Relations{Nodes: NodeIndexer{Indexer: f.nodes}}))
 	return f
 }
 
-func (f *joinFixture) put(t *testing.T, store cache.Indexer, obj interface{}) {
+func (f *relationFixture) put(t *testing.T, store cache.Indexer, obj interface{}) {
 	t.Helper()
 	if err := store.Update(obj); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestJoinRefresh(t *testing.T) {
-	f := newJoinFixture(t)
+func TestRelationIndexRefresh(t *testing.T) {
+	f := newRelationFixture(t)
 	zone := "node.label:" + zoneKey
 	f.put(t, f.nodes, zoneNode("n1", "zone-a"))
 	f.put(t, f.nodes, zoneNode("n2", "zone-b"))
@@ -65,10 +65,10 @@ func TestJoinRefresh(t *testing.T) {
 	f.put(t, f.pods, podOn("p2", "n1"))
 	f.put(t, f.pods, podOn("p3", "n2"))
 	for _, key := range f.pods.ListKeys() {
-		f.join.Refresh(key, NoRelation)
+		f.relations.Refresh(key, NoRelation)
 	}
 	keysOf := func(value string) []string {
-		keys := f.join.IndexKeys(zone, value)
+		keys := f.relations.IndexKeys(zone, value)
 		slices.Sort(keys)
 		return keys
 	}
@@ -76,63 +76,63 @@ func TestJoinRefresh(t *testing.T) {
 		t.Fatalf("IndexKeys(zone-a) = %q, want %q", got, want)
 	}
 
-	// The node is relabelled: until its pods are refreshed the Join keeps what it stored; then
+	// The node is relabelled: until its pods are refreshed the RelationIndex keeps what it stored; then
 	// they move, and only they report a change.
 	f.put(t, f.nodes, zoneNode("n1", "zone-x"))
 	if got := keysOf("zone-a"); len(got) != 2 {
 		t.Errorf("before Refresh, IndexKeys(zone-a) = %q, want the two stored keys", got)
 	}
-	if got := f.join.Refresh("shop/p3", NodeRelation); got != nil {
+	if got := f.relations.Refresh("shop/p3", NodeRelation); got != nil {
 		t.Errorf("Refresh(p3) = %v, want no change", got)
 	}
-	got := f.join.Refresh("shop/p1", NodeRelation)
+	got := f.relations.Refresh("shop/p1", NodeRelation)
 	want := []Change{{Index: zone, Old: []string{"zone-a"}, New: []string{"zone-x"}}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Refresh(p1) = %v, want %v", got, want)
 	}
-	f.join.Refresh("shop/p2", NodeRelation)
+	f.relations.Refresh("shop/p2", NodeRelation)
 	if got, want := keysOf("zone-x"), []string{"shop/p1", "shop/p2"}; !slices.Equal(got, want) {
 		t.Errorf("IndexKeys(zone-x) = %q, want %q", got, want)
 	}
 	if got := keysOf("zone-a"); len(got) != 0 {
 		t.Errorf("IndexKeys(zone-a) = %q, want none: no stale key", got)
 	}
-	if got, want := f.join.ListValues(zone), []string{"zone-b", "zone-x"}; !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+	if got, want := f.relations.ListValues(zone), []string{"zone-b", "zone-x"}; !slices.Equal(slices.Sorted(slices.Values(got)), want) {
 		t.Errorf("ListValues = %q, want %q", got, want)
 	}
 
-	// A Refresh of another relation leaves node joins alone.
+	// A Refresh of another relation leaves node relation values alone.
 	f.put(t, f.nodes, zoneNode("n1", ""))
-	if got := f.join.Refresh("shop/p1", OwnerRelation); got != nil {
+	if got := f.relations.Refresh("shop/p1", OwnerRelation); got != nil {
 		t.Errorf("Refresh(p1, OwnerRelation) = %v, want no change", got)
 	}
 	// A node losing the label: its pods leave the value; a pod leaving the cache: its key goes.
-	if got := f.join.Refresh("shop/p1", NodeRelation); len(got) != 1 || got[0].New != nil {
+	if got := f.relations.Refresh("shop/p1", NodeRelation); len(got) != 1 || got[0].New != nil {
 		t.Errorf("Refresh(p1) after unlabel = %v, want zone-x → none", got)
 	}
 	if err := f.pods.Delete(podOn("p2", "n1")); err != nil {
 		t.Fatal(err)
 	}
-	f.join.Refresh("shop/p2", NoRelation)
+	f.relations.Refresh("shop/p2", NoRelation)
 	if got := keysOf("zone-x"); len(got) != 0 {
 		t.Errorf("IndexKeys(zone-x) = %q, want none", got)
 	}
-	if got := f.join.Values(zone, "shop/p3"); !slices.Equal(got, []string{"zone-b"}) {
+	if got := f.relations.Values(zone, "shop/p3"); !slices.Equal(got, []string{"zone-b"}) {
 		t.Errorf("Values(p3) = %q, want zone-b", got)
 	}
 }
 
-func TestJoinedIndexer(t *testing.T) {
-	f := newJoinFixture(t)
+func TestRelationIndexer(t *testing.T) {
+	f := newRelationFixture(t)
 	f.put(t, f.nodes, zoneNode("n1", "zone-a"))
 	f.put(t, f.nodes, zoneNode("n2", "zone-b"))
 	for i, node := range []string{"n1", "n1", "n2", ""} {
 		f.put(t, f.pods, podOn(fmt.Sprintf("p%d", i), node))
 	}
 	for _, key := range f.pods.ListKeys() {
-		f.join.Refresh(key, NoRelation)
+		f.relations.Refresh(key, NoRelation)
 	}
-	x := JoinedIndexer{Indexer: f.pods, Join: f.join}
+	x := RelationIndexer{Indexer: f.pods, Relations: f.relations}
 	tests := []struct {
 		selectors string
 		want      []string
@@ -172,11 +172,11 @@ func TestJoinedIndexer(t *testing.T) {
 	}
 }
 
-// TestJoinConcurrentRefresh relabels nodes and changes pods while other goroutines refresh, as
+// TestRelationIndexConcurrentRefresh relabels nodes and changes pods while other goroutines refresh, as
 // the node and pod informers' handlers do; once every change has been followed by a Refresh of
-// the keys it affects, the Join holds exactly what the caches say (run with -race).
-func TestJoinConcurrentRefresh(t *testing.T) {
-	f := newJoinFixture(t)
+// the keys it affects, the RelationIndex holds exactly what the caches say (run with -race).
+func TestRelationIndexConcurrentRefresh(t *testing.T) {
+	f := newRelationFixture(t)
 	const nodes, pods = 4, 40
 	for n := range nodes {
 		f.put(t, f.nodes, zoneNode(fmt.Sprintf("n%d", n), "zone-0"))
@@ -195,7 +195,7 @@ func TestJoinConcurrentRefresh(t *testing.T) {
 				}
 				keys, _ := f.pods.IndexKeys("node", name)
 				for _, k := range keys {
-					f.join.Refresh(k, NodeRelation)
+					f.relations.Refresh(k, NodeRelation)
 				}
 			}
 		})
@@ -208,20 +208,20 @@ func TestJoinConcurrentRefresh(t *testing.T) {
 			} else {
 				_ = f.pods.Add(p)
 			}
-			f.join.Refresh("shop/"+p.Name, NoRelation)
+			f.relations.Refresh("shop/"+p.Name, NoRelation)
 		}
 	})
 	wg.Wait()
-	zone := f.join.Definitions()[0]
+	zone := f.relations.Definitions()[0]
 	for _, key := range f.pods.ListKeys() {
 		obj, _, _ := f.pods.GetByKey(key)
-		if got, want := f.join.Values(zone.Name, key), Values(zone, obj); !slices.Equal(got, want) {
+		if got, want := f.relations.Values(zone.Name, key), Values(zone, obj); !slices.Equal(got, want) {
 			t.Errorf("Values(%s) = %q, want %q", key, got, want)
 		}
 	}
 	total := 0
-	for _, v := range f.join.ListValues(zone.Name) {
-		for _, k := range f.join.IndexKeys(zone.Name, v) {
+	for _, v := range f.relations.ListValues(zone.Name) {
+		for _, k := range f.relations.IndexKeys(zone.Name, v) {
 			if _, exists, _ := f.pods.GetByKey(k); !exists {
 				t.Errorf("stale key %s under %s", k, v)
 			}

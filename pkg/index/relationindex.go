@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Join holds the values of relationship indexes (Definitions with a Relation: owner-root,
+// RelationIndex holds the values of relation indexes (Definitions with a Relation: owner-root,
 // selected-by, selects, node.label:KEY, node.annotation:KEY) for the objects of one cache, by
 // storage key, and the storage keys of each value.
 //
@@ -15,14 +15,14 @@ import (
 // (the pod's node) gives other values by then if that object changed (the node was relabelled),
 // so the key stays behind under the old value, naming a pod that is no longer there or no longer
 // has it. And client-go recomputes values only when the object itself changes; a key cannot be
-// re-indexed from outside without writing the informer's store, which races the informer. A Join
+// re-indexed from outside without writing the informer's store, which races the informer. A RelationIndex
 // stores the values it computed, removes exactly those, and recomputes one key on demand (Refresh)
 // from what the caches hold then.
 //
-// A Join is safe for concurrent use. Each Refresh reads the dependent's current object from its
-// cache and the related caches, under the Join's lock, so calling Refresh for a key after every
+// A RelationIndex is safe for concurrent use. Each Refresh reads the dependent's current object from its
+// cache and the related caches, under the RelationIndex's lock, so calling Refresh for a key after every
 // change of the object or of an object its values read leaves the values current.
-type Join struct {
+type RelationIndex struct {
 	store KeyGetter
 	defs  []Definition
 
@@ -31,7 +31,7 @@ type Join struct {
 	buckets map[string]map[string]map[string]struct{} // index name → value → storage keys
 }
 
-// Change is how one relationship index's values of one object changed.
+// Change is how one relation index's values of one object changed.
 type Change struct {
 	// Index is the index name, e.g. "node.label:topology.kubernetes.io/zone".
 	Index string
@@ -39,10 +39,10 @@ type Change struct {
 	Old, New []string
 }
 
-// NewJoin returns a Join of defs (bound relationship Definitions) over store, the dependents'
+// NewRelationIndex returns a RelationIndex of defs (bound relationship Definitions) over store, the dependents'
 // cache, with no values: Refresh each key of store to fill it.
-func NewJoin(store KeyGetter, defs ...Definition) *Join {
-	j := &Join{
+func NewRelationIndex(store KeyGetter, defs ...Definition) *RelationIndex {
+	j := &RelationIndex{
 		store:   store,
 		defs:    defs,
 		values:  make(map[string]map[string][]string, len(defs)),
@@ -56,10 +56,10 @@ func NewJoin(store KeyGetter, defs ...Definition) *Join {
 }
 
 // Definitions returns the Definitions j holds. The caller must not change the slice.
-func (j *Join) Definitions() []Definition { return j.defs }
+func (j *RelationIndex) Definitions() []Definition { return j.defs }
 
 // Has reports whether j holds the index name.
-func (j *Join) Has(name string) bool {
+func (j *RelationIndex) Has(name string) bool {
 	_, ok := j.values[name]
 	return ok
 }
@@ -67,7 +67,7 @@ func (j *Join) Has(name string) bool {
 // Refresh recomputes the values of key, of the indexes whose Relation is rel (every index when
 // rel is NoRelation), from the object store holds now; a key store does not hold has no values.
 // It returns the indexes whose values changed, in the order of the Definitions.
-func (j *Join) Refresh(key string, rel Relation) []Change {
+func (j *RelationIndex) Refresh(key string, rel Relation) []Change {
 	// The object is read under the lock: two Refreshes of one key, one from before a change of
 	// the object and one from after, must not store the older read last.
 	j.mu.Lock()
@@ -96,7 +96,7 @@ func (j *Join) Refresh(key string, rel Relation) []Change {
 }
 
 // set moves key from the buckets of old to those of values under index name. j.mu is held.
-func (j *Join) set(name, key string, old, values []string) {
+func (j *RelationIndex) set(name, key string, old, values []string) {
 	buckets := j.buckets[name]
 	for _, v := range old {
 		delete(buckets[v], key)
@@ -119,7 +119,7 @@ func (j *Join) set(name, key string, old, values []string) {
 
 // Values returns the values of key under index name, as last computed. The caller must not
 // change the slice.
-func (j *Join) Values(name, key string) []string {
+func (j *RelationIndex) Values(name, key string) []string {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	return j.values[name][key]
@@ -127,7 +127,7 @@ func (j *Join) Values(name, key string) []string {
 
 // IndexKeys returns the storage keys that have value under index name, in no particular order;
 // the caller owns the slice.
-func (j *Join) IndexKeys(name, value string) []string {
+func (j *RelationIndex) IndexKeys(name, value string) []string {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	bucket := j.buckets[name][value]
@@ -140,7 +140,7 @@ func (j *Join) IndexKeys(name, value string) []string {
 
 // ListValues returns the values under index name that at least one key has, in no particular
 // order; the caller owns the slice.
-func (j *Join) ListValues(name string) []string {
+func (j *RelationIndex) ListValues(name string) []string {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	buckets := j.buckets[name]

@@ -12,10 +12,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// TestJoinsFollowNodesAndPods holds node.label:tier of pods in joins that follow the pods, and
-// refreshes the pods of a node after the node is relabelled: lookups by the join see the new
+// TestRelationIndexesFollowNodesAndPods holds node.label:tier of pods in relation indexes that follow the pods, and
+// refreshes the pods of a node after the node is relabelled: lookups by the index see the new
 // label, a deleted pod leaves its value, and only the relabelled node's pods report a change.
-func TestJoinsFollowNodesAndPods(t *testing.T) {
+func TestRelationIndexesFollowNodesAndPods(t *testing.T) {
 	s := newFakeAPIServer(t)
 	seedShop(s)
 	clients := s.clients(t)
@@ -29,12 +29,22 @@ func TestJoinsFollowNodesAndPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def = index.Bind(def, index.Graphs{Nodes: index.NodeIndexer{Indexer: nodes.Informers[0].GetIndexer()}})
+	def = index.Bind(def, index.Relations{Nodes: index.NodeIndexer{Indexer: nodes.Informers[0].GetIndexer()}})
 	if err := pods.AddIndexes(nodeIndex); err != nil {
 		t.Fatal(err)
 	}
-	if err := pods.AddJoins(t.Context(), true, def); err != nil {
+	engineType := pods
+	pods, handlers, err := pods.withRelations(t.Context(), true, def)
+	t.Cleanup(func() {
+		for _, h := range handlers {
+			h.remove()
+		}
+	})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := engineType.Lookup([]index.Selector{{Name: def.Name, Operator: index.Equals, Values: []string{"front"}}}); err == nil {
+		t.Errorf("the engine's own type answers %s, want it left without relation indexes", def.Name)
 	}
 	lookup := func(value string) []string {
 		t.Helper()
@@ -57,9 +67,9 @@ func TestJoinsFollowNodesAndPods(t *testing.T) {
 		return err == nil && a.GetLabels()["tier"] == "back"
 	})
 	if got := lookup("back"); len(got) != 0 {
-		t.Errorf("before RefreshJoins, Lookup(back) = %q, want none", got)
+		t.Errorf("before refreshRelations, Lookup(back) = %q, want none", got)
 	}
-	changes, err := pods.RefreshJoins(index.NodeRelation, "node", "node-1")
+	changes, err := pods.refreshRelations(index.NodeRelation, "node", "node-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +82,17 @@ func TestJoinsFollowNodesAndPods(t *testing.T) {
 	}
 	slices.Sort(changed)
 	if want := []string{"other/web-3", "shop/db-1", "shop/web-1"}; !slices.Equal(changed, want) {
-		t.Errorf("RefreshJoins(node-1) changed %q, want %q", changed, want)
+		t.Errorf("refreshRelations(node-1) changed %q, want %q", changed, want)
 	}
 	if got := lookup("front"); len(got) != 0 {
 		t.Errorf("Lookup(front) = %q, want none: no stale key", got)
 	}
-	if again, _ := pods.RefreshJoins(index.NodeRelation, "node", "node-1"); len(again) != 0 {
-		t.Errorf("second RefreshJoins = %d changes, want none", len(again))
+	if again, _ := pods.refreshRelations(index.NodeRelation, "node", "node-1"); len(again) != 0 {
+		t.Errorf("second refreshRelations = %d changes, want none", len(again))
 	}
 
 	s.remove("pods", fakePod("shop", "db-1", "node-1", nil), false)
-	poll(t, "the join to follow the pod's delete", func() bool {
+	poll(t, "the relation index to follow the pod's delete", func() bool {
 		counts, err := pods.Count(def.Name)
 		return err == nil && counts["back"] == 2
 	})

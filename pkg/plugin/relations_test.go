@@ -2,12 +2,12 @@ package plugin
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -59,47 +59,36 @@ func TestWatchRelatedChangeEntersAndLeavesTheQuery(t *testing.T) {
 	}
 }
 
-func TestNodeJoinChanged(t *testing.T) {
-	node := func(labels, annotations map[string]string) *metav1.PartialObjectMetadata {
-		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: labels, Annotations: annotations}}
-	}
-	a := map[string]string{"zone": "a"}
-	for _, tt := range []struct {
-		name     string
-		old, new *metav1.PartialObjectMetadata
-		want     bool
-	}{
-		{"status only", node(a, a), node(a, a), false},
-		{"label", node(a, nil), node(map[string]string{"zone": "b"}, nil), true},
-		{"annotation added", node(a, nil), node(a, a), true},
-	} {
-		if got := nodeJoinChanged(tt.old, tt.new); got != tt.want {
-			t.Errorf("nodeJoinChanged(%s) = %v, want %v", tt.name, got, tt.want)
-		}
+// warnUnreadable words each related type the engine could not read as the commands always have.
+func TestWarnUnreadable(t *testing.T) {
+	denied := errors.New("forbidden")
+	var out bytes.Buffer
+	warnUnreadable(&out, []cache.UnreadableRelation{
+		{Relation: index.OwnerRelation, UnreadableType: cache.UnreadableType{Name: "replicasets.apps", Err: denied}},
+		{Relation: index.SelectorRelation, UnreadableType: cache.UnreadableType{Name: "PodDisruptionBudget.policy", Unresolved: true, Err: denied}},
+		{Relation: index.SelectorRelation, UnreadableType: cache.UnreadableType{Name: "services", Err: denied}},
+		{Relation: index.NodeRelation, UnreadableType: cache.UnreadableType{Name: "nodes", Err: denied}},
+		{Relation: index.PodRelation, UnreadableType: cache.UnreadableType{Name: "pods", Err: denied}},
+	})
+	want := `Warning: owners stop at replicasets.apps, which cannot be read: forbidden
+Warning: selected-by does not read PodDisruptionBudget.policy, which the server does not serve: forbidden
+Warning: selected-by does not read services, which cannot be read: forbidden
+Warning: node.label and node.annotation have no values: nodes cannot be read: forbidden
+Warning: selects has no values: pods cannot be read: forbidden
+`
+	if got := out.String(); got != want {
+		t.Errorf("warnUnreadable wrote\n%s\nwant\n%s", got, want)
 	}
 }
 
-func TestControllerChanged(t *testing.T) {
-	ref := func(uid string) []metav1.OwnerReference {
-		yes := true
-		return []metav1.OwnerReference{{Kind: "Deployment", Name: "web", UID: types.UID(uid), Controller: &yes}}
+// validateRelations names the flag of a selected-by value that names no selecting kind.
+func TestValidateRelations(t *testing.T) {
+	sel, err := index.ParseSelector("--index", "selected-by=Widget/w")
+	if err != nil {
+		t.Fatal(err)
 	}
-	rs := func(refs []metav1.OwnerReference, labels map[string]string) *metav1.PartialObjectMetadata {
-		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "web-1", OwnerReferences: refs, Labels: labels}}
-	}
-	for _, tt := range []struct {
-		name     string
-		old, new *metav1.PartialObjectMetadata
-		want     bool
-	}{
-		{"labels only", rs(ref("a"), nil), rs(ref("a"), map[string]string{"x": "y"}), false},
-		{"orphaned", rs(ref("a"), nil), rs(nil, nil), true},
-		{"adopted", rs(nil, nil), rs(ref("a"), nil), true},
-		{"other controller", rs(ref("a"), nil), rs(ref("b"), nil), true},
-		{"never owned", rs(nil, nil), rs(nil, map[string]string{"x": "y"}), false},
-	} {
-		if got := controllerChanged(tt.old, tt.new); got != tt.want {
-			t.Errorf("controllerChanged(%s) = %v, want %v", tt.name, got, tt.want)
-		}
+	err = validateRelations([]index.Selector{sel})
+	if err == nil || !strings.HasPrefix(err.Error(), "--index selected-by=Widget/w: selected-by needs KIND/NAME") {
+		t.Errorf("validateRelations(selected-by=Widget/w) = %v, want an error naming --index and the selector", err)
 	}
 }
