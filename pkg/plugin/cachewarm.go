@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
@@ -32,11 +31,11 @@ type serveEnv struct {
 	printWarning func(message string)
 }
 
-// warmEngines leases the warm cache's engines. It declines (declinedError)
-// what one shared informer cannot answer as the command's own would:
-// relationship indexes, which read other caches bound to one command, and
-// --indexer indexes, whose names mean different things to different
-// commands; and, with --max-staleness, a type whose watch has been failing
+// warmEngines leases the warm cache's engines, and the related types the
+// command's relations read (related). It declines (declinedError) what one
+// shared informer cannot answer as the command's own would: --indexer
+// indexes, whose names mean different things to different commands; and,
+// with --max-staleness, a type whose watch has been failing
 // for longer. A type whose list or watch the API server refuses (401, 403)
 // is declined too, and evicted by the pool: the command then gets the
 // server's refusal itself. The cache learns of a revocation only when the
@@ -119,11 +118,6 @@ func (e *declinedError) Error() string { return "the warm cache declined: " + e.
 func (w warmEngines) start(ctx context.Context, _ cache.Source, req engineRequest) (runningEngine, error) {
 	if req.custom {
 		return nil, &declinedError{reason: "--indexer indexes are not shared"}
-	}
-	for _, def := range req.indexes {
-		if def.Relation != index.NoRelation {
-			return nil, &declinedError{reason: fmt.Sprintf("relationship index %s is not shared", def.Name)}
-		}
 	}
 	resources := make([]schema.GroupVersionResource, 0, len(req.mappings))
 	for _, m := range req.mappings {

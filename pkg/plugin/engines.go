@@ -62,6 +62,9 @@ type engineSource interface {
 	resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error)
 	// start returns synced engines of req's types.
 	start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error)
+	// related returns where the command's relations get the types they
+	// read besides its own (owner types, selecting kinds, nodes, pods).
+	related(source cache.Source) cache.RelatedTypes
 	// shared reports whether the command runs in a warm cache process,
 	// beside other clients' commands.
 	shared() bool
@@ -117,6 +120,11 @@ func (directEngines) start(ctx context.Context, source cache.Source, req engineR
 		return nil, err
 	}
 	return engine, nil
+}
+
+// related starts an engine of the command's own per related type.
+func (directEngines) related(source cache.Source) cache.RelatedTypes {
+	return cache.SourceTypes{Source: source}
 }
 
 func (directEngines) shared() bool { return false }

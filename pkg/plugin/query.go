@@ -251,7 +251,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	}
 	defer engine.Shutdown()
 	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
-		Related: cache.SourceTypes{Source: o.source}, Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
 	})
 	if err != nil {
 		return err

@@ -74,7 +74,7 @@ func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine,
 		return nil, err
 	}
 	related, err := cache.StartRelations(ctx, engine.Types(), defs, cache.RelationsConfig{
-		Related: cache.SourceTypes{Source: o.source}, Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
+		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
 		OnRelated: func(t *cache.Type, cause string, changes []cache.RelationChange) {
 			for _, c := range changes {
 				queue.Push(&cache.Event{Type: cache.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})

@@ -384,7 +384,7 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	for i, r := range roots {
 		seeds[i] = r.Obj
 	}
-	owners, err := cache.StartOwners(ctx, cache.SourceTypes{Source: o.source}, seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
+	owners, err := cache.StartOwners(ctx, o.engines.related(o.source), seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
 	if err != nil {
 		return nil, err
 	}

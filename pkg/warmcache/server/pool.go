@@ -313,7 +313,9 @@ func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	if err := t.AddIndexes(missing...); err != nil {
+	// EnsureIndexes: the relations of other commands may have added the
+	// indexes they find objects by (node, owner-uid) without the pool.
+	if err := t.EnsureIndexes(missing...); err != nil {
 		return fmt.Errorf("adding indexes to the cache: %w", err)
 	}
 	for _, def := range missing {
