@@ -1,0 +1,123 @@
+package warmcache
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
+)
+
+// ownedPods creates namespace ns with Deployment web, its ReplicaSet
+// web-1 and its pods web-1-0…, a pod of no controller (lone), and Service
+// web selecting app=web. No controller runs in this package: the owner
+// references are written by hand, with the owners' UIDs.
+func ownedPods(t *testing.T, ns string, n int) {
+	t.Helper()
+	cs := framework.Current(t).AdminClient()
+	framework.CreateNamespace(t, cs, ns)
+	labels := map[string]string{"app": "web"}
+	podSpec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}
+	replicas := int32(n)
+	controller := func(kind, name string, uid string) []metav1.OwnerReference {
+		isController := true
+		return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: types.UID(uid), Controller: &isController}}
+	}
+	deploy, err := cs.AppsV1().Deployments(ns).Create(t.Context(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating deployment %s/web: %v", ns, err)
+	}
+	rs, err := cs.AppsV1().ReplicaSets(ns).Create(t.Context(), &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: ns, Labels: labels, OwnerReferences: controller("Deployment", "web", string(deploy.UID))},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating replica set %s/web-1: %v", ns, err)
+	}
+	for i := range n {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "web-1-" + strconv.Itoa(i), Namespace: ns, Labels: labels, OwnerReferences: controller("ReplicaSet", "web-1", string(rs.UID))},
+			Spec:       podSpec,
+		}
+		if _, err := cs.CoreV1().Pods(ns).Create(t.Context(), pod, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating pod %s/%s: %v", ns, pod.Name, err)
+		}
+	}
+	lone := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "lone", Namespace: ns, Labels: map[string]string{"app": "lone"}}, Spec: podSpec}
+	if _, err := cs.CoreV1().Pods(ns).Create(t.Context(), lone, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating pod %s/lone: %v", ns, err)
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec:       corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}},
+	}
+	if _, err := cs.CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating service %s/web: %v", ns, err)
+	}
+}
+
+// TestRelationQueriesAnsweredWarm runs queries with relation indexes
+// (owner-root, selected-by) through the cache and with --cache off and
+// wants the same stdout, stderr and exit code, byte for byte. The cache
+// answers them itself: afterwards it holds the owner types and the
+// services the relations read, without users, warm for the next command.
+func TestRelationQueriesAnsweredWarm(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	ns := uniqueNamespace("warm-relations")
+	ownedPods(t, ns, 3)
+	e.start("")
+	queries := [][]string{
+		{"query", "pods", "-n", ns, "--index", "owner-root=Deployment/web", "-o", "name"},
+		{"query", "pods", "-n", ns, "--index", "owner-root=Deployment/web"},
+		{"query", "pods", "-n", ns, "--group-by", "owner-root"},
+		{"query", "pods", "-n", ns, "--index", "owner-root!=Deployment/web", "-o", "name"},
+		{"query", "pods", "-n", ns, "--index", "selected-by=Service/web", "-o", "name"},
+		{"query", "pods", "-n", ns, "--group-by", "selected-by"},
+	}
+	for _, q := range queries {
+		name := strings.Join(q, " ")
+		warm := e.run("", q...)
+		direct := e.run("", append(q, "--cache", "off")...)
+		if warm.ExitCode != 0 {
+			t.Errorf("%s through the cache: %s", name, warm)
+		}
+		if warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr || warm.ExitCode != direct.ExitCode {
+			t.Errorf("%s\nthrough the cache: %s\ndirect: %s", name, warm, direct)
+		}
+	}
+	if got := e.mustRun("", queries[0]...).Stdout; got != "pod/web-1-0\npod/web-1-1\npod/web-1-2\n" {
+		t.Errorf("%s = %q, want the three pods of web-1", strings.Join(queries[0], " "), got)
+	}
+	held := map[string]int{}
+	for _, tc := range e.onlyCache().Status.Caches {
+		held[tc.Type+" "+strings.Join(tc.Namespaces, ",")] = tc.Users
+	}
+	// Only the cache itself could have leased the owner types and the
+	// services: a declined command caches nothing there.
+	for _, want := range []string{"pods " + ns, "replicasets.apps " + ns, "deployments.apps " + ns, "services " + ns} {
+		users, ok := held[want]
+		if !ok {
+			t.Errorf("the cache holds %v, want %q among them", held, want)
+		} else if users != 0 {
+			t.Errorf("%q has %d users after the queries ended, want 0", want, users)
+		}
+	}
+}
