@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -118,6 +119,99 @@ func TestRelationQueriesAnsweredWarm(t *testing.T) {
 			t.Errorf("the cache holds %v, want %q among them", held, want)
 		} else if users != 0 {
 			t.Errorf("%q has %d users after the queries ended, want 0", want, users)
+		}
+	}
+}
+
+// TestRelationWatchAnsweredWarm runs `watch pods --where owner-root=…`
+// through the cache, next to the same watch with --cache off: a pod the
+// ReplicaSet gains enters, a pod of no controller does not, and orphaning
+// the ReplicaSet (a change of an owner only, which the relations follow on
+// the cache's shared informers) makes its pods leave. Both print the same
+// lines; the cache holds the owner types while the watch runs.
+func TestRelationWatchAnsweredWarm(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	ns := uniqueNamespace("warm-relwatch")
+	ownedPods(t, ns, 2)
+	e.start("")
+	args := []string{"pods", "-n", ns, "--where", "owner-root=Deployment/web", "--initial"}
+	warm := e.startWatch(args...)
+	direct := e.startWatch(append(args, "--cache", "off")...)
+	held := map[string]int{}
+	for _, tc := range e.onlyCache().Status.Caches {
+		held[tc.Type+" "+strings.Join(tc.Namespaces, ",")] = tc.Users
+	}
+	for _, want := range []string{"replicasets.apps " + ns, "deployments.apps " + ns} {
+		if held[want] != 1 {
+			t.Errorf("while the watch runs the cache holds %v, want %q with 1 user", held, want)
+		}
+	}
+
+	cs := framework.Current(t).AdminClient()
+	rs, err := cs.AppsV1().ReplicaSets(ns).Get(t.Context(), "web-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isController := true
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: "web-1-new", Namespace: ns, Labels: rs.Spec.Selector.MatchLabels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: rs.UID, Controller: &isController}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "lone-new", Namespace: ns}},
+	} {
+		p.Spec = corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}
+		if _, err := cs.CoreV1().Pods(ns).Create(t.Context(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := warm.WaitForLine(30*time.Second, func(l string) bool { return strings.HasPrefix(l, "ADDED    pod/web-1-new ") }); err != nil {
+		t.Fatalf("the watch through the cache: no ADDED event of web-1-new: %v\nstdout:\n%s\nstderr:\n%s", err, warm.Stdout(), warm.Stderr())
+	}
+	// Orphan the ReplicaSet, as kubectl delete deployment --cascade=orphan
+	// does: its pods' owner-root becomes ReplicaSet/web-1.
+	if _, err := cs.AppsV1().ReplicaSets(ns).Patch(t.Context(), "web-1", types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/ownerReferences"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ADDED    pod/web-1-0 -n " + ns,
+		"ADDED    pod/web-1-1 -n " + ns,
+		"ADDED    pod/web-1-new -n " + ns,
+		"DELETED  pod/web-1-0 -n " + ns,
+		"DELETED  pod/web-1-1 -n " + ns,
+		"DELETED  pod/web-1-new -n " + ns,
+	}
+	events := func(p *framework.Process, name string) []string {
+		t.Helper()
+		var got []string
+		waitFor(t, 30*time.Second, name+" to print the pods leaving", func() bool {
+			got = nil
+			for _, l := range strings.Split(strings.TrimRight(p.Stdout(), "\n"), "\n") {
+				if l != "" && !strings.HasPrefix(l, " ") {
+					got = append(got, l)
+				}
+			}
+			return strings.Count(p.Stdout(), "DELETED ") >= 3
+		})
+		return got
+	}
+	warmEvents := events(warm, "the watch through the cache")
+	directEvents := events(direct, "the direct watch")
+	matches := len(warmEvents) == len(want)
+	for i := 0; matches && i < len(want); i++ {
+		matches = strings.HasPrefix(warmEvents[i], want[i])
+	}
+	if !matches {
+		t.Errorf("the watch through the cache printed events:\n%s\nwant:\n%s", strings.Join(warmEvents, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Join(warmEvents, "\n") != strings.Join(directEvents, "\n") || warm.Stdout() != direct.Stdout() {
+		t.Errorf("the watch through the cache printed\n%s\nthe direct watch\n%s", warm.Stdout(), direct.Stdout())
+	}
+	for _, p := range []*framework.Process{warm, direct} {
+		if err := p.Interrupt(); err != nil {
+			t.Fatal(err)
+		}
+		if res := p.Wait(); res.ExitCode != 0 {
+			t.Errorf("interrupted watch: %s", res)
 		}
 	}
 }
