@@ -1,6 +1,11 @@
 package plugin
 
 import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -8,5 +13,37 @@ import (
 // related leases the related types from the warm cache's pool, shared with
 // other commands: they stay warm after the command (server.PoolTypes).
 func (w warmEngines) related(cache.Source) cache.RelatedTypes {
-	return server.PoolTypes{Pool: w.env.pool}
+	return warnedRelated{PoolTypes: server.PoolTypes{Pool: w.env.pool}, env: w.env}
+}
+
+// warnedRelated are the related types of a command inside a warm cache,
+// whose API warnings the command prints as it prints those of its own
+// types (see warmEngines): those the cache holds once the types are leased,
+// later ones as they come, until the command ends its use of them.
+type warnedRelated struct {
+	server.PoolTypes
+	env *serveEnv
+}
+
+// Start implements cache.RelatedTypes.
+func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, cfg cache.Config) (*cache.Each, error) {
+	resources := make([]schema.GroupVersionResource, 0, len(mappings))
+	for _, m := range mappings {
+		resources = append(resources, m.Resource)
+	}
+	printWarning := r.env.printWarning
+	if printWarning == nil {
+		printWarning = func(string) {}
+	}
+	warnings := r.env.warnings.Subscribe(resources, printWarning)
+	each, err := r.PoolTypes.Start(ctx, mappings, cfg)
+	if err != nil {
+		warnings.Cancel()
+		return each, err
+	}
+	warnings.Release()
+	return cache.NewEach(each.Types, each.Unreadable, func() {
+		warnings.Cancel()
+		each.Shutdown()
+	}), nil
 }

@@ -215,3 +215,52 @@ func TestRelationWatchAnsweredWarm(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationWarningsAsDirect groups config maps by owner-root where the
+// owner is a Relic referred to in its deprecated version: the owner type's
+// list gets the API server's warning, which the command prints on stderr,
+// through the cache as directly, when the cache starts the owner type and
+// when it holds it already.
+func TestRelationWarningsAsDirect(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	ns := uniqueNamespace("warm-relwarn")
+	framework.CreateNamespace(t, framework.Current(t).AdminClient(), ns)
+	kubectlApply(t, relicsCRD)
+	if r := framework.Run(t, framework.Cmd{Args: []string{"wait", "crd/relics.fidelity.example.com", "--for=condition=Established", "--timeout=1m"}}); r.ExitCode != 0 {
+		t.Fatalf("waiting for the CRD: %s", r)
+	}
+	kubectlApply(t, strings.ReplaceAll(relics, "NAMESPACE", ns))
+	uid := framework.Run(t, framework.Cmd{Args: []string{"get", "relics.v2.fidelity.example.com", "amphora", "-n", ns, "-o", "jsonpath={.metadata.uid}"}})
+	if uid.ExitCode != 0 || uid.Stdout == "" {
+		t.Fatalf("getting the relic's uid: %s", uid)
+	}
+	kubectlApply(t, `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shard
+  namespace: `+ns+`
+  ownerReferences: [{apiVersion: fidelity.example.com/v1, kind: Relic, name: amphora, uid: `+uid.Stdout+`, controller: true}]
+`)
+	e.start("")
+	const warning = "Warning: fidelity.example.com/v1 Relic is deprecated; use fidelity.example.com/v2 Relic\n"
+	q := []string{"query", "configmaps", "-n", ns, "--group-by", "owner-root"}
+	for i := range 2 { // the cache starts the relics, then holds them
+		direct := e.run("", append(q, "--cache", "off")...)
+		warm := e.run("", q...)
+		if direct.ExitCode != 0 || direct.Stderr != warning || !strings.Contains(direct.Stdout, "Relic/amphora") {
+			t.Fatalf("%s --cache off: %s\nwant the relic's group and stderr %q", strings.Join(q, " "), direct, warning)
+		}
+		if warm.Stdout != direct.Stdout || warm.Stderr != direct.Stderr || warm.ExitCode != direct.ExitCode {
+			t.Errorf("query %d: %s\nthrough the cache: %s\ndirect: %s", i, strings.Join(q, " "), warm, direct)
+		}
+	}
+	var held bool
+	for _, tc := range e.onlyCache().Status.Caches {
+		held = held || strings.HasPrefix(tc.Type, "relics")
+	}
+	if !held {
+		t.Errorf("the cache does not hold the relics: the queries did not go through it")
+	}
+}
