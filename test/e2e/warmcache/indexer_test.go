@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -119,3 +120,55 @@ var ageColumn = regexp.MustCompile(` +(AGE|[0-9]+[smh]) +`)
 
 // withoutAge returns table with its AGE column blanked.
 func withoutAge(table string) string { return ageColumn.ReplaceAllString(table, " AGE ") }
+
+// TestIndexerWatchesAnsweredWarm runs two watches through the cache that
+// define --indexer img differently and filter on it with --where, next to
+// the same watches with --cache off: the second warm watch reaches the API
+// server no more, and each prints what its direct twin prints, event for
+// event, as pods move in and out of its --where.
+func TestIndexerWatchesAnsweredWarm(t *testing.T) {
+	framework.SkipIfShort(t)
+	e := newEnv(t)
+	ns := uniqueNamespace("warm-indexerw")
+	createPods(t, ns, 4) // p-0, p-2: app=x; p-1, p-3: app=y
+	e.start("")
+	byApp := []string{"pods", "-n", ns, "--indexer", "img={.metadata.labels.app}", "--where", "img=x", "--initial"}
+	byName := []string{"pods", "-n", ns, "--indexer", `img=object.metadata.name.endsWith("-1") ? "one" : "other"`, "--where", "img=one", "--initial"}
+	warmByApp := e.startWatch(byApp...)
+	lists := podLists(t, ns)
+	warmByName := e.startWatch(byName...)
+	if got := podLists(t, ns); got != lists {
+		t.Errorf("the second watch through the cache sent %d requests listing pods, want none", got-lists)
+	}
+	directByApp := e.startWatch(append(byApp, "--cache", "off")...)
+	directByName := e.startWatch(append(byName, "--cache", "off")...)
+
+	patchPod(t, ns, "p-1", `{"metadata":{"labels":{"app":"x"}}}`) // into img=x
+	patchPod(t, ns, "p-0", `{"metadata":{"labels":{"app":"y"}}}`) // out of img=x
+	patchPod(t, ns, "p-1", `{"metadata":{"annotations":{"note":"last"}}}`)
+	for _, pair := range []struct {
+		name         string
+		warm, direct *framework.Process
+	}{
+		{"--indexer img by app", warmByApp, directByApp},
+		{"--indexer img by name", warmByName, directByName},
+	} {
+		last := func(l string) bool { return strings.Contains(l, `{"note":"last"}`) }
+		for _, p := range []*framework.Process{pair.warm, pair.direct} {
+			if _, err := p.WaitForLine(30*time.Second, last); err != nil {
+				t.Fatalf("%s: no annotation change of p-1: %v\nstdout:\n%s\nstderr:\n%s", pair.name, err, p.Stdout(), p.Stderr())
+			}
+		}
+		if pair.warm.Stdout() != pair.direct.Stdout() {
+			t.Errorf("%s: the watch through the cache printed\n%s\nthe direct watch\n%s", pair.name, pair.warm.Stdout(), pair.direct.Stdout())
+		}
+	}
+	for _, p := range []*framework.Process{warmByApp, warmByName, directByApp, directByName} {
+		if err := p.Interrupt(); err != nil {
+			t.Fatal(err)
+		}
+		if res := p.Wait(); res.ExitCode != 0 {
+			t.Errorf("interrupted watch: %s", res)
+		}
+	}
+}
