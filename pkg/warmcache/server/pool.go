@@ -21,7 +21,9 @@ import (
 // type, namespace set, selectors and managedFields mode, created on first
 // use. Commands lease the engines they need (Acquire) and share their
 // informers; indexes a command needs are added to the running informers
-// (client-go indexes the objects already cached).
+// (client-go indexes the objects already cached), an --indexer index once
+// per definition, under a name of its definition, which each command reads
+// under its own name (see custom.go).
 //
 // A command that asks for some namespaces or a label selector is answered
 // from a synced engine of all namespaces without a label selector, when the
