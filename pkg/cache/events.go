@@ -11,7 +11,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // EventType is what happened to an object.
@@ -323,10 +323,10 @@ func sendEvents(t *Type, informer toolscache.SharedIndexInformer, push func(*Eve
 	return reg, nil
 }
 
-// storageKey is obj's storage key (see storagekey.Of), "" for an object
+// storageKey is obj's storage key (see object.Key), "" for an object
 // without metadata.
 func storageKey(obj interface{}) string {
-	key, err := storagekey.Of(obj)
+	key, err := object.Key(obj)
 	if err != nil {
 		return ""
 	}

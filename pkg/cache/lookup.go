@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // Lookup returns the cached objects of t (of its view, see Restrict) that
@@ -84,7 +84,7 @@ func (t *Type) Len() int {
 	return n
 }
 
-// sortObjects sorts objs by storage key (storagekey.Of), compared as byte
+// sortObjects sorts objs by storage key (object.Key), compared as byte
 // strings: the order in which the API server lists them, and so the order
 // kubectl get prints them in (kubectl keeps the list order).
 //
@@ -99,7 +99,7 @@ func (t *Type) Len() int {
 func sortObjects(objs []interface{}) {
 	keys := make([]string, len(objs))
 	for i, obj := range objs {
-		keys[i], _ = storagekey.Of(obj)
+		keys[i], _ = object.Key(obj)
 	}
 	idx := make([]int, len(objs))
 	for i := range idx {

@@ -58,14 +58,6 @@ func UpdateMaps(oldObj, newObj interface{}, whole bool) (old, new map[string]int
 	return old, new, err
 }
 
-// ObjectMap returns obj as the map the package compares: object.Content,
-// whose contract it keeps (an unstructured object's own map, which callers
-// must not mutate; a new map for a typed object; an error for what is not
-// an object).
-func ObjectMap(obj interface{}) (map[string]interface{}, error) {
-	return object.Content(obj)
-}
-
 // WithoutManagedFields returns obj without metadata.managedFields, as kubectl
 // prints objects, and never changes obj. An unstructured object becomes its
 // map (copied only where managedFields is dropped); a typed object stays

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // BenchmarkUpdateMaps measures the conversion of a typed pod update into the
@@ -42,11 +43,11 @@ func TestUpdateMapsOfTypedObjects(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ou, err := ObjectMap(old)
+				ou, err := object.Content(old)
 				if err != nil {
 					t.Fatal(err)
 				}
-				nu, err := ObjectMap(new)
+				nu, err := object.Content(new)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/storagekey"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // Guard evaluates one Program for a command, over many objects and possibly
@@ -105,10 +105,10 @@ func (g *Guard) Fatal() error {
 		g.prg.Flag(), f.key, f.err.Err)
 }
 
-// storageKey names obj in messages: its storage key (see storagekey.Of),
+// storageKey names obj in messages: its storage key (see object.Key),
 // or a description of obj when it has no metadata.
 func storageKey(obj any) string {
-	key, err := storagekey.Of(obj)
+	key, err := object.Key(obj)
 	if err != nil {
 		return fmt.Sprintf("a %T", obj)
 	}

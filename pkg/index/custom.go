@@ -85,7 +85,12 @@ func compileCustom(c Custom) (Definition, error) {
 		return Definition{}, err
 	}
 	if celexpr.IsCEL(c.JSONPath) {
-		return compileCEL(c)
+		def, err := compileCEL(c)
+		if err != nil {
+			return Definition{}, err
+		}
+		def.custom = &customSource{language: "cel", expr: c.JSONPath}
+		return def, nil
 	}
 	expr, err := RelaxedJSONPath(c.JSONPath)
 	if err != nil {
@@ -102,6 +107,7 @@ func compileCustom(c Custom) (Definition, error) {
 		Description:  "custom JSONPath " + expr,
 		MetadataOnly: metadataOnly,
 		Func:         p.indexFunc,
+		custom:       &customSource{language: "jsonpath", expr: expr},
 	}, nil
 }
 

@@ -29,6 +29,8 @@ type Definition struct {
 	// Expr is set for a computed (CEL) index only: the guard of its expression, which counts the
 	// objects it failed on and says when it hit the cost limit (see expr.Guard).
 	Expr *expr.Guard
+	// custom is set for a custom index only: its expression, for sharing it (see SharedName).
+	custom *customSource
 }
 
 // Values returns the indexed values of obj under def, or nil when obj has none or def.Func fails.

@@ -33,10 +33,13 @@ type serveEnv struct {
 
 // warmEngines leases the warm cache's engines, and the related types the
 // command's relations read (related). It declines (declinedError) what one
-// shared informer cannot answer as the command's own would: --indexer
-// indexes, whose names mean different things to different commands; and,
-// with --max-staleness, a type whose watch has been failing
-// for longer. A type whose list or watch the API server refuses (401, 403)
+// shared informer cannot answer as the command's own would: what the pool
+// does not share (server.NotSharedError: a computed --indexer index that
+// reads now, or one that hit CEL's cost limit in the cache);
+// and, with --max-staleness, a type whose watch has been failing for
+// longer. Other --indexer indexes are served: the pool registers each
+// definition once, whatever the commands call it (see the server package's
+// custom.go). A type whose list or watch the API server refuses (401, 403)
 // is declined too, and evicted by the pool: the command then gets the
 // server's refusal itself. The cache learns of a revocation only when the
 // informer next lists or watches (a watch is renewed every 5 to 10 minutes).
@@ -116,9 +119,6 @@ type declinedError struct {
 func (e *declinedError) Error() string { return "the warm cache declined: " + e.reason }
 
 func (w warmEngines) start(ctx context.Context, _ cache.Source, req engineRequest) (runningEngine, error) {
-	if req.custom {
-		return nil, &declinedError{reason: "--indexer indexes are not shared"}
-	}
 	resources := make([]schema.GroupVersionResource, 0, len(req.mappings))
 	for _, m := range req.mappings {
 		resources = append(resources, m.Resource)
@@ -162,6 +162,10 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Leas
 	var timeout *cache.SyncTimeoutError
 	if errors.As(err, &timeout) {
 		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
+	}
+	var notShared *server.NotSharedError
+	if errors.As(err, &notShared) {
+		return nil, &declinedError{reason: notShared.Reason}
 	}
 	if cache.IsForbidden(err) {
 		// Let the command ask the API server itself and print its refusal

@@ -140,7 +140,7 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		mappings, err := o.engines.resolve(o.source, splitTypes(typeArg))
+		mappings, err := o.engines.resolve(o.source, strings.Split(typeArg, ","))
 		done <- result{mappings, err}
 	}()
 	timer := time.NewTimer(o.SyncTimeout)

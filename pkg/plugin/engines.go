@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -130,9 +129,6 @@ func (directEngines) related(source cache.Source) cache.RelatedTypes {
 func (directEngines) shared() bool { return false }
 
 func (directEngines) location() *time.Location { return time.Local }
-
-// splitTypes splits the TYPE[,TYPE...] argument.
-func splitTypes(typeArg string) []string { return strings.Split(typeArg, ",") }
 
 // enginesFor returns the engine source of a command: warm engines inside a
 // cache process (env set), which read maxStaleness (the command's

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -116,7 +116,7 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 	}
 	items := make([]interface{}, 0, len(objs))
 	for _, obj := range objs {
-		m, err := diff.ObjectMap(obj)
+		m, err := object.Content(obj)
 		if err != nil {
 			return err
 		}

@@ -10,8 +10,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // This file holds how a query prints its answer: the print config that
@@ -170,7 +170,7 @@ func (p queryPrinter) sortObjects(groups []typeObjects) error {
 				}
 				continue
 			}
-			m, err := diff.ObjectMap(obj)
+			m, err := object.Content(obj)
 			if err != nil {
 				return err
 			}
@@ -238,7 +238,7 @@ func (p queryPrinter) printCustomColumns(groups []typeObjects) error {
 	}
 	table := make([][]string, 0, len(objs))
 	for _, obj := range objs {
-		m, err := diff.ObjectMap(obj)
+		m, err := object.Content(obj)
 		if err != nil {
 			return err
 		}

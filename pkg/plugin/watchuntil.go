@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // This file decides when watch --until (or --until-all) ends a watch.
@@ -67,7 +68,7 @@ func (u *untilCondition) seed(p *eventPrinter, types []*cache.Type) {
 			continue
 		}
 		for _, obj := range objs {
-			key, err := cacheKey(obj)
+			key, err := object.Key(obj)
 			if err != nil {
 				continue
 			}
@@ -185,17 +186,6 @@ func (u *untilCondition) metMessage() string {
 func (u *untilCondition) timeoutError(timeout time.Duration) error {
 	return fmt.Errorf("timed out after %s waiting for %s %q to hold for %s (it holds for %d of the %d watched objects)",
 		timeout, u.flag, u.guard.Program().Source(), u.target(), u.nHolds, len(u.states))
-}
-
-func cacheKey(obj interface{}) (string, error) {
-	a, err := meta.Accessor(obj)
-	if err != nil {
-		return "", err
-	}
-	if ns := a.GetNamespace(); ns != "" {
-		return ns + "/" + a.GetName(), nil
-	}
-	return a.GetName(), nil
 }
 
 func resourceVersion(obj interface{}) string {

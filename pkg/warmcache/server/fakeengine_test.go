@@ -53,6 +53,17 @@ func newFakePool(t *testing.T, evictAfter time.Duration) *fakePool {
 	fp.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
 		informer := toolscache.NewSharedIndexInformer(&toolscache.ListWatch{}, &corev1.Pod{}, 0,
 			toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc})
+		// The indexes an engine registers before it starts, as cache.New
+		// does (client-go's namespace index is there already).
+		indexers := toolscache.Indexers{}
+		for _, def := range cfg.Indexes {
+			if def.Name != toolscache.NamespaceIndex {
+				indexers[def.Name] = def.Func
+			}
+		}
+		if err := informer.AddIndexers(indexers); err != nil {
+			t.Fatal(err)
+		}
 		for _, p := range []struct{ ns, name, app string }{{"a", "web", "web"}, {"a", "db", "db"}, {"b", "web", "web"}} {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name, Labels: map[string]string{"app": p.app}}}
 			if err := informer.GetIndexer().Add(pod); err != nil {

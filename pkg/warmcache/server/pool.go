@@ -21,7 +21,9 @@ import (
 // type, namespace set, selectors and managedFields mode, created on first
 // use. Commands lease the engines they need (Acquire) and share their
 // informers; indexes a command needs are added to the running informers
-// (client-go indexes the objects already cached).
+// (client-go indexes the objects already cached), an --indexer index once
+// per definition, under a name of its definition, which each command reads
+// under its own name (see custom.go).
 //
 // A command that asks for some namespaces or a label selector is answered
 // from a synced engine of all namespaces without a label selector, when the
@@ -124,7 +126,10 @@ type entry struct {
 	// indexes are the names of the indexes registered on the engine's
 	// informers. The pool never reads the informers' own indexer map:
 	// client-go returns it unlocked while AddIndexers writes it.
-	indexes      map[string]struct{}
+	indexes map[string]struct{}
+	// shared are the custom indexes among indexes, by SharedName (see
+	// custom.go).
+	shared       map[string]*index.Shared
 	failingSince time.Time
 	lastErr      string
 	// denied is set while the type's latest list or watch was refused
@@ -152,6 +157,9 @@ type Options struct {
 // watch is failing already. It returns the engine's error when a new engine
 // fails to sync (as cache.Engine.Start does), or ctx's error.
 func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg cache.Config, opts Options) (*Lease, error) {
+	if err := checkShareable(cfg.Indexes); err != nil {
+		return nil, err
+	}
 	l := &Lease{pool: p, failed: make(chan struct{}), done: make(chan struct{}),
 		onWatchError: cfg.OnWatchError, onWatchResumed: cfg.OnWatchResumed}
 	var views []*restriction
@@ -178,12 +186,20 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 	}
 	for i, e := range l.entries {
 		t := e.engine.Types()[0]
-		if err := e.addIndexes(t, cfg.Indexes); err != nil {
+		shared, err := e.addIndexes(t, cfg.Indexes)
+		if err != nil {
 			l.Shutdown()
 			return nil, err
 		}
+		if len(shared) > 0 {
+			t = renamed(t, shared)
+		}
 		if views[i] != nil {
 			t = t.Restrict(views[i].namespaces, views[i].selector)
+		}
+		if err := replayFailures(t, cfg.Indexes, shared); err != nil {
+			l.Shutdown()
+			return nil, err
 		}
 		l.types = append(l.types, t)
 	}
@@ -231,15 +247,19 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 	// Every informer has client-go's namespace index, which indexes the
 	// same value as ours: adding it again would conflict.
 	e := &entry{key: key, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1,
-		indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}}
-	for _, def := range cfg.Indexes {
-		e.indexes[def.Name] = struct{}{}
+		indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}, shared: map[string]*index.Shared{}}
+	// Registered before the informers start: custom indexes under their
+	// SharedName, as addIndexes registers them later.
+	indexes, added, _, err := e.resolveIndexes(cfg.Indexes)
+	if err != nil {
+		return nil, nil, err
 	}
+	e.registered(indexes, added)
 	ecfg := cache.Config{
 		Namespaces:        cfg.Namespaces,
 		LabelSelector:     cfg.LabelSelector,
 		FieldSelector:     cfg.FieldSelector,
-		Indexes:           cfg.Indexes,
+		Indexes:           indexes,
 		FullObjects:       true,
 		ManagedFields:     cfg.ManagedFields,
 		PlainWatchStreams: cfg.ManagedFields == cache.InternManagedFields,
@@ -300,28 +320,25 @@ func (p *Pool) remove(e *entry) {
 }
 
 // addIndexes registers on t's running informers the indexes of defs they
-// do not have yet.
-func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) error {
+// do not have yet, custom ones under their SharedName, and returns the
+// shared index of each custom def by the command's name for it.
+func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) (map[string]*index.Shared, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var missing []index.Definition
-	for _, def := range defs {
-		if _, ok := e.indexes[def.Name]; !ok {
-			missing = append(missing, def)
-		}
+	missing, added, shared, err := e.resolveIndexes(defs)
+	if err != nil {
+		return nil, err
 	}
 	if len(missing) == 0 {
-		return nil
+		return shared, nil
 	}
 	// EnsureIndexes: the relations of other commands may have added the
 	// indexes they find objects by (node, owner-uid) without the pool.
 	if err := t.EnsureIndexes(missing...); err != nil {
-		return fmt.Errorf("adding indexes to the cache: %w", err)
+		return nil, fmt.Errorf("adding indexes to the cache: %w", err)
 	}
-	for _, def := range missing {
-		e.indexes[def.Name] = struct{}{}
-	}
-	return nil
+	e.registered(missing, added)
+	return shared, nil
 }
 
 // refusalsToEvict is how many refusals (401 or 403) in a row make the pool

@@ -42,7 +42,7 @@ func TestAddIndexesConcurrently(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if err := e.addIndexes(typ, []index.Definition{def}); err != nil {
+				if _, err := e.addIndexes(typ, []index.Definition{def}); err != nil {
 					t.Errorf("addIndexes(%s) = %v", name, err)
 					return
 				}

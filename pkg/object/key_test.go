@@ -1,4 +1,4 @@
-package storagekey
+package object
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
-func TestOf(t *testing.T) {
+func TestKey(t *testing.T) {
 	clusterScoped := &unstructured.Unstructured{}
 	clusterScoped.SetName("worker-1")
 	namespaced := &unstructured.Unstructured{}
@@ -28,24 +28,24 @@ func TestOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Of(tt.obj)
+			got, err := Key(tt.obj)
 			if err != nil || got != tt.want {
-				t.Errorf("Of(%s) = %q, %v, want %q", tt.name, got, err, tt.want)
+				t.Errorf("Key(%s) = %q, %v, want %q", tt.name, got, err, tt.want)
 			}
 			// The key is client-go's: an informer's store finds the
 			// object under it.
 			clientGo, err := toolscache.MetaNamespaceKeyFunc(tt.obj)
 			if err != nil || got != clientGo {
-				t.Errorf("Of(%s) = %q, want client-go's MetaNamespaceKeyFunc %q (err %v)", tt.name, got, clientGo, err)
+				t.Errorf("Key(%s) = %q, want client-go's MetaNamespaceKeyFunc %q (err %v)", tt.name, got, clientGo, err)
 			}
 		})
 	}
 }
 
-func TestOfWithoutMetadata(t *testing.T) {
+func TestKeyWithoutMetadata(t *testing.T) {
 	for _, obj := range []any{nil, "default/web", 42} {
-		if got, err := Of(obj); err == nil {
-			t.Errorf("Of(%#v) = %q, nil, want an error", obj, got)
+		if got, err := Key(obj); err == nil {
+			t.Errorf("Key(%#v) = %q, nil, want an error", obj, got)
 		}
 	}
 }
