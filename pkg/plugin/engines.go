@@ -35,8 +35,6 @@ type engineRequest struct {
 	// ones included (config.Indexes holds only those registered before
 	// sync): a warm cache declines what it cannot share.
 	indexes []index.Definition
-	// custom reports whether the command defines --indexer indexes.
-	custom bool
 	// errOut is the command's stderr, for a warm cache's staleness warning.
 	errOut io.Writer
 	// pushdown are selectors the command's own engine may have the API

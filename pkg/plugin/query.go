@@ -243,7 +243,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 		return err
 	}
 	engine, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, indexes: o.indexDefs, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
+		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
 		pushdown: o.pushdown,
 	})
 	if err != nil {

@@ -325,7 +325,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	indexes = append(indexes, o.groupBy...)
 	engine, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, queue: queue, indexes: indexes, custom: len(o.Indexers) > 0, errOut: o.ErrOut,
+		mappings: mappings, config: o.config, queue: queue, indexes: indexes, errOut: o.ErrOut,
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
