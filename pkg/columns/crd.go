@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/util/jsonpath"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // PrinterColumn is one entry of a CustomResourceDefinition version's additionalPrinterColumns
@@ -135,11 +137,9 @@ func ForCustomResource(printerColumns []PrinterColumn) (Table, error) {
 		if err != nil {
 			return nil, fmt.Errorf("columns for a custom resource: %w", err)
 		}
-		var content map[string]interface{}
-		if u, ok := obj.(runtime.Unstructured); ok {
-			content = u.UnstructuredContent()
-		} else if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
-			return nil, fmt.Errorf("converting %T %q to unstructured: %w", obj, m.GetName(), err)
+		content, err := object.Content(obj)
+		if err != nil {
+			return nil, fmt.Errorf("columns of %q: %w", m.GetName(), err)
 		}
 		pooled := pool.Get().(*[]*jsonpath.JSONPath)
 		defer pool.Put(pooled)

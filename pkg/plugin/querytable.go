@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // crdMapping is where custom resources' definitions, and so their printer
@@ -158,7 +159,7 @@ func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return u, nil
 	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	content, err := object.Content(obj)
 	if err != nil {
 		return nil, err
 	}
