@@ -28,8 +28,10 @@ type Type struct {
 	Namespaced bool     `json:"namespaced,omitempty"`
 	Singular   string   `json:"singular,omitempty"`
 	ShortNames []string `json:"shortNames,omitempty"`
-	// CRD says the type is served from a CustomResourceDefinition.
-	CRD bool `json:"crd,omitempty"`
+	// BuiltIn says the type is one of Kubernetes' own (k8s.io/api), whose
+	// objects decode into client-go's typed structs; a custom resource or
+	// an aggregated API's type is not.
+	BuiltIn bool `json:"builtIn,omitempty"`
 }
 
 // GroupVersionResource returns t's resource.
