@@ -485,3 +485,53 @@ func (w *serverWatch) snapshot() ([]serverEvent, []error) {
 	defer w.mu.Unlock()
 	return slices.Clone(w.events), slices.Clone(w.errs)
 }
+
+// TestRecordDurationAndOverwrite records for --duration, which ends the
+// recorder with exit 0 on its own; a second run refuses the existing file
+// naming --to, and --overwrite replaces it.
+func TestRecordDurationAndOverwrite(t *testing.T) {
+	c := framework.Current(t)
+	const ns = "recording-duration"
+	framework.CreateNamespace(t, c.AdminClient(), ns)
+	kubectl(t, "create", "configmap", "settings", "-n", ns, "--from-literal=mode=a")
+	file := filepath.Join(t.TempDir(), "cm.rec")
+	args := []string{"informer", "record", "configmaps", "-n", ns, "--to", file, "--duration", "3s"}
+
+	p := framework.Start(t, framework.Cmd{Args: args, Timeout: time.Minute})
+	waitFor(t, time.Minute, "the recorder to sync", func() bool {
+		select {
+		case <-p.Done():
+			t.Fatalf("record exited before it was recording: %s", p.Wait())
+		default:
+		}
+		return strings.Contains(p.Stderr(), "; recording to "+file)
+	})
+	kubectl(t, "patch", "configmap", "settings", "-n", ns, "-p", `{"data":{"mode":"b"}}`)
+	r := p.Wait()
+	if r.ExitCode != 0 || r.Duration > 40*time.Second {
+		t.Fatalf("record --duration 3s: %s", r)
+	}
+	events, truncated := readEvents(t, file)
+	var seen []string
+	for _, ev := range events {
+		mode, _, _ := unstructured.NestedString(ev.Object.Object, "data", "mode")
+		if ev.Object.GetName() == "settings" {
+			seen = append(seen, fmt.Sprintf("%s:%v:%s", ev.Type, ev.Initial, mode))
+		}
+	}
+	if want := []string{"ADDED:true:a", "MODIFIED:false:b"}; truncated || !reflect.DeepEqual(seen, want) {
+		t.Errorf("the recording holds %v (truncated %v), want %v", seen, truncated, want)
+	}
+
+	again := framework.Run(t, framework.Cmd{Args: args})
+	if again.ExitCode != 1 || !strings.Contains(again.Stderr, "--to "+file+" exists; pass --overwrite to replace it") {
+		t.Errorf("recording over an existing file: %s", again)
+	}
+	over := framework.Run(t, framework.Cmd{Args: append(args[:len(args)-1], "1s", "--overwrite")})
+	if over.ExitCode != 0 {
+		t.Fatalf("record --overwrite: %s", over)
+	}
+	if events, _ := readEvents(t, file); len(events) == 0 || !events[0].Initial {
+		t.Errorf("the overwritten recording starts with %v, want the initial state", events)
+	}
+}
