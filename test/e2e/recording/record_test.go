@@ -495,7 +495,7 @@ func TestRecordDurationAndOverwrite(t *testing.T) {
 	framework.CreateNamespace(t, c.AdminClient(), ns)
 	kubectl(t, "create", "configmap", "settings", "-n", ns, "--from-literal=mode=a")
 	file := filepath.Join(t.TempDir(), "cm.rec")
-	args := []string{"informer", "record", "configmaps", "-n", ns, "--to", file, "--duration", "3s"}
+	args := []string{"informer", "record", "configmaps", "-n", ns, "--to", file, "--duration", "10s"}
 
 	p := framework.Start(t, framework.Cmd{Args: args, Timeout: time.Minute})
 	waitFor(t, time.Minute, "the recorder to sync", func() bool {
@@ -509,7 +509,7 @@ func TestRecordDurationAndOverwrite(t *testing.T) {
 	kubectl(t, "patch", "configmap", "settings", "-n", ns, "-p", `{"data":{"mode":"b"}}`)
 	r := p.Wait()
 	if r.ExitCode != 0 || r.Duration > 40*time.Second {
-		t.Fatalf("record --duration 3s: %s", r)
+		t.Fatalf("record --duration 10s: %s", r)
 	}
 	events, truncated := readEvents(t, file)
 	var seen []string
