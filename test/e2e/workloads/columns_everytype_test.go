@@ -486,6 +486,11 @@ func TestColumnsEveryType(t *testing.T) {
 			compareOutputsOrdered(t, !anyOrder, typ, "-A", "-o", "wide")
 		})
 	}
+	// --show-kind writes the kind before the first column of name format
+	// only: a VolumeAttachment's ATTACHER has that format too, and a
+	// StorageVersionMigration's NAME has not.
+	compareOutputs(t, "volumeattachments", "--show-kind")
+	compareOutputs(t, "storageversionmigrations", "--show-kind")
 }
 
 // waitForOutput runs kubectl args until it succeeds with some output.
