@@ -44,3 +44,10 @@ func secretRow(s *corev1.Secret, now time.Time) []string {
 	}
 	return []string{s.Name, string(s.Type), strconv.Itoa(keys), age(s.CreationTimestamp, now)}
 }
+
+var serviceAccountTable = Table{
+	Columns: columnsOf([]string{"Name", "Age"}),
+	Row: typedRow(func(sa *corev1.ServiceAccount, now time.Time) []string {
+		return []string{sa.Name, age(sa.CreationTimestamp, now)}
+	}),
+}

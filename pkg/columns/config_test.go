@@ -58,3 +58,11 @@ func TestSecretRow(t *testing.T) {
 		},
 	})
 }
+
+func TestServiceAccountRow(t *testing.T) {
+	// printers.go prints NAME and AGE only: no SECRETS column any more.
+	runRows(t, schema.GroupResource{Resource: "serviceaccounts"}, []rowCase{
+		{name: "default", obj: &corev1.ServiceAccount{ObjectMeta: objMeta("default"),
+			Secrets: []corev1.ObjectReference{{Name: "token"}}}, want: []string{"default", "5m"}},
+	})
+}

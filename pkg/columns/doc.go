@@ -5,6 +5,17 @@
 // (a CRD version's additionalPrinterColumns). The code is written from those rules; it does not
 // link k8s.io/kubernetes or k8s.io/apiextensions-apiserver.
 //
+// [For] knows every resource kube-apiserver v1.37 lists. Where the API server prints a resource
+// with a table of its own rather than printers.go's, the package follows that table: kube-aggregator's
+// for APIServices, the apiextensions-apiserver's for CustomResourceDefinitions, and the server's
+// default table (NAME and CREATED AT) for the resources it has no printer for (Roles, ClusterRoles,
+// LimitRanges, CSIStorageCapacities).
+//
+// A row is computed from one object, where printers.go's list printers may read the whole list:
+// kubectl prints FlowSchemas in matching precedence order, and marks only the most recently created
+// of several StorageClasses annotated as the default. A Table marks each such StorageClass, and
+// leaves the order of rows to the caller.
+//
 // A [Table] is what kubectl shows for one resource: its columns ([Column]) and a [RowFunc] that turns one
 // object into one row of cells. [For] returns the Table of a built-in resource by GroupResource;
 // [ForCustomResource] builds the Table of a custom resource from its printer columns, which
@@ -15,7 +26,9 @@
 // The RowFuncs of built-in Tables take the typed object of their resource (*corev1.Pod for pods,
 // *appsv1.Deployment for deployments, ...), or the same object as *unstructured.Unstructured,
 // which they convert first; any other object, a *metav1.PartialObjectMetadata from a
-// metadata-only cache included, is an error. The RowFunc of a custom resource takes any object
+// metadata-only cache included, is an error. The exceptions: the default table reads metadata
+// only, so it takes any object with metadata; the APIService and CustomResourceDefinition tables,
+// whose types the package does not link, read the object's content. The RowFunc of a custom resource takes any object
 // with metadata, reading it as unstructured content: *unstructured.Unstructured as it is, a typed
 // object (a *metav1.PartialObjectMetadata too) once converted; a column its content lacks is an
 // empty cell.

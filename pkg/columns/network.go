@@ -3,12 +3,16 @@ package columns
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 var serviceTable = Table{
@@ -138,4 +142,94 @@ func ingressHosts(rules []networkingv1.IngressRule) string {
 		return fmt.Sprintf("%s + %d more...", hosts, len(rules)-max)
 	}
 	return hosts
+}
+
+var endpointSliceTable = Table{
+	Columns: columnsOf([]string{"Name", "AddressType", "Ports", "Endpoints", "Age"}),
+	Row:     typedRow(endpointSliceRow),
+}
+
+// endpointSliceRow is printers.go's printEndpointSlice: PORTS lists each port's number, else its
+// name, else "*"; ENDPOINTS every address of every endpoint; both the first three, then
+// " + N more...", or "<unset>" when empty.
+func endpointSliceRow(s *discoveryv1.EndpointSlice, now time.Time) []string {
+	ports := make([]string, 0, len(s.Ports))
+	for _, p := range s.Ports {
+		switch {
+		case p.Port != nil:
+			ports = append(ports, strconv.Itoa(int(*p.Port)))
+		case p.Name != nil:
+			ports = append(ports, *p.Name)
+		default:
+			ports = append(ports, "*")
+		}
+	}
+	var addresses []string
+	for _, e := range s.Endpoints {
+		addresses = append(addresses, e.Addresses...)
+	}
+	return []string{s.Name, string(s.AddressType), listWithMore(ports, len(ports), 3),
+		listWithMore(addresses, len(addresses), 3), age(s.CreationTimestamp, now)}
+}
+
+// ingressClassDefaultAnnotation marks the cluster's default IngressClass.
+const ingressClassDefaultAnnotation = networkingv1.AnnotationIsDefaultIngressClass
+
+var ingressClassTable = Table{
+	Columns: columnsOf([]string{"Name", "Controller", "Parameters", "Age"}),
+	Row:     typedRow(ingressClassRow),
+}
+
+// ingressClassRow is printers.go's printIngressClass: NAME ends in " (default)" for the default
+// class; PARAMETERS is kind[.apiGroup]/name, or "<none>".
+func ingressClassRow(ic *networkingv1.IngressClass, now time.Time) []string {
+	name := ic.Name
+	if ic.Annotations[ingressClassDefaultAnnotation] == "true" {
+		name += " (default)"
+	}
+	parameters := "<none>"
+	if p := ic.Spec.Parameters; p != nil {
+		parameters = p.Kind
+		if p.APIGroup != nil {
+			parameters += "." + *p.APIGroup
+		}
+		parameters += "/" + p.Name
+	}
+	return []string{name, ic.Spec.Controller, parameters, age(ic.CreationTimestamp, now)}
+}
+
+var networkPolicyTable = Table{
+	Columns: columnsOf([]string{"Name", "Pod-Selector", "Age"}),
+	Row: typedRow(func(np *networkingv1.NetworkPolicy, now time.Time) []string {
+		return []string{np.Name, metav1.FormatLabelSelector(&np.Spec.PodSelector), age(np.CreationTimestamp, now)}
+	}),
+}
+
+var serviceCIDRTable = Table{
+	Columns: columnsOf([]string{"Name", "CIDRs", "Age"}),
+	Row: typedRow(func(c *networkingv1.ServiceCIDR, now time.Time) []string {
+		return []string{c.Name, strings.Join(c.Spec.CIDRs, ","), age(c.CreationTimestamp, now)}
+	}),
+}
+
+// ipAddressTable has no AGE column: printers.go declares none, and kubectl drops the age cell
+// its printIPAddress adds beyond the columns.
+var ipAddressTable = Table{
+	Columns: columnsOf([]string{"Name", "ParentRef"}),
+	Row:     typedRow(ipAddressRow),
+}
+
+// ipAddressRow is printers.go's printIPAddress: PARENTREF is resource[.group][/namespace]/name in
+// lower case (the name as it is), or "<none>".
+func ipAddressRow(ip *networkingv1.IPAddress, _ time.Time) []string {
+	parent := "<none>"
+	if ref := ip.Spec.ParentRef; ref != nil {
+		gr := schema.GroupResource{Group: ref.Group, Resource: ref.Resource}
+		parent = strings.ToLower(gr.String())
+		if ref.Namespace != "" {
+			parent += "/" + ref.Namespace
+		}
+		parent += "/" + ref.Name
+	}
+	return []string{ip.Name, parent}
 }

@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -102,5 +104,87 @@ func TestIngressRow(t *testing.T) {
 			obj:  &networkingv1.Ingress{ObjectMeta: objMeta("web"), Spec: networkingv1.IngressSpec{Rules: rules("a", "", "b", "c", "", "d")}},
 			want: []string{"web", "<none>", "a,b,c + 3 more...", "", "80", "5m"},
 		},
+	})
+}
+
+func TestEndpointSliceRow(t *testing.T) {
+	endpoints := func(ips ...string) []discoveryv1.Endpoint {
+		var e []discoveryv1.Endpoint
+		for _, ip := range ips {
+			e = append(e, discoveryv1.Endpoint{Addresses: []string{ip}})
+		}
+		return e
+	}
+	runRows(t, schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, []rowCase{
+		{
+			// PORTS: number, else name, else "*"; ENDPOINTS: addresses; three, then "+ N more...".
+			name: "ports and endpoints",
+			obj: &discoveryv1.EndpointSlice{ObjectMeta: objMeta("web-abc"), AddressType: discoveryv1.AddressTypeIPv4,
+				Ports:     []discoveryv1.EndpointPort{{Port: ptr[int32](80)}, {Name: ptr("metrics")}, {}, {Port: ptr[int32](53)}},
+				Endpoints: endpoints("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5")},
+			want: []string{"web-abc", "IPv4", "80,metrics,* + 1 more...", "10.0.0.1,10.0.0.2,10.0.0.3 + 2 more...", "5m"},
+		},
+		{
+			// Nothing: "<unset>".
+			name: "empty",
+			obj:  &discoveryv1.EndpointSlice{ObjectMeta: objMeta("web-abc"), AddressType: discoveryv1.AddressTypeIPv6},
+			want: []string{"web-abc", "IPv6", "<unset>", "<unset>", "5m"},
+		},
+	})
+}
+
+func TestIngressClassRow(t *testing.T) {
+	meta := objMeta("nginx")
+	meta.Annotations = map[string]string{networkingv1.AnnotationIsDefaultIngressClass: "true"}
+	runRows(t, schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}, []rowCase{
+		{
+			// The default class: NAME ends in " (default)"; PARAMETERS kind.apiGroup/name.
+			name: "default with parameters",
+			obj: &networkingv1.IngressClass{ObjectMeta: meta, Spec: networkingv1.IngressClassSpec{Controller: "example.com/ingress",
+				Parameters: &networkingv1.IngressClassParametersReference{APIGroup: ptr("example.com"), Kind: "Params", Name: "p"}}},
+			want: []string{"nginx (default)", "example.com/ingress", "Params.example.com/p", "5m"},
+		},
+		{
+			name: "core parameters",
+			obj: &networkingv1.IngressClass{ObjectMeta: objMeta("nginx"), Spec: networkingv1.IngressClassSpec{Controller: "example.com/ingress",
+				Parameters: &networkingv1.IngressClassParametersReference{Kind: "ConfigMap", Name: "p"}}},
+			want: []string{"nginx", "example.com/ingress", "ConfigMap/p", "5m"},
+		},
+		{
+			name: "no parameters",
+			obj:  &networkingv1.IngressClass{ObjectMeta: objMeta("nginx"), Spec: networkingv1.IngressClassSpec{Controller: "c"}},
+			want: []string{"nginx", "c", "<none>", "5m"},
+		},
+	})
+}
+
+func TestNetworkRows(t *testing.T) {
+	runRows(t, schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}, []rowCase{
+		{name: "selector", obj: &networkingv1.NetworkPolicy{ObjectMeta: objMeta("web"),
+			Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
+			want: []string{"web", "app=web", "5m"}},
+		// An empty selector selects every pod: "<none>".
+		{name: "every pod", obj: &networkingv1.NetworkPolicy{ObjectMeta: objMeta("deny")}, want: []string{"deny", "<none>", "5m"}},
+	})
+	runRows(t, schema.GroupResource{Group: "networking.k8s.io", Resource: "servicecidrs"}, []rowCase{
+		{name: "dual stack", obj: &networkingv1.ServiceCIDR{ObjectMeta: objMeta("kubernetes"),
+			Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "fd00::/108"}}},
+			want: []string{"kubernetes", "10.0.0.0/24,fd00::/108", "5m"}},
+	})
+	runRows(t, schema.GroupResource{Group: "networking.k8s.io", Resource: "ipaddresses"}, []rowCase{
+		{
+			// PARENTREF resource[.group][/namespace]/name; no AGE column.
+			name: "service",
+			obj: &networkingv1.IPAddress{ObjectMeta: objMeta("10.0.0.1"), Spec: networkingv1.IPAddressSpec{
+				ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "kubernetes"}}},
+			want: []string{"10.0.0.1", "services/default/kubernetes"},
+		},
+		{
+			name: "grouped cluster-scoped",
+			obj: &networkingv1.IPAddress{ObjectMeta: objMeta("10.0.0.2"), Spec: networkingv1.IPAddressSpec{
+				ParentRef: &networkingv1.ParentReference{Group: "Example.com", Resource: "Gateways", Name: "GW"}}},
+			want: []string{"10.0.0.2", "gateways.example.com/GW"},
+		},
+		{name: "no parent", obj: &networkingv1.IPAddress{ObjectMeta: objMeta("10.0.0.3")}, want: []string{"10.0.0.3", "<none>"}},
 	})
 }

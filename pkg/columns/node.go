@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 )
 
 // Node role labels read by printers.go's findNodeRoles.
@@ -98,4 +100,23 @@ func orUnknown(s string) string {
 		return "<unknown>"
 	}
 	return s
+}
+
+var runtimeClassTable = Table{
+	Columns: columnsOf([]string{"Name", "Handler", "Age"}),
+	Row: typedRow(func(rc *nodev1.RuntimeClass, now time.Time) []string {
+		return []string{rc.Name, rc.Handler, age(rc.CreationTimestamp, now)}
+	}),
+}
+
+// priorityClassTable's PREEMPTIONPOLICY is not wide: printers.go gives it priority 0.
+var priorityClassTable = Table{
+	Columns: columnsOf([]string{"Name", "Value", "Global-Default", "Age", "PreemptionPolicy"}),
+	Row: typedRow(func(pc *schedulingv1.PriorityClass, now time.Time) []string {
+		policy := ""
+		if pc.PreemptionPolicy != nil {
+			policy = string(*pc.PreemptionPolicy)
+		}
+		return []string{pc.Name, int64Cell(pc.Value), boolText(pc.GlobalDefault), age(pc.CreationTimestamp, now), policy}
+	}),
 }

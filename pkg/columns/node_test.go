@@ -1,9 +1,12 @@
 package columns
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -78,4 +81,31 @@ func TestNodeRow(t *testing.T) {
 			want: []string{"w-4", "NotReady", "<none>", "5m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"},
 		},
 	})
+}
+
+func TestRuntimeClassRow(t *testing.T) {
+	runRows(t, schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}, []rowCase{
+		{name: "handler", obj: &nodev1.RuntimeClass{ObjectMeta: objMeta("gvisor"), Handler: "runsc"}, want: []string{"gvisor", "runsc", "5m"}},
+	})
+}
+
+func TestPriorityClassRow(t *testing.T) {
+	never := corev1.PreemptNever
+	runRows(t, schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, []rowCase{
+		{
+			// GLOBAL-DEFAULT a JSON boolean; PREEMPTIONPOLICY printed without -o wide.
+			name: "never",
+			obj:  &schedulingv1.PriorityClass{ObjectMeta: objMeta("batch"), Value: -10, PreemptionPolicy: &never},
+			want: []string{"batch", "-10", "false", "5m", "Never"},
+		},
+		{
+			name: "global default",
+			obj:  &schedulingv1.PriorityClass{ObjectMeta: objMeta("default"), Value: 1000000000, GlobalDefault: true},
+			want: []string{"default", "1000000000", "true", "5m", ""},
+		},
+	})
+	table, _ := For(schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"})
+	if got, want := table.Headers(false), []string{"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"}; !slices.Equal(got, want) {
+		t.Errorf("priorityclasses Headers(false) = %q, want %q", got, want)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // nodeUnreachablePodReason is the pod status reason the node lifecycle controller sets on the pods
@@ -213,4 +214,13 @@ func orNone(s string) string {
 		return "<none>"
 	}
 	return s
+}
+
+// podTemplateTable has no AGE column: printers.go prints none for PodTemplates.
+var podTemplateTable = Table{
+	Columns: columnsOf([]string{"Name", "Containers", "Images", "Pod Labels"}),
+	Row: typedRow(func(pt *corev1.PodTemplate, _ time.Time) []string {
+		names, images := containerCells(pt.Template.Spec.Containers)
+		return []string{pt.Name, names, images, labels.FormatLabels(pt.Template.Labels)}
+	}),
 }

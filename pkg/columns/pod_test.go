@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -276,6 +277,24 @@ func TestPodRow(t *testing.T) {
 				p.Status.NominatedNodeName = "node-2"
 			}),
 			want: []string{"web", "0/1", "Pending", "0", "5m", "<none>", "<none>", "node-2", "1/2"},
+		},
+	})
+}
+
+func TestPodTemplateRow(t *testing.T) {
+	runRows(t, schema.GroupResource{Resource: "podtemplates"}, []rowCase{
+		{
+			// CONTAINERS and IMAGES joined; POD LABELS the template's labels; no AGE.
+			name: "template",
+			obj: &corev1.PodTemplate{ObjectMeta: objMeta("tpl"), Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"tier": "batch", "app": "tpl"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "a", Image: "a:v1"}, {Name: "b", Image: "b:v1"}}}}},
+			want: []string{"tpl", "a,b", "a:v1,b:v1", "app=tpl,tier=batch"},
+		},
+		{
+			name: "no labels",
+			obj:  &corev1.PodTemplate{ObjectMeta: objMeta("tpl")},
+			want: []string{"tpl", "", "", "<none>"},
 		},
 	})
 }

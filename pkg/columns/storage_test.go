@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -83,5 +84,75 @@ func TestPersistentVolumeClaimRow(t *testing.T) {
 			}(),
 			want: []string{"data-2", "Terminating", "", "", "", "old", "gold", "5m", "<unset>"},
 		},
+	})
+}
+
+func TestStorageClassRow(t *testing.T) {
+	def := objMeta("fast")
+	def.Annotations = map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
+	beta := objMeta("old")
+	beta.Annotations = map[string]string{"storageclass.beta.kubernetes.io/is-default-class": "true"}
+	runRows(t, schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}, []rowCase{
+		{
+			// Unset fields print the server's defaults: Delete, Immediate, false.
+			name: "defaults",
+			obj:  &storagev1.StorageClass{ObjectMeta: objMeta("standard"), Provisioner: "csi.example.com"},
+			want: []string{"standard", "csi.example.com", "Delete", "Immediate", "false", "5m"},
+		},
+		{
+			// The default class: NAME ends in " (default)".
+			name: "default class",
+			obj: &storagev1.StorageClass{ObjectMeta: def, Provisioner: "csi.example.com",
+				ReclaimPolicy:        ptr(corev1.PersistentVolumeReclaimRetain),
+				VolumeBindingMode:    ptr(storagev1.VolumeBindingWaitForFirstConsumer),
+				AllowVolumeExpansion: ptr(true)},
+			want: []string{"fast (default)", "csi.example.com", "Retain", "WaitForFirstConsumer", "true", "5m"},
+		},
+		{
+			name: "beta default annotation",
+			obj:  &storagev1.StorageClass{ObjectMeta: beta, Provisioner: "p"},
+			want: []string{"old (default)", "p", "Delete", "Immediate", "false", "5m"},
+		},
+	})
+}
+
+func TestCSIDriverRow(t *testing.T) {
+	runRows(t, schema.GroupResource{Group: "storage.k8s.io", Resource: "csidrivers"}, []rowCase{
+		{
+			// Unset booleans print their defaults (attachRequired true); no token requests
+			// "<unset>"; no modes "<none>".
+			name: "defaults",
+			obj:  &storagev1.CSIDriver{ObjectMeta: objMeta("csi.example.com")},
+			want: []string{"csi.example.com", "true", "false", "false", "<unset>", "false", "<none>", "5m"},
+		},
+		{
+			name: "set",
+			obj: &storagev1.CSIDriver{ObjectMeta: objMeta("csi.example.com"), Spec: storagev1.CSIDriverSpec{
+				AttachRequired: ptr(false), PodInfoOnMount: ptr(true), StorageCapacity: ptr(true), RequiresRepublish: ptr(true),
+				TokenRequests:        []storagev1.TokenRequest{{Audience: "a"}, {Audience: "b"}},
+				VolumeLifecycleModes: []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecyclePersistent, storagev1.VolumeLifecycleEphemeral}}},
+			want: []string{"csi.example.com", "false", "true", "true", "a,b", "true", "Persistent,Ephemeral", "5m"},
+		},
+	})
+}
+
+func TestStorageRows(t *testing.T) {
+	runRows(t, schema.GroupResource{Group: "storage.k8s.io", Resource: "csinodes"}, []rowCase{
+		{name: "drivers", obj: &storagev1.CSINode{ObjectMeta: objMeta("node-1"), Spec: storagev1.CSINodeSpec{
+			Drivers: []storagev1.CSINodeDriver{{Name: "a"}, {Name: "b"}}}}, want: []string{"node-1", "2", "5m"}},
+	})
+	runRows(t, schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}, []rowCase{
+		{name: "class", obj: &storagev1.VolumeAttributesClass{ObjectMeta: objMeta("gold"), DriverName: "csi.example.com"},
+			want: []string{"gold", "csi.example.com", "5m"}},
+	})
+	runRows(t, schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattachments"}, []rowCase{
+		{name: "attached", obj: &storagev1.VolumeAttachment{ObjectMeta: objMeta("va"), Spec: storagev1.VolumeAttachmentSpec{
+			Attacher: "csi.example.com", NodeName: "node-1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr("pv-1")}},
+			Status: storagev1.VolumeAttachmentStatus{Attached: true}},
+			want: []string{"va", "csi.example.com", "pv-1", "node-1", "true", "5m"}},
+		// An inline volume has no PV name.
+		{name: "inline", obj: &storagev1.VolumeAttachment{ObjectMeta: objMeta("va"), Spec: storagev1.VolumeAttachmentSpec{
+			Attacher: "csi.example.com", NodeName: "node-1"}},
+			want: []string{"va", "csi.example.com", "", "node-1", "false", "5m"}},
 	})
 }

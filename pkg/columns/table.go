@@ -2,9 +2,11 @@ package columns
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -93,16 +95,24 @@ func typedRow[T any, PT interface {
 	*T
 	runtime.Object
 }](row func(obj PT, now time.Time) []string) RowFunc {
+	return typedRowErr(func(obj PT, now time.Time) ([]string, error) { return row(obj, now), nil })
+}
+
+// typedRowErr is typedRow for a row function that can fail on an object of the right type.
+func typedRowErr[T any, PT interface {
+	*T
+	runtime.Object
+}](row func(obj PT, now time.Time) ([]string, error)) RowFunc {
 	return func(obj runtime.Object, now time.Time) ([]string, error) {
 		switch o := obj.(type) {
 		case PT:
-			return row(o, now), nil
+			return row(o, now)
 		case *unstructured.Unstructured:
 			var typed T
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), &typed); err != nil {
 				return nil, fmt.Errorf("converting %s %q to %T: %w", o.GetKind(), o.GetName(), PT(nil), err)
 			}
-			return row(&typed, now), nil
+			return row(&typed, now)
 		}
 		return nil, fmt.Errorf("columns for %T: got a %T", PT(nil), obj)
 	}
@@ -131,4 +141,41 @@ func int32Value(p *int32) int32 {
 		return 0
 	}
 	return *p
+}
+
+// metadataTable is the API server's default table (k8s.io/apiserver's rest.NewDefaultTableConvertor),
+// which it serves for a built-in resource that has no printer in printers.go (Roles, ClusterRoles,
+// LimitRanges, CSIStorageCapacities): NAME and CREATED AT, the creation time in UTC as RFC 3339.
+var metadataTable = Table{
+	Columns: columnsOf([]string{"Name", "Created At"}),
+	Row:     metadataRow,
+}
+
+// metadataRow is the row of metadataTable. It reads only metadata, so it takes any object that has
+// metadata: a typed object, *unstructured.Unstructured or *metav1.PartialObjectMetadata.
+func metadataRow(obj runtime.Object, _ time.Time) ([]string, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("columns for a %T: %w", obj, err)
+	}
+	return []string{m.GetName(), m.GetCreationTimestamp().UTC().Format(time.RFC3339)}, nil
+}
+
+// int64Cell formats an integer cell as kubectl prints the server's integer: in decimal.
+func int64Cell[T ~int32 | ~int64 | ~int](i T) string { return strconv.FormatInt(int64(i), 10) }
+
+// boolText formats a boolean cell as kubectl prints the server's JSON boolean: "true" or "false".
+// (printers.go's printBool, which writes "True" and "False", is boolCell.)
+func boolText(b bool) string { return strconv.FormatBool(b) }
+
+// listWithMore is printers.go's listWithMoreString: the first max items joined with commas, then
+// " + N more..." when count exceeds them, or "<unset>" for no item at all.
+func listWithMore(items []string, count, max int) string {
+	if count > max {
+		return fmt.Sprintf("%s + %d more...", strings.Join(items[:max], ","), count-max)
+	}
+	if len(items) == 0 {
+		return "<unset>"
+	}
+	return strings.Join(items, ",")
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
@@ -211,3 +212,46 @@ func boolCell(b bool) string {
 
 // itoa formats an int32 cell in decimal.
 func itoa(i int32) string { return strconv.FormatInt(int64(i), 10) }
+
+var replicationControllerTable = Table{
+	Columns: columnsOf([]string{"Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"},
+		"Containers", "Images", "Selector"),
+	Row: typedRow(replicationControllerRow),
+}
+
+// replicationControllerRow is printers.go's printReplicationController: SELECTOR is the
+// equality-based selector as FormatLabels writes it.
+func replicationControllerRow(rc *corev1.ReplicationController, now time.Time) []string {
+	var containers []corev1.Container
+	if rc.Spec.Template != nil {
+		containers = rc.Spec.Template.Spec.Containers
+	}
+	names, images := containerCells(containers)
+	return []string{
+		rc.Name, itoa(int32Value(rc.Spec.Replicas)), itoa(rc.Status.Replicas), itoa(rc.Status.ReadyReplicas),
+		age(rc.CreationTimestamp, now), names, images, labels.FormatLabels(rc.Spec.Selector),
+	}
+}
+
+var controllerRevisionTable = Table{
+	Columns: columnsOf([]string{"Name", "Controller", "Revision", "Age"}),
+	Row:     typedRowErr(controllerRevisionRow),
+}
+
+// controllerRevisionRow is printers.go's printControllerRevision: CONTROLLER is the controller
+// owner as kind.group/name in lower case (the name as it is), or "<none>". An owner whose
+// apiVersion does not parse is an error, as in printers.go.
+func controllerRevisionRow(cr *appsv1.ControllerRevision, now time.Time) ([]string, error) {
+	controller := "<none>"
+	if ref := metav1.GetControllerOf(cr); ref != nil {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("controller revision %q: owner apiVersion %q: %w", cr.Name, ref.APIVersion, err)
+		}
+		controller = ref.Name
+		if gk := gv.WithKind(ref.Kind).GroupKind(); !gk.Empty() {
+			controller = strings.ToLower(gk.String()) + "/" + ref.Name
+		}
+	}
+	return []string{cr.Name, controller, strconv.FormatInt(cr.Revision, 10), age(cr.CreationTimestamp, now)}, nil
+}

@@ -204,3 +204,57 @@ func TestCronJobRow(t *testing.T) {
 		},
 	})
 }
+
+func TestReplicationControllerRow(t *testing.T) {
+	runRows(t, schema.GroupResource{Resource: "replicationcontrollers"}, []rowCase{
+		{
+			// Wide SELECTOR is the equality selector as FormatLabels writes it.
+			name: "running",
+			obj: &corev1.ReplicationController{ObjectMeta: objMeta("legacy"),
+				Spec: corev1.ReplicationControllerSpec{Replicas: ptr[int32](3), Selector: map[string]string{"app": "legacy", "tier": "web"},
+					Template: &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{
+						{Name: "main", Image: "main:v1"}, {Name: "side", Image: "side:v1"}}}}},
+				Status: corev1.ReplicationControllerStatus{Replicas: 3, ReadyReplicas: 2}},
+			want: []string{"legacy", "3", "3", "2", "5m", "main,side", "main:v1,side:v1", "app=legacy,tier=web"},
+		},
+		{
+			// No template, no selector.
+			name: "empty",
+			obj:  &corev1.ReplicationController{ObjectMeta: objMeta("legacy")},
+			want: []string{"legacy", "0", "0", "0", "5m", "", "", "<none>"},
+		},
+	})
+}
+
+func TestControllerRevisionRow(t *testing.T) {
+	owned := func(refs ...metav1.OwnerReference) *appsv1.ControllerRevision {
+		meta := objMeta("agent-5d8f")
+		meta.OwnerReferences = refs
+		return &appsv1.ControllerRevision{ObjectMeta: meta, Revision: 2}
+	}
+	runRows(t, schema.GroupResource{Group: "apps", Resource: "controllerrevisions"}, []rowCase{
+		{
+			// CONTROLLER: the controller owner as kind.group/name in lower case.
+			name: "daemon set",
+			obj: owned(metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "Agent"},
+				metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", Controller: ptr(true)}),
+			want: []string{"agent-5d8f", "statefulset.apps/db", "2", "5m"},
+		},
+		{
+			name: "core owner",
+			obj:  owned(metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "p", Controller: ptr(true)}),
+			want: []string{"agent-5d8f", "pod/p", "2", "5m"},
+		},
+		{
+			// No controller owner: "<none>".
+			name: "not controlled",
+			obj:  owned(metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent"}),
+			want: []string{"agent-5d8f", "<none>", "2", "5m"},
+		},
+	})
+	table, _ := For(schema.GroupResource{Group: "apps", Resource: "controllerrevisions"})
+	bad := owned(metav1.OwnerReference{APIVersion: "a/b/c", Kind: "X", Name: "x", Controller: ptr(true)})
+	if got, err := table.Row(bad, now); err == nil {
+		t.Errorf("Row(owner apiVersion a/b/c) = %q, nil, want an error", got)
+	}
+}

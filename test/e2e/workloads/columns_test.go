@@ -210,27 +210,40 @@ func TestColumnsMatchKubectl(t *testing.T) {
 
 // timeColumns hold ages and times: they may differ between two commands run
 // a moment apart.
-var timeColumns = map[string]bool{"AGE": true, "LAST SEEN": true, "FIRST SEEN": true, "DURATION": true, "LAST SCHEDULE": true}
+var timeColumns = map[string]bool{"AGE": true, "LAST SEEN": true, "FIRST SEEN": true, "DURATION": true,
+	"LAST SCHEDULE": true, "TIMEADDED": true}
 
 // restartsAgo is the "(5m ago)" part of kubectl's RESTARTS column.
 var restartsAgo = regexp.MustCompile(` \(.*ago\)$`)
+
+// compareAttempts is how many times compareOutputs runs the two commands
+// before it reports a difference: objects that change on their own (events,
+// leases, the status a controller writes) may change between two commands.
+const compareAttempts = 5
 
 // compareOutputs runs `kubectl informer query TYPE ARGS` and `kubectl get
 // TYPE ARGS` and compares them table by table, row by row and in order, a
 // few times over if objects changed between the two commands (events do).
 func compareOutputs(t *testing.T, typ string, args ...string) {
 	t.Helper()
+	compareOutputsOrdered(t, true, typ, args...)
+}
+
+// compareOutputsOrdered is compareOutputs; when ordered is false the rows
+// may come in another order than kubectl's.
+func compareOutputsOrdered(t *testing.T, ordered bool, typ string, args ...string) {
+	t.Helper()
 	name := strings.Join(append([]string{typ}, args...), " ")
 	noHeaders := slices.Contains(args, "--no-headers")
 	var diffs []string
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 0; attempt < compareAttempts; attempt++ {
 		r := framework.Run(t, framework.Cmd{Args: append([]string{"informer", "query", typ}, args...)})
 		if r.ExitCode != 0 {
 			t.Errorf("query %s: %s", name, r)
 			return
 		}
 		want := kubectl(t, append([]string{"get", typ}, args...)...)
-		if diffs = diffOutputs(r.Stdout, want, noHeaders); len(diffs) == 0 {
+		if diffs = diffOutputs(r.Stdout, want, noHeaders, ordered); len(diffs) == 0 {
 			return
 		}
 		time.Sleep(time.Second)
@@ -240,7 +253,7 @@ func compareOutputs(t *testing.T, typ string, args ...string) {
 
 // diffOutputs compares two outputs of one or more tables separated by blank
 // lines. Without headers, the tables are compared as lines, ages aside.
-func diffOutputs(got, want string, noHeaders bool) []string {
+func diffOutputs(got, want string, noHeaders, ordered bool) []string {
 	gotTables, wantTables := strings.Split(got, "\n\n"), strings.Split(want, "\n\n")
 	if len(gotTables) != len(wantTables) {
 		return []string{fmt.Sprintf("%d tables, want %d:\n%s\nwant\n%s", len(gotTables), len(wantTables), got, want)}
@@ -254,7 +267,7 @@ func diffOutputs(got, want string, noHeaders bool) []string {
 			}
 			continue
 		}
-		diffs = append(diffs, diffTables(parseTable(gotTables[i]), parseTable(wantTables[i]), headers(gotTables[i]), headers(wantTables[i]))...)
+		diffs = append(diffs, diffTables(parseTable(gotTables[i]), parseTable(wantTables[i]), headers(gotTables[i]), headers(wantTables[i]), ordered)...)
 	}
 	return diffs
 }
@@ -270,24 +283,35 @@ func apply(t *testing.T, manifest string) {
 	}
 }
 
-// diffTables lists how got differs from want: headers, rows by NAME, cells.
-func diffTables(got, want []map[string]string, gotHeaders, wantHeaders []string) []string {
+// diffTables lists how got differs from want: headers, rows by key (the
+// NAMESPACE and NAME cells, or the NAMESPACE, TYPE, REASON, OBJECT and MESSAGE
+// cells of events printed without NAME), their order unless ordered is false,
+// and cells.
+func diffTables(got, want []map[string]string, gotHeaders, wantHeaders []string, ordered bool) []string {
 	var diffs []string
 	if strings.Join(gotHeaders, "|") != strings.Join(wantHeaders, "|") {
 		return []string{fmt.Sprintf("headers %q, want %q", gotHeaders, wantHeaders)}
 	}
-	byName := func(rows []map[string]string) map[string]map[string]string {
+	key := func(row map[string]string) string {
+		if _, ok := row["NAME"]; ok || !slices.Contains(wantHeaders, "OBJECT") {
+			return row["NAMESPACE"] + "/" + row["NAME"]
+		}
+		return strings.Join([]string{row["NAMESPACE"], row["TYPE"], row["REASON"], row["OBJECT"], row["MESSAGE"]}, "|")
+	}
+	byKey := func(rows []map[string]string) map[string]map[string]string {
 		m := map[string]map[string]string{}
 		for _, row := range rows {
-			m[row["NAME"]] = row
+			m[key(row)] = row
 		}
 		return m
 	}
-	g, w := byName(got), byName(want)
-	if len(got) == len(want) {
+	g, w := byKey(got), byKey(want)
+	if len(got) != len(want) {
+		diffs = append(diffs, fmt.Sprintf("%d rows, want %d", len(got), len(want)))
+	} else if ordered {
 		for i := range want {
-			if got[i]["NAME"] != want[i]["NAME"] {
-				diffs = append(diffs, fmt.Sprintf("row %d is %s, want %s (kubectl's order)", i+1, got[i]["NAME"], want[i]["NAME"]))
+			if key(got[i]) != key(want[i]) {
+				diffs = append(diffs, fmt.Sprintf("row %d is %s, want %s (kubectl's order)", i+1, key(got[i]), key(want[i])))
 				break
 			}
 		}
