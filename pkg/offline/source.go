@@ -350,7 +350,14 @@ func (f *feed) output(e *entry) (runtime.Object, error) {
 	switch obj := e.obj.(type) {
 	case *unstructured.Unstructured:
 		if !f.typed {
-			return obj.DeepCopy(), nil
+			// Another served version of a custom resource is the same
+			// object under another apiVersion, as a CRD without a
+			// conversion webhook serves it.
+			out := obj.DeepCopy()
+			if e.gvk != want {
+				out.SetGroupVersionKind(want)
+			}
+			return out, nil
 		}
 		typed, err := toTyped(obj, want)
 		if err != nil {
