@@ -30,6 +30,28 @@ type decoder struct {
 // errNotObject says a document or item is not a map.
 var errNotObject = errors.New("not a Kubernetes object (a YAML or JSON map with kind and apiVersion)")
 
+// errNoKind and errNoAPIVersion say a map is not a Kubernetes object.
+var (
+	errNoKind       = errors.New("object has no kind")
+	errNoAPIVersion = errors.New("object has no apiVersion")
+)
+
+// notManifestError says a document, well-formed, is not a Kubernetes
+// object or list at all.
+type notManifestError struct{ err error }
+
+func (e notManifestError) Error() string { return e.err.Error() }
+func (e notManifestError) Unwrap() error { return e.err }
+
+// notManifest marks err as a notManifestError when it is about a whole
+// document (top), not an item of a list.
+func (d *decoder) notManifest(top bool, err error) error {
+	if top {
+		return notManifestError{err}
+	}
+	return err
+}
+
 // errTooLarge is returned by a limitedReader past its limit.
 var errTooLarge = errors.New("document too large")
 
@@ -123,7 +145,7 @@ func (d *decoder) decodeJSON(in io.Reader) error {
 		case nil:
 			// null: an empty document.
 		default:
-			return d.jsonError(dec, "", errNotObject)
+			return d.jsonError(dec, "", notManifestError{errNotObject})
 		}
 	}
 }
@@ -140,9 +162,9 @@ func (d *decoder) jsonValue(dec *json.Decoder, where string) error {
 	}
 	m, ok := v.(map[string]interface{})
 	if !ok {
-		return d.jsonError(dec, where, errNotObject)
+		return d.jsonError(dec, where, notManifestError{errNotObject})
 	}
-	return d.fromMap(m, where, func(err error) error { return d.jsonError(dec, where, err) })
+	return d.fromMap(m, where, true, func(err error) error { return d.jsonError(dec, where, err) })
 }
 
 // jsonObject reads the rest of a top-level JSON object whose '{' was read:
@@ -207,13 +229,13 @@ func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
 	}
 	fail := func(err error) error { return d.jsonError(dec, "", err) }
 	if !hasItems {
-		return d.object(fields, "", fail)
+		return d.object(fields, true, fail)
 	}
 	return d.list(fields, items, fail)
 }
 
 // fromMap hands over m, an object or a list, decoded whole.
-func (d *decoder) fromMap(m map[string]interface{}, where string, fail func(error) error) error {
+func (d *decoder) fromMap(m map[string]interface{}, where string, top bool, fail func(error) error) error {
 	conv, err := convert(m, d.opts.MaxDepth)
 	if err != nil {
 		return fail(err)
@@ -221,7 +243,7 @@ func (d *decoder) fromMap(m map[string]interface{}, where string, fail func(erro
 	m = conv.(map[string]interface{})
 	raw, hasItems := m["items"]
 	if !hasItems {
-		return d.object(m, where, fail)
+		return d.object(m, top, fail)
 	}
 	var items []map[string]interface{}
 	if raw != nil {
@@ -261,7 +283,7 @@ func (d *decoder) list(fields map[string]interface{}, items []map[string]interfa
 			}
 		}
 		where := fmt.Sprintf("item %d", i)
-		if err := d.object(item, where, func(err error) error { return fail(fmt.Errorf("%s: %w", where, err)) }); err != nil {
+		if err := d.object(item, false, func(err error) error { return fail(fmt.Errorf("%s: %w", where, err)) }); err != nil {
 			return err
 		}
 	}
@@ -269,14 +291,14 @@ func (d *decoder) list(fields map[string]interface{}, items []map[string]interfa
 }
 
 // object checks and hands over one object.
-func (d *decoder) object(m map[string]interface{}, _ string, fail func(error) error) error {
+func (d *decoder) object(m map[string]interface{}, top bool, fail func(error) error) error {
 	obj := &unstructured.Unstructured{Object: m}
 	kind, ok := m["kind"].(string)
 	if !ok || kind == "" {
-		return fail(fmt.Errorf("object has no kind"))
+		return fail(d.notManifest(top, errNoKind))
 	}
 	if v, ok := m["apiVersion"].(string); !ok || v == "" {
-		return fail(fmt.Errorf("%s has no apiVersion", kind))
+		return fail(d.notManifest(top, fmt.Errorf("%s: %w", kind, errNoAPIVersion)))
 	}
 	if md, ok := m["metadata"]; ok {
 		if _, ok := md.(map[string]interface{}); !ok {
@@ -423,9 +445,9 @@ func (d *decoder) yamlDocument(doc []byte, start int) error {
 	}
 	m, ok := v.(map[string]interface{})
 	if !ok {
-		return fmt.Errorf("%s: %s: %w", d.name, pos, errNotObject)
+		return fmt.Errorf("%s: %s: %w", d.name, pos, notManifestError{errNotObject})
 	}
-	return d.fromMap(m, "", func(err error) error { return fmt.Errorf("%s: %s: %w", d.name, pos, err) })
+	return d.fromMap(m, "", true, func(err error) error { return fmt.Errorf("%s: %s: %w", d.name, pos, err) })
 }
 
 // convert turns json.Numbers into int64 or float64, as the API machinery's
