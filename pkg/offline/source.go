@@ -304,8 +304,7 @@ func (f *feed) selection(opts metav1.ListOptions) (selection, error) {
 	}
 	fs, err := parseFieldSelector(gk, opts.FieldSelector)
 	if err != nil {
-		return selection{}, apierrors.NewBadRequest(fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v",
-			f.mapping.Resource.String(), opts.LabelSelector, opts.FieldSelector, err))
+		return selection{}, apierrors.NewBadRequest(err.Error())
 	}
 	return selection{gk: gk, namespace: f.namespace, labels: ls, fields: fs}, nil
 }
