@@ -23,7 +23,7 @@ type instant struct {
 
 // parseInstant parses value, the value of flag: an RFC 3339 time
 // (2026-11-26T01:40:00Z, fractions of a second allowed) or a negative
-// duration (-10m), that long before the recording's end. Its errors name
+// duration (-10m), that long before the recording's end (-0s is the end). Its errors name
 // the flag.
 func parseInstant(flag, value string) (instant, error) {
 	i := instant{flag: flag, value: value}
@@ -38,7 +38,7 @@ func parseInstant(flag, value string) (instant, error) {
 		}
 		return i, fmt.Errorf("%s %q: want an RFC 3339 time such as 2026-11-26T01:40:00Z, or a negative duration before the recording's end such as -10m", flag, value)
 	}
-	if d >= 0 {
+	if d > 0 || (d == 0 && !strings.HasPrefix(value, "-")) {
 		return i, fmt.Errorf("%s %q: a duration must be negative, a time before the recording's end, such as -%s", flag, value, strings.TrimPrefix(value, "+"))
 	}
 	i.beforeEnd = -d

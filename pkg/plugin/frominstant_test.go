@@ -26,6 +26,7 @@ func TestParseInstant(t *testing.T) {
 		{name: "a word", value: "yesterday", wantErr: `--at "yesterday": want an RFC 3339 time`},
 		{name: "a positive duration", value: "10m", wantErr: `--at "10m": a duration must be negative`},
 		{name: "zero", value: "0s", wantErr: "must be negative"},
+		{name: "minus zero: the end", value: "-0s", want: end},
 		{name: "empty", value: "", wantErr: "want an RFC 3339 time"},
 	}
 	for _, tt := range tests {
