@@ -320,7 +320,7 @@ func waitRecording(t *testing.T, rec *framework.Process, file string) {
 			return false, fmt.Errorf("the recorder exited: %s", rec.Wait())
 		default:
 		}
-		return strings.Contains(rec.Stderr(), "recording"), nil
+		return strings.Contains(rec.Stderr(), "; watching for changes"), nil
 	})
 	if err != nil {
 		t.Fatalf("waiting for the recorder to start: %v\nstderr:\n%s", err, rec.Stderr())
@@ -436,7 +436,7 @@ func checkHistory(t *testing.T, kubeconfig, file, ns string) {
 	out := r.Stdout
 	for _, want := range []string{
 		"ADDED    deployment.apps/web -n " + ns,
-		"registry.example.com/web:v1 → registry.example.com/web:v2",
+		`image: "registry.example.com/web:v1" → "registry.example.com/web:v2"`,
 		"kubectl-set",
 		"kubectl-scale",
 		"DELETED  deployment.apps/web -n " + ns,
@@ -445,7 +445,7 @@ func checkHistory(t *testing.T, kubeconfig, file, ns string) {
 			t.Errorf("history deployment/web does not say %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(out, "replicas: 2 → 4") {
+	if !strings.Contains(out, "spec.replicas: 2 → 4") {
 		t.Errorf("history deployment/web does not show the scale from 2 to 4:\n%s", out)
 	}
 
