@@ -158,7 +158,11 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer engine.Shutdown()
-	printSynced(o.ErrOut, engine.Types())
+	var counts []string
+	for _, t := range engine.Types() {
+		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
+	}
+	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", strings.Join(counts, ", "), o.To)
 
 	if o.Duration > 0 {
 		var cancel context.CancelFunc
