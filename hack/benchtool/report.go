@@ -29,6 +29,7 @@ type report struct {
 
 	realistic *realisticResult
 	warm      *warmResult
+	offline   *offlineResult
 
 	micro     string
 	microLoad float64
@@ -322,6 +323,8 @@ func (r *report) markdown() string {
 			}
 		}
 	}
+
+	p("%s", r.offlineSection())
 
 	if len(r.profiles) > 0 || r.profileErr != "" {
 		p("## Profiles of the missed targets\n\n")
