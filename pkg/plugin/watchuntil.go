@@ -195,3 +195,10 @@ func resourceVersion(obj interface{}) string {
 	}
 	return a.GetResourceVersion()
 }
+
+// endError says the condition did not hold when a finished --from source
+// had nothing more to print.
+func (u *untilCondition) endError() error {
+	return fmt.Errorf("%s %q did not hold for %s by the end of --from (it holds for %d of the %d watched objects)",
+		u.flag, u.guard.Program().Source(), u.target(), u.nHolds, len(u.states))
+}
