@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -90,14 +91,22 @@ func TestHostileInput(t *testing.T) {
 		strings.Repeat(`{"a":`, 200000)+`1`+strings.Repeat(`}`, 200000)+`}}`)
 	deepYAML := write("deep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep, namespace: default}\ndata:\n  x: "+
 		strings.Repeat("[", 200000)+strings.Repeat("]", 200000)+"\n")
-	deepBlockYAML := func() string {
-		var b strings.Builder
-		b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep, namespace: default}\ndata:\n")
-		for i := range 20000 {
-			b.WriteString(strings.Repeat(" ", 2*(i+1)) + "a:\n")
+	// 5,000 levels of block mappings, a space of indentation each.
+	deepBlockYAML := writeStream(t, path("deep-block.yaml"), func(w *bufio.Writer) {
+		w.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep, namespace: default}\ndata:\n")
+		for i := range 5000 {
+			w.WriteString(strings.Repeat(" ", i+1) + "a:\n")
 		}
-		return write("deep-block.yaml", b.String())
-	}()
+	})
+	// One document of 80 MB: a ConfigMap with one long value.
+	huge := writeStream(t, path("huge.yaml"), func(w *bufio.Writer) {
+		w.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: huge, namespace: default}\ndata:\n  blob: \"")
+		chunk := strings.Repeat("0123456789abcdef", 4096)
+		for range 80 << 20 / len(chunk) {
+			w.WriteString(chunk)
+		}
+		w.WriteString("\"\n")
+	})
 
 	// A directory of valid files with one bad file deep inside.
 	writeFile(t, filepath.Join(dir, "gather", "namespaces", "default", "core", "pods.yaml"), validList)
@@ -122,6 +131,7 @@ func TestHostileInput(t *testing.T) {
 		{name: "deep JSON", from: deepJSON},
 		{name: "deep flow YAML", from: deepYAML},
 		{name: "deep block YAML", from: deepBlockYAML},
+		{name: "a huge document", from: huge},
 		{name: "a bad file in a directory", from: filepath.Join(dir, "gather"), want: []string{badInDir}},
 		{name: "truncated YAML, tree", from: truncatedYAML, args: []string{"tree", "deploy/web"}},
 		{name: "truncated YAML, capacity", from: truncatedYAML, args: []string{"capacity"}},
@@ -171,11 +181,30 @@ func TestHostileInput(t *testing.T) {
 	})
 }
 
+// writeStream writes path with write, through a buffer, and returns path:
+// big files are not held in the test's memory, whose peak a child's
+// rusage would count (see runBounded).
+func writeStream(t *testing.T, path string, write func(w *bufio.Writer)) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	write(w)
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // runBounded runs kubectl ARGS as a user without a cluster (no
 // --kubeconfig, KUBECONFIG naming a missing file) within hostileTimeout,
 // and returns how it ended and its peak RSS in bytes. kubectl execs the
 // plugin in its own process, so the peak is the larger of kubectl's own and
-// the plugin's.
+// the plugin's. Go starts children sharing its memory until they exec, and
+// Linux then counts the test process's own peak in the child's: the figure
+// is an upper bound of the plugin's peak, as tight as the test is small.
 func runBounded(t *testing.T, args ...string) (framework.Result, int64) {
 	t.Helper()
 	kubectlPath, err := exec.LookPath("kubectl")

@@ -64,6 +64,10 @@ func TestOffline(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			compared := 0
 			var skipped []string
+			var held map[string]map[string]any
+			if d.typed {
+				held = heldObjects(t, d.from[0])
+			}
 			for _, q := range qs {
 				if !q.heldBy(d) {
 					skipped = append(skipped, q.name)
@@ -72,7 +76,14 @@ func TestOffline(t *testing.T) {
 				compared++
 				want := answers[q.name]
 				got := offline(t, append(slices.Clone(q.args), d.fromArgs()...)...)
-				if diff := compare(want, got); diff != "" {
+				diff := compare(want, got)
+				if d.typed && q.printsObjects() {
+					diff = compare(framework.Result{ExitCode: want.ExitCode, Stderr: want.Stderr}, framework.Result{ExitCode: got.ExitCode, Stderr: got.Stderr})
+					if objects := compareHeldObjects(want.Stdout, got.Stdout, held); objects != "" {
+						diff = strings.TrimPrefix(diff+"; "+objects, "; ")
+					}
+				}
+				if diff != "" {
 					t.Errorf("kubectl informer %s %s: %s\n--- live:\n%s\n--- offline:\n%s", shellJoin(q.args), shellJoin(d.fromArgs()), diff, want, got)
 				}
 			}

@@ -76,6 +76,17 @@ func questions(f fixture) []question {
 	}
 }
 
+// printsObjects says whether q's answer is a List of whole objects
+// (query -o json or -o yaml).
+func (q question) printsObjects() bool {
+	for i, a := range q.args {
+		if a == "-o" && i+1 < len(q.args) && (q.args[i+1] == "json" || q.args[i+1] == "yaml") {
+			return q.args[0] == "query"
+		}
+	}
+	return false
+}
+
 // heldBy says whether d holds every type q reads.
 func (q question) heldBy(d dump) bool {
 	for _, r := range q.reads {
