@@ -19,7 +19,8 @@ FUZZTIME ?= 20s
 # Go packages with fuzz targets, and their targets.
 FUZZ_TARGETS := \
 	./pkg/index:FuzzParseSelector ./pkg/index:FuzzParseCustom ./pkg/index:FuzzLookup \
-	./pkg/diff:FuzzParsePath ./pkg/diff:FuzzCompareJSONPatch ./pkg/plugin:FuzzParseOutput ./pkg/expr:FuzzCompileEval
+	./pkg/diff:FuzzParsePath ./pkg/diff:FuzzCompareJSONPatch ./pkg/plugin:FuzzParseOutput ./pkg/expr:FuzzCompileEval \
+	./pkg/manifest:FuzzRead
 
 .PHONY: all build test test-unit e2e fuzz cluster-bins demo bench dist krew-manifest lint clean
 

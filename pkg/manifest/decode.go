@@ -27,13 +27,17 @@ type decoder struct {
 	doc int
 }
 
+// errNotObject says a document or item is not a map.
+var errNotObject = errors.New("not a Kubernetes object (a YAML or JSON map with kind and apiVersion)")
+
 // errTooLarge is returned by a limitedReader past its limit.
 var errTooLarge = errors.New("document too large")
 
 // decode reads in whole: JSON values if its first character opens one,
-// YAML documents otherwise.
+// YAML documents otherwise; the pod logs a cluster-info dump writes
+// between its lists are left out.
 func (d *decoder) decode(in io.Reader) error {
-	br := bufio.NewReaderSize(in, 64*1024)
+	br := bufio.NewReaderSize(newLogBlockFilter(in), 64*1024)
 	first, err := firstByte(br)
 	if err == io.EOF {
 		return nil
@@ -119,7 +123,7 @@ func (d *decoder) decodeJSON(in io.Reader) error {
 		case nil:
 			// null: an empty document.
 		default:
-			return d.jsonError(dec, "", fmt.Errorf("not an object: %v", tok))
+			return d.jsonError(dec, "", errNotObject)
 		}
 	}
 }
@@ -136,7 +140,7 @@ func (d *decoder) jsonValue(dec *json.Decoder, where string) error {
 	}
 	m, ok := v.(map[string]interface{})
 	if !ok {
-		return d.jsonError(dec, where, fmt.Errorf("not an object"))
+		return d.jsonError(dec, where, errNotObject)
 	}
 	return d.fromMap(m, where, func(err error) error { return d.jsonError(dec, where, err) })
 }
@@ -175,7 +179,7 @@ func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
 				}
 				m, ok := v.(map[string]interface{})
 				if !ok {
-					return d.jsonError(dec, fmt.Sprintf("item %d", i), fmt.Errorf("not an object"))
+					return d.jsonError(dec, fmt.Sprintf("item %d", i), errNotObject)
 				}
 				conv, err := convert(m, d.opts.MaxDepth)
 				if err != nil {
@@ -228,7 +232,7 @@ func (d *decoder) fromMap(m map[string]interface{}, where string, fail func(erro
 		for i, item := range list {
 			im, ok := item.(map[string]interface{})
 			if !ok {
-				return fail(fmt.Errorf("item %d: not an object", i))
+				return fail(fmt.Errorf("item %d: %w", i, errNotObject))
 			}
 			items = append(items, im)
 		}
@@ -419,7 +423,7 @@ func (d *decoder) yamlDocument(doc []byte, start int) error {
 	}
 	m, ok := v.(map[string]interface{})
 	if !ok {
-		return fmt.Errorf("%s: %s: not a Kubernetes object (a YAML or JSON map with kind and apiVersion)", d.name, pos)
+		return fmt.Errorf("%s: %s: %w", d.name, pos, errNotObject)
 	}
 	return d.fromMap(m, "", func(err error) error { return fmt.Errorf("%s: %s: %w", d.name, pos, err) })
 }

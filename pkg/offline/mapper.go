@@ -99,15 +99,20 @@ func newDiscovery(objects []*unstructured.Unstructured, types []*meta.RESTMappin
 	return d
 }
 
-// preferredVersion is the version of gk that client-go's scheme prefers,
-// or "" if the scheme does not hold gk.
+// preferredVersion is the version of gk an API server prefers, as far as
+// client-go's scheme holds gk: its highest version in Kubernetes' order (v2
+// before v1 before v1beta1), or "" if the scheme does not hold gk.
 func preferredVersion(gk schema.GroupKind) string {
+	best := ""
 	for _, gv := range scheme.Scheme.PrioritizedVersionsForGroup(gk.Group) {
-		if scheme.Scheme.Recognizes(gv.WithKind(gk.Kind)) {
-			return gv.Version
+		if scheme.Scheme.Recognizes(gv.WithKind(gk.Kind)) && (best == "" || version.CompareKubeAwareVersionStrings(gv.Version, best) > 0) {
+			best = gv.Version
 		}
 	}
-	return builtinVersions[gk.Group]
+	if best == "" {
+		return builtinVersions[gk.Group]
+	}
+	return best
 }
 
 // addCRD lists the custom resource a CRD defines in each version it
