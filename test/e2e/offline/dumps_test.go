@@ -57,9 +57,10 @@ type dump struct {
 	name  string
 	from  []string
 	holds map[string]bool
-	// typed is set for a dump written through kubectl's compiled-in types
-	// (see typed_test.go).
-	typed bool
+	// typedDir is, for a dump written through kubectl's compiled-in types
+	// (see typed_test.go), the cluster-info dump directory that holds the
+	// same objects.
+	typedDir string
 }
 
 func (d dump) fromArgs() []string {
@@ -96,10 +97,13 @@ func writeFile(t *testing.T, path, data string) {
 //     every object of every type;
 //   - cluster-info: `kubectl cluster-info dump -A --output-directory D`
 //     (nodes.json and NS/TYPE.json Lists, and pod logs as text);
+//   - cluster-info-stdout: `kubectl cluster-info dump -A > FILE`, the same
+//     Lists one after another with the pod logs between them;
 //   - must-gather: namespaces/NS/GROUP/RESOURCE.yaml and
 //     cluster-scoped-resources/GROUP/RESOURCE.yaml, each written by
-//     `kubectl get RESOURCE [-n NS] -o yaml` (core is "core"), with a
-//     timestamp file and container logs as must-gathers have them;
+//     `kubectl get RESOURCE [-n NS] -o yaml` (core is "core"), with each
+//     pod of shop again in namespaces/shop/pods/POD/POD.yaml, a timestamp
+//     file and container logs, as must-gathers have them;
 //   - multi-doc: two files, one a multi-document YAML of the pods of each
 //     namespace (a List per document, written by `kubectl get pods -n NS -o
 //     yaml`), the other `kubectl get nodes -o yaml`.
@@ -115,6 +119,12 @@ func takeDumps(t *testing.T, dir string) []dump {
 	if logs, _ := filepath.Glob(filepath.Join(clusterInfo, "shop", "web-*", "logs.txt")); len(logs) == 0 {
 		t.Fatalf("kubectl cluster-info dump wrote no shop/web-*/logs.txt: the dump is not what the test expects")
 	}
+	clusterInfoStdout := filepath.Join(dir, "cluster-info-dump.txt")
+	stdout := kubectl(t, "cluster-info", "dump", "-A")
+	if !strings.Contains(stdout, "==== START logs for container web of pod shop/web-") {
+		t.Fatalf("kubectl cluster-info dump printed no logs of shop's web pods: the dump is not what the test expects")
+	}
+	writeFile(t, clusterInfoStdout, stdout)
 
 	mustGather := filepath.Join(dir, "must-gather")
 	namespaces := strings.Fields(kubectl(t, "get", "namespaces", "-o", "jsonpath={.items[*].metadata.name}"))
@@ -127,6 +137,11 @@ func takeDumps(t *testing.T, dir string) []dump {
 	for _, r := range clusterResources {
 		writeFile(t, filepath.Join(mustGather, "cluster-scoped-resources", r.group, r.plural+".yaml"),
 			kubectl(t, "get", r.name(), "-o", "yaml"))
+	}
+	// Must-gathers also hold each pod of some namespaces in a file of its
+	// own (namespaces/NS/pods/POD/POD.yaml): the same objects twice.
+	for _, pod := range strings.Fields(kubectl(t, "get", "pods", "-n", "shop", "-o", "jsonpath={.items[*].metadata.name}")) {
+		writeFile(t, filepath.Join(mustGather, "namespaces", "shop", "pods", pod, pod+".yaml"), kubectl(t, "get", "pod", pod, "-n", "shop", "-o", "yaml"))
 	}
 	writeFile(t, filepath.Join(mustGather, "timestamp"), "2026-11-26 01:00:00.000000000 +0000 UTC m=+0.000000001\n")
 	writeFile(t, filepath.Join(mustGather, "namespaces", "shop", "pods", "web", "web", "web", "logs", "current.log"),
@@ -146,7 +161,8 @@ func takeDumps(t *testing.T, dir string) []dump {
 	return []dump{
 		{name: "yaml", from: []string{yamlPath}, holds: all},
 		{name: "json", from: []string{jsonPath}, holds: all},
-		{name: "cluster-info", from: []string{clusterInfo}, holds: holding(clusterInfoResources), typed: true},
+		{name: "cluster-info", from: []string{clusterInfo}, holds: holding(clusterInfoResources), typedDir: clusterInfo},
+		{name: "cluster-info-stdout", from: []string{clusterInfoStdout}, holds: holding(clusterInfoResources), typedDir: clusterInfo},
 		{name: "must-gather", from: []string{mustGather}, holds: all},
 		{name: "multi-doc", from: []string{podsPath, nodesPath}, holds: holding([]string{"pods", "nodes"})},
 	}

@@ -72,6 +72,7 @@ func questions(f fixture) []question {
 		{"capacity per zone", []string{"capacity", "--group-by", "label:topology.kubernetes.io/zone"}, podsAndNodes},
 		{"capacity of a namespace as json", []string{"capacity", "-n", "shop", "-o", "json"}, podsAndNodes},
 		{"no match", []string{"query", "pods", "-A", "--index", "node=no-such-node"}, podsOnly},
+		{"unsupported field selector", []string{"query", "pods", "-A", "--field-selector", "spec.foo=bar"}, podsOnly},
 		{"missing tree root", []string{"tree", "deployment/no-such", "-n", "shop"}, podOwners},
 	}
 }
