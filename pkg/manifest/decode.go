@@ -34,9 +34,10 @@ var errNotObject = errors.New("not a Kubernetes object (a YAML or JSON map with 
 var errTooLarge = errors.New("document too large")
 
 // decode reads in whole: JSON values if its first character opens one,
-// YAML documents otherwise.
+// YAML documents otherwise; the pod logs a cluster-info dump writes
+// between its lists are left out.
 func (d *decoder) decode(in io.Reader) error {
-	br := bufio.NewReaderSize(in, 64*1024)
+	br := bufio.NewReaderSize(newLogBlockFilter(in), 64*1024)
 	first, err := firstByte(br)
 	if err == io.EOF {
 		return nil

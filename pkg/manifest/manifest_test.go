@@ -95,6 +95,29 @@ null
 		},
 		want: "v1 Node /w1 \napps/v1 Deployment shop/web \nv1 Pod shop/a 3\nv1 Pod shop/b 4\n",
 	}, {
+		name: "cluster-info dump written to standard output: lists with pod logs between them",
+		files: map[string]string{"dump.txt": `{
+    "kind": "NodeList",
+    "apiVersion": "v1",
+    "metadata": {},
+    "items": [{"metadata": {"name": "w1"}}]
+}
+` + podListJSON + `==== START logs for container app of pod shop/a ====
+{"level":"info","msg":"not an object of the dump"}
+==== START logs for container x of pod shop/x ====
+==== END logs for container app of pod shop/a ====
+==== START logs for container app of pod shop/b ====
+==== END logs for container app of pod shop/b ====
+{
+    "kind": "ServiceList",
+    "apiVersion": "v1",
+    "metadata": {},
+    "items": [{"metadata": {"name": "web", "namespace": "shop"}}]
+}
+`},
+		paths: []string{"dump.txt"},
+		want:  "v1 Node /w1 \nv1 Pod shop/a 3\nv1 Pod shop/b 4\nv1 Service shop/web \n",
+	}, {
 		name: "must-gather directory",
 		files: map[string]string{
 			"cluster-scoped-resources/core/nodes.yaml":    "apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: w1}\n",
