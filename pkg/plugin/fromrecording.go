@@ -141,6 +141,9 @@ func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (cache.Source
 			if at, err = resolveInstant("--at", r.flags.at, span); err != nil {
 				return nil, "", err
 			}
+			if at.After(span.End) && r.errOut != nil {
+				fmt.Fprintf(r.errOut, "warning: --at %s is after the last event of %s, at %s: the answer is the state then\n", r.flags.at, r.path, formatInstant(span.End))
+			}
 		}
 		source, err := offline.Recorded(r.path, at)
 		if err != nil {

@@ -40,6 +40,7 @@ func TestQueryAt(t *testing.T) {
 		{at: "-500ms", want: "deployment.apps/db"},
 		{at: "-1500ms", want: "deployment.apps/db deployment.apps/web"},
 		{at: "", want: "deployment.apps/db deployment.apps/web"},
+		{at: "2026-11-27T00:00:00Z", want: "deployment.apps/db deployment.apps/web"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.at, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestRecordingFlagErrors(t *testing.T) {
 		{"--since without --from", NewCmdWatch, []string{"deploy", "--since", "-1m"}, "--since needs --from a recording"},
 		{"--speed negative", NewCmdWatch, []string{"deploy", "--from", path, "--speed", "-2"}, "--speed must not be negative"},
 		{"--until-time before --since", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-2s", "--until-time", "-3s"}, "--until-time -3s is before --since -2s"},
-		{"--since after the end", NewCmdWatch, []string{"deploy", "--from", path, "--since", "2026-11-26T02:00:00Z"}, "after the recording's end"},
+		{"--since before the start", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-1h"}, "--since -1h: 2026-11-26T00:00:07.000Z is before the recording's start"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
