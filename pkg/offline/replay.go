@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -47,6 +49,34 @@ type Replay struct {
 	// have handed on every event it applied.
 	lastRead  atomic.Int64
 	delivered chan struct{}
+
+	mu sync.Mutex
+	// times holds when each applied change was recorded, by the object's
+	// kind, namespace, name and resourceVersion as applied, until
+	// RecordedAt takes it.
+	times map[changeKey]time.Time
+}
+
+// changeKey names one state of an object of a replay.
+type changeKey struct {
+	gk                               schema.GroupKind
+	namespace, name, resourceVersion string
+}
+
+// RecordedAt returns when the state of the object of kind gk with
+// namespace, name and resourceVersion (as the replay's source serves it)
+// was recorded, and forgets it: each state's time is asked once. A state
+// of the replay's start, or one not asked for before, is reported as
+// Since.
+func (p *Replay) RecordedAt(gk schema.GroupKind, namespace, name, resourceVersion string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := changeKey{gk, namespace, name, resourceVersion}
+	if t, ok := p.times[k]; ok {
+		delete(p.times, k)
+		return t
+	}
+	return p.window.Since
 }
 
 // NewReplay reads the state at the start of window from the recording at
@@ -78,7 +108,7 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{})}, nil
+	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{}), times: map[changeKey]time.Time{}}, nil
 }
 
 // initialEnd reads r's initial events, those before its first live event,
@@ -197,7 +227,16 @@ func (p *Replay) Run(ctx context.Context) error {
 		if err := clock.wait(ctx, ev.Time); err != nil {
 			return nil // interrupted: the watch ends as it does live
 		}
-		if err := p.source.Apply(ev.Type, ev.Object); err != nil {
+		k := changeKey{gk: ev.Object.GroupVersionKind().GroupKind(), namespace: ev.Object.GetNamespace(), name: ev.Object.GetName()}
+		p.mu.Lock()
+		err = p.source.Apply(ev.Type, ev.Object)
+		if err == nil {
+			// Apply set the resourceVersion the source serves the state at.
+			k.resourceVersion = ev.Object.GetResourceVersion()
+			p.times[k] = ev.Time
+		}
+		p.mu.Unlock()
+		if err != nil {
 			return fmt.Errorf("%s: replaying the %s of %s/%s recorded at %s: %w", p.path, ev.Type, ev.Object.GetKind(), ev.Object.GetName(), ev.Time.UTC().Format(time.RFC3339Nano), err)
 		}
 	}

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +148,27 @@ func TestWatchReplay(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchReplayTimes checks that a replay's events carry the time each
+// state was recorded, the initial state the time of the replay's start.
+func TestWatchReplayTimes(t *testing.T) {
+	path := writeHistoryRecording(t)
+	out, errOut, err := runCommand(t, NewCmdWatch, "deploy", "-n", "shop", "--from", path, "--initial", "--since", "2026-11-26T01:00:02Z", "-o", "json")
+	if err != nil {
+		t.Fatalf("watch = %v (stderr %s)", err, errOut)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct{ Type, Time string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got = append(got, ev.Type+" "+ev.Time)
+	}
+	want := "ADDED 2026-11-26T01:00:02Z, ADDED 2026-11-26T01:00:02Z, MODIFIED 2026-11-26T01:00:04Z, MODIFIED 2026-11-26T01:00:05Z, DELETED 2026-11-26T01:00:06Z, ADDED 2026-11-26T01:00:07Z"
+	if strings.Join(got, ", ") != want {
+		t.Fatalf("watch --since 01:00:02 -o json times:\n%s\nwant\n%s", strings.Join(got, ", "), want)
 	}
 }
