@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
 // runCommand runs the command newCmd builds with args, as the root would
@@ -171,4 +174,46 @@ func TestWatchReplayTimes(t *testing.T) {
 	if strings.Join(got, ", ") != want {
 		t.Fatalf("watch --since 01:00:02 -o json times:\n%s\nwant\n%s", strings.Join(got, ", "), want)
 	}
+}
+
+// TestQueryTruncatedRecording checks that a recording cut off after its
+// last flushed event answers up to there, with a warning.
+func TestQueryTruncatedRecording(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.rec")
+	w, err := recording.Create(path, recording.Header{
+		Started: historyStart,
+		Types:   []recording.Type{{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := recordedDeployment("u-other", "db:v1", 1, "1", "kubectl-create")
+	other.SetName("db")
+	for _, ev := range []recording.Event{
+		{Time: historyStart, Type: watch.Added, Initial: true, Object: other},
+		{Time: historyStart.Add(time.Second), Type: watch.Added, Object: recordedDeployment("u1", "web:v1", 2, "2", "kubectl-create")},
+	} {
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A third event, not flushed: the file ends after the second, as if
+	// the recorder had crashed, without the compressor's end.
+	if err := w.Write(recording.Event{Time: historyStart.Add(2 * time.Second), Type: watch.Deleted, Object: other}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCommand(t, NewCmdQuery, "deploy", "-n", "shop", "--from", path, "-o", "name")
+	if err != nil {
+		t.Fatalf("query a cut recording = %v", err)
+	}
+	if got := strings.Join(strings.Fields(out), " "); got != "deployment.apps/db deployment.apps/web" {
+		t.Errorf("query a cut recording = %q, want db and web", got)
+	}
+	if !strings.Contains(errOut, "was cut off after its last complete event, at 2026-11-26T01:00:01.000Z") {
+		t.Errorf("query a cut recording: stderr %q, want a warning that it was cut off", errOut)
+	}
+	_ = w.Close()
 }
