@@ -80,7 +80,9 @@ const logSize = 4096
 // those the objects imply (a recording's recorded types; nil for a dump).
 // The REST mapper lists the built-in types with their short names, the
 // custom resources the CRDs among objects define, types, and the other
-// kinds objects have (their resource guessed from the kind). An object
+// kinds objects have (their resource guessed from the kind). An object of
+// a namespaced kind without a namespace is held in namespace "default". An
+// object
 // that does not convert to its kind's Go type is an error naming it.
 func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) (*Source, error) {
 	s := &Source{
@@ -90,6 +92,7 @@ func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) 
 		finished: make(chan struct{}),
 	}
 	for _, obj := range objects {
+		obj = s.inNamespace(obj)
 		e, err := newEntry(obj)
 		if err != nil {
 			return nil, err
@@ -101,6 +104,23 @@ func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) 
 	}
 	s.logFrom = s.rv
 	return s, nil
+}
+
+// inNamespace returns obj, or a copy of it in namespace "default" when its
+// kind is namespaced and it names no namespace (a manifest written to be
+// applied), as kubectl apply would create it.
+func (s *Source) inNamespace(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if obj.GetNamespace() != "" {
+		return obj
+	}
+	gvk := obj.GroupVersionKind()
+	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		return obj
+	}
+	obj = obj.DeepCopy()
+	obj.SetNamespace(metav1.NamespaceDefault)
+	return obj
 }
 
 // newEntry converts obj to the Go type of its kind where the scheme holds
@@ -210,6 +230,7 @@ func (s *Source) Apply(t watch.EventType, obj *unstructured.Unstructured) error 
 	default:
 		return fmt.Errorf("applying a %s event: only ADDED, MODIFIED and DELETED change objects", t)
 	}
+	obj = s.inNamespace(obj)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rv := s.rv + 1
@@ -350,7 +371,14 @@ func (f *feed) output(e *entry) (runtime.Object, error) {
 	switch obj := e.obj.(type) {
 	case *unstructured.Unstructured:
 		if !f.typed {
-			return obj.DeepCopy(), nil
+			// Another served version of a custom resource is the same
+			// object under another apiVersion, as a CRD without a
+			// conversion webhook serves it.
+			out := obj.DeepCopy()
+			if e.gvk != want {
+				out.SetGroupVersionKind(want)
+			}
+			return out, nil
 		}
 		typed, err := toTyped(obj, want)
 		if err != nil {

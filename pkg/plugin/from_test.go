@@ -70,6 +70,18 @@ web-5d8f-b   0/1     Running   0          <unknown>
 		args: []string{"query", "pods", "-A", "--field-selector", "spec.nodeName=worker-2", "--index", "node=worker-2", "-o", "name", "--from", fromDump},
 		want: "pod/job-x\npod/web-5d8f-b\n",
 	}, {
+		name: "phase and namespace indexes, which the engine has the source select",
+		args: []string{"query", "pods", "-A", "--index", "phase=Running", "--index", "namespace!=batch", "-o", "name", "--from", fromDump},
+		want: "pod/web-5d8f-a\npod/web-5d8f-b\n",
+	}, {
+		name: "phase index with notin",
+		args: []string{"query", "pods", "-A", "--index", "phase notin (Running)", "-o", "name", "--from", fromDump},
+		want: "pod/job-x\npod/db-0\n",
+	}, {
+		name: "another served version of a custom resource",
+		args: []string{"query", "widgets.v1beta1.example.com", "-n", "shop", "-o", "jsonpath={.items[*].apiVersion}", "--from", fromDump},
+		want: "example.com/v1beta1 example.com/v1beta1",
+	}, {
 		name: "label selector",
 		args: []string{"query", "pods", "-A", "-l", "app=web", "-o", "name", "--from", fromDump},
 		want: "pod/web-5d8f-a\npod/web-5d8f-b\n",
