@@ -167,7 +167,7 @@ func TestFromErrors(t *testing.T) {
 	}{
 		{"missing path", []string{"query", "pods", "--from", "testdata/nope"}, "--from testdata/nope: no such file or directory"},
 		{"unknown type", []string{"query", "gadgets", "--from", fromDump}, `the --from files have no resource type "gadgets"`},
-		{"unsupported field selector", []string{"query", "pods", "--field-selector", "spec.foo=x", "--from", fromDump}, "field label not supported: spec.foo"},
+		{"unsupported field selector", []string{"query", "pods", "--field-selector", "spec.foo=x", "--from", fromDump}, "listing pods: field label not supported: spec.foo"},
 		{"watch --until not met by the end", []string{"watch", "pods", "-n", "shop", "--until", `object.status.phase == "Succeeded"`, "--from", fromDump}, "did not hold for any watched object by the end of --from"},
 	}
 	for _, tt := range tests {
