@@ -66,8 +66,10 @@ type changeKey struct {
 // RecordedAt returns when the state of the object of kind gk with
 // namespace, name and resourceVersion (as the replay's source serves it)
 // was recorded, and forgets it: each state's time is asked once. A state
-// of the replay's start, or one not asked for before, is reported as
-// Since.
+// of the replay's start, or one asked for again, is reported as Since. The
+// times of states no one asks for (of types or objects a watch does not
+// print) are kept until the replay is dropped, one small entry per event
+// of the window.
 func (p *Replay) RecordedAt(gk schema.GroupKind, namespace, name, resourceVersion string) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -85,18 +87,15 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	if window.Speed < 0 {
 		return nil, fmt.Errorf("replay speed %g is negative", window.Speed)
 	}
-	r, err := recording.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
 	if window.Since.IsZero() {
-		if window.Since, err = initialEnd(r); err != nil {
+		since, err := recordingStart(path)
+		if err != nil {
 			return nil, err
 		}
+		window.Since = since
 	}
-	r.Close()
-	if r, err = recording.Open(path); err != nil {
+	r, err := recording.Open(path)
+	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
@@ -111,10 +110,16 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{}), times: map[changeKey]time.Time{}}, nil
 }
 
-// initialEnd reads r's initial events, those before its first live event,
-// and returns when the state at the start of the recording is complete:
-// the time of the last of them, or the header's start when later.
-func initialEnd(r *recording.Reader) (time.Time, error) {
+// recordingStart reads the initial events of the recording at path, those
+// before its first live event, and returns when the state at its start is
+// complete: the time of the last of them, or the header's start when
+// later.
+func recordingStart(path string) (time.Time, error) {
+	r, err := recording.Open(path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer r.Close()
 	end := r.Header().Started
 	for {
 		ev, err := r.Next()
