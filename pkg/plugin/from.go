@@ -25,16 +25,29 @@ import (
 // addFromFlags adds --from to cmd, whose RunE is already set, and wraps
 // RunE: with --from, the command runs here over the files (never in a warm
 // cache), needing no kubeconfig; a watch prints the files' objects first
-// (as --initial does; a grouped watch, its table).
+// (as --initial does; a grouped watch, its table). A recording among the
+// paths is read by recordingEngines instead (fromrecording.go).
 func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 	var paths []string
 	cmd.Flags().StringArrayVar(&paths, "from", nil, "Read objects from files instead of an API server (repeatable): kubectl get -o yaml|json output, multi-document YAML, JSON streams, or directories walked recursively (kubectl cluster-info dump --output-directory, must-gather). No kubeconfig is read; the namespace is -n or default.")
 	_ = cmd.MarkFlagFilename("from", "yaml", "yml", "json")
+	_, watch := o.(*WatchOptions)
+	times := addRecordingFlags(cmd, watch)
 	live := cmd.RunE
 	direct := runE(o)
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(paths) == 0 {
+			if err := times.validate(nil, false); err != nil {
+				return err
+			}
 			return live(c, args)
+		}
+		if rec, err := recordingEnginesFor(paths, times, c.ErrOrStderr()); err != nil || rec != nil {
+			if err != nil {
+				return err
+			}
+			eo.engines = rec
+			return direct(c, args)
 		}
 		eo.engines = fromEngines{paths: paths}
 		if w, ok := o.(*WatchOptions); ok && len(w.GroupBy) == 0 && len(w.Sums) == 0 {

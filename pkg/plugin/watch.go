@@ -344,9 +344,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	defer related.Shutdown()
 	if o.grouped() {
+		playRecording(ctx, o.engines, o.ErrOut)
 		return o.runGroups(ctx, engine, queue, names)
 	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
+	p.recordedAt = recordedTimes(o.engines)
 	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
 	p.exprs = newExprReporter(p.guards)
 	defer p.exprs.report(o.ErrOut)
@@ -359,6 +361,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			mode = untilNamed
 		}
 		p.until = newUntilCondition(o.until, o.until.Program().Flag(), mode, names)
+		p.until.byEvent = replays(o.engines)
 		p.until.seed(p, engine.Types())
 		if err := exprFatal(p.guards); err != nil {
 			return err
@@ -375,6 +378,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 	ctx, cancel := o.watchContext(ctx, engine)
 	defer cancel()
+	playRecording(ctx, o.engines, o.ErrOut)
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
