@@ -321,3 +321,53 @@ func sortKeys(keys []key) {
 		return a.uid < b.uid
 	})
 }
+
+// Events reads a recording's events in order: a Reader (one file) or a
+// DirReader (a directory of segments).
+type Events interface {
+	Header() Header
+	Next() (Event, error)
+	Truncated() bool
+	Close() error
+}
+
+// OpenEvents opens path as a recording: a directory of segments with
+// OpenDir, a file with Open.
+func OpenEvents(path string) (Events, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return OpenDir(path)
+	}
+	return Open(path)
+}
+
+// IsRecordingPath reports whether path is a recording file (IsRecording)
+// or a directory of segments (IsSegmentDir).
+func IsRecordingPath(path string) (bool, error) {
+	if IsSegmentDir(path) {
+		return true, nil
+	}
+	return IsRecording(path)
+}
+
+// StateAtPath returns the objects of the recording at path as they were at
+// at, with its header: for a file, StateAt; for a directory of segments,
+// StateAtDir's objects with OpenDir's header, which lists every type of
+// every segment.
+func StateAtPath(path string, at time.Time) (Header, []*unstructured.Unstructured, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		d, err := OpenDir(path)
+		if err != nil {
+			return Header{}, nil, err
+		}
+		_ = d.Close()
+		_, objs, err := StateAtDir(path, at)
+		return d.Header(), objs, err
+	}
+	r, err := Open(path)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	defer r.Close()
+	objs, err := StateAt(r, at)
+	return r.Header(), objs, err
+}

@@ -213,3 +213,39 @@ func TestOpenDirErrors(t *testing.T) {
 		t.Errorf("OpenDir(a bad segment) = %v, want an error naming %s", err, bad)
 	}
 }
+
+// TestPaths: a directory of segments and a file answer through the same
+// functions.
+func TestPaths(t *testing.T) {
+	dir, at := segmentDir(t)
+	file := writeSegment(t, t.TempDir(), at(0), []Type{podsType}, []Event{
+		{Time: at(0), Type: watch.Added, Initial: true, Object: segPod("a", "ua", "1", "Pending")},
+	})
+	for _, tt := range []struct {
+		path      string
+		wantTypes int
+		wantObjs  []string
+	}{
+		{dir, 2, []string{"ConfigMap:x@7", "Pod:a@3"}},
+		{file, 1, []string{"Pod:a@1"}},
+	} {
+		if ok, err := IsRecordingPath(tt.path); !ok || err != nil {
+			t.Errorf("IsRecordingPath(%s) = %v, %v", tt.path, ok, err)
+		}
+		h, objs, err := StateAtPath(tt.path, at(16))
+		if err != nil || len(h.Types) != tt.wantTypes || !reflect.DeepEqual(names(h, objs), tt.wantObjs) {
+			t.Errorf("StateAtPath(%s) = %d types, %v, %v; want %d, %v", tt.path, len(h.Types), names(h, objs), err, tt.wantTypes, tt.wantObjs)
+		}
+		r, err := OpenEvents(tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Header().Types) != tt.wantTypes {
+			t.Errorf("OpenEvents(%s): %d types, want %d", tt.path, len(r.Header().Types), tt.wantTypes)
+		}
+		r.Close()
+	}
+	if ok, _ := IsRecordingPath(t.TempDir()); ok {
+		t.Errorf("IsRecordingPath(an empty dir) = true")
+	}
+}
