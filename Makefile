@@ -20,7 +20,7 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS := \
 	./pkg/index:FuzzParseSelector ./pkg/index:FuzzParseCustom ./pkg/index:FuzzLookup \
 	./pkg/diff:FuzzParsePath ./pkg/diff:FuzzCompareJSONPatch ./pkg/plugin:FuzzParseOutput ./pkg/expr:FuzzCompileEval \
-	./pkg/recording:FuzzReader
+	./pkg/recording:FuzzReader ./pkg/manifest:FuzzRead
 
 .PHONY: all build test test-unit e2e fuzz cluster-bins demo bench dist krew-manifest lint clean
 

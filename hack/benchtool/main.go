@@ -10,6 +10,7 @@
 //	benchtool run --cluster-dir DIR --work-dir DIR --root DIR [--out FILE] [--rawlist BIN]
 //	benchtool profile --cpu FILE [--heap FILE] [--repeat N] -- PLUGIN-ARGS...
 //	benchtool memory --kubeconfig FILE [--resource pods] [--kind typed|dynamic|metadata] [--managed-fields drop|summarize|intern|keep]
+//	benchtool dump --pods N --out FILE
 //
 // hack/bench starts and stops the control plane and calls run; run starts
 // profile and memory as child processes. The raw LIST floor is a separate,
@@ -41,6 +42,9 @@ Verbs:
         metadata; managedFields drop, summarize or keep) over all
         namespaces in this process and print, as JSON, the live heap and
         heap in use after a GC before and after the sync, and the count.
+  dump --pods N --out FILE
+        Write the offline step's dump: N realistic pods as
+        kubectl get pods -A -o json writes them.
 `
 
 func main() {
@@ -56,6 +60,8 @@ func main() {
 		err = cmdProfile(args)
 	case "memory":
 		err = cmdMemory(args)
+	case "dump":
+		err = cmdDump(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

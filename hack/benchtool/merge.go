@@ -24,6 +24,7 @@ var reportSections = []struct {
 	{"Memory per cached object", []string{"memory"}},
 	{"Watch under churn", []string{"watch"}},
 	{"Scale", []string{"scale"}},
+	{"Offline", []string{"offline"}},
 	{"Profiles of the missed targets", []string{"profile"}},
 	{"Go micro-benchmarks", []string{"micro"}},
 	{"How each number was measured", nil},

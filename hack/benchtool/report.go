@@ -29,6 +29,7 @@ type report struct {
 
 	realistic *realisticResult
 	warm      *warmResult
+	offline   *offlineResult
 
 	micro     string
 	microLoad float64
@@ -198,6 +199,7 @@ var shortName = map[string]string{
 	"q2-direct": "query 2 direct", "q3": "query 3", "q5": "query 5",
 	"raw-pb-plain": "uncompressed LIST", "raw-json-pods": "JSON LIST",
 	"capacity": "capacity", "raw-nodes": "raw nodes LIST",
+	"off-decode": "plain decode", "off-decode-typed": "typed decode", "off-read": "file read",
 }
 
 func (r *report) markdown() string {
@@ -322,6 +324,8 @@ func (r *report) markdown() string {
 			}
 		}
 	}
+
+	p("%s", r.offlineSection())
 
 	if len(r.profiles) > 0 || r.profileErr != "" {
 		p("## Profiles of the missed targets\n\n")

@@ -40,6 +40,7 @@ type bench struct {
 	root, clusterDir, workDir, out string
 	kubeconfig, self, plugin       string
 	rawlist, runner, floor         string
+	jsondecode                     string
 
 	runs          int
 	pods          int // seeded so far
@@ -59,6 +60,8 @@ type bench struct {
 	realDeployments int
 	realPods        int
 	realTimeout     time.Duration
+
+	offlinePods int
 
 	rep      report
 	previous string // the report file as it was before this run
@@ -116,7 +119,8 @@ func (b *bench) configure() error {
 	if b.floor == "" {
 		b.floor = filepath.Join(filepath.Dir(b.self), "floor")
 	}
-	for _, bin := range []string{b.rawlist, b.runner, b.floor} {
+	b.jsondecode = filepath.Join(filepath.Dir(b.self), "jsondecode")
+	for _, bin := range []string{b.rawlist, b.runner, b.floor, b.jsondecode} {
 		if _, err := os.Stat(bin); err != nil {
 			return fmt.Errorf("%w (go build -o DIR/ ./hack/benchtool/...)", err)
 		}
@@ -141,13 +145,17 @@ func (b *bench) configure() error {
 	b.realDeployments = envInt("BENCH_REAL_DEPLOYMENTS", 20, &errs)
 	b.realPods = envInt("BENCH_REAL_PODS", 10000, &errs)
 	b.realTimeout = envDuration("BENCH_REAL_TIMEOUT", 40*time.Minute, &errs)
+	b.offlinePods = envInt("BENCH_OFFLINE_PODS", 100000, &errs)
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,offline,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
+	}
+	if b.offlinePods < 1 {
+		errs = append(errs, errors.New("BENCH_OFFLINE_PODS must be at least 1"))
 	}
 	if b.runs < 1 || b.pods < 1 || b.widgets < 1 {
 		errs = append(errs, errors.New("BENCH_RUNS, BENCH_PODS and BENCH_WIDGETS must be at least 1"))
@@ -206,6 +214,12 @@ func (b *bench) run(ctx context.Context) error {
 				b.write()
 			}
 		}
+	}
+	if b.steps["offline"] {
+		if err := b.offline(ctx); err != nil {
+			return fmt.Errorf("offline: %w", err)
+		}
+		b.write()
 	}
 	b.rep.targets = b.evaluate()
 	if b.steps["profile"] {

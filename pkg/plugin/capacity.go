@@ -103,6 +103,7 @@ allocatable ("?" percentages).`,
 	// registration, programming errors the tests would catch.
 	_ = cmd.RegisterFlagCompletionFunc("group-by", completeIndexName)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeChoices("json", "yaml"))
+	addFromFlags(cmd, o, &o.engineOptions)
 	return cmd
 }
 

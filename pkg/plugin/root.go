@@ -71,6 +71,7 @@ recursively, or the controllers above it.`,
 	cmd.AddCommand(NewCmdCapacity(configFlags, streams))
 	cmd.AddCommand(NewCmdTree(configFlags, streams))
 	cmd.AddCommand(NewCmdRecord(configFlags, streams))
+	cmd.AddCommand(NewCmdHistory(configFlags, streams))
 	cmd.AddCommand(NewCmdIndexers(streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd

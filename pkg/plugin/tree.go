@@ -87,6 +87,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringSliceVar(&o.Types, "types", nil, "Types to follow down, comma separated (default "+strings.Join(defaultTreeTypes, ",")+").")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
+	addFromFlags(cmd, o, &o.engineOptions)
 	registerCompletions(cmd, configFlags)
 	return cmd
 }

@@ -109,6 +109,7 @@ func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, o.resolvedColor, o.redrawsHere)
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
+	addFromFlags(cmd, o, &o.engineOptions)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")
@@ -343,6 +344,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	defer related.Shutdown()
 	if o.grouped() {
+		playRecording(ctx, o.engines, o.ErrOut)
 		return o.runGroups(ctx, engine, queue, names)
 	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
@@ -358,6 +360,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			mode = untilNamed
 		}
 		p.until = newUntilCondition(o.until, o.until.Program().Flag(), mode, names)
+		p.until.byEvent = replays(o.engines)
 		p.until.seed(p, engine.Types())
 		if err := exprFatal(p.guards); err != nil {
 			return err
@@ -374,6 +377,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 	ctx, cancel := o.watchContext(ctx, engine)
 	defer cancel()
+	playRecording(ctx, o.engines, o.ErrOut)
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
@@ -386,6 +390,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, p.until.metMessage())
 	case p.until != nil && o.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return p.until.timeoutError(o.Timeout)
+	case p.until != nil && fromEnded(engine):
+		return p.until.endError()
 	}
 	return nil
 }
@@ -442,7 +448,8 @@ func (r *watchErrorReporter) resumed(t *cache.Type) {
 	fmt.Fprintf(r.out.w, "watch of %s resumed; changes made meanwhile follow\n", t.Name())
 }
 
-// watchContext returns ctx ended also after --timeout (when set) and when
+// watchContext returns ctx ended also after --timeout (when set), when
+// the events of a finished --from source are all printed, and when
 // the engine fails for good after sync (a watch the user may not make), so
 // that the printer ends and the command reports why; the caller calls
 // cancel.
@@ -455,6 +462,8 @@ func (o *WatchOptions) watchContext(ctx context.Context, engine runningEngine) (
 	go func() {
 		select {
 		case <-engine.Failed():
+			cancel()
+		case <-sourceDrained(engine):
 			cancel()
 		case <-ctx.Done():
 		}

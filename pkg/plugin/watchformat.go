@@ -91,7 +91,11 @@ func (p *eventPrinter) writeText(r rendered) error {
 		if loc == nil {
 			loc = time.Local
 		}
-		line.WriteString(time.Now().In(loc).Format("15:04:05.000 "))
+		if p.recordedAt != nil {
+			line.WriteString(p.recordedAt(r.ev).In(loc).Format("2006-01-02T15:04:05.000Z07:00 "))
+		} else {
+			line.WriteString(time.Now().In(loc).Format("15:04:05.000 "))
+		}
 	}
 	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
@@ -163,6 +167,9 @@ func secretPaths() []diff.Path {
 // --output-watch-events -o json, plus the patch and what we know of it.
 type jsonEvent struct {
 	Type cache.EventType `json:"type"`
+	// Time is when a recorded event was recorded (RFC 3339); a live
+	// watch leaves it out.
+	Time string `json:"time,omitempty"`
 	// Object is the object without managedFields: an unstructured map, or
 	// a typed object, which encoding/json renders as ToUnstructured would
 	// (the same fields and values; keys in the struct's order, not sorted).
@@ -193,6 +200,9 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 	}
 	if r.typ == cache.Modified {
 		ev.Patch = r.update.Patch()
+	}
+	if p.recordedAt != nil {
+		ev.Time = p.recordedAt(r.ev).UTC().Format(time.RFC3339Nano)
 	}
 	return ev, nil
 }

@@ -38,6 +38,11 @@ type eventPrinter struct {
 	guards []*expr.Guard
 	// exprs reports the expressions' evaluation errors on errOut.
 	exprs *exprReporter
+	// recordedAt, set for the events of a recording, returns the time an
+	// event was recorded: --timestamps prints it, date included, and -o
+	// json and yaml carry it as "time". Nil for a live watch, whose
+	// --timestamps print the time of printing.
+	recordedAt func(*cache.Event) time.Time
 
 	lastCoalesced int64
 	lastNotice    time.Time

@@ -53,6 +53,10 @@ type untilCondition struct {
 	nHolds int
 	// metOn is the object that met an untilAny condition, for the message.
 	metOn string
+	// byEvent judges each object by the state its event carries instead
+	// of the cache's: in a replay every event is a state the recording
+	// held, in order, while the cache may already be ahead of the printer.
+	byEvent bool
 }
 
 func newUntilCondition(guard *expr.Guard, flag string, mode untilMode, names map[string]map[string]bool) *untilCondition {
@@ -79,6 +83,14 @@ func (u *untilCondition) seed(p *eventPrinter, types []*cache.Type) {
 
 // update looks again at the object of ev, if ev carries its current state.
 func (u *untilCondition) update(p *eventPrinter, ev *cache.Event) {
+	if u.byEvent {
+		if ev.Type == cache.Deleted {
+			u.remove(ev.Resource.Name() + "|" + ev.Key)
+		} else {
+			u.set(p, ev.Resource, ev.Key, ev.New)
+		}
+		return
+	}
 	cur, exists, err := ev.Resource.GetByKey(ev.Key)
 	switch {
 	case err != nil:
@@ -194,4 +206,11 @@ func resourceVersion(obj interface{}) string {
 		return ""
 	}
 	return a.GetResourceVersion()
+}
+
+// endError says the condition did not hold when a finished --from source
+// had nothing more to print.
+func (u *untilCondition) endError() error {
+	return fmt.Errorf("%s %q did not hold for %s by the end of --from (it holds for %d of the %d watched objects)",
+		u.flag, u.guard.Program().Source(), u.target(), u.nHolds, len(u.states))
 }

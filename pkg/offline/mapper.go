@@ -1,0 +1,274 @@
+package offline
+
+import (
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/restmapper"
+)
+
+// crdGroupKind is the kind of a custom resource definition.
+var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// discovery is what an API server's discovery would list for a source: the
+// groups in priority order, each with its versions and resources.
+type discovery struct {
+	groups []*restmapper.APIGroupResources
+	byName map[string]*restmapper.APIGroupResources
+	// known are the kinds listed, by group, kind and version.
+	known map[schema.GroupVersionKind]bool
+}
+
+// newDiscovery lists the built-in types, the custom resources the CRDs
+// among objects define, the types given, and the other kinds of objects
+// (their resource guessed from the kind).
+func newDiscovery(objects []*unstructured.Unstructured, types []*meta.RESTMapping) *discovery {
+	d := &discovery{byName: map[string]*restmapper.APIGroupResources{}, known: map[schema.GroupVersionKind]bool{}}
+
+	// The versions of each kind the objects carry, in the order read, and
+	// which kinds have namespaced objects.
+	seen := map[schema.GroupKind][]string{}
+	namespaced := map[schema.GroupKind]bool{}
+	var kinds []schema.GroupKind
+	for _, obj := range objects {
+		gvk := obj.GroupVersionKind()
+		gk := gvk.GroupKind()
+		if _, ok := seen[gk]; !ok {
+			kinds = append(kinds, gk)
+		}
+		if !contains(seen[gk], gvk.Version) {
+			seen[gk] = append(seen[gk], gvk.Version)
+		}
+		if obj.GetNamespace() != "" {
+			namespaced[gk] = true
+		}
+	}
+
+	for _, b := range builtins {
+		gk := schema.GroupKind{Group: b.group, Kind: b.kind}
+		versions := seen[gk]
+		if len(versions) == 0 {
+			v := preferredVersion(gk)
+			if v == "" {
+				continue
+			}
+			versions = []string{v}
+		}
+		for _, v := range versions {
+			d.add(b.group, v, metav1.APIResource{
+				Name: b.resource, SingularName: strings.ToLower(b.kind), Namespaced: !b.clusterScoped,
+				Kind: b.kind, ShortNames: b.shortNames,
+			})
+		}
+	}
+
+	for _, obj := range objects {
+		if obj.GroupVersionKind().GroupKind() == crdGroupKind {
+			d.addCRD(obj, seen)
+		}
+	}
+
+	for _, m := range types {
+		if d.known[m.GroupVersionKind] {
+			continue
+		}
+		d.add(m.Resource.Group, m.Resource.Version, metav1.APIResource{
+			Name: m.Resource.Resource, SingularName: strings.ToLower(m.GroupVersionKind.Kind),
+			Namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace, Kind: m.GroupVersionKind.Kind,
+		})
+	}
+
+	for _, gk := range kinds {
+		for _, v := range seen[gk] {
+			gvk := gk.WithVersion(v)
+			if d.known[gvk] {
+				continue
+			}
+			plural, singular := meta.UnsafeGuessKindToResource(gvk)
+			d.add(gk.Group, v, metav1.APIResource{
+				Name: plural.Resource, SingularName: singular.Resource, Namespaced: namespaced[gk], Kind: gk.Kind,
+			})
+		}
+	}
+	return d
+}
+
+// preferredVersion is the version of gk an API server prefers, as far as
+// client-go's scheme holds gk: its highest version in Kubernetes' order (v2
+// before v1 before v1beta1), or "" if the scheme does not hold gk.
+func preferredVersion(gk schema.GroupKind) string {
+	best := ""
+	for _, gv := range scheme.Scheme.PrioritizedVersionsForGroup(gk.Group) {
+		if scheme.Scheme.Recognizes(gv.WithKind(gk.Kind)) && (best == "" || version.CompareKubeAwareVersionStrings(gv.Version, best) > 0) {
+			best = gv.Version
+		}
+	}
+	if best == "" {
+		return builtinVersions[gk.Group]
+	}
+	return best
+}
+
+// addCRD lists the custom resource a CRD defines in each version it
+// serves (a version objects carry is listed even if not served).
+func (d *discovery) addCRD(crd *unstructured.Unstructured, seen map[schema.GroupKind][]string) {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	singular, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "singular")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	shortNames, _, _ := unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
+	scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+	if group == "" || plural == "" || kind == "" {
+		return
+	}
+	if singular == "" {
+		singular = strings.ToLower(kind)
+	}
+	var versions []string
+	list, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range list {
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		name, _ := m["name"].(string)
+		served, _ := m["served"].(bool)
+		if name != "" && served {
+			versions = append(versions, name)
+		}
+	}
+	if v, _, _ := unstructured.NestedString(crd.Object, "spec", "version"); v != "" && len(list) == 0 {
+		versions = append(versions, v)
+	}
+	for _, v := range seen[schema.GroupKind{Group: group, Kind: kind}] {
+		if !contains(versions, v) {
+			versions = append(versions, v)
+		}
+	}
+	sort.SliceStable(versions, func(i, j int) bool {
+		return version.CompareKubeAwareVersionStrings(versions[i], versions[j]) > 0
+	})
+	for _, v := range versions {
+		if d.known[schema.GroupVersionKind{Group: group, Version: v, Kind: kind}] {
+			continue
+		}
+		d.add(group, v, metav1.APIResource{
+			Name: plural, SingularName: singular, Namespaced: scope != "Cluster", Kind: kind, ShortNames: shortNames,
+		})
+	}
+}
+
+// add lists r in group and version, after the group's versions listed so
+// far.
+func (d *discovery) add(group, version string, r metav1.APIResource) {
+	g := d.byName[group]
+	if g == nil {
+		g = &restmapper.APIGroupResources{
+			Group:              metav1.APIGroup{Name: group},
+			VersionedResources: map[string][]metav1.APIResource{},
+		}
+		d.byName[group] = g
+		d.groups = append(d.groups, g)
+	}
+	gv := schema.GroupVersion{Group: group, Version: version}
+	if _, ok := g.VersionedResources[version]; !ok {
+		gvd := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: version}
+		g.Group.Versions = append(g.Group.Versions, gvd)
+		if len(g.Group.Versions) == 1 {
+			g.Group.PreferredVersion = gvd
+		}
+	}
+	r.Verbs = metav1.Verbs{"get", "list", "watch"}
+	g.VersionedResources[version] = append(g.VersionedResources[version], r)
+	d.known[gv.WithKind(r.Kind)] = true
+}
+
+// mapper returns the REST mapper of d: kubectl's discovery mapper with its
+// short names expanded, as kubectl builds it from an API server.
+func (d *discovery) mapper() meta.RESTMapper {
+	return shortNameMapper{RESTMapper: restmapper.NewDiscoveryRESTMapper(d.groups), d: d}
+}
+
+// shortNameMapper expands short names as client-go's shortcut expander
+// does (restmapper.NewShortcutExpander), over d instead of a discovery
+// client: a name that is a resource's plural or singular name stays; else
+// the first resource, in discovery's order, that has it as a short name.
+type shortNameMapper struct {
+	meta.RESTMapper
+	d *discovery
+}
+
+func (m shortNameMapper) KindFor(r schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	return m.RESTMapper.KindFor(m.expand(r))
+}
+
+func (m shortNameMapper) KindsFor(r schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	return m.RESTMapper.KindsFor(m.expand(r))
+}
+
+func (m shortNameMapper) ResourceFor(r schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+	return m.RESTMapper.ResourceFor(m.expand(r))
+}
+
+func (m shortNameMapper) ResourcesFor(r schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
+	return m.RESTMapper.ResourcesFor(m.expand(r))
+}
+
+func (m shortNameMapper) ResourceSingularizer(resource string) (string, error) {
+	return m.RESTMapper.ResourceSingularizer(m.expand(schema.GroupVersionResource{Resource: resource}).Resource)
+}
+
+func (m shortNameMapper) expand(r schema.GroupVersionResource) schema.GroupVersionResource {
+	for _, g := range m.d.groups {
+		if r.Group != "" && r.Group != g.Group.Name {
+			continue
+		}
+		for _, resources := range g.VersionedResources {
+			for _, res := range resources {
+				if r.Resource == res.Name || r.Resource == res.SingularName {
+					return r
+				}
+			}
+		}
+	}
+	for _, prefix := range []bool{false, true} {
+		if prefix && r.Group == "" {
+			break
+		}
+		for _, g := range m.d.groups {
+			match := r.Group == "" || r.Group == g.Group.Name
+			if prefix {
+				match = strings.HasPrefix(g.Group.Name, r.Group)
+			}
+			if !match {
+				continue
+			}
+			for _, gv := range g.Group.Versions {
+				for _, res := range g.VersionedResources[gv.Version] {
+					if contains(res.ShortNames, r.Resource) {
+						if prefix {
+							return schema.GroupVersionResource{Group: g.Group.Name, Version: r.Version, Resource: res.Name}
+						}
+						return schema.GroupVersionResource{Group: g.Group.Name, Resource: res.Name}
+					}
+				}
+			}
+		}
+	}
+	return r
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,254 @@
+package offline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+)
+
+// This file plays a recording back through a Source.
+
+// Window is the part of a recording a replay plays.
+type Window struct {
+	// Since is the instant whose state the replay starts from; the events
+	// recorded after it are played. Zero means the recording's start: the
+	// state its initial lists recorded.
+	Since time.Time
+	// Until is the instant after which no event is played; zero means the
+	// recording's end.
+	Until time.Time
+	// Speed plays the events at Speed times the pace they were recorded
+	// at, the first one Speed times its distance from Since; 0 plays them
+	// all at once, in order.
+	Speed float64
+}
+
+// Replay is a recording played back through a Source: the Source holds the
+// state at the window's start, and Run applies every event recorded in the
+// window to it, in the order recorded, then finishes it.
+type Replay struct {
+	path   string
+	window Window
+	source *Source
+
+	// lastRead is when a watch of the source last handed on an event
+	// (UnixNano); delivered closes once Run has ended and the watches
+	// have handed on every event it applied.
+	lastRead  atomic.Int64
+	delivered chan struct{}
+}
+
+// NewReplay reads the state at the start of window from the recording at
+// path and returns the replay of the window's events. Errors name the file.
+func NewReplay(path string, window Window) (*Replay, error) {
+	if window.Speed < 0 {
+		return nil, fmt.Errorf("replay speed %g is negative", window.Speed)
+	}
+	r, err := recording.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if window.Since.IsZero() {
+		if window.Since, err = initialEnd(r); err != nil {
+			return nil, err
+		}
+	}
+	r.Close()
+	if r, err = recording.Open(path); err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	objects, err := recording.StateAt(r, window.Since)
+	if err != nil {
+		return nil, err
+	}
+	source, err := NewSource(objects, Mappings(r.Header()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{})}, nil
+}
+
+// initialEnd reads r's initial events, those before its first live event,
+// and returns when the state at the start of the recording is complete:
+// the time of the last of them, or the header's start when later.
+func initialEnd(r *recording.Reader) (time.Time, error) {
+	end := r.Header().Started
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return end, nil
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		if !ev.Initial {
+			return end, nil
+		}
+		if ev.Time.After(end) {
+			end = ev.Time
+		}
+	}
+}
+
+// Source returns the source the replay plays through. Until Run starts, it
+// holds the state at the window's start. Its Finished channel closes once
+// Run has ended and its watches have handed on every event Run applied, so
+// that a reader that counts what the watches sent counts them all.
+func (p *Replay) Source() cache.Source { return replaySource{p} }
+
+// settle is how long a replay's watches must have been idle after its last
+// event before the replay's source is finished: they hand events on
+// through goroutines of their own, without waiting for the reader.
+const settle = 50 * time.Millisecond
+
+// replaySource is the source of a Replay: its Source, with watches whose
+// reads the replay notes, and finished once they are all delivered.
+type replaySource struct{ p *Replay }
+
+func (s replaySource) RESTMapper() meta.RESTMapper { return s.p.source.RESTMapper() }
+
+func (s replaySource) Feed(mapping *meta.RESTMapping, namespace string, full bool) (cache.Feed, error) {
+	feed, err := s.p.source.Feed(mapping, namespace, full)
+	if err != nil {
+		return feed, err
+	}
+	feed.ListerWatcherWithContext = notedFeed{ListerWatcherWithContext: feed.ListerWatcherWithContext, p: s.p}
+	return feed, nil
+}
+
+// Finished is closed once the replay has ended and its events are handed on.
+func (s replaySource) Finished() <-chan struct{} { return s.p.delivered }
+
+// notedFeed notes when its watches hand on an event.
+type notedFeed struct {
+	toolscache.ListerWatcherWithContext
+	p *Replay
+}
+
+func (f notedFeed) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := f.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		f.p.lastRead.Store(time.Now().UnixNano())
+		return ev, true
+	}), nil
+}
+
+// finish finishes the source, and closes delivered once the watches have
+// been idle for settle, or ctx ends.
+func (p *Replay) finish(ctx context.Context) {
+	p.source.Finish()
+	defer close(p.delivered)
+	tick := time.NewTicker(settle / 10)
+	defer tick.Stop()
+	for time.Since(time.Unix(0, p.lastRead.Load())) < settle {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Since returns the instant the replay starts from.
+func (p *Replay) Since() time.Time { return p.window.Since }
+
+// Run applies the window's events to the source, in the order recorded, at
+// the window's speed, and then finishes the source, also when it fails or
+// ctx ends first. The caller starts it once the source's first readers have
+// listed the state at the window's start.
+func (p *Replay) Run(ctx context.Context) error {
+	defer p.finish(ctx)
+	r, err := recording.Open(p.path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	clock := newReplayClock(p.window.Since, p.window.Speed)
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !ev.Time.After(p.window.Since) {
+			continue
+		}
+		if !p.window.Until.IsZero() && ev.Time.After(p.window.Until) {
+			return nil
+		}
+		if err := clock.wait(ctx, ev.Time); err != nil {
+			return nil // interrupted: the watch ends as it does live
+		}
+		if err := p.source.Apply(ev.Type, ev.Object); err != nil {
+			return fmt.Errorf("%s: replaying the %s of %s/%s recorded at %s: %w", p.path, ev.Type, ev.Object.GetKind(), ev.Object.GetName(), ev.Time.UTC().Format(time.RFC3339Nano), err)
+		}
+	}
+}
+
+// replayClock paces a replay: an event recorded at t is due at
+// (t - since) / speed after the replay started.
+type replayClock struct {
+	since   time.Time
+	speed   float64
+	started time.Time
+	// sleep waits d or until ctx ends; a test replaces it.
+	sleep func(ctx context.Context, d time.Duration) error
+	now   func() time.Time
+}
+
+func newReplayClock(since time.Time, speed float64) *replayClock {
+	return &replayClock{since: since, speed: speed, started: time.Now(), sleep: sleepContext, now: time.Now}
+}
+
+// due returns how long after the start of the replay an event recorded at
+// t is played; 0 at speed 0.
+func (c *replayClock) due(t time.Time) time.Duration {
+	if c.speed == 0 {
+		return 0
+	}
+	return time.Duration(float64(t.Sub(c.since)) / c.speed)
+}
+
+// wait waits until the event recorded at t is due; it fails when ctx ends
+// first. At speed 0 it only checks ctx.
+func (c *replayClock) wait(ctx context.Context, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.speed == 0 {
+		return nil
+	}
+	if d := c.due(t) - c.now().Sub(c.started); d > 0 {
+		return c.sleep(ctx, d)
+	}
+	return nil
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,418 @@
+// Package offline is a cache.Source over objects held in memory: those of
+// a dump read from files, or the state of a recording being replayed. Its
+// REST mapper needs no discovery, its lists apply namespaces and selectors
+// as the API server does, and its watches deliver the changes Apply makes.
+package offline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+)
+
+// Source is a cache.Source over objects held in memory. Its feeds serve
+// whole objects: typed (client-go's Go types) for the kinds client-go's
+// scheme holds, as a live API server's feeds do, unstructured for the
+// others. Lists apply the namespace, the label selector and the field
+// selectors the API server supports for the type; watches stay open and
+// idle until Apply changes an object they select, or they are stopped.
+//
+// Source is safe for concurrent use. Its resourceVersion starts at the
+// highest numeric resourceVersion of the objects and only grows.
+type Source struct {
+	mapper meta.RESTMapper
+
+	mu sync.RWMutex
+	// objects holds the objects by kind, then by storage key.
+	objects map[schema.GroupKind]map[string]*entry
+	// rv is the source's resourceVersion: that of its last change.
+	rv uint64
+	// log holds the last changes, for watches that start from an earlier
+	// resourceVersion than rv (a list made before a change).
+	log []change
+	// logFrom is the resourceVersion after which log holds every change.
+	logFrom uint64
+	watches map[*feedWatch]bool
+
+	finishOnce sync.Once
+	finished   chan struct{}
+}
+
+// entry is one object held, with what lists select it by.
+type entry struct {
+	// obj is a typed object where the scheme holds the kind, else the
+	// *unstructured.Unstructured read.
+	obj    runtime.Object
+	gvk    schema.GroupVersionKind
+	ns     string
+	labels labels.Set
+	fields fields.Set
+}
+
+// change is one change Apply made.
+type change struct {
+	rv       uint64
+	t        watch.EventType
+	gk       schema.GroupKind
+	old, new *entry // old is nil for an add, new is the deleted object for a delete
+}
+
+// logSize is how many changes a source keeps for watches that start late.
+const logSize = 4096
+
+// NewSource returns a source holding objects. types are types known beside
+// those the objects imply (a recording's recorded types; nil for a dump).
+// The REST mapper lists the built-in types with their short names, the
+// custom resources the CRDs among objects define, types, and the other
+// kinds objects have (their resource guessed from the kind). An object
+// that does not convert to its kind's Go type is an error naming it.
+func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) (*Source, error) {
+	s := &Source{
+		mapper:   newDiscovery(objects, types).mapper(),
+		objects:  map[schema.GroupKind]map[string]*entry{},
+		watches:  map[*feedWatch]bool{},
+		finished: make(chan struct{}),
+	}
+	for _, obj := range objects {
+		e, err := newEntry(obj)
+		if err != nil {
+			return nil, err
+		}
+		if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil && rv > s.rv {
+			s.rv = rv
+		}
+		s.kind(e.gvk.GroupKind())[key(e.ns, obj.GetName())] = e
+	}
+	s.logFrom = s.rv
+	return s, nil
+}
+
+// newEntry converts obj to the Go type of its kind where the scheme holds
+// it.
+func newEntry(obj *unstructured.Unstructured) (*entry, error) {
+	gvk := obj.GroupVersionKind()
+	e := &entry{
+		obj: obj, gvk: gvk, ns: obj.GetNamespace(),
+		labels: labels.Set(obj.GetLabels()), fields: fieldSet(gvk.GroupKind(), obj),
+	}
+	if typed, err := toTyped(obj, gvk); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", gvk.Kind, key(e.ns, obj.GetName()), err)
+	} else if typed != nil {
+		e.obj = typed
+	}
+	return e, nil
+}
+
+// toTyped converts obj to gvk's Go type; nil when the scheme does not hold
+// gvk.
+func toTyped(obj *unstructured.Unstructured, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if !servesTyped(gvk) {
+		return nil, nil
+	}
+	typed, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, typed); err != nil {
+		return nil, err
+	}
+	typed.GetObjectKind().SetGroupVersionKind(gvk)
+	return typed, nil
+}
+
+// servesTyped reports whether gvk and its list are Go types of the scheme,
+// as the live source's typed client requires.
+func servesTyped(gvk schema.GroupVersionKind) bool {
+	return scheme.Scheme.Recognizes(gvk) && scheme.Scheme.Recognizes(gvk.GroupVersion().WithKind(gvk.Kind+"List"))
+}
+
+func key(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// kind returns the objects of gk, creating the map; the caller holds mu
+// for writing.
+func (s *Source) kind(gk schema.GroupKind) map[string]*entry {
+	m := s.objects[gk]
+	if m == nil {
+		m = map[string]*entry{}
+		s.objects[gk] = m
+	}
+	return m
+}
+
+// RESTMapper resolves types as a discovery mapper of an API server that
+// serves them would, short names included.
+func (s *Source) RESTMapper() meta.RESTMapper { return s.mapper }
+
+// Feed returns the list and watch of mapping's objects in namespace:
+// whole objects whatever full says.
+func (s *Source) Feed(mapping *meta.RESTMapping, namespace string, _ bool) (cache.Feed, error) {
+	f := &feed{source: s, mapping: mapping, namespace: namespace}
+	if mapping.Scope != nil && mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		f.namespace = ""
+	}
+	kind, example := cache.Dynamic, runtime.Object(&unstructured.Unstructured{})
+	if servesTyped(mapping.GroupVersionKind) {
+		typed, err := scheme.Scheme.New(mapping.GroupVersionKind)
+		if err != nil {
+			return cache.Feed{}, err
+		}
+		kind, example = cache.Typed, typed
+		f.typed = true
+	}
+	return cache.Feed{
+		ListerWatcherWithContext: f,
+		Kind:                     kind,
+		Example:                  example,
+		NoWatchList:              true,
+	}, nil
+}
+
+// Finish says no more changes will come; Finished is closed then. It may
+// be called more than once.
+func (s *Source) Finish() { s.finishOnce.Do(func() { close(s.finished) }) }
+
+// Finished is closed once Finish is called: a dump is finished as soon as
+// it is read, a replay at its last change.
+func (s *Source) Finished() <-chan struct{} { return s.finished }
+
+// Apply changes the object obj names (Added and Modified store it,
+// Deleted removes it) and sends the change to every open watch that
+// selects it before or after, as the API server does: an object that
+// stops matching a watch's selectors is DELETED there, one that starts
+// matching is ADDED. The change gets the next resourceVersion: obj's own
+// when it is a number above the source's, else the source's plus one,
+// which is then written into obj. Apply takes obj; the caller must not
+// change it afterwards.
+func (s *Source) Apply(t watch.EventType, obj *unstructured.Unstructured) error {
+	switch t {
+	case watch.Added, watch.Modified, watch.Deleted:
+	default:
+		return fmt.Errorf("applying a %s event: only ADDED, MODIFIED and DELETED change objects", t)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rv := s.rv + 1
+	if own, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil && own > s.rv {
+		rv = own
+	} else {
+		obj.SetResourceVersion(strconv.FormatUint(rv, 10))
+	}
+	e, err := newEntry(obj)
+	if err != nil {
+		return err
+	}
+	gk := e.gvk.GroupKind()
+	k := key(e.ns, obj.GetName())
+	objects := s.kind(gk)
+	old := objects[k]
+	if t == watch.Deleted {
+		if old == nil {
+			return fmt.Errorf("deleting %s %s: no such object", e.gvk.Kind, k)
+		}
+		delete(objects, k)
+	} else {
+		objects[k] = e
+		if old == nil {
+			t = watch.Added
+		} else {
+			t = watch.Modified
+		}
+	}
+	s.rv = rv
+	c := change{rv: rv, t: t, gk: gk, old: old, new: e}
+	s.log = append(s.log, c)
+	if len(s.log) > logSize {
+		drop := len(s.log) - logSize
+		s.logFrom = s.log[drop-1].rv
+		s.log = append(s.log[:0:0], s.log[drop:]...)
+	}
+	for w := range s.watches {
+		w.offer(c)
+	}
+	return nil
+}
+
+// feed is one Feed's list and watch.
+type feed struct {
+	source    *Source
+	mapping   *meta.RESTMapping
+	namespace string
+	typed     bool
+}
+
+// selection is what one list or watch selects.
+type selection struct {
+	gk        schema.GroupKind
+	namespace string
+	labels    labels.Selector
+	fields    fields.Selector
+}
+
+func (sel selection) matches(e *entry) bool {
+	return e != nil && (sel.namespace == "" || e.ns == sel.namespace) && sel.labels.Matches(e.labels) && sel.fields.Matches(e.fields)
+}
+
+// selection parses opts' selectors, refusing those the API server would
+// refuse, with its words.
+func (f *feed) selection(opts metav1.ListOptions) (selection, error) {
+	gk := f.mapping.GroupVersionKind.GroupKind()
+	ls, err := labels.Parse(opts.LabelSelector)
+	if err != nil {
+		return selection{}, apierrors.NewBadRequest(err.Error())
+	}
+	fs, err := parseFieldSelector(gk, opts.FieldSelector)
+	if err != nil {
+		return selection{}, apierrors.NewBadRequest(fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v",
+			f.mapping.Resource.String(), opts.LabelSelector, opts.FieldSelector, err))
+	}
+	return selection{gk: gk, namespace: f.namespace, labels: ls, fields: fs}, nil
+}
+
+// ListWithContext lists the objects selected, sorted by storage key as
+// the API server lists them, as copies the caller may keep.
+func (f *feed) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	sel, err := f.selection(opts)
+	if err != nil {
+		return nil, err
+	}
+	f.source.mu.RLock()
+	rv := strconv.FormatUint(f.source.rv, 10)
+	var keys []string
+	objects := f.source.objects[sel.gk]
+	for k, e := range objects {
+		if sel.matches(e) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	items := make([]runtime.Object, 0, len(keys))
+	for _, k := range keys {
+		obj, err := f.output(objects[k])
+		if err != nil {
+			f.source.mu.RUnlock()
+			return nil, err
+		}
+		items = append(items, obj)
+	}
+	f.source.mu.RUnlock()
+
+	if !f.typed {
+		list := &unstructured.UnstructuredList{Object: map[string]interface{}{
+			"apiVersion": f.mapping.GroupVersionKind.GroupVersion().String(),
+			"kind":       f.mapping.GroupVersionKind.Kind + "List",
+		}}
+		list.SetResourceVersion(rv)
+		for _, obj := range items {
+			list.Items = append(list.Items, *obj.(*unstructured.Unstructured))
+		}
+		return list, nil
+	}
+	list, err := scheme.Scheme.New(f.mapping.GroupVersionKind.GroupVersion().WithKind(f.mapping.GroupVersionKind.Kind + "List"))
+	if err != nil {
+		return nil, err
+	}
+	if err := meta.SetList(list, items); err != nil {
+		return nil, err
+	}
+	listMeta, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	listMeta.SetResourceVersion(rv)
+	return list, nil
+}
+
+// output returns a copy of e's object in the feed's form: typed in the
+// mapping's version, or unstructured.
+func (f *feed) output(e *entry) (runtime.Object, error) {
+	want := f.mapping.GroupVersionKind
+	switch obj := e.obj.(type) {
+	case *unstructured.Unstructured:
+		if !f.typed {
+			return obj.DeepCopy(), nil
+		}
+		typed, err := toTyped(obj, want)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", want.Kind, key(e.ns, obj.GetName()), err)
+		}
+		return typed, nil
+	default:
+		if f.typed && e.gvk == want {
+			return obj.DeepCopyObject(), nil
+		}
+		// Another version of the kind, or a typed object a dynamic feed
+		// serves: through its JSON-like content.
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{Object: content}
+		u.SetGroupVersionKind(want)
+		if !f.typed {
+			return u, nil
+		}
+		return toTyped(u, want)
+	}
+}
+
+// WatchWithContext watches the objects selected from opts.ResourceVersion:
+// the changes made since (when the source still has them; a watch from
+// further back fails with 410 Gone, and the informer lists again), then
+// each change as Apply makes it. The watch ends only when stopped.
+func (f *feed) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	sel, err := f.selection(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := f.source
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := s.rv
+	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		from, err = strconv.ParseUint(opts.ResourceVersion, 10, 64)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", opts.ResourceVersion))
+		}
+	}
+	w := newFeedWatch(f, sel)
+	if from < s.rv {
+		if from < s.logFrom {
+			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.rv))
+		}
+		for _, c := range s.log {
+			if c.rv > from {
+				w.offer(c)
+			}
+		}
+	}
+	s.watches[w] = true
+	go w.run()
+	return w, nil
+}
+
+// var checks.
+var (
+	_ cache.Source                        = (*Source)(nil)
+	_ toolscache.ListerWatcherWithContext = (*feed)(nil)
+)

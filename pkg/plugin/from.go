@@ -1,0 +1,257 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/manifest"
+	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
+)
+
+// addFromFlags adds --from to cmd, whose RunE is already set, and wraps
+// RunE: with --from, the command runs here over the files (never in a warm
+// cache), needing no kubeconfig; a watch prints the files' objects first
+// (as --initial does; a grouped watch, its table). A recording among the
+// paths is read by recordingEngines instead (fromrecording.go).
+func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
+	var paths []string
+	cmd.Flags().StringArrayVar(&paths, "from", nil, "Read objects from files instead of an API server (repeatable): kubectl get -o yaml|json output, multi-document YAML, JSON streams, or directories walked recursively (kubectl cluster-info dump --output-directory, must-gather). No kubeconfig is read; the namespace is -n or default.")
+	_, watch := o.(*WatchOptions)
+	times := addRecordingFlags(cmd, watch)
+	live := cmd.RunE
+	direct := runE(o)
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(paths) == 0 {
+			if err := times.validate(nil, false); err != nil {
+				return err
+			}
+			return live(c, args)
+		}
+		if rec, err := recordingEnginesFor(paths, times, c.ErrOrStderr()); err != nil || rec != nil {
+			if err != nil {
+				return err
+			}
+			eo.engines = rec
+			return direct(c, args)
+		}
+		eo.engines = fromEngines{paths: paths}
+		if w, ok := o.(*WatchOptions); ok && len(w.GroupBy) == 0 && len(w.Sums) == 0 {
+			w.Initial = true
+		}
+		return direct(c, args)
+	}
+}
+
+// loadFrom reads the objects of --from's paths into a source that is
+// finished from the start.
+func loadFrom(paths []string) (cache.Source, error) {
+	objects, err := manifest.Read(paths)
+	if err != nil {
+		return nil, fmt.Errorf("--from %w", err)
+	}
+	source, err := offline.NewSource(objects, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--from: %w", err)
+	}
+	source.Finish()
+	return source, nil
+}
+
+// fromEngines starts the command's own engines over the --from files.
+type fromEngines struct {
+	paths []string
+}
+
+// namespace is -n, or "default": a kubeconfig's context says nothing of
+// files.
+func (fromEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
+		return *configFlags.Namespace, nil
+	}
+	return metav1.NamespaceDefault, nil
+}
+
+func (f fromEngines) connect(*genericclioptions.ConfigFlags) (cache.Source, string, error) {
+	source, err := loadFrom(f.paths)
+	return source, "--from " + strings.Join(f.paths, ","), err
+}
+
+// resolve resolves as over discovery, with an unknown type's message
+// naming --from.
+func (fromEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error) {
+	mappings, err := cache.Resolve(source.RESTMapper(), args)
+	if err != nil && strings.HasPrefix(err.Error(), "the server doesn't have a resource type") {
+		return nil, errors.New(strings.Replace(err.Error(), "the server doesn't have a", "the --from files have no", 1) + " (nor a CRD that defines it)")
+	}
+	return mappings, err
+}
+
+// start starts a direct engine over source; a watch's engine also says
+// when every event of a finished source has been queued (drainedEngine).
+func (fromEngines) start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error) {
+	finisher, ok := source.(interface{ Finished() <-chan struct{} })
+	if req.queue == nil || !ok {
+		return directEngines{}.start(ctx, source, req)
+	}
+	counted := &countingSource{Source: source}
+	out := req.queue
+	req.queue = cache.NewQueue(math.MaxInt)
+	engine, err := directEngines{}.start(ctx, counted, req)
+	if err != nil {
+		return nil, err
+	}
+	d := &drainedEngine{runningEngine: engine, stop: make(chan struct{}), drained: make(chan struct{})}
+	go d.pump(req.queue, out)
+	go d.watch(finisher.Finished(), counted, out)
+	return d, nil
+}
+
+func (fromEngines) related(source cache.Source) cache.RelatedTypes {
+	return cache.SourceTypes{Source: source}
+}
+
+func (fromEngines) shared() bool { return false }
+
+func (fromEngines) location() *time.Location { return time.Local }
+
+// drainedEngine is a watch's engine over a source that finishes: its
+// events pass through pump, which counts them, and drained closes once the
+// source is finished and every object its feeds sent has reached the
+// watch's queue and been taken from it.
+type drainedEngine struct {
+	runningEngine
+	queued  atomic.Int64
+	stop    chan struct{}
+	drained chan struct{}
+}
+
+// sourceDrained returns the channel closed when engine's finished source
+// has nothing more to print, or nil for a live engine.
+func sourceDrained(engine runningEngine) <-chan struct{} {
+	if d, ok := engine.(*drainedEngine); ok {
+		return d.drained
+	}
+	return nil
+}
+
+func (d *drainedEngine) Shutdown() {
+	close(d.stop)
+	d.runningEngine.Shutdown()
+}
+
+func (d *drainedEngine) pump(in, out *cache.Queue) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-d.stop
+		cancel()
+	}()
+	for {
+		ev, ok := in.Pop(ctx)
+		if !ok {
+			return
+		}
+		out.Push(ev)
+		d.queued.Add(1)
+	}
+}
+
+// drainIdle bounds the wait for events the count expects but the
+// informers do not send (none are known): a finished source whose queue
+// stayed empty this long is drained.
+const drainIdle = 2 * time.Second
+
+func (d *drainedEngine) watch(finished <-chan struct{}, counted *countingSource, out *cache.Queue) {
+	select {
+	case <-finished:
+	case <-d.stop:
+		return
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	last, idleSince := int64(-1), time.Now()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-tick.C:
+		}
+		queued := d.queued.Load()
+		pending, _ := out.Stats()
+		if queued != last || pending > 0 {
+			last, idleSince = queued, time.Now()
+		}
+		if pending == 0 && (queued >= counted.sent.Load() || time.Since(idleSince) > drainIdle) {
+			close(d.drained)
+			return
+		}
+	}
+}
+
+// countingSource counts the objects its feeds send an engine: the items
+// of every list and the changes of every watch.
+type countingSource struct {
+	cache.Source
+	sent atomic.Int64
+}
+
+func (s *countingSource) Feed(mapping *meta.RESTMapping, namespace string, full bool) (cache.Feed, error) {
+	feed, err := s.Source.Feed(mapping, namespace, full)
+	if err != nil {
+		return feed, err
+	}
+	feed.ListerWatcherWithContext = countingFeed{lw: feed.ListerWatcherWithContext, sent: &s.sent}
+	return feed, nil
+}
+
+type countingFeed struct {
+	lw   toolscache.ListerWatcherWithContext
+	sent *atomic.Int64
+}
+
+func (f countingFeed) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	list, err := f.lw.ListWithContext(ctx, opts)
+	if err == nil {
+		f.sent.Add(int64(meta.LenList(list)))
+	}
+	return list, err
+}
+
+func (f countingFeed) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := f.lw.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		switch ev.Type {
+		case watch.Added, watch.Modified, watch.Deleted:
+			f.sent.Add(1)
+		}
+		return ev, true
+	}), nil
+}
+
+// fromEnded reports whether engine's finished source has nothing more to
+// print.
+func fromEnded(engine runningEngine) bool {
+	select {
+	case <-sourceDrained(engine):
+		return sourceDrained(engine) != nil
+	default:
+		return false
+	}
+}
