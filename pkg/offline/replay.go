@@ -55,7 +55,7 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	if window.Speed < 0 {
 		return nil, fmt.Errorf("replay speed %g is negative", window.Speed)
 	}
-	r, err := recording.Open(path)
+	r, err := recording.OpenEvents(path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,15 +66,11 @@ func NewReplay(path string, window Window) (*Replay, error) {
 		}
 	}
 	r.Close()
-	if r, err = recording.Open(path); err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	objects, err := recording.StateAt(r, window.Since)
+	header, objects, err := recording.StateAtPath(path, window.Since)
 	if err != nil {
 		return nil, err
 	}
-	source, err := NewSource(objects, Mappings(r.Header()))
+	source, err := NewSource(objects, Mappings(header))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -84,7 +80,7 @@ func NewReplay(path string, window Window) (*Replay, error) {
 // initialEnd reads r's initial events, those before its first live event,
 // and returns when the state at the start of the recording is complete:
 // the time of the last of them, or the header's start when later.
-func initialEnd(r *recording.Reader) (time.Time, error) {
+func initialEnd(r recording.Events) (time.Time, error) {
 	end := r.Header().Started
 	for {
 		ev, err := r.Next()
@@ -174,7 +170,7 @@ func (p *Replay) Since() time.Time { return p.window.Since }
 // listed the state at the window's start.
 func (p *Replay) Run(ctx context.Context) error {
 	defer p.finish(ctx)
-	r, err := recording.Open(p.path)
+	r, err := recording.OpenEvents(p.path)
 	if err != nil {
 		return err
 	}
