@@ -51,6 +51,9 @@ func ReadSpan(path string) (Span, error) {
 		span.End = span.Start
 	}
 	span.Truncated = r.Truncated()
+	if until := recording.RecordedUntil(path); until.After(span.End) {
+		span.End = until
+	}
 	return span, nil
 }
 

@@ -150,6 +150,9 @@ func (f notedFeed) WatchWithContext(ctx context.Context, opts metav1.ListOptions
 func (p *Replay) finish(ctx context.Context) {
 	p.source.Finish()
 	defer close(p.delivered)
+	// The last event applied may follow a pause longer than settle (the
+	// next segment of a directory opened): wait settle from now too.
+	p.lastRead.Store(time.Now().UnixNano())
 	tick := time.NewTicker(settle / 10)
 	defer tick.Stop()
 	for time.Since(time.Unix(0, p.lastRead.Load())) < settle {

@@ -178,7 +178,9 @@ func (d *DirReader) Header() Header { return d.header }
 // Segments returns the segments read, in order.
 func (d *DirReader) Segments() []Segment { return d.segs }
 
-// Truncated reports whether a segment read so far was cut short.
+// Truncated reports whether a segment read so far, the last one aside,
+// was cut short. The last segment of a running cache is being written: it
+// reads up to its last flushed event, as one cut short does.
 func (d *DirReader) Truncated() bool { return d.truncated }
 
 // Close closes the segment read now.
@@ -228,7 +230,7 @@ func (d *DirReader) nextEvent() (Event, error) {
 		}
 		ev, err := d.r.Next()
 		if errors.Is(err, io.EOF) {
-			d.truncated = d.truncated || d.r.Truncated()
+			d.truncated = d.truncated || (d.r.Truncated() && d.next < len(d.segs))
 			_ = d.r.Close()
 			d.r = nil
 			continue
@@ -320,6 +322,27 @@ func sortKeys(keys []key) {
 		}
 		return a.uid < b.uid
 	})
+}
+
+// RecordedUntil returns, for a directory of segments, the modification
+// time of its last segment: a running cache keeps it at most a second or
+// so old (see pkg/warmcache/server's Recorder), so the directory holds the
+// state up to then even when the last event is older. It returns the zero
+// time for a file or a directory without segments.
+func RecordedUntil(path string) time.Time {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return time.Time{}
+	}
+	segs, err := ListSegments(path)
+	if err != nil || len(segs) == 0 {
+		return time.Time{}
+	}
+	last, err := os.Stat(segs[len(segs)-1].Path)
+	if err != nil {
+		return time.Time{}
+	}
+	return last.ModTime()
 }
 
 // Events reads a recording's events in order: a Reader (one file) or a

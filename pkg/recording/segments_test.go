@@ -249,3 +249,59 @@ func TestPaths(t *testing.T) {
 		t.Errorf("IsRecordingPath(an empty dir) = true")
 	}
 }
+
+// TestLiveSegment: the last segment of a running cache, flushed but not
+// closed, reads without being called truncated, and the directory is
+// recorded up to its modification time.
+func TestLiveSegment(t *testing.T) {
+	dir := t.TempDir()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	writeSegment(t, dir, at(0), []Type{podsType}, []Event{
+		{Time: at(0), Type: watch.Added, Initial: true, Object: segPod("a", "ua", "1", "Pending")},
+	})
+	path := filepath.Join(dir, at(10).Format(SegmentNameLayout)+SegmentExt)
+	w, err := Create(path, Header{Started: at(10), Types: []Type{podsType}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, ev := range []Event{
+		{Time: at(10), Type: watch.Added, Initial: true, Object: segPod("a", "ua", "1", "Pending")},
+		{Time: at(12), Type: watch.Added, Object: segPod("b", "ub", "2", "Pending")},
+	} {
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, time.Time{}, at(30)); err != nil {
+		t.Fatal(err)
+	}
+	if got := RecordedUntil(dir); !got.Equal(at(30)) {
+		t.Errorf("RecordedUntil = %s, want %s", got, at(30))
+	}
+	if got := RecordedUntil(path); !got.IsZero() {
+		t.Errorf("RecordedUntil(a file) = %s, want zero", got)
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	n := 0
+	for {
+		_, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 || d.Truncated() {
+		t.Errorf("read %d events, truncated %v; want 2 (a, then b), not truncated", n, d.Truncated())
+	}
+}

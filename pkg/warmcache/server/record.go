@@ -51,6 +51,8 @@ type Recorder struct {
 	removers map[interface{}]func()
 	sources  map[interface{}]*recSource
 	seg      *segment
+	// touched is when the segment's modification time was last set.
+	touched time.Time
 
 	mu     sync.Mutex
 	status protocol.RecordingStatus
@@ -301,6 +303,26 @@ func (r *Recorder) flush() {
 	}
 	if err := r.seg.flush(); err != nil {
 		r.failed(err)
+		return
+	}
+	r.touch()
+}
+
+// touchEvery is how often the current segment's modification time is set
+// while no event comes: readers take it as the time the directory is
+// recorded up to (recording.RecordedUntil).
+const touchEvery = time.Second
+
+// touch sets the segment's modification time to now, at most every
+// touchEvery.
+func (r *Recorder) touch() {
+	now := r.now()
+	if now.Sub(r.touched) < touchEvery {
+		return
+	}
+	r.touched = now
+	if err := os.Chtimes(r.seg.path, time.Time{}, now); err != nil {
+		klog.V(1).InfoS("recording: setting the segment's time", "file", r.seg.path, "err", err)
 	}
 }
 

@@ -227,6 +227,67 @@ func TestRecordingCache(t *testing.T) {
 	if !reflect.DeepEqual(compactModified(events), want) {
 		t.Errorf("events of %s across the segments: %v, want %v (status updates aside)", ns, events, want)
 	}
+
+	checkFromDir(t, e, dir, ns, moments[0].at)
+	for _, m := range moments {
+		at := m.at.UTC().Format(time.RFC3339Nano)
+		var names, web []string
+		for _, p := range m.pods {
+			name := "pod/" + p[:strings.Index(p, "{")]
+			names = append(names, name)
+			if strings.Contains(p, "tier=web") {
+				web = append(web, name)
+			}
+		}
+		got := e.mustRun(framework.NoKubeconfig, "query", "pods", "-n", ns, "--from", dir, "--at", at, "-o", "name").Stdout
+		if want := strings.Join(names, "\n"); strings.TrimSpace(got) != want {
+			t.Errorf("query pods --from DIR --at %s (after %s) = %q, want %q", at, m.what, got, want)
+		}
+		got = e.mustRun(framework.NoKubeconfig, "query", "pods", "-n", ns, "-l", "tier=web", "--from", dir, "--at", at, "-o", "name").Stdout
+		if want := strings.Join(web, "\n"); strings.TrimSpace(got) != want {
+			t.Errorf("query pods -l tier=web --from DIR --at %s (after %s) = %q, want %q", at, m.what, got, want)
+		}
+	}
+}
+
+// checkFromDir reads the segment directory through kubectl, without a
+// kubeconfig: history of p1 shows its label change, and the replay of the
+// pods of ns adds p2 before it deletes it, across the segments; an --at
+// before the directory's start is an error naming --at.
+func checkFromDir(t *testing.T, e *env, dir, ns string, first time.Time) {
+	t.Helper()
+	res := e.mustRun(framework.NoKubeconfig, "history", "pods/p1", "-n", ns, "--from", dir)
+	for _, want := range []string{"ADDED    pod/p1 -n " + ns, "tier"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("history pods/p1 --from DIR does not say %q:\n%s", want, res.Stdout)
+		}
+	}
+	res = e.mustRun(framework.NoKubeconfig, "watch", "pods", "-n", ns, "--from", dir, "-o", "json")
+	seq := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		ev := framework.DecodeEvent(t, line)
+		name := framework.NestedString(ev.Object, "metadata", "name")
+		if s := seq[name]; len(s) == 0 || s[len(s)-1] != ev.Type {
+			seq[name] = append(seq[name], ev.Type)
+		}
+	}
+	// p1 is in the state the replay starts from, which it does not print.
+	want := map[string][]string{"p1": {"MODIFIED"}, "p2": {"ADDED", "MODIFIED", "DELETED"}, "p3": {"ADDED"}}
+	for name, types := range want {
+		// p2's status updates by the API server may be absent: no node
+		// ever runs it.
+		got := seq[name]
+		if name == "p2" && len(got) == 2 {
+			got = []string{got[0], "MODIFIED", got[1]}
+		}
+		if !reflect.DeepEqual(got, types) {
+			t.Errorf("watch pods --from DIR: %s went %v, want %v (repeats merged)\n%s", name, seq[name], types, res.Stdout)
+		}
+	}
+	before := first.Add(-time.Hour).UTC().Format(time.RFC3339)
+	if res := e.run(framework.NoKubeconfig, "query", "pods", "--from", dir, "--at", before); res.ExitCode != 1 || !strings.Contains(res.Stderr, "--at") {
+		t.Errorf("query --from DIR --at an hour before it = %s, want exit 1 naming --at", res)
+	}
 }
 
 // compactModified drops the Modified events that do not change what
