@@ -76,7 +76,8 @@ func sectionIndex(heading string) int {
 // mergeReport is fresh with the sections of previous whose steps did not
 // run (ran says which did) put back in their place, each marked with the
 // date of the run that wrote it. Of the targets, which two steps share, the
-// rows of the step that did not run are kept. previous may be empty.
+// rows of the step that did not run are kept, and so are the sections of
+// previous that hack/bench does not write. previous may be empty.
 func mergeReport(fresh, previous string, ran func(step string) bool) string {
 	if previous == "" {
 		return fresh
@@ -107,6 +108,13 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 		}
 		secs = append(secs, o)
 		kept = append(kept, rs.key)
+	}
+	// A section hack/bench does not write (notes measured by hand) stays
+	// as it was, after the others.
+	for _, o := range splitSections(previous) {
+		if heading, _, _ := strings.Cut(o.text, "\n"); o.index == len(reportSections) && !strings.Contains(fresh, heading+"\n") {
+			secs = append(secs, o)
+		}
 	}
 	slices.SortStableFunc(secs, func(a, b section) int { return a.index - b.index })
 	// Targets: the rows of the step that did not run.

@@ -68,3 +68,23 @@ func TestMergeReport(t *testing.T) {
 		t.Error("with no previous report the fresh one should be unchanged")
 	}
 }
+
+// TestMergeReportKeepsHandWrittenSections: a section hack/bench does not
+// write is kept, once, however often the report is merged.
+func TestMergeReportKeepsHandWrittenSections(t *testing.T) {
+	previous := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-01 00:00 UTC.\n\n" +
+		"## Machine\n\nold machine\n\n## Offline: old\n\nold offline\n\n## How each number was measured\n\nold notes\n\n" +
+		"## Pushdown (measured by hand)\n\nby hand\n"
+	fresh := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 00:00 UTC.\n\n" +
+		"## Machine\n\nnew machine\n\n## How each number was measured\n\nnew notes\n"
+	ran := func(step string) bool { return step != "offline" }
+	got := mergeReport(fresh, mergeReport(fresh, previous, ran), ran)
+	for want, n := range map[string]int{"## Pushdown (measured by hand)\n\nby hand\n": 1, "old offline": 1, "new notes": 1, "old notes": 0} {
+		if c := strings.Count(got, want); c != n {
+			t.Errorf("merged twice, the report has %q %d times, want %d:\n%s", want, c, n, got)
+		}
+	}
+	if !strings.HasSuffix(got, "by hand\n") {
+		t.Errorf("the hand-written section is not last:\n%s", got)
+	}
+}

@@ -7,13 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // decoder reads the documents of one file, YAML or JSON, and hands each
@@ -30,8 +26,27 @@ type decoder struct {
 // errNotObject says a document or item is not a map.
 var errNotObject = errors.New("not a Kubernetes object (a YAML or JSON map with kind and apiVersion)")
 
-// errTooLarge is returned by a limitedReader past its limit.
-var errTooLarge = errors.New("document too large")
+// errNoKind and errNoAPIVersion say a map is not a Kubernetes object.
+var (
+	errNoKind       = errors.New("object has no kind")
+	errNoAPIVersion = errors.New("object has no apiVersion")
+)
+
+// notManifestError says a document, well-formed, is not a Kubernetes
+// object or list at all.
+type notManifestError struct{ err error }
+
+func (e notManifestError) Error() string { return e.err.Error() }
+func (e notManifestError) Unwrap() error { return e.err }
+
+// notManifest marks err as a notManifestError when it is about a whole
+// document (top), not an item of a list.
+func (d *decoder) notManifest(top bool, err error) error {
+	if top {
+		return notManifestError{err}
+	}
+	return err
+}
 
 // decode reads in whole: JSON values if its first character opens one,
 // YAML documents otherwise; the pod logs a cluster-info dump writes
@@ -71,149 +86,8 @@ func firstByte(br *bufio.Reader) (byte, error) {
 	}
 }
 
-// limitedReader fails once more than limit bytes were read since mark.
-type limitedReader struct {
-	r     io.Reader
-	n     int64
-	mark  int64
-	limit int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n-l.mark > l.limit {
-		return 0, errTooLarge
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	return n, err
-}
-
-// decodeJSON reads a stream of JSON values (one, several, or one per line).
-// A list's items are decoded one at a time, each bounded on its own.
-func (d *decoder) decodeJSON(in io.Reader) error {
-	lr := &limitedReader{r: in, limit: d.opts.MaxDocumentBytes}
-	dec := json.NewDecoder(lr)
-	dec.UseNumber()
-	for {
-		lr.mark = lr.n
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		d.doc++
-		if err != nil {
-			return d.jsonError(dec, "", err)
-		}
-		switch tok {
-		case json.Delim('{'):
-			if err := d.jsonObject(dec, lr); err != nil {
-				return err
-			}
-		case json.Delim('['):
-			// A JSON array of objects: each is a document.
-			for i := 0; dec.More(); i++ {
-				lr.mark = lr.n
-				if err := d.jsonValue(dec, fmt.Sprintf("item %d", i)); err != nil {
-					return err
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return d.jsonError(dec, "", err)
-			}
-		case nil:
-			// null: an empty document.
-		default:
-			return d.jsonError(dec, "", errNotObject)
-		}
-	}
-}
-
-// jsonValue decodes one whole JSON value as an object, or a list of
-// objects.
-func (d *decoder) jsonValue(dec *json.Decoder, where string) error {
-	var v interface{}
-	if err := dec.Decode(&v); err != nil {
-		return d.jsonError(dec, where, err)
-	}
-	if v == nil {
-		return nil
-	}
-	m, ok := v.(map[string]interface{})
-	if !ok {
-		return d.jsonError(dec, where, errNotObject)
-	}
-	return d.fromMap(m, where, func(err error) error { return d.jsonError(dec, where, err) })
-}
-
-// jsonObject reads the rest of a top-level JSON object whose '{' was read:
-// its items one at a time when it has an items array, whole otherwise.
-func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
-	fields := map[string]interface{}{}
-	var items []map[string]interface{}
-	hasItems := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return d.jsonError(dec, "", err)
-		}
-		key, _ := tok.(string)
-		lr.mark = lr.n
-		if key == "items" {
-			tok, err := dec.Token()
-			if err != nil {
-				return d.jsonError(dec, "", err)
-			}
-			if tok == nil {
-				hasItems = true
-				continue
-			}
-			if tok != json.Delim('[') {
-				return d.jsonError(dec, "", fmt.Errorf("items is not a list"))
-			}
-			hasItems = true
-			for i := 0; dec.More(); i++ {
-				lr.mark = lr.n
-				var v interface{}
-				if err := dec.Decode(&v); err != nil {
-					return d.jsonError(dec, fmt.Sprintf("item %d", i), err)
-				}
-				m, ok := v.(map[string]interface{})
-				if !ok {
-					return d.jsonError(dec, fmt.Sprintf("item %d", i), errNotObject)
-				}
-				conv, err := convert(m, d.opts.MaxDepth)
-				if err != nil {
-					return d.jsonError(dec, fmt.Sprintf("item %d", i), err)
-				}
-				items = append(items, conv.(map[string]interface{}))
-			}
-			if _, err := dec.Token(); err != nil {
-				return d.jsonError(dec, "", err)
-			}
-			continue
-		}
-		var v interface{}
-		if err := dec.Decode(&v); err != nil {
-			return d.jsonError(dec, "", err)
-		}
-		conv, err := convert(v, d.opts.MaxDepth)
-		if err != nil {
-			return d.jsonError(dec, "", err)
-		}
-		fields[key] = conv
-	}
-	if _, err := dec.Token(); err != nil {
-		return d.jsonError(dec, "", err)
-	}
-	fail := func(err error) error { return d.jsonError(dec, "", err) }
-	if !hasItems {
-		return d.object(fields, "", fail)
-	}
-	return d.list(fields, items, fail)
-}
-
 // fromMap hands over m, an object or a list, decoded whole.
-func (d *decoder) fromMap(m map[string]interface{}, where string, fail func(error) error) error {
+func (d *decoder) fromMap(m map[string]interface{}, where string, top bool, fail func(error) error) error {
 	conv, err := convert(m, d.opts.MaxDepth)
 	if err != nil {
 		return fail(err)
@@ -221,7 +95,7 @@ func (d *decoder) fromMap(m map[string]interface{}, where string, fail func(erro
 	m = conv.(map[string]interface{})
 	raw, hasItems := m["items"]
 	if !hasItems {
-		return d.object(m, where, fail)
+		return d.object(m, top, fail)
 	}
 	var items []map[string]interface{}
 	if raw != nil {
@@ -261,7 +135,7 @@ func (d *decoder) list(fields map[string]interface{}, items []map[string]interfa
 			}
 		}
 		where := fmt.Sprintf("item %d", i)
-		if err := d.object(item, where, func(err error) error { return fail(fmt.Errorf("%s: %w", where, err)) }); err != nil {
+		if err := d.object(item, false, func(err error) error { return fail(fmt.Errorf("%s: %w", where, err)) }); err != nil {
 			return err
 		}
 	}
@@ -269,14 +143,14 @@ func (d *decoder) list(fields map[string]interface{}, items []map[string]interfa
 }
 
 // object checks and hands over one object.
-func (d *decoder) object(m map[string]interface{}, _ string, fail func(error) error) error {
+func (d *decoder) object(m map[string]interface{}, top bool, fail func(error) error) error {
 	obj := &unstructured.Unstructured{Object: m}
 	kind, ok := m["kind"].(string)
 	if !ok || kind == "" {
-		return fail(fmt.Errorf("object has no kind"))
+		return fail(d.notManifest(top, errNoKind))
 	}
 	if v, ok := m["apiVersion"].(string); !ok || v == "" {
-		return fail(fmt.Errorf("%s has no apiVersion", kind))
+		return fail(d.notManifest(top, fmt.Errorf("%s: %w", kind, errNoAPIVersion)))
 	}
 	if md, ok := m["metadata"]; ok {
 		if _, ok := md.(map[string]interface{}); !ok {
@@ -297,135 +171,6 @@ func (d *decoder) object(m map[string]interface{}, _ string, fail func(error) er
 	}
 	d.add(obj)
 	return nil
-}
-
-// jsonError words err at the decoder's position: the file, the line where
-// the file can be read again to count it, the document, and where in it.
-func (d *decoder) jsonError(dec *json.Decoder, where string, err error) error {
-	if errors.Is(err, errTooLarge) {
-		err = fmt.Errorf("larger than %d bytes", d.opts.MaxDocumentBytes)
-	}
-	if err == io.ErrUnexpectedEOF {
-		err = fmt.Errorf("unexpected end of file (truncated?)")
-	}
-	pos := fmt.Sprintf("document %d", d.doc)
-	if line := lineAt(d.name, dec.InputOffset()); line > 0 {
-		pos = fmt.Sprintf("line %d (document %d)", line, d.doc)
-	}
-	if where != "" {
-		pos += ", " + where
-	}
-	return fmt.Errorf("%s: %s: %w", d.name, pos, err)
-}
-
-// lineAt counts the lines of the file at path up to offset; 0 when the
-// file cannot be read again.
-func lineAt(path string, offset int64) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	line := 1
-	buf := make([]byte, 64*1024)
-	for offset > 0 {
-		n, err := f.Read(buf[:min(int64(len(buf)), offset)])
-		line += bytes.Count(buf[:n], []byte{'\n'})
-		offset -= int64(n)
-		if err != nil {
-			break
-		}
-	}
-	return line
-}
-
-// decodeYAML reads YAML documents separated by "---" lines, each bounded,
-// each converted to JSON by sigs.k8s.io/yaml (go-yaml rejects excessive
-// alias expansion and deep nesting).
-func (d *decoder) decodeYAML(br *bufio.Reader) error {
-	var doc bytes.Buffer
-	line, start := 0, 1
-	flush := func() error {
-		defer doc.Reset()
-		if isBlankYAML(doc.Bytes()) {
-			return nil
-		}
-		d.doc++
-		return d.yamlDocument(doc.Bytes(), start)
-	}
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 && (doc.Len() == 0 || doc.Bytes()[doc.Len()-1] == '\n') {
-			line++
-			if isSeparator(chunk) {
-				if err := flush(); err != nil {
-					return err
-				}
-				start = line + 1
-				chunk = nil
-			}
-		}
-		doc.Write(chunk)
-		if int64(doc.Len()) > d.opts.MaxDocumentBytes {
-			return fmt.Errorf("%s: line %d (document %d): larger than %d bytes", d.name, start, d.doc+1, d.opts.MaxDocumentBytes)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			return flush()
-		case err != nil:
-			return fmt.Errorf("%s: line %d: %w", d.name, line, err)
-		}
-	}
-}
-
-// isSeparator reports whether line is a YAML document separator.
-func isSeparator(line []byte) bool {
-	return bytes.HasPrefix(line, []byte("---")) && len(bytes.TrimSpace(line[3:])) == 0
-}
-
-// isBlankYAML reports whether doc holds only white space and comments.
-func isBlankYAML(doc []byte) bool {
-	for _, l := range bytes.Split(doc, []byte{'\n'}) {
-		l = bytes.TrimSpace(l)
-		if len(l) > 0 && l[0] != '#' {
-			return false
-		}
-	}
-	return true
-}
-
-// yamlLine finds go-yaml's "line N" in an error.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-// yamlDocument converts one YAML document that starts at line start to JSON
-// and reads it.
-func (d *decoder) yamlDocument(doc []byte, start int) error {
-	pos := fmt.Sprintf("line %d (document %d)", start, d.doc)
-	js, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		// go-yaml counts lines from the document's start.
-		msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(s string) string {
-			n, _ := strconv.Atoi(strings.TrimPrefix(s, "line "))
-			return fmt.Sprintf("line %d", n+start-1)
-		})
-		return fmt.Errorf("%s: document %d: %s", d.name, d.doc, strings.TrimPrefix(msg, "error converting YAML to JSON: "))
-	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var v interface{}
-	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("%s: %s: %w", d.name, pos, err)
-	}
-	if v == nil {
-		return nil
-	}
-	m, ok := v.(map[string]interface{})
-	if !ok {
-		return fmt.Errorf("%s: %s: %w", d.name, pos, errNotObject)
-	}
-	return d.fromMap(m, "", func(err error) error { return fmt.Errorf("%s: %s: %w", d.name, pos, err) })
 }
 
 // convert turns json.Numbers into int64 or float64, as the API machinery's

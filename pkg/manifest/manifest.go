@@ -56,8 +56,10 @@ func Read(paths []string) ([]*unstructured.Unstructured, error) {
 // Read reads every object in paths, in order. A path is a file or a
 // directory; a directory is walked recursively in lexical order, reading
 // the files whose names end in .yaml, .yml or .json and skipping the others
-// (pod logs, must-gather's text files). A file named explicitly must hold
-// YAML or JSON whatever its name; "-" is standard input.
+// (pod logs, must-gather's text files), and the files whose first document
+// is well-formed YAML or JSON but not a Kubernetes object (must-gather's
+// JSON reports). A file named explicitly must hold objects whatever its
+// name; "-" is standard input.
 //
 // A file holds one or more documents: YAML separated by "---", or JSON
 // values one after another (NDJSON included). A document is an object, or
@@ -97,6 +99,11 @@ type reader struct {
 	opts    Options
 	objects []*unstructured.Unstructured
 	index   map[objectKey]int
+	// replaced counts the objects read that replaced an earlier copy.
+	replaced int
+	// firstDocument is set when the last file read failed in its first
+	// document.
+	firstDocument bool
 }
 
 // readPath reads one path given by the user.
@@ -129,8 +136,21 @@ func (r *reader) readPath(path string) error {
 				return nil
 			}
 		}
-		return r.readFile(p)
+		return r.readWalked(p)
 	})
+}
+
+// readWalked reads a file found in a directory. One whose first document
+// is well-formed but not a Kubernetes object (a must-gather's JSON
+// reports, a kustomization's files are other things) is skipped.
+func (r *reader) readWalked(path string) error {
+	before := len(r.objects) + r.replaced
+	err := r.readFile(path)
+	var notManifest notManifestError
+	if err != nil && len(r.objects)+r.replaced == before && r.firstDocument && errors.As(err, &notManifest) {
+		return nil
+	}
+	return err
 }
 
 // manifestName reports whether a file in a directory is read.
@@ -170,7 +190,9 @@ func (r *reader) readFile(path string) error {
 // readStream reads the documents of one file.
 func (r *reader) readStream(in io.Reader, name string) error {
 	d := &decoder{opts: r.opts, name: name, add: r.add}
-	return d.decode(in)
+	err := d.decode(in)
+	r.firstDocument = d.doc <= 1
+	return err
 }
 
 // add keeps obj, or the newer of obj and an earlier copy of it.
@@ -183,6 +205,7 @@ func (r *reader) add(obj *unstructured.Unstructured) {
 		r.objects = append(r.objects, obj)
 		return
 	}
+	r.replaced++
 	if newer(r.objects[i], obj) {
 		return
 	}

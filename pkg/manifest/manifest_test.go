@@ -125,7 +125,9 @@ null
 			"namespaces/shop/pods/a/a.yaml":               "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: shop, resourceVersion: \"3\"}\n",
 			"namespaces/shop/apps/deployments.yaml":       "apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- metadata: {name: web, namespace: shop}\n",
 			"namespaces/shop/pods/a/a/a/logs/current.log": "2024 log line\n",
-			"timestamp": "2024-01-01\n",
+			"timestamp":                      "2024-01-01\n",
+			"etcd_info/endpoint_health.json": `[{"endpoint":"https://10.0.0.1:2379","health":true}]`,
+			"aggregated/report.yaml":         "summary: fine\n",
 		},
 		want: "v1 Node /w1 \napps/v1 Deployment shop/web \nv1 Pod shop/a 5\n",
 	}, {
@@ -203,7 +205,9 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		files map[string]string
 		path  string // relative to the directory; "" is the directory
 		opts  Options
-		want  string // what the error must say, after the directory
+		// walk reads the directory; otherwise the one file, or path.
+		walk bool
+		want string // what the error must say, after the directory
 	}{{
 		name: "missing path",
 		path: "nope",
@@ -221,6 +225,20 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		name:  "truncated JSON",
 		files: map[string]string{"pods.json": podListJSON[:120]},
 		want:  "/pods.json: line 2 (document 1), item 0: unexpected end of file (truncated?)",
+	}, {
+		name:  "a file in a directory with a document that is not an object after one that is",
+		files: map[string]string{"a/pods.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\nfoo: bar\n"},
+		walk:  true,
+		want:  "/a/pods.yaml: line 5 (document 2): object has no kind",
+	}, {
+		name:  "a file in a directory whose list has an item without kind",
+		files: map[string]string{"a/pods.json": `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"}}]}`},
+		walk:  true,
+		want:  "/a/pods.json: line 1 (document 1): item 0: object has no kind",
+	}, {
+		name:  "a cluster-info dump on standard output names the line after pod logs",
+		files: map[string]string{"dump.txt": podListJSON + "==== START logs for container app of pod shop/a ====\nlog\n==== END logs for container app of pod shop/a ====\n{\"kind\": \"ServiceList\",\n\"items\": [{\"metadata\": {}}]}\n"},
+		want:  "/dump.txt: line 9 (document 2): item 0: Service: object has no apiVersion",
 	}, {
 		name:  "an object without kind",
 		files: map[string]string{"a.yaml": "apiVersion: v1\nmetadata: {name: a}\n"},
@@ -265,6 +283,11 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeFiles(t, tt.files)
 			p := filepath.Join(dir, tt.path)
+			for name := range tt.files {
+				if !tt.walk && tt.path == "" {
+					p = filepath.Join(dir, name)
+				}
+			}
 			_, err := tt.opts.Read([]string{p})
 			if err == nil {
 				t.Fatalf("Read(%s) = nil error, want %q", tt.path, tt.want)

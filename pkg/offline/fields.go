@@ -52,6 +52,11 @@ var fieldsByKind = map[schema.GroupKind]selectableFields{
 					podIP, _ = m["ip"].(string)
 				}
 			}
+			if podIP == "" {
+				// An object written before podIPs: the API server's
+				// conversion fills podIPs from podIP.
+				podIP = str(o, "status", "podIP")
+			}
 			hostNetwork, _, _ := unstructured.NestedBool(o, "spec", "hostNetwork")
 			return fields.Set{
 				"spec.nodeName":            str(o, "spec", "nodeName"),
@@ -115,7 +120,7 @@ var fieldsByKind = map[schema.GroupKind]selectableFields{
 	{Kind: "Namespace"}: {
 		labels: labelsOf("metadata.name", "status.phase"),
 		values: func(o map[string]interface{}) fields.Set {
-			return fields.Set{"status.phase": str(o, "status", "phase"), "name": str(o, "metadata", "name")}
+			return fields.Set{"status.phase": str(o, "status", "phase")}
 		},
 	},
 	{Kind: "Secret"}: {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -47,6 +49,36 @@ type Replay struct {
 	// have handed on every event it applied.
 	lastRead  atomic.Int64
 	delivered chan struct{}
+
+	mu sync.Mutex
+	// times holds when each applied change was recorded, by the object's
+	// kind, namespace, name and resourceVersion as applied, until
+	// RecordedAt takes it.
+	times map[changeKey]time.Time
+}
+
+// changeKey names one state of an object of a replay.
+type changeKey struct {
+	gk                               schema.GroupKind
+	namespace, name, resourceVersion string
+}
+
+// RecordedAt returns when the state of the object of kind gk with
+// namespace, name and resourceVersion (as the replay's source serves it)
+// was recorded, and forgets it: each state's time is asked once. A state
+// of the replay's start, or one asked for again, is reported as Since. The
+// times of states no one asks for (of types or objects a watch does not
+// print) are kept until the replay is dropped, one small entry per event
+// of the window.
+func (p *Replay) RecordedAt(gk schema.GroupKind, namespace, name, resourceVersion string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := changeKey{gk, namespace, name, resourceVersion}
+	if t, ok := p.times[k]; ok {
+		delete(p.times, k)
+		return t
+	}
+	return p.window.Since
 }
 
 // NewReplay reads the state at the start of window from the recording at
@@ -55,17 +87,13 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	if window.Speed < 0 {
 		return nil, fmt.Errorf("replay speed %g is negative", window.Speed)
 	}
-	r, err := recording.OpenEvents(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
 	if window.Since.IsZero() {
-		if window.Since, err = initialEnd(r); err != nil {
+		since, err := recordingStart(path)
+		if err != nil {
 			return nil, err
 		}
+		window.Since = since
 	}
-	r.Close()
 	header, objects, err := recording.StateAtPath(path, window.Since)
 	if err != nil {
 		return nil, err
@@ -74,13 +102,19 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{})}, nil
+	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{}), times: map[changeKey]time.Time{}}, nil
 }
 
-// initialEnd reads r's initial events, those before its first live event,
-// and returns when the state at the start of the recording is complete:
-// the time of the last of them, or the header's start when later.
-func initialEnd(r recording.Events) (time.Time, error) {
+// recordingStart reads the initial events of the recording at path, those
+// before its first live event, and returns when the state at its start is
+// complete: the time of the last of them, or the header's start when
+// later.
+func recordingStart(path string) (time.Time, error) {
+	r, err := recording.OpenEvents(path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer r.Close()
 	end := r.Header().Started
 	for {
 		ev, err := r.Next()
@@ -196,7 +230,16 @@ func (p *Replay) Run(ctx context.Context) error {
 		if err := clock.wait(ctx, ev.Time); err != nil {
 			return nil // interrupted: the watch ends as it does live
 		}
-		if err := p.source.Apply(ev.Type, ev.Object); err != nil {
+		k := changeKey{gk: ev.Object.GroupVersionKind().GroupKind(), namespace: ev.Object.GetNamespace(), name: ev.Object.GetName()}
+		p.mu.Lock()
+		err = p.source.Apply(ev.Type, ev.Object)
+		if err == nil {
+			// Apply set the resourceVersion the source serves the state at.
+			k.resourceVersion = ev.Object.GetResourceVersion()
+			p.times[k] = ev.Time
+		}
+		p.mu.Unlock()
+		if err != nil {
 			return fmt.Errorf("%s: replaying the %s of %s/%s recorded at %s: %w", p.path, ev.Type, ev.Object.GetKind(), ev.Object.GetName(), ev.Time.UTC().Format(time.RFC3339Nano), err)
 		}
 	}

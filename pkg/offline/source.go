@@ -7,9 +7,11 @@ package offline
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -58,11 +60,14 @@ type Source struct {
 type entry struct {
 	// obj is a typed object where the scheme holds the kind, else the
 	// *unstructured.Unstructured read.
-	obj    runtime.Object
-	gvk    schema.GroupVersionKind
-	ns     string
-	labels labels.Set
-	fields fields.Set
+	obj  runtime.Object
+	gvk  schema.GroupVersionKind
+	ns   string
+	name string
+	// resourceVersion is the object's, as read.
+	resourceVersion string
+	labels          labels.Set
+	fields          fields.Set
 }
 
 // change is one change Apply made.
@@ -80,7 +85,9 @@ const logSize = 4096
 // those the objects imply (a recording's recorded types; nil for a dump).
 // The REST mapper lists the built-in types with their short names, the
 // custom resources the CRDs among objects define, types, and the other
-// kinds objects have (their resource guessed from the kind). An object
+// kinds objects have (their resource guessed from the kind). An object of
+// a namespaced kind without a namespace is held in namespace "default". An
+// object
 // that does not convert to its kind's Go type is an error naming it.
 func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) (*Source, error) {
 	s := &Source{
@@ -89,18 +96,62 @@ func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) 
 		watches:  map[*feedWatch]bool{},
 		finished: make(chan struct{}),
 	}
-	for _, obj := range objects {
-		e, err := newEntry(obj)
-		if err != nil {
-			return nil, err
-		}
-		if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil && rv > s.rv {
+	entries, err := s.newEntries(objects)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if rv, err := strconv.ParseUint(e.resourceVersion, 10, 64); err == nil && rv > s.rv {
 			s.rv = rv
 		}
-		s.kind(e.gvk.GroupKind())[key(e.ns, obj.GetName())] = e
+		s.kind(e.gvk.GroupKind())[key(e.ns, e.name)] = e
 	}
 	s.logFrom = s.rv
 	return s, nil
+}
+
+// newEntries converts objects on every CPU; the error is that of the
+// first object, in order, that fails.
+func (s *Source) newEntries(objects []*unstructured.Unstructured) ([]*entry, error) {
+	entries := make([]*entry, len(objects))
+	errs := make([]error, len(objects))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range goruntime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(objects) {
+					return
+				}
+				entries[i], errs[i] = newEntry(s.inNamespace(objects[i]))
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return entries, nil
+}
+
+// inNamespace returns obj, or a copy of it in namespace "default" when its
+// kind is namespaced and it names no namespace (a manifest written to be
+// applied), as kubectl apply would create it.
+func (s *Source) inNamespace(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if obj.GetNamespace() != "" {
+		return obj
+	}
+	gvk := obj.GroupVersionKind()
+	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		return obj
+	}
+	obj = obj.DeepCopy()
+	obj.SetNamespace(metav1.NamespaceDefault)
+	return obj
 }
 
 // newEntry converts obj to the Go type of its kind where the scheme holds
@@ -108,7 +159,7 @@ func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) 
 func newEntry(obj *unstructured.Unstructured) (*entry, error) {
 	gvk := obj.GroupVersionKind()
 	e := &entry{
-		obj: obj, gvk: gvk, ns: obj.GetNamespace(),
+		obj: obj, gvk: gvk, ns: obj.GetNamespace(), name: obj.GetName(), resourceVersion: obj.GetResourceVersion(),
 		labels: labels.Set(obj.GetLabels()), fields: fieldSet(gvk.GroupKind(), obj),
 	}
 	if typed, err := toTyped(obj, gvk); err != nil {
@@ -210,6 +261,7 @@ func (s *Source) Apply(t watch.EventType, obj *unstructured.Unstructured) error 
 	default:
 		return fmt.Errorf("applying a %s event: only ADDED, MODIFIED and DELETED change objects", t)
 	}
+	obj = s.inNamespace(obj)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rv := s.rv + 1
@@ -283,8 +335,7 @@ func (f *feed) selection(opts metav1.ListOptions) (selection, error) {
 	}
 	fs, err := parseFieldSelector(gk, opts.FieldSelector)
 	if err != nil {
-		return selection{}, apierrors.NewBadRequest(fmt.Sprintf("Unable to find %q that match label selector %q, field selector %q: %v",
-			f.mapping.Resource.String(), opts.LabelSelector, opts.FieldSelector, err))
+		return selection{}, apierrors.NewBadRequest(err.Error())
 	}
 	return selection{gk: gk, namespace: f.namespace, labels: ls, fields: fs}, nil
 }
@@ -350,7 +401,14 @@ func (f *feed) output(e *entry) (runtime.Object, error) {
 	switch obj := e.obj.(type) {
 	case *unstructured.Unstructured:
 		if !f.typed {
-			return obj.DeepCopy(), nil
+			// Another served version of a custom resource is the same
+			// object under another apiVersion, as a CRD without a
+			// conversion webhook serves it.
+			out := obj.DeepCopy()
+			if e.gvk != want {
+				out.SetGroupVersionKind(want)
+			}
+			return out, nil
 		}
 		typed, err := toTyped(obj, want)
 		if err != nil {

@@ -454,6 +454,30 @@ func TestFinish(t *testing.T) {
 	}
 }
 
+// TestManifestWithoutNamespace checks that an object of a namespaced kind
+// without a namespace is held in "default", as kubectl apply would create
+// it, and that a cluster-scoped one stays without.
+func TestManifestWithoutNamespace(t *testing.T) {
+	cm := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]interface{}{"name": "settings"}}}
+	ns := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": "shop"}}}
+	s, err := NewSource([]*unstructured.Unstructured{cm, ns}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for resource, want := range map[string]string{"configmaps": "default/settings", "namespaces": "shop"} {
+		keys, err := list(t, s, resource, "", metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(keys, " "); got != want {
+			t.Errorf("list %s = %q, want %q", resource, got, want)
+		}
+	}
+	if cm.GetNamespace() != "" {
+		t.Errorf("NewSource changed the object given: namespace %q", cm.GetNamespace())
+	}
+}
+
 // TestNewSourceBadObject checks that an object that does not fit its
 // kind's Go type is an error naming it.
 func TestNewSourceBadObject(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 	var paths []string
 	cmd.Flags().StringArrayVar(&paths, "from", nil, "Read objects from files instead of an API server (repeatable): kubectl get -o yaml|json output, multi-document YAML, JSON streams, or directories walked recursively (kubectl cluster-info dump --output-directory, must-gather). No kubeconfig is read; the namespace is -n or default.")
+	_ = cmd.MarkFlagFilename("from", "yaml", "yml", "json")
 	_, watch := o.(*WatchOptions)
 	times := addRecordingFlags(cmd, watch)
 	live := cmd.RunE

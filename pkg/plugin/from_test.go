@@ -70,6 +70,18 @@ web-5d8f-b   0/1     Running   0          <unknown>
 		args: []string{"query", "pods", "-A", "--field-selector", "spec.nodeName=worker-2", "--index", "node=worker-2", "-o", "name", "--from", fromDump},
 		want: "pod/job-x\npod/web-5d8f-b\n",
 	}, {
+		name: "phase and namespace indexes, which the engine has the source select",
+		args: []string{"query", "pods", "-A", "--index", "phase=Running", "--index", "namespace!=batch", "-o", "name", "--from", fromDump},
+		want: "pod/web-5d8f-a\npod/web-5d8f-b\n",
+	}, {
+		name: "phase index with notin",
+		args: []string{"query", "pods", "-A", "--index", "phase notin (Running)", "-o", "name", "--from", fromDump},
+		want: "pod/job-x\npod/db-0\n",
+	}, {
+		name: "another served version of a custom resource",
+		args: []string{"query", "widgets.v1beta1.example.com", "-n", "shop", "-o", "jsonpath={.items[*].apiVersion}", "--from", fromDump},
+		want: "example.com/v1beta1 example.com/v1beta1",
+	}, {
 		name: "label selector",
 		args: []string{"query", "pods", "-A", "-l", "app=web", "-o", "name", "--from", fromDump},
 		want: "pod/web-5d8f-a\npod/web-5d8f-b\n",
@@ -155,7 +167,7 @@ func TestFromErrors(t *testing.T) {
 	}{
 		{"missing path", []string{"query", "pods", "--from", "testdata/nope"}, "--from testdata/nope: no such file or directory"},
 		{"unknown type", []string{"query", "gadgets", "--from", fromDump}, `the --from files have no resource type "gadgets"`},
-		{"unsupported field selector", []string{"query", "pods", "--field-selector", "spec.foo=x", "--from", fromDump}, "field label not supported: spec.foo"},
+		{"unsupported field selector", []string{"query", "pods", "--field-selector", "spec.foo=x", "--from", fromDump}, "listing pods: field label not supported: spec.foo"},
 		{"watch --until not met by the end", []string{"watch", "pods", "-n", "shop", "--until", `object.status.phase == "Succeeded"`, "--from", fromDump}, "did not hold for any watched object by the end of --from"},
 	}
 	for _, tt := range tests {

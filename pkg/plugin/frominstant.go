@@ -45,18 +45,18 @@ func parseInstant(flag, value string) (instant, error) {
 	return i, nil
 }
 
-// resolve returns the instant's time in a recording that runs from start
-// to end, or an error naming the flag when it falls outside.
+// resolve returns the instant's time in a recording whose state is
+// complete from start and whose last event is at end, or an error naming
+// the flag when it is before start. An instant after end is the state at
+// end: a recording does not say when its recorder stopped, only when it
+// last saw a change.
 func (i instant) resolve(start, end time.Time) (time.Time, error) {
 	t := i.at
 	if t.IsZero() {
 		t = end.Add(-i.beforeEnd)
 	}
-	switch {
-	case t.Before(start):
+	if t.Before(start) {
 		return time.Time{}, fmt.Errorf("%s %s: %s is before the recording's start, %s", i.flag, i.value, formatInstant(t), formatInstant(start))
-	case t.After(end):
-		return time.Time{}, fmt.Errorf("%s %s: %s is after the recording's end, %s", i.flag, i.value, formatInstant(t), formatInstant(end))
 	}
 	return t, nil
 }

@@ -21,7 +21,7 @@ func TestParseInstant(t *testing.T) {
 		{name: "the end exactly", value: "2026-11-26T02:00:00Z", want: end},
 		{name: "before the start", value: "2026-11-26T00:59:59Z", wantErr: "--at 2026-11-26T00:59:59Z: 2026-11-26T00:59:59.000Z is before the recording's start, 2026-11-26T01:00:00.000Z"},
 		{name: "a duration reaching before the start", value: "-61m", wantErr: "before the recording's start"},
-		{name: "after the end", value: "2026-11-26T02:00:01Z", wantErr: "after the recording's end"},
+		{name: "after the last event: the state at the end", value: "2026-11-26T02:00:01Z", want: end.Add(time.Second)},
 		{name: "no zone", value: "2026-11-26T01:30:00", wantErr: `--at "2026-11-26T01:30:00" is not an RFC 3339 time`},
 		{name: "a word", value: "yesterday", wantErr: `--at "yesterday": want an RFC 3339 time`},
 		{name: "a positive duration", value: "10m", wantErr: `--at "10m": a duration must be negative`},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -141,6 +142,9 @@ func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (cache.Source
 			if at, err = resolveInstant("--at", r.flags.at, span); err != nil {
 				return nil, "", err
 			}
+			if at.After(span.End) && r.errOut != nil {
+				fmt.Fprintf(r.errOut, "warning: --at %s is after the last event of %s, at %s: the answer is the state then\n", r.flags.at, r.path, formatInstant(span.End))
+			}
 		}
 		source, err := offline.Recorded(r.path, at)
 		if err != nil {
@@ -215,4 +219,21 @@ func recordingEnginesFor(paths []string, flags *recordingFlags, errOut io.Writer
 		return nil, nil
 	}
 	return &recordingEngines{fromEngines: fromEngines{paths: paths}, path: path, flags: flags, errOut: errOut}, nil
+}
+
+// recordedTimes returns, for a replay, when the state each printed event
+// carries was recorded (--timestamps and -o json print it); nil for other
+// engines.
+func recordedTimes(engines engineSource) func(*cache.Event) time.Time {
+	r, ok := engines.(*recordingEngines)
+	if !ok || r.replay == nil {
+		return nil
+	}
+	return func(ev *cache.Event) time.Time {
+		a, err := meta.Accessor(ev.Object())
+		if err != nil {
+			return r.replay.Since()
+		}
+		return r.replay.RecordedAt(ev.Resource.Mapping.GroupVersionKind.GroupKind(), a.GetNamespace(), a.GetName(), a.GetResourceVersion())
+	}
 }

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,8 +9,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
 // runCommand runs the command newCmd builds with args, as the root would
@@ -40,6 +44,7 @@ func TestQueryAt(t *testing.T) {
 		{at: "-500ms", want: "deployment.apps/db"},
 		{at: "-1500ms", want: "deployment.apps/db deployment.apps/web"},
 		{at: "", want: "deployment.apps/db deployment.apps/web"},
+		{at: "2026-11-27T00:00:00Z", want: "deployment.apps/db deployment.apps/web"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.at, func(t *testing.T) {
@@ -82,7 +87,7 @@ func TestRecordingFlagErrors(t *testing.T) {
 		{"--since without --from", NewCmdWatch, []string{"deploy", "--since", "-1m"}, "--since needs --from a recording"},
 		{"--speed negative", NewCmdWatch, []string{"deploy", "--from", path, "--speed", "-2"}, "--speed must not be negative"},
 		{"--until-time before --since", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-2s", "--until-time", "-3s"}, "--until-time -3s is before --since -2s"},
-		{"--since after the end", NewCmdWatch, []string{"deploy", "--from", path, "--since", "2026-11-26T02:00:00Z"}, "after the recording's end"},
+		{"--since before the start", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-1h"}, "--since -1h: 2026-11-26T00:00:07.000Z is before the recording's start"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,4 +152,68 @@ func TestWatchReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWatchReplayTimes checks that a replay's events carry the time each
+// state was recorded, the initial state the time of the replay's start.
+func TestWatchReplayTimes(t *testing.T) {
+	path := writeHistoryRecording(t)
+	out, errOut, err := runCommand(t, NewCmdWatch, "deploy", "-n", "shop", "--from", path, "--initial", "--since", "2026-11-26T01:00:02Z", "-o", "json")
+	if err != nil {
+		t.Fatalf("watch = %v (stderr %s)", err, errOut)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct{ Type, Time string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got = append(got, ev.Type+" "+ev.Time)
+	}
+	want := "ADDED 2026-11-26T01:00:02Z, ADDED 2026-11-26T01:00:02Z, MODIFIED 2026-11-26T01:00:04Z, MODIFIED 2026-11-26T01:00:05Z, DELETED 2026-11-26T01:00:06Z, ADDED 2026-11-26T01:00:07Z"
+	if strings.Join(got, ", ") != want {
+		t.Fatalf("watch --since 01:00:02 -o json times:\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+}
+
+// TestQueryTruncatedRecording checks that a recording cut off after its
+// last flushed event answers up to there, with a warning.
+func TestQueryTruncatedRecording(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.rec")
+	w, err := recording.Create(path, recording.Header{
+		Started: historyStart,
+		Types:   []recording.Type{{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := recordedDeployment("u-other", "db:v1", 1, "1", "kubectl-create")
+	other.SetName("db")
+	for _, ev := range []recording.Event{
+		{Time: historyStart, Type: watch.Added, Initial: true, Object: other},
+		{Time: historyStart.Add(time.Second), Type: watch.Added, Object: recordedDeployment("u1", "web:v1", 2, "2", "kubectl-create")},
+	} {
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A third event, not flushed: the file ends after the second, as if
+	// the recorder had crashed, without the compressor's end.
+	if err := w.Write(recording.Event{Time: historyStart.Add(2 * time.Second), Type: watch.Deleted, Object: other}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCommand(t, NewCmdQuery, "deploy", "-n", "shop", "--from", path, "-o", "name")
+	if err != nil {
+		t.Fatalf("query a cut recording = %v", err)
+	}
+	if got := strings.Join(strings.Fields(out), " "); got != "deployment.apps/db deployment.apps/web" {
+		t.Errorf("query a cut recording = %q, want db and web", got)
+	}
+	if !strings.Contains(errOut, "was cut off after its last complete event, at 2026-11-26T01:00:01.000Z") {
+		t.Errorf("query a cut recording: stderr %q, want a warning that it was cut off", errOut)
+	}
+	_ = w.Close()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -120,17 +121,13 @@ func (o *HistoryOptions) Complete(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// historyNamespace is the namespace of -n, else the kubeconfig context's,
-// else "default": a recording needs no kubeconfig, and an unreadable one
-// is not an error.
+// historyNamespace is the namespace of -n, else "default", as for every
+// --from source: a kubeconfig's context says nothing of a recording.
 func historyNamespace(configFlags *genericclioptions.ConfigFlags) string {
 	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
 		return *configFlags.Namespace
 	}
-	if ns, _, err := configFlags.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
-		return ns
-	}
-	return "default"
+	return metav1.NamespaceDefault
 }
 
 // Validate checks the flags without I/O.

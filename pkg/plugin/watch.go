@@ -348,6 +348,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return o.runGroups(ctx, engine, queue, names)
 	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
+	p.recordedAt = recordedTimes(o.engines)
 	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
 	p.exprs = newExprReporter(p.guards)
 	defer p.exprs.report(o.ErrOut)

@@ -178,8 +178,25 @@ type podStates struct {
 	mu    sync.Mutex
 	order []string
 	last  map[string]map[string]interface{}
-	seq   map[string][]string // uid → TYPE@resourceVersion
+	seq   map[string][]podState
 	errs  []error
+}
+
+// podState is one state of a pod: the event's type, the object's
+// resourceVersion, and the object without bookkeeping fields as JSON.
+type podState struct {
+	typ, rv, object string
+}
+
+func (s podState) String() string { return s.typ + "@" + s.rv }
+
+// states prints a sequence of states as TYPE@resourceVersion.
+func states(seq []podState) string {
+	var out []string
+	for _, s := range seq {
+		out = append(out, s.String())
+	}
+	return strings.Join(out, " ")
 }
 
 func watchPods(t *testing.T, dyn dynamic.Interface, ns string) *podStates {
@@ -195,7 +212,7 @@ func watchPods(t *testing.T, dyn dynamic.Interface, ns string) *podStates {
 		t.Fatalf("watching pods: %v", err)
 	}
 	t.Cleanup(stream.Stop)
-	s := &podStates{last: map[string]map[string]interface{}{}, seq: map[string][]string{}}
+	s := &podStates{last: map[string]map[string]interface{}{}, seq: map[string][]podState{}}
 	go func() {
 		for ev := range stream.ResultChan() {
 			s.record(ev)
@@ -231,7 +248,12 @@ func (s *podStates) record(ev watch.Event) {
 		return
 	}
 	s.last[uid] = stripped
-	s.seq[uid] = append(s.seq[uid], string(ev.Type)+"@"+rv)
+	s.seq[uid] = append(s.seq[uid], podState{typ: string(ev.Type), rv: rv, object: toJSON(stripped)})
+}
+
+func toJSON(obj map[string]interface{}) string {
+	b, _ := json.Marshal(obj)
+	return string(b)
 }
 
 // withoutBookkeeping returns obj without the metadata fields the plugin
@@ -320,7 +342,7 @@ func waitRecording(t *testing.T, rec *framework.Process, file string) {
 			return false, fmt.Errorf("the recorder exited: %s", rec.Wait())
 		default:
 		}
-		return strings.Contains(rec.Stderr(), "; watching for changes"), nil
+		return strings.Contains(rec.Stderr(), "; recording to "), nil
 	})
 	if err != nil {
 		t.Fatalf("waiting for the recorder to start: %v\nstderr:\n%s", err, rec.Stderr())
@@ -383,22 +405,28 @@ func checkAt(t *testing.T, kubeconfig, file, ns string, snaps []snapshot) {
 
 // checkReplay replays the recording's pods as -o json and checks each pod
 // against the API server's own watch of the run: ADDED once, first,
-// DELETED once, last, and every state between in order (by
-// resourceVersion, updates of bookkeeping fields aside). The replay ends by
-// itself, exit 0.
+// DELETED once, last, and every state between in order (the objects
+// compared without their bookkeeping fields, managedFields,
+// resourceVersion and generation: a replay numbers its changes in the
+// order recorded, which across types is not the server's order). The
+// replay ends by itself, exit 0.
 func checkReplay(t *testing.T, kubeconfig, file, ns string, server *podStates) {
 	r := offline(t, kubeconfig, "watch", "pods", "-n", ns, "--from", file, "-o", "json")
 	if r.ExitCode != 0 || r.TimedOut {
 		t.Fatalf("watch --from: %s", r)
 	}
-	got := map[string][]string{}
+	got := map[string][]podState{}
 	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 		if line == "" {
 			continue
 		}
 		ev := framework.DecodeEvent(t, line)
 		uid := framework.NestedString(ev.Object, "metadata", "uid")
-		got[uid] = append(got[uid], ev.Type+"@"+framework.NestedString(ev.Object, "metadata", "resourceVersion"))
+		got[uid] = append(got[uid], podState{
+			typ:    ev.Type,
+			rv:     framework.NestedString(ev.Object, "metadata", "resourceVersion"),
+			object: toJSON(withoutBookkeeping(ev.Object)),
+		})
 	}
 	server.mu.Lock()
 	defer server.mu.Unlock()
@@ -408,21 +436,30 @@ func checkReplay(t *testing.T, kubeconfig, file, ns string, server *podStates) {
 	if len(server.order) < 6 {
 		t.Fatalf("the server's watch saw %d pods, want at least 6 (2 at v1, then 2 at v2 scaled to 4)", len(server.order))
 	}
+	events := 0
 	for _, uid := range server.order {
 		want := server.seq[uid]
-		if !slices.Equal(got[uid], want) {
-			t.Errorf("pod %s: the replay printed %q, want the server's states %q", uid, got[uid], want)
+		events += len(want)
+		if !strings.HasPrefix(want[0].typ, "ADDED") || want[len(want)-1].typ != "DELETED" {
+			t.Errorf("pod %s: the server's states %s do not run from ADDED to DELETED", uid, states(want))
+		}
+		seq := got[uid]
+		delete(got, uid)
+		if len(seq) != len(want) {
+			t.Errorf("pod %s: the replay printed %s, want the server's states %s", uid, states(seq), states(want))
 			continue
 		}
-		if !strings.HasPrefix(want[0], "ADDED@") || !strings.HasPrefix(want[len(want)-1], "DELETED@") {
-			t.Errorf("pod %s: states %q do not run from ADDED to DELETED", uid, want)
+		for i := range want {
+			if seq[i].typ != want[i].typ || seq[i].object != want[i].object {
+				t.Errorf("pod %s: state %d the replay printed (%s) is not the server's (%s):\n%s\nwant\n%s", uid, i, seq[i], want[i], seq[i].object, want[i].object)
+				break
+			}
 		}
-		delete(got, uid)
 	}
 	if len(got) > 0 {
 		t.Errorf("the replay printed pods the server never sent: %v", got)
 	}
-	t.Logf("replayed %d pods", len(server.order))
+	t.Logf("replayed %d pods, %d states", len(server.order), events)
 }
 
 // checkHistory asks for the Deployment's history: created, the image
@@ -434,19 +471,30 @@ func checkHistory(t *testing.T, kubeconfig, file, ns string) {
 		t.Fatalf("history deployment/web: %s", r)
 	}
 	out := r.Stdout
-	for _, want := range []string{
-		"ADDED    deployment.apps/web -n " + ns,
-		`image: "registry.example.com/web:v1" → "registry.example.com/web:v2"`,
-		"kubectl-set",
-		"kubectl-scale",
-		"DELETED  deployment.apps/web -n " + ns,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("history deployment/web does not say %q:\n%s", want, out)
-		}
+	t.Logf("history deployment/web:\n%s", out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 4 || !strings.HasSuffix(lines[0], " ADDED    deployment.apps/web -n "+ns) || !strings.HasSuffix(lines[len(lines)-1], " DELETED  deployment.apps/web -n "+ns) {
+		t.Errorf("history deployment/web does not run from ADDED to DELETED:\n%s", out)
 	}
-	if !strings.Contains(out, "spec.replicas: 2 → 4") {
-		t.Errorf("history deployment/web does not show the scale from 2 to 4:\n%s", out)
+	// Each change is printed under the line of its event, which names who
+	// made it: kubectl set image the image, kubectl scale (through the
+	// scale subresource) the replicas.
+	for _, c := range []struct{ change, by string }{
+		{`~ spec.template.spec.containers[name=web].image: "registry.example.com/web:v1" → "registry.example.com/web:v2"`, "(by kubectl-set/Update)"},
+		{"~ spec.replicas: 2 → 4", "(by kubectl/Update/scale)"},
+	} {
+		header, found := "", false
+		for _, line := range lines {
+			if !strings.HasPrefix(line, " ") {
+				header = line
+			}
+			if found = strings.TrimSpace(line) == c.change; found {
+				break
+			}
+		}
+		if !found || !strings.Contains(header, "MODIFIED deployment.apps/web") || !strings.HasSuffix(header, c.by) {
+			t.Errorf("history deployment/web: %q is not printed under an update %s; under %q", c.change, c.by, header)
+		}
 	}
 
 	r = offline(t, kubeconfig, "history", "deployment/web", "-n", ns, "--from", file, "-o", "json")
