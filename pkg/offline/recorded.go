@@ -28,7 +28,7 @@ type Span struct {
 // ReadSpan reads the recording at path through and returns its span.
 // Errors name the file.
 func ReadSpan(path string) (Span, error) {
-	r, err := recording.Open(path)
+	r, err := recording.OpenEvents(path)
 	if err != nil {
 		return Span{}, err
 	}
@@ -51,6 +51,9 @@ func ReadSpan(path string) (Span, error) {
 		span.End = span.Start
 	}
 	span.Truncated = r.Truncated()
+	if until := recording.RecordedUntil(path); until.After(span.End) {
+		span.End = until
+	}
 	return span, nil
 }
 
@@ -59,16 +62,11 @@ func ReadSpan(path string) (Span, error) {
 // types are the recording's, whether or not it holds objects of them then.
 // The source has no events to send: it is finished.
 func Recorded(path string, at time.Time) (*Source, error) {
-	r, err := recording.Open(path)
+	header, objects, err := recording.StateAtPath(path, at)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	objects, err := recording.StateAt(r, at)
-	if err != nil {
-		return nil, err
-	}
-	source, err := NewSource(objects, Mappings(r.Header()))
+	source, err := NewSource(objects, Mappings(header))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -94,16 +94,11 @@ func NewReplay(path string, window Window) (*Replay, error) {
 		}
 		window.Since = since
 	}
-	r, err := recording.Open(path)
+	header, objects, err := recording.StateAtPath(path, window.Since)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	objects, err := recording.StateAt(r, window.Since)
-	if err != nil {
-		return nil, err
-	}
-	source, err := NewSource(objects, Mappings(r.Header()))
+	source, err := NewSource(objects, Mappings(header))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -115,7 +110,7 @@ func NewReplay(path string, window Window) (*Replay, error) {
 // complete: the time of the last of them, or the header's start when
 // later.
 func recordingStart(path string) (time.Time, error) {
-	r, err := recording.Open(path)
+	r, err := recording.OpenEvents(path)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -189,6 +184,9 @@ func (f notedFeed) WatchWithContext(ctx context.Context, opts metav1.ListOptions
 func (p *Replay) finish(ctx context.Context) {
 	p.source.Finish()
 	defer close(p.delivered)
+	// The last event applied may follow a pause longer than settle (the
+	// next segment of a directory opened): wait settle from now too.
+	p.lastRead.Store(time.Now().UnixNano())
 	tick := time.NewTicker(settle / 10)
 	defer tick.Stop()
 	for time.Since(time.Unix(0, p.lastRead.Load())) < settle {
@@ -209,7 +207,7 @@ func (p *Replay) Since() time.Time { return p.window.Since }
 // listed the state at the window's start.
 func (p *Replay) Run(ctx context.Context) error {
 	defer p.finish(ctx)
-	r, err := recording.Open(p.path)
+	r, err := recording.OpenEvents(p.path)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
 const cacheLong = `A warm cache is a background process that keeps the informers of the types
@@ -61,6 +62,8 @@ type CacheStartOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	IdleTimeout time.Duration
 	EvictAfter  time.Duration
+	Record      string
+	Retain      time.Duration
 	genericiooptions.IOStreams
 
 	id        cacheIdentity
@@ -69,7 +72,8 @@ type CacheStartOptions struct {
 }
 
 func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &CacheStartOptions{configFlags: configFlags, IdleTimeout: 30 * time.Minute, EvictAfter: defaultEvictAfter, IOStreams: streams}
+	o := &CacheStartOptions{configFlags: configFlags, IdleTimeout: 30 * time.Minute, EvictAfter: defaultEvictAfter,
+		Retain: defaultRetain, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Start a warm cache for the current identity in the background",
@@ -84,7 +88,35 @@ func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams generi
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Exit after this long without a query or watch (0: never).")
 	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
+	addRecordFlags(cmd, &o.Record, &o.Retain)
 	return cmd
+}
+
+// defaultRetain is the default --retain of a recording cache.
+const defaultRetain = time.Hour
+
+// addRecordFlags adds --record and --retain to a cache start or serve
+// command.
+func addRecordFlags(cmd *cobra.Command, record *string, retain *time.Duration) {
+	cmd.Flags().StringVar(record, "record", "", "Keep a rolling recording of the types the cache holds in this directory (created 0700 if missing): "+
+		"segment files that --from DIR and --at read. Each type is recorded once, from its informer of all namespaces when the cache has one; "+
+		"objects as the cache keeps them (managedFields only for types a watch holds).")
+	cmd.Flags().DurationVar(retain, "retain", *retain, "With --record: delete recorded segments older than this; a new segment starts every retain/6 (at least 1m).")
+}
+
+// validateRecord checks --record and --retain.
+func validateRecord(record string, retain time.Duration) error {
+	if retain <= 0 {
+		return fmt.Errorf("--retain must be positive, got %s", retain)
+	}
+	if record == "" {
+		return nil
+	}
+	fi, err := os.Stat(record)
+	if err == nil && !fi.IsDir() {
+		return fmt.Errorf("--record %s: not a directory", record)
+	}
+	return nil
 }
 
 // Complete resolves the identity from the kubeconfig flags.
@@ -97,6 +129,9 @@ func (o *CacheStartOptions) Complete(*cobra.Command, []string) error {
 // Validate checks --idle-timeout and --evict-after.
 func (o *CacheStartOptions) Validate() error {
 	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
+		return err
+	}
+	if err := validateRecord(o.Record, o.Retain); err != nil {
 		return err
 	}
 	return validateEvictAfter(o.EvictAfter)
@@ -165,6 +200,15 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 		return err
 	}
 	args := []string{"cache", "serve", "--idle-timeout=" + o.IdleTimeout.String(), "--evict-after=" + o.EvictAfter.String()}
+	recording := ""
+	if o.Record != "" {
+		dir, err := server.PrepareRecordDir(o.Record)
+		if err != nil {
+			return err
+		}
+		args = append(args, "--record="+dir, "--retain="+o.Retain.String())
+		recording = fmt.Sprintf(", recording to %s for %s", dir, o.Retain)
+	}
 	if o.verbosity != "" {
 		args = append(args, "-v="+o.verbosity)
 	}
@@ -178,7 +222,7 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting the cache: %w", err)
 	}
-	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s)\n", o.id.server, user, pid, o.id.socket, o.IdleTimeout, o.EvictAfter)
+	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s%s)\n", o.id.server, user, pid, o.id.socket, o.IdleTimeout, o.EvictAfter, recording)
 	return nil
 }
 

@@ -29,12 +29,14 @@ import (
 type cacheServeOptions struct {
 	IdleTimeout time.Duration
 	EvictAfter  time.Duration
+	Record      string
+	Retain      time.Duration
 	ReadyFD     int
 	genericiooptions.IOStreams
 }
 
 func newCmdCacheServe(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &cacheServeOptions{EvictAfter: defaultEvictAfter, IOStreams: streams}
+	o := &cacheServeOptions{EvictAfter: defaultEvictAfter, Retain: defaultRetain, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:    "serve",
 		Short:  "Run a warm cache in the foreground (started by cache start)",
@@ -46,6 +48,7 @@ func newCmdCacheServe(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", 0, "Exit after this long without a request (0: never).")
 	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
+	addRecordFlags(cmd, &o.Record, &o.Retain)
 	cmd.Flags().IntVar(&o.ReadyFD, "ready-fd", client.ReadyFD, "File descriptor on which to say \"ready\" (or why not) once listening; 0 for none.")
 	return cmd
 }
@@ -77,6 +80,9 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 		return err
 	}
 	if err := validateEvictAfter(o.EvictAfter); err != nil {
+		return err
+	}
+	if err := validateRecord(o.Record, o.Retain); err != nil {
 		return err
 	}
 	var kubeArgs []string
@@ -137,6 +143,13 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	}
 	pool := server.NewPool(source, server.PoolOptions{EvictAfter: o.EvictAfter})
 	defer pool.Shutdown()
+	var recorder *server.Recorder
+	if o.Record != "" {
+		recorder, err = server.NewRecorder(pool, server.RecordOptions{Dir: o.Record, Retain: o.Retain, Server: restConfig.Host})
+		if err != nil {
+			return err
+		}
+	}
 	env := &serveEnv{server: restConfig.Host, source: source, pool: pool, warnings: warnings}
 	user, kubeContext := userName(configFlags)
 	srv := &server.Server{
@@ -148,10 +161,26 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 		Status: func(st *protocol.Status) {
 			st.Server, st.User, st.Context = restConfig.Host, user, kubeContext
 			st.Caches = pool.Status()
+			if recorder != nil {
+				st.Recording = recorder.Status()
+			}
 		},
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	if recorder != nil {
+		recordCtx, stopRecording := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			recorder.Run(recordCtx)
+			close(done)
+		}()
+		// Before the pool shuts down: the segment is closed whole.
+		defer func() {
+			stopRecording()
+			<-done
+		}()
+	}
 	klog.InfoS("listening", "socket", id.socket, "server", restConfig.Host, "user", user, "idleTimeout", srv.IdleTimeout)
 	listening()
 	return srv.Serve(ctx)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -170,7 +171,7 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 	for _, e := range entries {
 		notes = notes || e.Shell != ""
 	}
-	var caches, types [][]string
+	var caches, types, recordings [][]string
 	for _, e := range entries {
 		if e.Status == nil {
 			row := []string{"-", "-", "-", "-", "-", "-", "-", e.Socket + " (" + e.Error + ")"}
@@ -193,6 +194,9 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 			row = append(row, e.Shell)
 		}
 		caches = append(caches, row)
+		if rec := st.Recording; rec != nil {
+			recordings = append(recordings, recordingRow(pid, rec))
+		}
 		for _, t := range st.Caches {
 			ns := "(all)"
 			if len(t.Namespaces) > 0 {
@@ -224,9 +228,36 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 	if err := writeTable(o.Out, header, caches, false); err != nil {
 		return err
 	}
-	if len(types) == 0 {
+	if len(types) > 0 {
+		fmt.Fprintln(o.Out)
+		if err := writeTable(o.Out, []string{"PID", "TYPE", "NAMESPACES", "SELECTOR", "FOR", "OBJECTS", "INDEXES", "USERS", "WATCH"}, types, false); err != nil {
+			return err
+		}
+	}
+	if len(recordings) == 0 {
 		return nil
 	}
 	fmt.Fprintln(o.Out)
-	return writeTable(o.Out, []string{"PID", "TYPE", "NAMESPACES", "SELECTOR", "FOR", "OBJECTS", "INDEXES", "USERS", "WATCH"}, types, false)
+	return writeTable(o.Out, []string{"PID", "RECORDING", "RETAIN", "TYPES", "SEGMENT", "SIZE", "FILES", "EVENTS", "STATE"}, recordings, false)
+}
+
+// recordingRow is the row of the recording table of a cache started with
+// --record.
+func recordingRow(pid string, rec *protocol.RecordingStatus) []string {
+	segment, size := "<none>", "-"
+	if rec.Segment != "" {
+		segment = filepath.Base(rec.Segment)
+		size = fmt.Sprintf("%.1fKi", float64(rec.SegmentBytes)/1024)
+	}
+	state := "recording"
+	switch {
+	case rec.LastError != "":
+		state = "failing: " + rec.LastError
+	case rec.Segment == "":
+		state = "idle (no types held)"
+	case rec.Overflows > 0:
+		state = fmt.Sprintf("recording (%d overflows, %d events dropped)", rec.Overflows, rec.Dropped)
+	}
+	return []string{pid, rec.Dir, time.Duration(rec.Retain).String(), joinOrNone(rec.Types), segment, size,
+		strconv.Itoa(rec.Files), strconv.FormatInt(rec.Events, 10), state}
 }

@@ -93,7 +93,7 @@ func (r *recordingFlags) validate(from []string, isRecording bool) error {
 func recordingPath(from []string) (string, error) {
 	found := ""
 	for _, path := range from {
-		ok, err := recording.IsRecording(path)
+		ok, err := recording.IsRecordingPath(path)
 		if err != nil {
 			if len(from) == 1 {
 				return "", nil // the files' own reader names the problem

@@ -144,12 +144,12 @@ func (o *HistoryOptions) Validate() error {
 // Run reads the recording and prints the object's history.
 func (o *HistoryOptions) Run(ctx context.Context) error {
 	path := o.From[0]
-	if ok, err := recording.IsRecording(path); err != nil {
+	if ok, err := recording.IsRecordingPath(path); err != nil {
 		return fmt.Errorf("--from: %w", err)
 	} else if !ok {
 		return fmt.Errorf("--from %s: not a recording (kubectl informer record --to FILE makes one); history needs the events, a dump holds one state", path)
 	}
-	r, err := recording.Open(path)
+	r, err := recording.OpenEvents(path)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ type objectHistory struct {
 }
 
 // print reads r to its end and prints every event of the object.
-func (h *objectHistory) print(ctx context.Context, r *recording.Reader, p *eventPrinter) error {
+func (h *objectHistory) print(ctx context.Context, r recording.Events, p *eventPrinter) error {
 	h.times = map[*cache.Event]time.Time{}
 	for {
 		if err := ctx.Err(); err != nil {

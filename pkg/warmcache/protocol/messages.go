@@ -81,6 +81,34 @@ type Status struct {
 	// RSSBytes is the process's resident memory, 0 where unknown.
 	RSSBytes int64        `json:"rssBytes"`
 	Caches   []TypeStatus `json:"caches"`
+	// Recording is set when the cache keeps a rolling recording.
+	Recording *RecordingStatus `json:"recording,omitempty"`
+}
+
+// RecordingStatus is what a cache started with --record records.
+type RecordingStatus struct {
+	// Dir holds the segment files; Retain is how far back they reach.
+	Dir    string   `json:"dir"`
+	Retain Duration `json:"retain"`
+	// Types are the recorded types (resource names).
+	Types []string `json:"types,omitempty"`
+	// Segment is the file written now, SegmentStarted when it started and
+	// SegmentBytes its size; unset while nothing is recorded.
+	Segment        string     `json:"segment,omitempty"`
+	SegmentStarted *time.Time `json:"segmentStarted,omitempty"`
+	SegmentBytes   int64      `json:"segmentBytes,omitempty"`
+	// Files counts the segment files in Dir; Segments the segments
+	// started by this process.
+	Files    int `json:"files"`
+	Segments int `json:"segments"`
+	// Events counts the changes recorded after the segments' initial
+	// states; Dropped the events dropped when the writer fell behind, and
+	// Overflows the segments started because of it.
+	Events    int64 `json:"events"`
+	Dropped   int64 `json:"dropped,omitempty"`
+	Overflows int   `json:"overflows,omitempty"`
+	// LastError is the last write error, cleared by the next segment.
+	LastError string `json:"lastError,omitempty"`
 }
 
 // TypeStatus is one cached type: one informer per namespace of Namespaces

@@ -5,4 +5,10 @@
 // a Handler that streams the command's output back in frames
 // (pkg/warmcache/protocol). It knows nothing of cobra: pkg/plugin supplies the
 // Handler, which runs the same query and watch code as a direct command.
+//
+// A Recorder, when the cache is started with --record, keeps a rolling
+// recording of what the Pool holds in a directory of segment files (see
+// Recorder for when segments start and are deleted, and recordplan.go for
+// what is recorded: each type once, from its widest entry, objects as that
+// entry keeps them, managedFields included only when it keeps them).
 package server

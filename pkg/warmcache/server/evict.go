@@ -56,6 +56,7 @@ func (p *Pool) evictIdle(e *entry) {
 	klog.V(1).InfoS("evicting an idle informer", "resource", e.key.resource, "namespaces", e.key.namespaces,
 		"labelSelector", e.key.labelSelector, "idle", idle)
 	e.shutdown()
+	p.changed()
 }
 
 // shutdown stops e's engine, once.

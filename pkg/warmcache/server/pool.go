@@ -40,6 +40,10 @@ type Pool struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 
+	// changes gets a token whenever an entry syncs or leaves the pool
+	// (what a Recorder records).
+	changes chan struct{}
+
 	mu      sync.Mutex
 	entries map[entryKey]*entry
 	closed  bool
@@ -64,7 +68,8 @@ type PoolOptions struct {
 // NewPool returns an empty pool whose engines are fed by source.
 func NewPool(source cache.Source, opts PoolOptions) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{source: source, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{}}
+	p := &Pool{source: source, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{},
+		changes: make(chan struct{}, 1)}
 	p.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
 		return cache.New(p.source, []*meta.RESTMapping{mapping}, cfg)
 	}
@@ -289,6 +294,7 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 			p.remove(e)
 			return
 		}
+		p.changed()
 		select {
 		case <-engine.Failed():
 			p.remove(e)
@@ -316,6 +322,16 @@ func (p *Pool) remove(e *entry) {
 	}
 	if e.users == 0 {
 		go e.shutdown()
+	}
+	p.changed()
+}
+
+// changed tells a Recorder, if any, that the entries changed; it never
+// blocks.
+func (p *Pool) changed() {
+	select {
+	case p.changes <- struct{}{}:
+	default:
 	}
 }
 
