@@ -6,14 +6,9 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
-	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -44,13 +39,9 @@ type Replay struct {
 	window Window
 	source *Source
 
-	// lastRead is when a watch of the source last handed on an event
-	// (UnixNano); delivered closes once Run has ended and the watches
-	// have handed on every event it applied.
-	lastRead  atomic.Int64
-	delivered chan struct{}
-
 	mu sync.Mutex
+	// err is the error Run ended with.
+	err error
 	// times holds when each applied change was recorded, by the object's
 	// kind, namespace, name and resourceVersion as applied, until
 	// RecordedAt takes it.
@@ -102,7 +93,7 @@ func NewReplay(path string, window Window) (*Replay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Replay{path: path, window: window, source: source, delivered: make(chan struct{}), times: map[changeKey]time.Time{}}, nil
+	return &Replay{path: path, window: window, source: source, times: map[changeKey]time.Time{}}, nil
 }
 
 // recordingStart reads the initial events of the recording at path, those
@@ -133,69 +124,27 @@ func recordingStart(path string) (time.Time, error) {
 	}
 }
 
-// Source returns the source the replay plays through. Until Run starts, it
-// holds the state at the window's start. Its Finished channel closes once
-// Run has ended and its watches have handed on every event Run applied, so
-// that a reader that counts what the watches sent counts them all.
-func (p *Replay) Source() cache.Source { return replaySource{p} }
+// Source returns the source the replay plays through: a *Source. Until Run
+// starts, it holds the state at the window's start; its Finished channel
+// closes once Run has ended, and its Offered count says how many events Run's
+// changes queued for its watches.
+func (p *Replay) Source() cache.Source { return p.source }
 
-// settle is how long a replay's watches must have been idle after its last
-// event before the replay's source is finished: they hand events on
-// through goroutines of their own, without waiting for the reader.
-const settle = 50 * time.Millisecond
-
-// replaySource is the source of a Replay: its Source, with watches whose
-// reads the replay notes, and finished once they are all delivered.
-type replaySource struct{ p *Replay }
-
-func (s replaySource) RESTMapper() meta.RESTMapper { return s.p.source.RESTMapper() }
-
-func (s replaySource) Feed(mapping *meta.RESTMapping, namespace string, full bool) (cache.Feed, error) {
-	feed, err := s.p.source.Feed(mapping, namespace, full)
-	if err != nil {
-		return feed, err
-	}
-	feed.ListerWatcherWithContext = notedFeed{ListerWatcherWithContext: feed.ListerWatcherWithContext, p: s.p}
-	return feed, nil
-}
-
-// Finished is closed once the replay has ended and its events are handed on.
-func (s replaySource) Finished() <-chan struct{} { return s.p.delivered }
-
-// notedFeed notes when its watches hand on an event.
-type notedFeed struct {
-	toolscache.ListerWatcherWithContext
-	p *Replay
-}
-
-func (f notedFeed) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := f.ListerWatcherWithContext.WatchWithContext(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-		f.p.lastRead.Store(time.Now().UnixNano())
-		return ev, true
-	}), nil
-}
-
-// finish finishes the source, and closes delivered once the watches have
-// been idle for settle, or ctx ends.
-func (p *Replay) finish(ctx context.Context) {
+// finish records err, the error Run ends with, and finishes the source: no
+// more events will come.
+func (p *Replay) finish(err error) {
+	p.mu.Lock()
+	p.err = err
+	p.mu.Unlock()
 	p.source.Finish()
-	defer close(p.delivered)
-	// The last event applied may follow a pause longer than settle (the
-	// next segment of a directory opened): wait settle from now too.
-	p.lastRead.Store(time.Now().UnixNano())
-	tick := time.NewTicker(settle / 10)
-	defer tick.Stop()
-	for time.Since(time.Unix(0, p.lastRead.Load())) < settle {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+}
+
+// Err returns the error Run ended with, once the source has finished; nil
+// before, or when Run played the whole window or was interrupted.
+func (p *Replay) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }
 
 // Since returns the instant the replay starts from.
@@ -205,8 +154,8 @@ func (p *Replay) Since() time.Time { return p.window.Since }
 // the window's speed, and then finishes the source, also when it fails or
 // ctx ends first. The caller starts it once the source's first readers have
 // listed the state at the window's start.
-func (p *Replay) Run(ctx context.Context) error {
-	defer p.finish(ctx)
+func (p *Replay) Run(ctx context.Context) (err error) {
+	defer func() { p.finish(err) }()
 	r, err := recording.OpenEvents(p.path)
 	if err != nil {
 		return err

@@ -54,6 +54,10 @@ type Source struct {
 
 	finishOnce sync.Once
 	finished   chan struct{}
+
+	// offered counts the events queued for watches, less those a stopped
+	// watch dropped: see Offered.
+	offered atomic.Int64
 }
 
 // entry is one object held, with what lists select it by.
@@ -246,6 +250,13 @@ func (s *Source) Finish() { s.finishOnce.Do(func() { close(s.finished) }) }
 // Finished is closed once Finish is called: a dump is finished as soon as
 // it is read, a replay at its last change.
 func (s *Source) Finished() <-chan struct{} { return s.finished }
+
+// Offered returns how many ADDED, MODIFIED and DELETED events the source's
+// watches have been given to deliver so far, less those a watch stopped
+// before its reader took them: each of the others reaches its watch's
+// reader. A reader that has received Offered events (and the items of its
+// lists) after Finished is closed has received everything.
+func (s *Source) Offered() int64 { return s.offered.Load() }
 
 // Apply changes the object obj names (Added and Modified store it,
 // Deleted removes it) and sends the change to every open watch that

@@ -66,7 +66,17 @@ func (w *feedWatch) offer(c change) {
 		return
 	}
 	w.pending = append(w.pending, watch.Event{Type: t, Object: obj})
+	w.feed.source.offered.Add(counted(t))
 	w.cond.Signal()
+}
+
+// counted is 1 for the event types Source.Offered counts, else 0.
+func counted(t watch.EventType) int64 {
+	switch t {
+	case watch.Added, watch.Modified, watch.Deleted:
+		return 1
+	}
+	return 0
 }
 
 // run delivers the pending events until the watch is stopped, then closes
@@ -89,6 +99,7 @@ func (w *feedWatch) run() {
 		select {
 		case w.result <- ev:
 		case <-w.done:
+			w.feed.source.offered.Add(-counted(ev.Type))
 			return
 		}
 	}
@@ -103,6 +114,10 @@ func (w *feedWatch) Stop() {
 	defer w.mu.Unlock()
 	if !w.stopped {
 		w.stopped = true
+		for _, ev := range w.pending {
+			w.feed.source.offered.Add(-counted(ev.Type))
+		}
+		w.pending = nil
 		close(w.done)
 		w.cond.Broadcast()
 	}

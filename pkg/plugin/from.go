@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -104,11 +103,11 @@ func (fromEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapp
 // start starts a direct engine over source; a watch's engine also says
 // when every event of a finished source has been queued (drainedEngine).
 func (fromEngines) start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error) {
-	finisher, ok := source.(interface{ Finished() <-chan struct{} })
-	if req.queue == nil || !ok {
+	finisher, finishes := source.(interface{ Finished() <-chan struct{} })
+	counted, counts := newCountingSource(source)
+	if req.queue == nil || !finishes || !counts {
 		return directEngines{}.start(ctx, source, req)
 	}
-	counted := &countingSource{Source: source}
 	out := req.queue
 	req.queue = cache.NewQueue(math.MaxInt)
 	engine, err := directEngines{}.start(ctx, counted, req)
@@ -196,7 +195,7 @@ func (d *drainedEngine) watch(finished <-chan struct{}, counted *countingSource,
 		if queued != last || pending > 0 {
 			last, idleSince = queued, time.Now()
 		}
-		if pending == 0 && (queued >= counted.sent.Load() || time.Since(idleSince) > drainIdle) {
+		if pending == 0 && (queued >= counted.sent() || time.Since(idleSince) > drainIdle) {
 			close(d.drained)
 			return
 		}
@@ -204,46 +203,47 @@ func (d *drainedEngine) watch(finished <-chan struct{}, counted *countingSource,
 }
 
 // countingSource counts the objects its feeds send an engine: the items
-// of every list and the changes of every watch.
+// of every list, and the events the source's watches were given to
+// deliver (offline.Source.Offered).
 type countingSource struct {
 	cache.Source
-	sent atomic.Int64
+	offered func() int64
+	listed  atomic.Int64
 }
+
+// newCountingSource wraps source, whose watches count what they deliver.
+func newCountingSource(source cache.Source) (*countingSource, bool) {
+	o, ok := source.(interface{ Offered() int64 })
+	if !ok {
+		return nil, false
+	}
+	return &countingSource{Source: source, offered: o.Offered}, true
+}
+
+// sent returns how many objects the source's feeds have sent or will send.
+func (s *countingSource) sent() int64 { return s.listed.Load() + s.offered() }
 
 func (s *countingSource) Feed(mapping *meta.RESTMapping, namespace string, full bool) (cache.Feed, error) {
 	feed, err := s.Source.Feed(mapping, namespace, full)
 	if err != nil {
 		return feed, err
 	}
-	feed.ListerWatcherWithContext = countingFeed{lw: feed.ListerWatcherWithContext, sent: &s.sent}
+	feed.ListerWatcherWithContext = countingFeed{ListerWatcherWithContext: feed.ListerWatcherWithContext, listed: &s.listed}
 	return feed, nil
 }
 
+// countingFeed counts the items its lists return.
 type countingFeed struct {
-	lw   toolscache.ListerWatcherWithContext
-	sent *atomic.Int64
+	toolscache.ListerWatcherWithContext
+	listed *atomic.Int64
 }
 
 func (f countingFeed) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	list, err := f.lw.ListWithContext(ctx, opts)
+	list, err := f.ListerWatcherWithContext.ListWithContext(ctx, opts)
 	if err == nil {
-		f.sent.Add(int64(meta.LenList(list)))
+		f.listed.Add(int64(meta.LenList(list)))
 	}
 	return list, err
-}
-
-func (f countingFeed) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := f.lw.WatchWithContext(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-		switch ev.Type {
-		case watch.Added, watch.Modified, watch.Deleted:
-			f.sent.Add(1)
-		}
-		return ev, true
-	}), nil
 }
 
 // fromEnded reports whether engine's finished source has nothing more to

@@ -184,18 +184,28 @@ func resolveInstant(flag, value string, span offline.Span) (time.Time, error) {
 
 // playRecording starts the replay of engines, when they are a recording's
 // replay, until ctx ends: the watch calls it once it has read the state at
-// the replay's start, just before it prints events. An error of the replay
-// is said on errOut, and the replay ends there.
-func playRecording(ctx context.Context, engines engineSource, errOut io.Writer) {
+// the replay's start, just before it prints events. A replay that fails
+// ends there (its source finishes), and replayError then returns why.
+func playRecording(ctx context.Context, engines engineSource) {
 	r, ok := engines.(*recordingEngines)
 	if !ok || r.replay == nil {
 		return
 	}
-	go func() {
-		if err := r.replay.Run(ctx); err != nil {
-			fmt.Fprintf(errOut, "error: the replay ends early: %v\n", err)
-		}
-	}()
+	go func() { _ = r.replay.Run(ctx) }()
+}
+
+// replayError returns the error that ended the replay of engines early
+// (known once its source has finished); nil for a replay that played its
+// window or has not ended, and for other engines.
+func replayError(engines engineSource) error {
+	r, ok := engines.(*recordingEngines)
+	if !ok || r.replay == nil {
+		return nil
+	}
+	if err := r.replay.Err(); err != nil {
+		return fmt.Errorf("the replay ended early: %w", err)
+	}
+	return nil
 }
 
 // replays reports whether engines are a recording's replay.

@@ -344,8 +344,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	defer related.Shutdown()
 	if o.grouped() {
-		playRecording(ctx, o.engines, o.ErrOut)
-		return o.runGroups(ctx, engine, queue, names)
+		playRecording(ctx, o.engines)
+		if err := o.runGroups(ctx, engine, queue, names); err != nil {
+			return err
+		}
+		return replayError(o.engines)
 	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
 	p.recordedAt = recordedTimes(o.engines)
@@ -378,12 +381,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 	ctx, cancel := o.watchContext(ctx, engine)
 	defer cancel()
-	playRecording(ctx, o.engines, o.ErrOut)
+	playRecording(ctx, o.engines)
 	err = p.run(ctx, queue)
 	if failed := engine.Err(); failed != nil {
 		return failed
 	}
 	if err != nil {
+		return err
+	}
+	if err := replayError(o.engines); err != nil {
 		return err
 	}
 	switch {
