@@ -152,20 +152,14 @@ func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
 func (d *decoder) jsonItem(dec *json.Decoder, fields map[string]interface{}) (listItem, error) {
 	var v interface{}
 	if d.opts.Typed != nil {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		u := &itemUnmarshaler{d: d, fields: fields}
+		if err := dec.Decode(u); err != nil {
 			return listItem{}, err
 		}
-		kind, apiVersion := itemDefaults(fields)
-		obj, err := d.typedObject(raw, kind, apiVersion)
-		if err != nil || obj != nil {
-			return listItem{obj: obj}, err
+		if u.err != nil || u.item.obj != nil {
+			return u.item, u.err
 		}
-		inner := json.NewDecoder(bytes.NewReader(raw))
-		inner.UseNumber()
-		if err := inner.Decode(&v); err != nil {
-			return listItem{}, err
-		}
+		v = u.v
 	} else if err := dec.Decode(&v); err != nil {
 		return listItem{}, err
 	}
@@ -178,6 +172,30 @@ func (d *decoder) jsonItem(dec *json.Decoder, fields map[string]interface{}) (li
 		return listItem{}, err
 	}
 	return listItem{m: conv.(map[string]interface{})}, nil
+}
+
+// itemUnmarshaler decodes one item of a list from the bytes a
+// json.Decoder hands it, without a copy of them: typed where it can, else
+// into v as the map path reads it.
+type itemUnmarshaler struct {
+	d      *decoder
+	fields map[string]interface{}
+	item   listItem
+	v      interface{}
+	// err is the item's own error, kept apart from the decoder's.
+	err error
+}
+
+func (u *itemUnmarshaler) UnmarshalJSON(raw []byte) error {
+	kind, apiVersion := itemDefaults(u.fields)
+	u.item.obj, u.err = u.d.typedObject(raw, kind, apiVersion)
+	if u.err != nil || u.item.obj != nil {
+		return nil
+	}
+	inner := json.NewDecoder(bytes.NewReader(raw))
+	inner.UseNumber()
+	u.err = inner.Decode(&u.v)
+	return nil
 }
 
 // jsonError words err at the decoder's position: the file, the line where

@@ -340,6 +340,14 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		want:      "/a.json: line 3 (document 1): item 1: Pod: .metadata.name accessor error",
 		typedWant: "/a.json: line 3 (document 1), item 1: Pod: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string",
 	}, {
+		name:  "a null item of a typed list",
+		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[null]}`},
+		want:  "/a.json: line 1 (document 1), item 0: not a Kubernetes object",
+	}, {
+		name:  "a number item of a typed list",
+		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},7]}`},
+		want:  "/a.json: line 1 (document 1), item 1: not a Kubernetes object",
+	}, {
 		name:  "an item of a typed list without a name",
 		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"Name":"a"}}]}`},
 		want:  "item 0: Pod has no metadata.name",
