@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // decoder reads the documents of one file, YAML or JSON, and hands each
@@ -18,7 +19,7 @@ type decoder struct {
 	opts Options
 	// name is the file's path, or "standard input".
 	name string
-	add  func(*unstructured.Unstructured)
+	add  func(runtime.Object)
 	// doc counts the documents read, from 1.
 	doc int
 }
@@ -97,7 +98,7 @@ func (d *decoder) fromMap(m map[string]interface{}, where string, top bool, fail
 	if !hasItems {
 		return d.object(m, top, fail)
 	}
-	var items []map[string]interface{}
+	var items []listItem
 	if raw != nil {
 		list, ok := raw.([]interface{})
 		if !ok {
@@ -108,24 +109,51 @@ func (d *decoder) fromMap(m map[string]interface{}, where string, top bool, fail
 			if !ok {
 				return fail(fmt.Errorf("item %d: %w", i, errNotObject))
 			}
-			items = append(items, im)
+			items = append(items, listItem{m: im})
 		}
 	}
 	delete(m, "items")
 	return d.list(m, items, fail)
 }
 
+// listItem is one item of a list: decoded into its Go type, or a map.
+type listItem struct {
+	obj runtime.Object
+	m   map[string]interface{}
+}
+
+// itemDefaults returns the kind and apiVersion that the items of a list
+// whose fields are fields take when they lack their own: those of a typed
+// list (PodList: Pod), none for a list of kind List or not yet known.
+func itemDefaults(fields map[string]interface{}) (kind, apiVersion string) {
+	listKind, _ := fields["kind"].(string)
+	if !strings.HasSuffix(listKind, "List") {
+		return "", ""
+	}
+	kind = strings.TrimSuffix(listKind, "List")
+	if kind == "" {
+		return "", ""
+	}
+	apiVersion, _ = fields["apiVersion"].(string)
+	return kind, apiVersion
+}
+
 // list hands over the items of a list whose other fields are fields. Items
 // without kind and apiVersion take the list's kind without "List" and its
 // apiVersion (a typed list: PodList); a list of kind List has no default.
-func (d *decoder) list(fields map[string]interface{}, items []map[string]interface{}, fail func(error) error) error {
+func (d *decoder) list(fields map[string]interface{}, items []listItem, fail func(error) error) error {
 	kind, _ := fields["kind"].(string)
 	apiVersion, _ := fields["apiVersion"].(string)
 	if kind != "" && !strings.HasSuffix(kind, "List") {
 		return fail(fmt.Errorf("kind %s has items but is not a list", kind))
 	}
 	itemKind := strings.TrimSuffix(kind, "List")
-	for i, item := range items {
+	for i, li := range items {
+		if li.obj != nil {
+			d.add(li.obj)
+			continue
+		}
+		item := li.m
 		if itemKind != "" {
 			if _, ok := item["kind"]; !ok {
 				item["kind"] = itemKind
@@ -167,6 +195,17 @@ func (d *decoder) object(m map[string]interface{}, top bool, fail func(error) er
 	for _, field := range []string{"namespace", "resourceVersion"} {
 		if _, _, err := unstructured.NestedString(m, "metadata", field); err != nil {
 			return fail(fmt.Errorf("%s %s: %w", kind, name, err))
+		}
+	}
+	if d.opts.Typed != nil {
+		gvk := obj.GroupVersionKind()
+		if typed := d.opts.Typed(gvk); typed != nil {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, typed); err != nil {
+				return fail(fmt.Errorf("%s %s: %w", kind, name, err))
+			}
+			typed.GetObjectKind().SetGroupVersionKind(gvk)
+			d.add(typed)
+			return nil
 		}
 	}
 	d.add(obj)

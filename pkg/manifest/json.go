@@ -90,7 +90,7 @@ func (d *decoder) jsonValue(dec *json.Decoder, where string) error {
 // its items one at a time when it has an items array, whole otherwise.
 func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
 	fields := map[string]interface{}{}
-	var items []map[string]interface{}
+	var items []listItem
 	hasItems := false
 	for dec.More() {
 		tok, err := dec.Token()
@@ -114,19 +114,11 @@ func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
 			hasItems = true
 			for i := 0; dec.More(); i++ {
 				lr.mark = lr.n
-				var v interface{}
-				if err := dec.Decode(&v); err != nil {
-					return d.jsonError(dec, fmt.Sprintf("item %d", i), err)
-				}
-				m, ok := v.(map[string]interface{})
-				if !ok {
-					return d.jsonError(dec, fmt.Sprintf("item %d", i), errNotObject)
-				}
-				conv, err := convert(m, d.opts.MaxDepth)
+				item, err := d.jsonItem(dec, fields)
 				if err != nil {
 					return d.jsonError(dec, fmt.Sprintf("item %d", i), err)
 				}
-				items = append(items, conv.(map[string]interface{}))
+				items = append(items, item)
 			}
 			if _, err := dec.Token(); err != nil {
 				return d.jsonError(dec, "", err)
@@ -151,6 +143,59 @@ func (d *decoder) jsonObject(dec *json.Decoder, lr *limitedReader) error {
 		return d.object(fields, true, fail)
 	}
 	return d.list(fields, items, fail)
+}
+
+// jsonItem decodes the next item of a list whose other fields read so far
+// are fields: into its Go type where Options.Typed knows its kind (the
+// list's, when the item has none and the list's kind came first), else
+// into a map.
+func (d *decoder) jsonItem(dec *json.Decoder, fields map[string]interface{}) (listItem, error) {
+	var v interface{}
+	if d.opts.Typed != nil {
+		u := &itemUnmarshaler{d: d, fields: fields}
+		if err := dec.Decode(u); err != nil {
+			return listItem{}, err
+		}
+		if u.err != nil || u.item.obj != nil {
+			return u.item, u.err
+		}
+		v = u.v
+	} else if err := dec.Decode(&v); err != nil {
+		return listItem{}, err
+	}
+	m, ok := v.(map[string]interface{})
+	if !ok {
+		return listItem{}, errNotObject
+	}
+	conv, err := convert(m, d.opts.MaxDepth)
+	if err != nil {
+		return listItem{}, err
+	}
+	return listItem{m: conv.(map[string]interface{})}, nil
+}
+
+// itemUnmarshaler decodes one item of a list from the bytes a
+// json.Decoder hands it, without a copy of them: typed where it can, else
+// into v as the map path reads it.
+type itemUnmarshaler struct {
+	d      *decoder
+	fields map[string]interface{}
+	item   listItem
+	v      interface{}
+	// err is the item's own error, kept apart from the decoder's.
+	err error
+}
+
+func (u *itemUnmarshaler) UnmarshalJSON(raw []byte) error {
+	kind, apiVersion := itemDefaults(u.fields)
+	u.item.obj, u.err = u.d.typedObject(raw, kind, apiVersion)
+	if u.err != nil || u.item.obj != nil {
+		return nil
+	}
+	inner := json.NewDecoder(bytes.NewReader(raw))
+	inner.UseNumber()
+	u.err = inner.Decode(&u.v)
+	return nil
 }
 
 // jsonError words err at the decoder's position: the file, the line where

@@ -16,7 +16,10 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -28,6 +31,12 @@ type Options struct {
 	// MaxDepth bounds the nesting of maps and lists in an object (0:
 	// DefaultMaxDepth).
 	MaxDepth int
+	// Typed returns a new object of gvk's Go type, or nil for a kind read
+	// as *unstructured.Unstructured. Where it gives one, an object is
+	// decoded from its JSON straight into it, within the same bounds, as
+	// the API machinery decodes (case-sensitive field names, integers
+	// kept). Nil: every object is unstructured.
+	Typed func(gvk schema.GroupVersionKind) runtime.Object
 }
 
 const (
@@ -74,6 +83,23 @@ func Read(paths []string) ([]*unstructured.Unstructured, error) {
 // where both are numbers, else the one read last. The objects are returned
 // in the order their kept copy was first read.
 func (o Options) Read(paths []string) ([]*unstructured.Unstructured, error) {
+	o.Typed = nil
+	objects, err := o.ReadObjects(paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, len(objects))
+	for i, obj := range objects {
+		out[i] = obj.(*unstructured.Unstructured)
+	}
+	return out, nil
+}
+
+// ReadObjects reads as Read does, returning each object in the Go type
+// Typed gives for its kind, else as *unstructured.Unstructured, with its
+// kind and apiVersion set. An object is decoded from its bytes once: no
+// map of it is held beside the typed object.
+func (o Options) ReadObjects(paths []string) ([]runtime.Object, error) {
 	o = o.withDefaults()
 	r := &reader{opts: o, index: map[objectKey]int{}}
 	for _, p := range paths {
@@ -81,13 +107,7 @@ func (o Options) Read(paths []string) ([]*unstructured.Unstructured, error) {
 			return nil, err
 		}
 	}
-	out := make([]*unstructured.Unstructured, 0, len(r.objects))
-	for _, obj := range r.objects {
-		if obj != nil {
-			out = append(out, obj)
-		}
-	}
-	return out, nil
+	return r.objects, nil
 }
 
 // objectKey identifies an object for deduplication.
@@ -97,7 +117,7 @@ type objectKey struct {
 
 type reader struct {
 	opts    Options
-	objects []*unstructured.Unstructured
+	objects []runtime.Object
 	index   map[objectKey]int
 	// replaced counts the objects read that replaced an earlier copy.
 	replaced int
@@ -196,9 +216,10 @@ func (r *reader) readStream(in io.Reader, name string) error {
 }
 
 // add keeps obj, or the newer of obj and an earlier copy of it.
-func (r *reader) add(obj *unstructured.Unstructured) {
-	gv, _ := schema.ParseGroupVersion(obj.GetAPIVersion())
-	key := objectKey{group: gv.Group, kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
+func (r *reader) add(obj runtime.Object) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	m, _ := meta.Accessor(obj) // every object read has metadata
+	key := objectKey{group: gvk.Group, kind: gvk.Kind, namespace: m.GetNamespace(), name: m.GetName()}
 	i, seen := r.index[key]
 	if !seen {
 		r.index[key] = len(r.objects)
@@ -206,7 +227,7 @@ func (r *reader) add(obj *unstructured.Unstructured) {
 		return
 	}
 	r.replaced++
-	if newer(r.objects[i], obj) {
+	if newer(r.objects[i], m) {
 		return
 	}
 	r.objects[i] = obj
@@ -214,8 +235,9 @@ func (r *reader) add(obj *unstructured.Unstructured) {
 
 // newer reports whether kept is newer than read: its resourceVersion is
 // the higher number. Where either is not a number, the copy read last wins.
-func newer(kept, read *unstructured.Unstructured) bool {
-	a, errA := strconv.ParseUint(kept.GetResourceVersion(), 10, 64)
+func newer(kept runtime.Object, read metav1.Object) bool {
+	k, _ := meta.Accessor(kept)
+	a, errA := strconv.ParseUint(k.GetResourceVersion(), 10, 64)
 	b, errB := strconv.ParseUint(read.GetResourceVersion(), 10, 64)
 	if errA != nil || errB != nil {
 		return false

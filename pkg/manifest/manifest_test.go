@@ -8,8 +8,44 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 )
+
+// typed gives the Go type of the kinds client-go's scheme holds.
+func typed(gvk schema.GroupVersionKind) runtime.Object {
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return nil
+	}
+	return obj
+}
+
+// sameAsTyped checks that typed objects are those read unstructured,
+// each converted to its Go type where typed gives one.
+func sameAsTyped(t *testing.T, objs []*unstructured.Unstructured, typedObjs []runtime.Object) {
+	t.Helper()
+	if len(objs) != len(typedObjs) {
+		t.Fatalf("ReadObjects() read %d objects, Read() %d", len(typedObjs), len(objs))
+	}
+	for i, u := range objs {
+		want := runtime.Object(u)
+		if obj := typed(u.GroupVersionKind()); obj != nil {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+				t.Fatal(err)
+			}
+			obj.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+			want = obj
+		}
+		if !equality.Semantic.DeepEqual(typedObjs[i], want) {
+			t.Errorf("ReadObjects() object %d = %#v, want %#v", i, typedObjs[i], want)
+		}
+	}
+}
 
 // writeFiles writes files (path relative to dir → content) under a new
 // directory and returns it.
@@ -150,6 +186,17 @@ null
 		files: map[string]string{"dump.txt": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"},
 		paths: []string{"dump.txt"},
 		want:  "v1 Namespace /shop \n",
+	}, {
+		name: "kubectl get -o json: a List whose items carry their kinds, one the scheme does not hold",
+		files: map[string]string{"all.json": `{"apiVersion":"v1","items":[
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"x","resourceVersion":"5","labels":{"app":"web"}},"spec":{"activeDeadlineSeconds":9007199254740993,"nodeName":"w1"}},
+{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"x"},"spec":{"size":9007199254740993}}
+],"kind":"List","metadata":{"resourceVersion":""}}`},
+		want: "v1 Pod x/a 5\nexample.com/v1 Widget x/w \n",
+	}, {
+		name:  "a typed list whose kind comes before its items, which lack kind and apiVersion",
+		files: map[string]string{"pods.json": `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a","namespace":"shop"},"spec":{"nodeName":"w1"}},{"kind":"Pod","metadata":{"name":"b","namespace":"shop"}}]}`},
+		want:  "v1 Pod shop/a \nv1 Pod shop/b \n",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +215,11 @@ null
 			if got := describe(objs); got != tt.want {
 				t.Errorf("Read() =\n%s\nwant\n%s", got, tt.want)
 			}
+			typedObjs, err := Options{Typed: typed}.ReadObjects(paths)
+			if err != nil {
+				t.Fatalf("ReadObjects() = %v", err)
+			}
+			sameAsTyped(t, objs, typedObjs)
 		})
 	}
 }
@@ -208,6 +260,8 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		// walk reads the directory; otherwise the one file, or path.
 		walk bool
 		want string // what the error must say, after the directory
+		// typedWant is what it must say when read typed, if not want.
+		typedWant string
 	}{{
 		name: "missing path",
 		path: "nope",
@@ -252,9 +306,10 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		files: map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\n"},
 		want:  "/a.yaml: line 1 (document 1): Pod has no metadata.name",
 	}, {
-		name:  "a name that is not a string",
-		files: map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: [a]}\n"},
-		want:  "/a.yaml: line 1 (document 1): Pod: .metadata.name accessor error",
+		name:      "a name that is not a string",
+		files:     map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: [a]}\n"},
+		want:      "/a.yaml: line 1 (document 1): Pod: .metadata.name accessor error",
+		typedWant: "/a.yaml: line 1 (document 1): Pod: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.name of type string",
 	}, {
 		name:  "a scalar document",
 		files: map[string]string{"a.json": `"just a string"`},
@@ -274,6 +329,28 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		files: map[string]string{"a.json": `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"x":` + deep + `}`},
 		opts:  Options{MaxDepth: 100},
 		want:  "/a.json: line 1 (document 1): nested too deeply",
+	}, {
+		name:  "nesting past the depth bound in an item of a typed list",
+		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a","annotations":` + deep + `}}]}`},
+		opts:  Options{MaxDepth: 100},
+		want:  "/a.json: line 1 (document 1), item 0: nested too deeply",
+	}, {
+		name:      "a name that is not a string in an item of a typed list",
+		files:     map[string]string{"a.json": "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[\n{\"metadata\":{\"name\":\"a\"}},\n{\"metadata\":{\"name\":7}}]}"},
+		want:      "/a.json: line 3 (document 1): item 1: Pod: .metadata.name accessor error",
+		typedWant: "/a.json: line 3 (document 1), item 1: Pod: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string",
+	}, {
+		name:  "a null item of a typed list",
+		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[null]}`},
+		want:  "/a.json: line 1 (document 1), item 0: not a Kubernetes object",
+	}, {
+		name:  "a number item of a typed list",
+		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},7]}`},
+		want:  "/a.json: line 1 (document 1), item 1: not a Kubernetes object",
+	}, {
+		name:  "an item of a typed list without a name",
+		files: map[string]string{"a.json": `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"Name":"a"}}]}`},
+		want:  "item 0: Pod has no metadata.name",
 	}, {
 		name:  "YAML aliases expanding without bound (billion laughs)",
 		files: map[string]string{"lol.yaml": laughs},
@@ -295,6 +372,19 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 			if !strings.HasPrefix(err.Error(), dir) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Read(%s) = %q, want %q after %s", tt.path, err, tt.want, dir)
 			}
+			opts := tt.opts
+			opts.Typed = typed
+			want := tt.want
+			if tt.typedWant != "" {
+				want = tt.typedWant
+			}
+			_, err = opts.ReadObjects([]string{p})
+			if err == nil {
+				t.Fatalf("ReadObjects(%s) = nil error, want %q", tt.path, want)
+			}
+			if !strings.HasPrefix(err.Error(), dir) || !strings.Contains(err.Error(), want) {
+				t.Errorf("ReadObjects(%s) = %q, want %q after %s", tt.path, err, want, dir)
+			}
 		})
 	}
 }
@@ -307,15 +397,68 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}}` + "\n" + `[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"}}]`))
 	f.Add([]byte("a: &a [x]\nb: [*a, *a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var got []*unstructured.Unstructured
-		d := &decoder{opts: Options{MaxDocumentBytes: 1 << 16, MaxDepth: 64}.withDefaults(), name: "fuzz", add: func(o *unstructured.Unstructured) { got = append(got, o) }}
-		if err := d.decode(bytes.NewReader(data)); err != nil {
-			return
-		}
-		for _, o := range got {
-			if o.GetKind() == "" || o.GetAPIVersion() == "" || o.GetName() == "" {
-				t.Fatalf("accepted %q: an object without kind, apiVersion or name: %v", data, o.Object)
+		for _, typedKinds := range []func(schema.GroupVersionKind) runtime.Object{nil, typed} {
+			var got []runtime.Object
+			d := &decoder{opts: Options{MaxDocumentBytes: 1 << 16, MaxDepth: 64, Typed: typedKinds}.withDefaults(), name: "fuzz", add: func(o runtime.Object) { got = append(got, o) }}
+			if err := d.decode(bytes.NewReader(data)); err != nil {
+				continue
+			}
+			for _, o := range got {
+				gvk := o.GetObjectKind().GroupVersionKind()
+				m, err := meta.Accessor(o)
+				if err != nil || gvk.Kind == "" || gvk.Version == "" || m.GetName() == "" {
+					t.Fatalf("accepted %q: an object without kind, apiVersion or name: %#v", data, o)
+				}
 			}
 		}
 	})
+}
+
+// TestTypedObject checks which objects the typed path decodes and which it
+// leaves to the map path (nil, no error).
+func TestTypedObject(t *testing.T) {
+	tests := []struct {
+		name, raw, kind, apiVersion string
+		want                        string // the kind decoded; "" for the map path
+		err                         string
+	}{
+		{name: "own kind", raw: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}}`, want: "Pod"},
+		{name: "a typed list's kind", raw: `{"metadata":{"name":"a"}}`, kind: "Pod", apiVersion: "v1", want: "Pod"},
+		{name: "own kind over the list's", raw: `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}`, kind: "Node", apiVersion: "v1", want: "Pod"},
+		{name: "the last of duplicate keys, as JSON decoding takes", raw: `{"kind":"Node","kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}`, want: "Pod"},
+		{name: "no kind", raw: `{"apiVersion":"v1","metadata":{"name":"a"}}`},
+		{name: "kind not a string", raw: `{"kind":7,"apiVersion":"v1","metadata":{"name":"a"}}`},
+		{name: "escaped key", raw: `{"k\u0069nd":"Pod","apiVersion":"v1","metadata":{"name":"a"}}`},
+		{name: "a kind the scheme does not hold", raw: `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"a"}}`},
+		{name: "a list", raw: `{"kind":"PodList","apiVersion":"v1","items":[]}`},
+		{name: "not an object", raw: `["Pod"]`},
+		{name: "strings holding brackets and quotes", raw: `{"metadata":{"name":"a","annotations":{"x":"}]\\\"{["}},"kind":"Pod","apiVersion":"v1"}`, want: "Pod"},
+		{name: "no name", raw: `{"kind":"Pod","apiVersion":"v1","metadata":{}}`, err: "Pod has no metadata.name"},
+		{name: "too deep", raw: `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","labels":{"a":[[[[1]]]]}}}`, err: "nested too deeply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &decoder{opts: Options{MaxDepth: 5, Typed: typed}.withDefaults()}
+			obj, err := d.typedObject([]byte(tt.raw), tt.kind, tt.apiVersion)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("typedObject() = %v, want error %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("typedObject() = %v", err)
+			}
+			got := ""
+			if obj != nil {
+				got = obj.GetObjectKind().GroupVersionKind().Kind
+				if _, ok := obj.(*unstructured.Unstructured); ok {
+					t.Fatalf("typedObject() = unstructured")
+				}
+			}
+			if got != tt.want {
+				t.Errorf("typedObject() kind = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

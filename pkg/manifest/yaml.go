@@ -86,6 +86,12 @@ func (d *decoder) yamlDocument(doc []byte, start int) error {
 		})
 		return fmt.Errorf("%s: document %d: %s", d.name, d.doc, strings.TrimPrefix(msg, "error converting YAML to JSON: "))
 	}
+	if obj, err := d.typedObject(js, "", ""); err != nil {
+		return fmt.Errorf("%s: %s: %w", d.name, pos, err)
+	} else if obj != nil {
+		d.add(obj)
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	var v interface{}

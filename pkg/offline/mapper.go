@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -28,7 +29,7 @@ type discovery struct {
 // newDiscovery lists the built-in types, the custom resources the CRDs
 // among objects define, the types given, and the other kinds of objects
 // (their resource guessed from the kind).
-func newDiscovery(objects []*unstructured.Unstructured, types []*meta.RESTMapping) *discovery {
+func newDiscovery(objects []runtime.Object, types []*meta.RESTMapping) *discovery {
 	d := &discovery{byName: map[string]*restmapper.APIGroupResources{}, known: map[schema.GroupVersionKind]bool{}}
 
 	// The versions of each kind the objects carry, in the order read, and
@@ -37,7 +38,7 @@ func newDiscovery(objects []*unstructured.Unstructured, types []*meta.RESTMappin
 	namespaced := map[schema.GroupKind]bool{}
 	var kinds []schema.GroupKind
 	for _, obj := range objects {
-		gvk := obj.GroupVersionKind()
+		gvk := obj.GetObjectKind().GroupVersionKind()
 		gk := gvk.GroupKind()
 		if _, ok := seen[gk]; !ok {
 			kinds = append(kinds, gk)
@@ -45,7 +46,7 @@ func newDiscovery(objects []*unstructured.Unstructured, types []*meta.RESTMappin
 		if !contains(seen[gk], gvk.Version) {
 			seen[gk] = append(seen[gk], gvk.Version)
 		}
-		if obj.GetNamespace() != "" {
+		if m, err := meta.Accessor(obj); err == nil && m.GetNamespace() != "" {
 			namespaced[gk] = true
 		}
 	}
@@ -69,9 +70,18 @@ func newDiscovery(objects []*unstructured.Unstructured, types []*meta.RESTMappin
 	}
 
 	for _, obj := range objects {
-		if obj.GroupVersionKind().GroupKind() == crdGroupKind {
-			d.addCRD(obj, seen)
+		if obj.GetObjectKind().GroupVersionKind().GroupKind() != crdGroupKind {
+			continue
 		}
+		crd, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			if err != nil {
+				continue
+			}
+			crd = &unstructured.Unstructured{Object: content}
+		}
+		d.addCRD(crd, seen)
 	}
 
 	for _, m := range types {

@@ -62,8 +62,8 @@ type Source struct {
 
 // entry is one object held, with what lists select it by.
 type entry struct {
-	// obj is a typed object where the scheme holds the kind, else the
-	// *unstructured.Unstructured read.
+	// obj is a typed object where the scheme holds the kind, else an
+	// *unstructured.Unstructured.
 	obj  runtime.Object
 	gvk  schema.GroupVersionKind
 	ns   string
@@ -71,7 +71,29 @@ type entry struct {
 	// resourceVersion is the object's, as read.
 	resourceVersion string
 	labels          labels.Set
-	fields          fields.Set
+	// fields are the object's selectable fields, made on first use by
+	// fieldsOnce for a typed object (they need its JSON-like content).
+	fields     fields.Set
+	fieldsOnce sync.Once
+}
+
+// fieldSet returns e's selectable fields.
+func (e *entry) fieldSet() fields.Set {
+	e.fieldsOnce.Do(func() {
+		if e.fields != nil {
+			return
+		}
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(e.obj)
+		if err != nil {
+			// A typed object always has JSON-like content.
+			content = map[string]interface{}{}
+		}
+		u := &unstructured.Unstructured{Object: content}
+		u.SetName(e.name)
+		u.SetNamespace(e.ns)
+		e.fields = fieldSet(e.gvk.GroupKind(), u)
+	})
+	return e.fields
 }
 
 // change is one change Apply made.
@@ -85,22 +107,55 @@ type change struct {
 // logSize is how many changes a source keeps for watches that start late.
 const logSize = 4096
 
-// NewSource returns a source holding objects. types are types known beside
-// those the objects imply (a recording's recorded types; nil for a dump).
-// The REST mapper lists the built-in types with their short names, the
-// custom resources the CRDs among objects define, types, and the other
-// kinds objects have (their resource guessed from the kind). An object of
-// a namespaced kind without a namespace is held in namespace "default". An
-// object
-// that does not convert to its kind's Go type is an error naming it.
+// NewSource returns a source holding copies of objects; see
+// NewSourceOf. An object that does not convert to its kind's Go type is
+// an error naming it.
 func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) (*Source, error) {
+	held := make([]runtime.Object, len(objects))
+	for i, obj := range objects {
+		held[i] = obj
+	}
+	return newSource(held, types, false)
+}
+
+// NewSourceOf returns a source holding objects themselves, which it
+// takes: the caller must not use them afterwards. Each is typed (a Go
+// type of client-go's scheme, with its kind and apiVersion set, as
+// Typed makes them) or an *unstructured.Unstructured, which is converted
+// to its Go type where the scheme holds its kind. types are types known
+// beside those the objects imply (a recording's recorded types; nil for a
+// dump). The REST mapper lists the built-in types with their short names,
+// the custom resources the CRDs among objects define, types, and the
+// other kinds objects have (their resource guessed from the kind). An
+// object of a namespaced kind without a namespace is held in namespace
+// "default".
+func NewSourceOf(objects []runtime.Object, types []*meta.RESTMapping) (*Source, error) {
+	return newSource(objects, types, true)
+}
+
+// Typed returns a new object of gvk's Go type where the source serves gvk
+// typed, else nil: the manifest.Options.Typed that reads objects for
+// NewSourceOf.
+func Typed(gvk schema.GroupVersionKind) runtime.Object {
+	if !servesTyped(gvk) {
+		return nil
+	}
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return nil
+	}
+	return obj
+}
+
+// newSource holds objects, or copies of those it changes unless own.
+func newSource(objects []runtime.Object, types []*meta.RESTMapping, own bool) (*Source, error) {
 	s := &Source{
 		mapper:   newDiscovery(objects, types).mapper(),
 		objects:  map[schema.GroupKind]map[string]*entry{},
 		watches:  map[*feedWatch]bool{},
 		finished: make(chan struct{}),
 	}
-	entries, err := s.newEntries(objects)
+	entries, err := s.newEntries(objects, own)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +169,9 @@ func NewSource(objects []*unstructured.Unstructured, types []*meta.RESTMapping) 
 	return s, nil
 }
 
-// newEntries converts objects on every CPU; the error is that of the
-// first object, in order, that fails.
-func (s *Source) newEntries(objects []*unstructured.Unstructured) ([]*entry, error) {
+// newEntries makes the entries of objects on every CPU; the error is that
+// of the first object, in order, that fails.
+func (s *Source) newEntries(objects []runtime.Object, own bool) ([]*entry, error) {
 	entries := make([]*entry, len(objects))
 	errs := make([]error, len(objects))
 	var next atomic.Int64
@@ -128,7 +183,7 @@ func (s *Source) newEntries(objects []*unstructured.Unstructured) ([]*entry, err
 				if i >= len(objects) {
 					return
 				}
-				entries[i], errs[i] = newEntry(s.inNamespace(objects[i]))
+				entries[i], errs[i] = s.objectEntry(objects[i], own)
 			}
 		})
 	}
@@ -141,16 +196,51 @@ func (s *Source) newEntries(objects []*unstructured.Unstructured) ([]*entry, err
 	return entries, nil
 }
 
+// objectEntry makes the entry of obj, typed or unstructured.
+func (s *Source) objectEntry(obj runtime.Object, own bool) (*entry, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if own && u.GetNamespace() == "" && s.namespaced(u.GroupVersionKind()) {
+			u.SetNamespace(metav1.NamespaceDefault)
+		}
+		return newEntry(s.inNamespace(u))
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if m.GetNamespace() == "" && s.namespaced(gvk) {
+		if !own {
+			obj = obj.DeepCopyObject()
+			m, _ = meta.Accessor(obj)
+		}
+		m.SetNamespace(metav1.NamespaceDefault)
+	}
+	e := &entry{
+		obj: obj, gvk: gvk, ns: m.GetNamespace(), name: m.GetName(), resourceVersion: m.GetResourceVersion(),
+		labels: labels.Set(m.GetLabels()),
+	}
+	if _, ok := fieldsByKind[gvk.GroupKind()]; !ok {
+		// Only metadata's fields: no need of the content.
+		e.fields = fields.Set{"metadata.name": e.name}
+		if e.ns != "" {
+			e.fields["metadata.namespace"] = e.ns
+		}
+	}
+	return e, nil
+}
+
+// namespaced reports whether the mapper knows gvk's kind as namespaced.
+func (s *Source) namespaced(gvk schema.GroupVersionKind) bool {
+	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil && mapping.Scope.Name() == meta.RESTScopeNameNamespace
+}
+
 // inNamespace returns obj, or a copy of it in namespace "default" when its
 // kind is namespaced and it names no namespace (a manifest written to be
 // applied), as kubectl apply would create it.
 func (s *Source) inNamespace(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	if obj.GetNamespace() != "" {
-		return obj
-	}
-	gvk := obj.GroupVersionKind()
-	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+	if obj.GetNamespace() != "" || !s.namespaced(obj.GroupVersionKind()) {
 		return obj
 	}
 	obj = obj.DeepCopy()
@@ -333,7 +423,7 @@ type selection struct {
 }
 
 func (sel selection) matches(e *entry) bool {
-	return e != nil && (sel.namespace == "" || e.ns == sel.namespace) && sel.labels.Matches(e.labels) && sel.fields.Matches(e.fields)
+	return e != nil && (sel.namespace == "" || e.ns == sel.namespace) && sel.labels.Matches(e.labels) && (sel.fields.Empty() || sel.fields.Matches(e.fieldSet()))
 }
 
 // selection parses opts' selectors, refusing those the API server would

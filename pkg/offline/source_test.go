@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -25,8 +26,24 @@ func TestMain(m *testing.M) {
 
 // testdataSource reads testdata (a List of nodes, a Deployment and its
 // ReplicaSet, a Service; a PodList as cluster-info dump writes it; a CRD
-// and two of its objects) into a source.
+// and two of its objects) into a source, as --from does: typed where the
+// scheme holds the kind, by NewSourceOf.
 func testdataSource(t *testing.T) *Source {
+	t.Helper()
+	objs, err := manifest.Options{Typed: Typed}.ReadObjects([]string{"testdata"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSourceOf(objs, nil)
+	if err != nil {
+		t.Fatalf("NewSourceOf() = %v", err)
+	}
+	return s
+}
+
+// testdataSources are testdataSource and the source NewSource makes of
+// testdata read unstructured.
+func testdataSources(t *testing.T) map[string]*Source {
 	t.Helper()
 	objs, err := manifest.Read([]string{"testdata"})
 	if err != nil {
@@ -36,7 +53,7 @@ func testdataSource(t *testing.T) *Source {
 	if err != nil {
 		t.Fatalf("NewSource() = %v", err)
 	}
-	return s
+	return map[string]*Source{"NewSourceOf": testdataSource(t), "NewSource": s}
 }
 
 func TestResolve(t *testing.T) {
@@ -139,7 +156,12 @@ func list(t *testing.T, s *Source, resource, namespace string, opts metav1.ListO
 }
 
 func TestListSelectors(t *testing.T) {
-	s := testdataSource(t)
+	for name, s := range testdataSources(t) {
+		t.Run(name, func(t *testing.T) { testListSelectors(t, s) })
+	}
+}
+
+func testListSelectors(t *testing.T, s *Source) {
 	tests := []struct {
 		resource, namespace, labels, fields string
 		want                                string
@@ -194,7 +216,7 @@ func TestFieldsOfOtherKinds(t *testing.T) {
 		}
 		return &unstructured.Unstructured{Object: o}
 	}
-	s, err := NewSource([]*unstructured.Unstructured{
+	objs := []*unstructured.Unstructured{
 		obj("v1", "Event", "shop", "e1", map[string]interface{}{"involvedObject": map[string]interface{}{"kind": "Pod", "name": "web"}, "reason": "Killing", "type": "Normal", "source": map[string]interface{}{"component": "kubelet"}}),
 		obj("v1", "Event", "shop", "e2", map[string]interface{}{"involvedObject": map[string]interface{}{"kind": "Node", "name": "w1"}, "reason": "Ready", "type": "Warning", "reportingComponent": "nc"}),
 		obj("events.k8s.io/v1", "Event", "shop", "e3", map[string]interface{}{"regarding": map[string]interface{}{"kind": "Pod", "name": "web"}, "reason": "Pulled", "reportingController": "kubelet"}),
@@ -206,10 +228,31 @@ func TestFieldsOfOtherKinds(t *testing.T) {
 		obj("batch/v1", "Job", "shop", "j2", nil),
 		obj("certificates.k8s.io/v1", "CertificateSigningRequest", "", "c1", map[string]interface{}{"spec": map[string]interface{}{"signerName": "kubernetes.io/kubelet-serving", "request": "", "usages": []interface{}{}}}),
 		obj("v1", "ReplicationController", "shop", "rc1", map[string]interface{}{"status": map[string]interface{}{"replicas": int64(3)}}),
-	}, nil)
+	}
+	s, err := NewSource(objs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same objects typed, whose fields are made on first use.
+	var typedObjs []runtime.Object
+	for _, u := range objs {
+		typed := Typed(u.GroupVersionKind())
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+			t.Fatal(err)
+		}
+		typed.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+		typedObjs = append(typedObjs, typed)
+	}
+	typedSource, err := NewSourceOf(typedObjs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Source{"NewSource": s, "NewSourceOf": typedSource} {
+		t.Run(name, func(t *testing.T) { testFieldsOfOtherKinds(t, s) })
+	}
+}
+
+func testFieldsOfOtherKinds(t *testing.T, s *Source) {
 	tests := []struct{ resource, fields, want string }{
 		{"events", "involvedObject.kind=Pod", "shop/e1"},
 		{"events", "involvedObject.name=w1,type=Warning", "shop/e2"},
@@ -475,6 +518,23 @@ func TestManifestWithoutNamespace(t *testing.T) {
 	}
 	if cm.GetNamespace() != "" {
 		t.Errorf("NewSource changed the object given: namespace %q", cm.GetNamespace())
+	}
+
+	// Typed, as --from reads them.
+	typedCM := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: "settings"}}
+	typedNS := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
+	s, err = NewSourceOf([]runtime.Object{typedCM, typedNS}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for resource, want := range map[string]string{"configmaps": "default/settings", "namespaces": "shop"} {
+		keys, err := list(t, s, resource, "", metav1.ListOptions{FieldSelector: "metadata.name!=x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(keys, " "); got != want {
+			t.Errorf("NewSourceOf: list %s = %q, want %q", resource, got, want)
+		}
 	}
 }
 

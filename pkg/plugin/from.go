@@ -59,11 +59,11 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 // loadFrom reads the objects of --from's paths into a source that is
 // finished from the start.
 func loadFrom(paths []string) (cache.Source, error) {
-	objects, err := manifest.Read(paths)
+	objects, err := manifest.Options{Typed: offline.Typed}.ReadObjects(paths)
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
 	}
-	source, err := offline.NewSource(objects, nil)
+	source, err := offline.NewSourceOf(objects, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--from: %w", err)
 	}
