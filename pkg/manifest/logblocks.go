@@ -15,8 +15,9 @@ var (
 	logEnd   = []byte("==== END logs for container ")
 )
 
-// logBlockFilter passes its input on without the log blocks of a
-// cluster-info dump, so that the lists around them decode.
+// logBlockFilter passes its input on with the log blocks of a
+// cluster-info dump blanked (white space), so that the lists around them
+// decode.
 type logBlockFilter struct {
 	in *bufio.Reader
 	// inBlock is set between a start line and its end line.
@@ -26,6 +27,8 @@ type logBlockFilter struct {
 	// skipLine drops the rest of the current line.
 	skipLine bool
 	pending  []byte
+	// blank holds a log line turned into spaces.
+	blank []byte
 }
 
 func newLogBlockFilter(in io.Reader) *logBlockFilter {
@@ -51,8 +54,8 @@ func (f *logBlockFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// take passes chunk, a whole line or a part of one, on unless it belongs
-// to a log block.
+// take passes chunk, a whole line or a part of one, on, blanked if it
+// belongs to a log block.
 func (f *logBlockFilter) take(chunk []byte) {
 	lineStart := f.atLineStart
 	f.atLineStart = chunk[len(chunk)-1] == '\n'
@@ -66,6 +69,16 @@ func (f *logBlockFilter) take(chunk []byte) {
 		}
 	}
 	if f.inBlock || f.skipLine {
+		// Blanked, not dropped: the lines and offsets of what follows
+		// stay those of the file, for error messages.
+		blank := append(f.blank[:0], chunk...)
+		for i, c := range blank {
+			if c != '\n' {
+				blank[i] = ' '
+			}
+		}
+		f.blank = blank
+		f.pending = blank
 		return
 	}
 	f.pending = chunk

@@ -236,6 +236,10 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 		walk:  true,
 		want:  "/a/pods.json: line 1 (document 1): item 0: object has no kind",
 	}, {
+		name:  "a cluster-info dump on standard output names the line after pod logs",
+		files: map[string]string{"dump.txt": podListJSON + "==== START logs for container app of pod shop/a ====\nlog\n==== END logs for container app of pod shop/a ====\n{\"kind\": \"ServiceList\",\n\"items\": [{\"metadata\": {}}]}\n"},
+		want:  "/dump.txt: line 9 (document 2): item 0: Service: object has no apiVersion",
+	}, {
 		name:  "an object without kind",
 		files: map[string]string{"a.yaml": "apiVersion: v1\nmetadata: {name: a}\n"},
 		want:  "/a.yaml: line 1 (document 1): object has no kind",
