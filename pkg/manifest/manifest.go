@@ -37,6 +37,10 @@ type Options struct {
 	// the API machinery decodes (case-sensitive field names, integers
 	// kept). Nil: every object is unstructured.
 	Typed func(gvk schema.GroupVersionKind) runtime.Object
+	// DropManagedFields removes metadata.managedFields from each object as
+	// it is read, for readers that never look at them: they are often the
+	// largest part of an object.
+	DropManagedFields bool
 }
 
 const (
@@ -219,6 +223,9 @@ func (r *reader) readStream(in io.Reader, name string) error {
 func (r *reader) add(obj runtime.Object) {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	m, _ := meta.Accessor(obj) // every object read has metadata
+	if r.opts.DropManagedFields {
+		m.SetManagedFields(nil)
+	}
 	key := objectKey{group: gvk.Group, kind: gvk.Kind, namespace: m.GetNamespace(), name: m.GetName()}
 	i, seen := r.index[key]
 	if !seen {

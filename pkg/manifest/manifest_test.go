@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -460,5 +461,40 @@ func TestTypedObject(t *testing.T) {
 				t.Errorf("typedObject() kind = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadDropManagedFields checks that DropManagedFields removes
+// managedFields from objects read typed and unstructured, and that they
+// are kept otherwise.
+func TestReadDropManagedFields(t *testing.T) {
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns",
+	  "managedFields": [{"manager": "kubectl", "operation": "Update", "apiVersion": "v1"}]}}`
+	const widget = `{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w",
+	  "managedFields": [{"manager": "kubectl", "operation": "Update", "apiVersion": "example.com/v1"}]}}`
+	dir := writeFiles(t, map[string]string{"a.json": pod, "b.json": widget})
+	typed := func(gvk schema.GroupVersionKind) runtime.Object {
+		if gvk.Kind == "Pod" {
+			return &corev1.Pod{}
+		}
+		return nil
+	}
+	for _, drop := range []bool{false, true} {
+		objs, err := Options{Typed: typed, DropManagedFields: drop}.ReadObjects([]string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(objs) != 2 {
+			t.Fatalf("ReadObjects read %d objects, want 2", len(objs))
+		}
+		for _, obj := range objs {
+			m, err := meta.Accessor(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(m.GetManagedFields()); (got == 0) != drop {
+				t.Errorf("DropManagedFields=%v: %s %s has %d managedFields entries", drop, obj.GetObjectKind().GroupVersionKind().Kind, m.GetName(), got)
+			}
+		}
 	}
 }

@@ -57,9 +57,11 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 }
 
 // loadFrom reads the objects of --from's paths into a source that is
-// finished from the start.
+// finished from the start. Their managedFields are dropped as they are
+// read: no command reads them from files (query, tree and capacity drop
+// them live too, and a dump has no updates for a watch to attribute).
 func loadFrom(paths []string) (cache.Source, error) {
-	objects, err := manifest.Options{Typed: offline.Typed}.ReadObjects(paths)
+	objects, err := manifest.Options{Typed: offline.Typed, DropManagedFields: true}.ReadObjects(paths)
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
 	}
