@@ -17,7 +17,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -102,20 +101,8 @@ func (o *HistoryOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	cfg.color = color.enabled(o.Out)
-	cfg.diffOptions.Ignore = diff.DefaultIgnore()
-	for _, s := range o.Ignore {
-		p, err := diff.ParsePath(s)
-		if err != nil {
-			return fmt.Errorf("--ignore: %w", err)
-		}
-		cfg.diffOptions.Ignore = append(cfg.diffOptions.Ignore, p)
-	}
-	for _, s := range o.Only {
-		p, err := diff.ParsePath(s)
-		if err != nil {
-			return fmt.Errorf("--only: %w", err)
-		}
-		cfg.diffOptions.Only = append(cfg.diffOptions.Only, p)
+	if cfg.diffOptions, err = parseDiffPaths(o.Ignore, o.Only); err != nil {
+		return err
 	}
 	o.print = cfg
 	return nil

@@ -16,7 +16,6 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -212,20 +211,8 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	cfg.color = color.enabled(o.Out)
-	cfg.diffOptions.Ignore = diff.DefaultIgnore()
-	for _, s := range o.Ignore {
-		p, err := diff.ParsePath(s)
-		if err != nil {
-			return fmt.Errorf("--ignore: %w", err)
-		}
-		cfg.diffOptions.Ignore = append(cfg.diffOptions.Ignore, p)
-	}
-	for _, s := range o.Only {
-		p, err := diff.ParsePath(s)
-		if err != nil {
-			return fmt.Errorf("--only: %w", err)
-		}
-		cfg.diffOptions.Only = append(cfg.diffOptions.Only, p)
+	if cfg.diffOptions, err = parseDiffPaths(o.Ignore, o.Only); err != nil {
+		return err
 	}
 	o.print = cfg
 

@@ -102,3 +102,25 @@ type watchPrintConfig struct {
 	// commands too (a warm cache): it then leaves GOMAXPROCS alone.
 	sharedProcess bool
 }
+
+// parseDiffPaths returns the diff options of --ignore and --only: the default
+// ignored paths and those of ignore, and the paths of only. A path that does not
+// parse is an error naming its flag.
+func parseDiffPaths(ignore, only []string) (diff.Options, error) {
+	opts := diff.Options{Ignore: diff.DefaultIgnore()}
+	for _, s := range ignore {
+		p, err := diff.ParsePath(s)
+		if err != nil {
+			return diff.Options{}, fmt.Errorf("--ignore: %w", err)
+		}
+		opts.Ignore = append(opts.Ignore, p)
+	}
+	for _, s := range only {
+		p, err := diff.ParsePath(s)
+		if err != nil {
+			return diff.Options{}, fmt.Errorf("--only: %w", err)
+		}
+		opts.Only = append(opts.Only, p)
+	}
+	return opts, nil
+}

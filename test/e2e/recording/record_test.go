@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,7 +51,7 @@ func TestRecordRollout(t *testing.T) {
 	framework.CreateNamespace(t, cs, ns)
 	file := filepath.Join(t.TempDir(), "rollout.rec")
 
-	server := watchServer(t, dyn, ns, recordedGVRs...)
+	server := framework.WatchServer(t, dyn, ns, recordedGVRs...)
 	p := framework.Start(t, framework.Cmd{Args: []string{"informer", "record", "deployments,replicasets,pods", "-n", ns, "--to", file}, Timeout: 15 * time.Minute})
 	waitFor(t, time.Minute, "the recorder to sync", func() bool {
 		select {
@@ -102,9 +101,9 @@ func TestRecordRollout(t *testing.T) {
 
 	// The server's streams are complete once every object it added is
 	// deleted; then wait for the file to hold as many deletes.
-	var want []serverEvent
+	var want []framework.ServerEvent
 	waitFor(t, time.Minute, "the server's and the recording's deletes", func() bool {
-		events, _ := server.snapshot()
+		events, _ := server.Snapshot()
 		added, deleted := 0, 0
 		for _, ev := range events {
 			switch ev.Type {
@@ -124,7 +123,7 @@ func TestRecordRollout(t *testing.T) {
 		}
 		return added > 0 && added == deleted && recordedDeletes >= deleted
 	})
-	if _, errs := server.snapshot(); len(errs) > 0 {
+	if _, errs := server.Snapshot(); len(errs) > 0 {
 		t.Fatalf("the server's own watch broke, so it cannot be the reference: %v", errs)
 	}
 	if err := p.Interrupt(); err != nil {
@@ -220,7 +219,7 @@ func reportSize(t *testing.T, file string, events []recording.Event) {
 // compareWithServer checks that each object's recorded states are exactly
 // the states the server's watch sent, in order, one Added first and one
 // Deleted last.
-func compareWithServer(t *testing.T, server []serverEvent, recorded []recording.Event) {
+func compareWithServer(t *testing.T, server []framework.ServerEvent, recorded []recording.Event) {
 	t.Helper()
 	type state struct {
 		typ watch.EventType
@@ -415,75 +414,6 @@ func waitGone(t *testing.T, dyn dynamic.Interface, ns string) {
 	if err != nil {
 		t.Fatalf("waiting for %s to empty: %v", ns, err)
 	}
-}
-
-// serverEvent is one event of the API server's own watch stream, its object
-// as encoding/json decodes it.
-type serverEvent struct {
-	Type   watch.EventType
-	Object map[string]interface{}
-}
-
-// serverWatch holds the API server's watch streams of some types in one
-// namespace, from the moment it starts.
-type serverWatch struct {
-	mu     sync.Mutex
-	events []serverEvent
-	errs   []error
-}
-
-// watchServer watches each resource in ns from its current resourceVersion
-// until the test ends.
-func watchServer(t *testing.T, dyn dynamic.Interface, ns string, gvrs ...schema.GroupVersionResource) *serverWatch {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	w := &serverWatch{}
-	for _, gvr := range gvrs {
-		list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatalf("listing %s: %v", gvr.Resource, err)
-		}
-		stream, err := dyn.Resource(gvr).Namespace(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
-		if err != nil {
-			t.Fatalf("watching %s: %v", gvr.Resource, err)
-		}
-		t.Cleanup(stream.Stop)
-		go func() {
-			for ev := range stream.ResultChan() {
-				w.record(ev)
-			}
-		}()
-	}
-	return w
-}
-
-func (w *serverWatch) record(ev watch.Event) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	u, ok := ev.Object.(*unstructured.Unstructured)
-	if !ok || ev.Type == watch.Error || ev.Type == watch.Bookmark {
-		w.errs = append(w.errs, fmt.Errorf("server watch sent %s: %v", ev.Type, ev.Object))
-		return
-	}
-	b, err := json.Marshal(u.Object)
-	if err != nil {
-		w.errs = append(w.errs, err)
-		return
-	}
-	var obj map[string]interface{}
-	if err := json.Unmarshal(b, &obj); err != nil {
-		w.errs = append(w.errs, err)
-		return
-	}
-	w.events = append(w.events, serverEvent{Type: ev.Type, Object: obj})
-}
-
-// snapshot returns the events so far, and any errors.
-func (w *serverWatch) snapshot() ([]serverEvent, []error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.events), slices.Clone(w.errs)
 }
 
 // TestRecordDurationAndOverwrite records for --duration, which ends the

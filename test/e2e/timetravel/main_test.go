@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -170,16 +169,14 @@ func equalMaps(a, b map[string]string) bool {
 	return true
 }
 
-// podStates records the API server's own watch of pods in a namespace:
-// per pod UID, the resourceVersions of the states it sent that differ from
-// the one before in more than bookkeeping fields, the reference the replay
-// is checked against.
+// podStates are the API server's own watch of pods in a namespace, per pod
+// UID: the resourceVersions of the states it sent that differ from the one
+// before in more than bookkeeping fields, the reference the replay is checked
+// against.
 type podStates struct {
-	mu    sync.Mutex
 	order []string
 	last  map[string]map[string]interface{}
 	seq   map[string][]podState
-	errs  []error
 }
 
 // podState is one state of a pod: the event's type, the object's
@@ -199,56 +196,24 @@ func states(seq []podState) string {
 	return strings.Join(out, " ")
 }
 
-func watchPods(t *testing.T, dyn dynamic.Interface, ns string) *podStates {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	list, err := dyn.Resource(podsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatalf("listing pods: %v", err)
-	}
-	stream, err := dyn.Resource(podsGVR).Namespace(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
-	if err != nil {
-		t.Fatalf("watching pods: %v", err)
-	}
-	t.Cleanup(stream.Stop)
+// podStatesOf folds the server's pod events into podStates.
+func podStatesOf(events []framework.ServerEvent) *podStates {
 	s := &podStates{last: map[string]map[string]interface{}{}, seq: map[string][]podState{}}
-	go func() {
-		for ev := range stream.ResultChan() {
-			s.record(ev)
+	for _, ev := range events {
+		obj := ev.Object
+		uid := framework.NestedString(obj, "metadata", "uid")
+		rv := framework.NestedString(obj, "metadata", "resourceVersion")
+		stripped := withoutBookkeeping(obj)
+		if _, seen := s.seq[uid]; !seen {
+			s.order = append(s.order, uid)
 		}
-	}()
+		if ev.Type == watch.Modified && equalJSON(s.last[uid], stripped) {
+			continue
+		}
+		s.last[uid] = stripped
+		s.seq[uid] = append(s.seq[uid], podState{typ: string(ev.Type), rv: rv, object: toJSON(stripped)})
+	}
 	return s
-}
-
-func (s *podStates) record(ev watch.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ev.Type == watch.Error || ev.Type == watch.Bookmark {
-		s.errs = append(s.errs, fmt.Errorf("server watch sent %s: %v", ev.Type, ev.Object))
-		return
-	}
-	data, err := json.Marshal(ev.Object)
-	if err != nil {
-		s.errs = append(s.errs, err)
-		return
-	}
-	var obj map[string]interface{}
-	if err := json.Unmarshal(data, &obj); err != nil {
-		s.errs = append(s.errs, err)
-		return
-	}
-	uid := framework.NestedString(obj, "metadata", "uid")
-	rv := framework.NestedString(obj, "metadata", "resourceVersion")
-	stripped := withoutBookkeeping(obj)
-	if _, seen := s.seq[uid]; !seen {
-		s.order = append(s.order, uid)
-	}
-	if ev.Type == watch.Modified && equalJSON(s.last[uid], stripped) {
-		return
-	}
-	s.last[uid] = stripped
-	s.seq[uid] = append(s.seq[uid], podState{typ: string(ev.Type), rv: rv, object: toJSON(stripped)})
 }
 
 func toJSON(obj map[string]interface{}) string {
@@ -291,7 +256,7 @@ func TestRecordedRollout(t *testing.T) {
 	framework.CreateNamespace(t, cs, ns)
 	file := filepath.Join(t.TempDir(), "rollout.rec")
 
-	server := watchPods(t, dyn, ns)
+	server := framework.WatchServer(t, dyn, ns, podsGVR)
 	rec := framework.Start(t, framework.Cmd{
 		Args:    []string{"informer", "record", "deployments,replicasets,pods", "-n", ns, "--to", file},
 		Timeout: 15 * time.Minute,
@@ -410,7 +375,7 @@ func checkAt(t *testing.T, kubeconfig, file, ns string, snaps []snapshot) {
 // resourceVersion and generation: a replay numbers its changes in the
 // order recorded, which across types is not the server's order). The
 // replay ends by itself, exit 0.
-func checkReplay(t *testing.T, kubeconfig, file, ns string, server *podStates) {
+func checkReplay(t *testing.T, kubeconfig, file, ns string, watched *framework.ServerWatch) {
 	r := offline(t, kubeconfig, "watch", "pods", "-n", ns, "--from", file, "-o", "json")
 	if r.ExitCode != 0 || r.TimedOut {
 		t.Fatalf("watch --from: %s", r)
@@ -428,11 +393,11 @@ func checkReplay(t *testing.T, kubeconfig, file, ns string, server *podStates) {
 			object: toJSON(withoutBookkeeping(ev.Object)),
 		})
 	}
-	server.mu.Lock()
-	defer server.mu.Unlock()
-	if len(server.errs) > 0 {
-		t.Fatalf("the server's own watch broke, so it cannot be the reference: %v", server.errs)
+	seen, errs := watched.Snapshot()
+	if len(errs) > 0 {
+		t.Fatalf("the server's own watch broke, so it cannot be the reference: %v", errs)
 	}
+	server := podStatesOf(seen)
 	if len(server.order) < 6 {
 		t.Fatalf("the server's watch saw %d pods, want at least 6 (2 at v1, then 2 at v2 scaled to 4)", len(server.order))
 	}

@@ -35,7 +35,7 @@ const minAttributed = 0.95
 //
 // Every printed list must equal the computed one (no owner: no name), and at
 // least minAttributed of the updates that have owners must name them.
-func checkAttribution(t *testing.T, cs kubernetes.Interface, server []serverEvent, printed []framework.WatchEvent) {
+func checkAttribution(t *testing.T, cs kubernetes.Interface, server []framework.ServerEvent, printed []framework.WatchEvent) {
 	t.Helper()
 	doc, err := cs.Discovery().OpenAPISchema()
 	if err != nil {

@@ -35,7 +35,7 @@ func TestRolloutWatchMatchesServer(t *testing.T) {
 	const ns = "rollout"
 	framework.CreateNamespace(t, cs, ns)
 
-	server := watchServer(t, dyn, ns, deploymentsGVR, replicaSetsGVR, podsGVR)
+	server := framework.WatchServer(t, dyn, ns, deploymentsGVR, replicaSetsGVR, podsGVR)
 	p := framework.StartWatch(t, "deploy,rs,pods", "-n", ns, "-o", "json")
 
 	kubectl(t, "create", "deployment", "web", "-n", ns, "--image=registry.example.com/web:v1", "--replicas=2")
@@ -49,9 +49,9 @@ func TestRolloutWatchMatchesServer(t *testing.T) {
 
 	// The server's streams are complete once every object it added is
 	// deleted; then wait for the plugin to print as many DELETED events.
-	var want []serverEvent
+	var want []framework.ServerEvent
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		events, _ := server.snapshot()
+		events, _ := server.Snapshot()
 		added, deleted := 0, 0
 		for _, ev := range events {
 			switch ev.Type {
@@ -67,7 +67,7 @@ func TestRolloutWatchMatchesServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("waiting for the server's and the plugin's DELETED events: %v\nplugin stdout:\n%.4000s", err, p.Stdout())
 	}
-	if _, errs := server.snapshot(); len(errs) > 0 {
+	if _, errs := server.Snapshot(); len(errs) > 0 {
 		t.Fatalf("the server's own watch broke, so it cannot be the reference: %v", errs)
 	}
 	if err := p.Interrupt(); err != nil {
@@ -100,7 +100,7 @@ type printedState struct {
 
 // expectedStates groups the server's events by object UID, in order, and
 // drops updates that change only bookkeeping fields.
-func expectedStates(events []serverEvent) (map[string][]printedState, []string) {
+func expectedStates(events []framework.ServerEvent) (map[string][]printedState, []string) {
 	states := map[string][]printedState{}
 	var order []string
 	for _, ev := range events {
@@ -119,7 +119,7 @@ func expectedStates(events []serverEvent) (map[string][]printedState, []string) 
 }
 
 // compareWithServer checks the plugin's events against the server's.
-func compareWithServer(t *testing.T, server []serverEvent, printed []framework.WatchEvent) {
+func compareWithServer(t *testing.T, server []framework.ServerEvent, printed []framework.WatchEvent) {
 	t.Helper()
 	want, order := expectedStates(server)
 	got := map[string][]framework.WatchEvent{}
