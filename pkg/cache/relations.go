@@ -77,6 +77,9 @@ type RelationsConfig struct {
 	// per related type, after that cache holds the change; it must return quickly (hand the
 	// changes to a queue).
 	OnRelated func(t *Type, cause string, changes []RelationChange)
+	// Events, when set, has the Events cached (see Relations.Events) even when no index of defs
+	// reads them: for query's events column.
+	Events bool
 }
 
 // UnreadableRelation is a related type a relation could not read; the relation's indexes then
@@ -102,6 +105,8 @@ type Relations struct {
 	selectorSet *index.SelectorSet
 	nodes       *Each
 	pods        *Each
+	events      *Each
+	eventsIndex index.KubeEvents
 	handlers    []handler
 	unreadable  []UnreadableRelation
 }
@@ -140,6 +145,9 @@ func StartRelations(ctx context.Context, types []*Type, defs []index.Definition,
 		if def.Relation != index.NoRelation {
 			needs[def.Relation] = true
 		}
+	}
+	if cfg.Events {
+		needs[index.EventRelation] = true
 	}
 	if len(needs) == 0 {
 		return r, nil
@@ -184,6 +192,13 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 		}
 		related.Pods = pods
 	}
+	if needs[index.EventRelation] {
+		events, err := r.startEvents(ctx, types, cfg)
+		if err != nil {
+			return err
+		}
+		related.Events = events
+	}
 	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
 	for i, def := range defs {
@@ -218,6 +233,11 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 	}
 	if r.selectorSet != nil {
 		if err := r.followSelectors(); err != nil {
+			return err
+		}
+	}
+	if r.events != nil && len(r.events.Types) > 0 {
+		if err := r.followEvents(r.events.Types[0]); err != nil {
 			return err
 		}
 	}
@@ -365,4 +385,5 @@ func (r *Relations) Shutdown() {
 	r.selecting.Shutdown()
 	r.nodes.Shutdown()
 	r.pods.Shutdown()
+	r.events.Shutdown()
 }
