@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -91,9 +92,10 @@ func (r *Relations) Events() index.KubeEvents {
 // changed, with "event/NAME" as the cause.
 //
 // It runs on the Events informer's handler goroutine, one event at a time, after the Events cache
-// holds the change, as followNodes does; registering the handler replays every cached Event as
-// added.
-func (r *Relations) followEvents(events *Type) error {
+// holds the change, as followNodes does. Registering the handler replays every cached Event as
+// added; followEvents returns once that replay is done (or ctx ends), so the causes given to
+// onRelated from then on are Events that changed after it returned.
+func (r *Relations) followEvents(ctx context.Context, events *Type) error {
 	refresh := func(obj interface{}) {
 		key, ok := index.RegardingKey(obj)
 		if !ok {
@@ -110,7 +112,8 @@ func (r *Relations) followEvents(events *Type) error {
 			}
 		}
 	}
-	return r.addHandlers(events, toolscache.ResourceEventHandlerFuncs{
+	registered := len(r.handlers)
+	err := r.addHandlers(events, toolscache.ResourceEventHandlerFuncs{
 		AddFunc: refresh,
 		UpdateFunc: func(oldObj, newObj interface{}) {
 			if sameResourceVersion(oldObj, newObj) {
@@ -124,6 +127,19 @@ func (r *Relations) followEvents(events *Type) error {
 		},
 		DeleteFunc: refresh,
 	})
+	if err != nil {
+		return err
+	}
+	for _, h := range r.handlers[registered:] {
+		for !h.registration.HasSynced() {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	return nil
 }
 
 // refreshRelationKey recomputes the values of the relation indexes of relation rel of the object

@@ -130,7 +130,8 @@ var (
 // indexes read: for owner-root, the owner types the objects' controller references lead to
 // (StartOwners); for selected-by, the selecting kinds cfg.Selectors need, whole objects; for
 // node.label:KEY and node.annotation:KEY, the nodes, metadata-only; for selects, the pods of
-// cfg.Namespaces, metadata-only. It then binds the relation indexes of defs to those caches and
+// cfg.Namespaces, metadata-only; for event.reason, event.type and event.message (or with
+// cfg.Events), the Kubernetes Events, whole (startEvents). It then binds the relation indexes of defs to those caches and
 // holds their values for each type (see Relations.Types), following changes when cfg.OnRelated
 // is set.
 //
@@ -237,7 +238,7 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 		}
 	}
 	if r.events != nil && len(r.events.Types) > 0 {
-		if err := r.followEvents(r.events.Types[0]); err != nil {
+		if err := r.followEvents(ctx, r.events.Types[0]); err != nil {
 			return err
 		}
 	}
@@ -365,7 +366,8 @@ func (r *Relations) Definitions() []index.Definition { return r.defs }
 func (r *Relations) Types() []*Type { return r.types }
 
 // Unreadable returns the related types that could not be read: the owner types (sorted by
-// name), then the selecting kinds, the nodes and the pods (in the order they were tried).
+// name), then the selecting kinds, the nodes, the pods and the Events (in the order they were
+// tried).
 func (r *Relations) Unreadable() []UnreadableRelation { return r.unreadable }
 
 // Shutdown removes every event handler the relations registered, on the indexed types' and the
