@@ -70,6 +70,22 @@ spec:
     image: registry.example.com/app:v1
 `
 
+// gatedPod is unschedulablePod held back from the scheduler by a
+// scheduling gate: it has no event until the gate is removed.
+const gatedPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+spec:
+  schedulingGates:
+  - name: example.com/hold
+  nodeSelector:
+    example.com/no-such-node: "true"
+  containers:
+  - name: app
+    image: registry.example.com/app:v1
+`
+
 // schedulablePod is a pod any node takes.
 const schedulablePod = `apiVersion: v1
 kind: Pod
