@@ -299,9 +299,3 @@ func lookupEventRelation(name string) (Definition, bool) {
 	}
 	return Definition{}, false
 }
-
-// IsEventRelationIndex reports whether name is the index name of an event relation index.
-func IsEventRelationIndex(name string) bool {
-	_, ok := lookupEventRelation(name)
-	return ok
-}
