@@ -49,7 +49,7 @@ type fakeEvent struct {
 }
 
 // kinds are the resources the fake serves and their kinds.
-var kinds = map[string]string{"pods": "Pod", "nodes": "Node"}
+var kinds = map[string]string{"pods": "Pod", "nodes": "Node", "events": "Event"}
 
 func newFakeAPIServer(t *testing.T) *fakeAPIServer {
 	t.Helper()

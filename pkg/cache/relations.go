@@ -77,6 +77,9 @@ type RelationsConfig struct {
 	// per related type, after that cache holds the change; it must return quickly (hand the
 	// changes to a queue).
 	OnRelated func(t *Type, cause string, changes []RelationChange)
+	// Events, when set, has the Events cached (see Relations.Events) even when no index of defs
+	// reads them: for query's events column.
+	Events bool
 }
 
 // UnreadableRelation is a related type a relation could not read; the relation's indexes then
@@ -102,6 +105,8 @@ type Relations struct {
 	selectorSet *index.SelectorSet
 	nodes       *Each
 	pods        *Each
+	events      *Each
+	eventsIndex index.KubeEvents
 	handlers    []handler
 	unreadable  []UnreadableRelation
 }
@@ -125,7 +130,8 @@ var (
 // indexes read: for owner-root, the owner types the objects' controller references lead to
 // (StartOwners); for selected-by, the selecting kinds cfg.Selectors need, whole objects; for
 // node.label:KEY and node.annotation:KEY, the nodes, metadata-only; for selects, the pods of
-// cfg.Namespaces, metadata-only. It then binds the relation indexes of defs to those caches and
+// cfg.Namespaces, metadata-only; for event.reason, event.type and event.message (or with
+// cfg.Events), the Kubernetes Events, whole (startEvents). It then binds the relation indexes of defs to those caches and
 // holds their values for each type (see Relations.Types), following changes when cfg.OnRelated
 // is set.
 //
@@ -140,6 +146,9 @@ func StartRelations(ctx context.Context, types []*Type, defs []index.Definition,
 		if def.Relation != index.NoRelation {
 			needs[def.Relation] = true
 		}
+	}
+	if cfg.Events {
+		needs[index.EventRelation] = true
 	}
 	if len(needs) == 0 {
 		return r, nil
@@ -184,6 +193,13 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 		}
 		related.Pods = pods
 	}
+	if needs[index.EventRelation] {
+		events, err := r.startEvents(ctx, types, cfg)
+		if err != nil {
+			return err
+		}
+		related.Events = events
+	}
 	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
 	for i, def := range defs {
@@ -218,6 +234,11 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 	}
 	if r.selectorSet != nil {
 		if err := r.followSelectors(); err != nil {
+			return err
+		}
+	}
+	if r.events != nil && len(r.events.Types) > 0 {
+		if err := r.followEvents(ctx, r.events.Types[0]); err != nil {
 			return err
 		}
 	}
@@ -345,7 +366,8 @@ func (r *Relations) Definitions() []index.Definition { return r.defs }
 func (r *Relations) Types() []*Type { return r.types }
 
 // Unreadable returns the related types that could not be read: the owner types (sorted by
-// name), then the selecting kinds, the nodes and the pods (in the order they were tried).
+// name), then the selecting kinds, the nodes, the pods and the Events (in the order they were
+// tried).
 func (r *Relations) Unreadable() []UnreadableRelation { return r.unreadable }
 
 // Shutdown removes every event handler the relations registered, on the indexed types' and the
@@ -365,4 +387,5 @@ func (r *Relations) Shutdown() {
 	r.selecting.Shutdown()
 	r.nodes.Shutdown()
 	r.pods.Shutdown()
+	r.events.Shutdown()
 }

@@ -26,7 +26,8 @@
 //
 // Relation indexes read other types' caches besides the object they index: owner-root
 // ([OwnerRoot], through [Owners]), selected-by ([SelectedBy], through [PodSelectors]), selects
-// ([Selects], through [Pods]) and node.label:KEY / node.annotation:KEY (through [Nodes]). Their
+// ([Selects], through [Pods]), node.label:KEY / node.annotation:KEY (through [Nodes]) and
+// event.reason / event.type / event.message (through [KubeEvents], kubeevents.go). Their
 // Definition's [Relation] says which (relation.go); [Set.Lookup] returns them unbound (no
 // value), and the engine, once it has started and synced the related caches, binds them with
 // [Bind] and holds their values in a [RelationIndex]. Owners, PodSelectors, Nodes and Pods are

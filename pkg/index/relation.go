@@ -4,7 +4,8 @@ import "strings"
 
 // Relation says which other types' caches a Definition reads, beyond the object it indexes. A
 // Definition with a Relation other than NoRelation is a relation index: owner-root,
-// selected-by, selects, node.label:KEY and node.annotation:KEY.
+// selected-by, selects, node.label:KEY, node.annotation:KEY and event.reason, event.type,
+// event.message.
 //
 // Set.Lookup returns a relation index unbound: its Func gives no value. The engine (pkg/cache,
 // StartRelations) caches the related types once the indexed types have synced, binds the
@@ -27,6 +28,9 @@ const (
 	// PodRelation marks a Definition that reads the cached pods of the object's namespace
 	// (selects); Bind binds it to Pods.
 	PodRelation
+	// EventRelation marks a Definition that reads the cached Kubernetes Events about the object
+	// (event.reason, event.type, event.message); Bind binds it to Events.
+	EventRelation
 )
 
 // Relations are the caches of related types that relation indexes read, one per Relation; a
@@ -36,6 +40,7 @@ type Relations struct {
 	Selectors PodSelectors
 	Nodes     Nodes
 	Pods      Pods
+	Events    KubeEvents
 }
 
 // Bind returns def reading r: the Definition of the same index name over r's cache of def's
@@ -48,6 +53,8 @@ func Bind(def Definition, r Relations) Definition {
 		return SelectedBy(r.Selectors)
 	case PodRelation:
 		return Selects(r.Pods)
+	case EventRelation:
+		return eventRelation(def.Name, r.Events)
 	case NodeRelation:
 		if key, ok := strings.CutPrefix(def.Name, nodeLabelPrefix); ok {
 			return nodeRelation(def.Name, key, false, r.Nodes)

@@ -100,7 +100,7 @@ func fixedBuiltins() map[string]Definition {
 
 // Lookup returns the Definition for an index name: "namespace", "label:KEY", "annotation:KEY",
 // "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY",
-// "phase", "image", or the name of a custom index. KEY must be a
+// "phase", "image", "event.reason", "event.type", "event.message", or the name of a custom index. KEY must be a
 // valid label or annotation key (a qualified name such as "app" or "example.com/team").
 //
 // An unknown name is an error that lists the known names, e.g.
@@ -108,6 +108,9 @@ func fixedBuiltins() map[string]Definition {
 func (s *Set) Lookup(name string) (Definition, error) {
 	if def, ok, err := lookupNodeRelation(name); ok {
 		return def, err
+	}
+	if def, ok := lookupEventRelation(name); ok {
+		return def, nil
 	}
 	if key, ok := strings.CutPrefix(name, labelPrefix); ok {
 		if err := validateKey(name, "label", key); err != nil {

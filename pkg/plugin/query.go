@@ -65,6 +65,9 @@ type QueryOptions struct {
 	SortBy       string
 	// Filter is --filter, a CEL predicate, not yet compiled.
 	Filter string
+	// ShowEvents is --show-events: the latest Event about each object in
+	// the table's last columns.
+	ShowEvents bool
 
 	genericiooptions.IOStreams
 
@@ -117,6 +120,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
 	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
+	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", false, showEventsFlagUsage)
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
 	registerCompletions(cmd, configFlags)
 	return cmd
@@ -209,6 +213,9 @@ func (o *QueryOptions) Validate() error {
 	if err := validateRelations(o.selectors); err != nil {
 		return err
 	}
+	if err := o.validateShowEvents(); err != nil {
+		return err
+	}
 	return o.validateGroups()
 }
 
@@ -253,6 +260,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	defer engine.Shutdown()
 	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
 		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Events: o.ShowEvents,
 	})
 	if err != nil {
 		return err
@@ -271,6 +279,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	}
 	defer newExprReporter(guards).report(o.ErrOut)
 	p := queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
+	p.cfg.events = related.Events()
 	return p.print(ctx, groups)
 }
 

@@ -46,6 +46,10 @@ type queryPrintConfig struct {
 	groupBy  []index.Definition
 	measures []aggregate.Measure
 	top      int // --top: 0 prints every row
+	// showEvents is --show-events: a table ends with the latest Event
+	// about each object, read from events, which Run sets (queryevents.go).
+	showEvents bool
+	events     index.KubeEvents
 }
 
 // completePrint builds the print config from the flags, the namespaces and
@@ -67,6 +71,7 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 		groupBy:      groupBy,
 		measures:     measures,
 		top:          o.Top,
+		showEvents:   o.ShowEvents,
 	}
 	if cfg.sortBy != "" && !cfg.grouped() {
 		if cfg.sortIndex, cfg.sortKey, err = parseSortBy(o.indexSet, cfg.sortBy); err != nil {

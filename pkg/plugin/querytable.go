@@ -63,6 +63,7 @@ func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) err
 		for _, def := range p.cfg.indexes {
 			header = append(header, strings.ToUpper(def.Name))
 		}
+		header = append(header, p.cfg.eventHeaders()...)
 		rows := make([][]string, 0, len(g.objs))
 		for _, obj := range g.objs {
 			row, err := p.tableRow(g.t, table, obj, now, wide, withKind)
@@ -117,6 +118,7 @@ func (p queryPrinter) tableRow(t *cache.Type, table columns.Table, obj interface
 	for _, def := range p.cfg.indexes {
 		row = append(row, joinOrNone(index.Values(def, obj)))
 	}
+	row = append(row, p.cfg.eventCells(obj, now)...)
 	return row, nil
 }
 

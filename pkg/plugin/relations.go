@@ -47,6 +47,8 @@ func warnUnreadable(errOut io.Writer, unreadable []cache.UnreadableRelation) {
 			fmt.Fprintf(errOut, "Warning: node.label and node.annotation have no values: %s cannot be read: %v\n", u.Name, u.Err)
 		case index.PodRelation:
 			fmt.Fprintf(errOut, "Warning: selects has no values: %s cannot be read: %v\n", u.Name, u.Err)
+		case index.EventRelation:
+			fmt.Fprintf(errOut, "Warning: event.reason, event.type, event.message and --show-events have no values: %s cannot be read: %v\n", u.Name, u.Err)
 		}
 	}
 }
