@@ -65,6 +65,9 @@ type QueryOptions struct {
 	SortBy       string
 	// Filter is --filter, a CEL predicate, not yet compiled.
 	Filter string
+	// queryWatchFlags are -w, --watch-only and --output-watch-events
+	// (querywatch.go).
+	queryWatchFlags
 
 	genericiooptions.IOStreams
 
@@ -103,7 +106,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
 	}
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, nil)
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, o.liveHere)
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	addFromFlags(cmd, o, &o.engineOptions)
@@ -118,6 +121,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
 	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
+	o.addWatchFlags(cmd)
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -209,6 +213,9 @@ func (o *QueryOptions) Validate() error {
 	if err := validateRelations(o.selectors); err != nil {
 		return err
 	}
+	if err := o.validateWatch(); err != nil {
+		return err
+	}
 	return o.validateGroups()
 }
 
@@ -233,6 +240,9 @@ func (o *QueryOptions) fullObjects() bool {
 // it to a queryPrinter. It changes nothing in o: the relationship indexes,
 // bound to their caches after sync, go to a copy of the print config.
 func (o *QueryOptions) Run(ctx context.Context) error {
+	if o.watching() {
+		return o.runWatch(ctx)
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
