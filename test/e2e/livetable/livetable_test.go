@@ -1,6 +1,8 @@
 package livetable
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +25,7 @@ const (
 // how many lines it hides. Ctrl-C leaves the last frame on the screen and
 // exits 1, as kubectl get -w does.
 func TestLiveTableOnTerminal(t *testing.T) {
-	ns := "live-tty"
+	ns := uniqueNamespace("live-tty")
 	deployment(t, ns, 2)
 	tall := startOnPTY(t, tallRows, cols, "informer", "query", "pods", "-n", ns, "-w")
 	low := startOnPTY(t, lowRows, cols, "informer", "query", "pods", "-n", ns, "-w")
@@ -94,7 +96,7 @@ func TestLiveTableOnTerminal(t *testing.T) {
 // TestGroupByOnTerminal: a live --group-by node table ends equal to the
 // one-shot query's answer.
 func TestGroupByOnTerminal(t *testing.T) {
-	ns := "live-groups"
+	ns := uniqueNamespace("live-groups")
 	deployment(t, ns, 2)
 	live := startOnPTY(t, tallRows, cols, "informer", "query", "pods", "-n", ns, "--group-by", "node", "-w")
 	eventually(t, "the first frame", func() (bool, string) {
@@ -117,16 +119,68 @@ func TestGroupByOnTerminal(t *testing.T) {
 // TestRowsOffTerminal: query pods -w on a pipe prints what kubectl get
 // pods -w prints over the same changes: the same table first, then a row per
 // change; the rows seen (ages aside) are the same set. Both exit 1 on
-// SIGINT.
+// SIGINT. The same through a warm cache, which runs the query.
 func TestRowsOffTerminal(t *testing.T) {
-	ns := "live-rows"
+	t.Run("direct", func(t *testing.T) { rowsBesideKubectl(t, uniqueNamespace("live-rows"), nil) })
+	t.Run("warm cache", func(t *testing.T) {
+		runtime := t.TempDir()
+		if err := os.Chmod(runtime, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"XDG_RUNTIME_DIR=" + runtime}
+		cache := func(args ...string) framework.Result {
+			return framework.Run(t, framework.Cmd{Args: append([]string{"informer", "cache"}, args...), Env: env})
+		}
+		if r := cache("start"); r.ExitCode != 0 || !strings.Contains(r.Stdout, "started a cache") {
+			t.Fatalf("cache start: %s", r)
+		}
+		t.Cleanup(func() {
+			if r := cache("stop", "--all"); r.ExitCode != 0 {
+				t.Errorf("cache stop --all: %s", r)
+			}
+		})
+		ns := uniqueNamespace("live-rows-warm")
+		rowsBesideKubectl(t, ns, env, func() {
+			// The query runs in the cache: it holds the namespace's
+			// pods for one user, the query.
+			r := cache("status", "-o", "json")
+			var st []struct {
+				Status struct {
+					Caches []struct {
+						Type       string   `json:"type"`
+						Namespaces []string `json:"namespaces"`
+						Users      int      `json:"users"`
+					} `json:"caches"`
+				} `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st) != 1 {
+				t.Fatalf("cache status -o json: %v: %s", err, r)
+			}
+			for _, c := range st[0].Status.Caches {
+				if c.Type == "pods" && slices.Equal(c.Namespaces, []string{ns}) && c.Users == 1 {
+					return
+				}
+			}
+			t.Errorf("the warm cache does not hold the query's pods for it: %s", r.Stdout)
+		})
+	})
+}
+
+// rowsBesideKubectl runs query pods -w and kubectl get pods -w side by side
+// over a Deployment in ns scaled 2→5→3, with env added to the query's
+// environment, and compares what they print; during, when set, runs while
+// both watch.
+func rowsBesideKubectl(t *testing.T, ns string, env []string, during ...func()) {
 	deployment(t, ns, 2)
-	plugin := framework.Start(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-n", ns, "-w"}, Timeout: 10 * time.Minute})
+	plugin := framework.Start(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-n", ns, "-w"}, Env: env, Timeout: 10 * time.Minute})
 	kube := framework.Start(t, framework.Cmd{Args: []string{"get", "pods", "-n", ns, "-w"}, Timeout: 10 * time.Minute})
 	for _, p := range []*framework.Process{plugin, kube} {
 		if _, err := p.WaitForLine(time.Minute, func(l string) bool { return strings.HasPrefix(l, "NAME") }); err != nil {
 			t.Fatalf("waiting for the header: %v; stderr:\n%s", err, p.Stderr())
 		}
+	}
+	for _, f := range during {
+		f()
 	}
 	// Both have listed (the table is printed once the list is), so their
 	// watches start from the list and see every change that follows.

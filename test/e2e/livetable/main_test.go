@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,6 +40,13 @@ func kubectl(t *testing.T, args ...string) string {
 		t.Fatalf("kubectl %s: %s", strings.Join(args, " "), r)
 	}
 	return r.Stdout
+}
+
+// uniqueNamespace returns a namespace name that starts with prefix and no
+// earlier run has used, so that the tests can run again on a cluster kept
+// between runs (KUBECTL_INFORMER_E2E_CLUSTER).
+func uniqueNamespace(prefix string) string {
+	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano()%(1<<32), 36)
 }
 
 // deployment creates namespace ns and a Deployment web of replicas pods in
