@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -68,7 +70,8 @@ func (o *QueryOptions) validateWatch() error {
 // terminal: it then runs here, not in a warm cache, which writes to a
 // socket and would print rows instead (as watch --group-by does).
 func (o *QueryOptions) liveHere() bool {
-	return o.Watch && !o.WatchOnly && printers.IsTerminal(o.Out)
+	table := o.Output == "" || o.Output == "wide" || strings.HasPrefix(o.Output, "custom-columns")
+	return o.Watch && !o.WatchOnly && (table || o.grouped()) && printers.IsTerminal(o.Out)
 }
 
 // redraws reports whether the answer is redrawn in place: -w, a table
@@ -79,14 +82,21 @@ func (o *QueryOptions) redraws() bool {
 
 // completeWatch adds to the engine config what a long-running query
 // needs, as watch's: a watch the user may make, plain watch streams, and
-// watch errors reported on stderr.
-func (o *QueryOptions) completeWatch() {
+// watch errors reported on stderr, or, for a table redrawn in place, to
+// notes, which the frame shows.
+func (o *QueryOptions) completeWatch(notes *lastLine) {
 	if !o.watching() {
 		return
 	}
 	o.config.RequireWatch = true
 	o.config.PlainWatchStreams = true
-	reporter := newWatchErrorReporter(o.ErrOut)
+	var warnings io.Writer = o.ErrOut
+	if o.redraws() {
+		// Written over the frame, they would move it: the frame shows
+		// the last one instead.
+		warnings = notes
+	}
+	reporter := newWatchErrorReporter(warnings)
 	o.config.OnWatchError = reporter.report
 	o.config.OnWatchResumed = reporter.resumed
 }
@@ -100,7 +110,8 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	default:
 		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
 	}
-	o.completeWatch()
+	notes := &lastLine{}
+	o.completeWatch(notes)
 	signals, stop := interruptible(ctx)
 	defer stop()
 	ctx = signals
@@ -157,6 +168,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 		types:   related.Types(),
 		printer: queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source},
 		changes: o.changeClassifier(indexDefs),
+		notes:   notes,
 	}
 	w.changes.guards = guards
 	sigpipe := make(chan os.Signal, 1)
@@ -193,6 +205,8 @@ type queryWatch struct {
 	types   []*cache.Type
 	printer queryPrinter
 	changes *eventPrinter
+	// notes holds the last warning of a table redrawn in place.
+	notes *lastLine
 }
 
 // changeClassifier returns what tells which events change the query's

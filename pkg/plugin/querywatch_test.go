@@ -33,9 +33,15 @@ func TestFitFrame(t *testing.T) {
 		{"one line: the footer alone", 1, []string{"FOOTER"}},
 		{"size unknown: not cut", 0, append(slices.Clone(table), "", "FOOTER")},
 	}
+	// A warning takes a line of the footer.
+	got := fitFrame(table, []string{"warning: watch of pods failed", "FOOTER"}, 7)
+	want := []string{"NAME   STATUS", "a      Running", "… 2 more lines not shown: the terminal is 7 lines high", "", "warning: watch of pods failed", "FOOTER"}
+	if !slices.Equal(got, want) {
+		t.Errorf("fitFrame with a warning =\n%q\nwant\n%q", got, want)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fitFrame(table, "FOOTER", tt.height)
+			got := fitFrame(table, []string{"FOOTER"}, tt.height)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("fitFrame(%d lines, height %d) =\n%q\nwant\n%q", len(table), tt.height, got, tt.want)
 			}
@@ -117,6 +123,20 @@ func TestLivePacerCoalescesChanges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLastLineKeepsTheLastWarning(t *testing.T) {
+	var l lastLine
+	fmt.Fprintf(&l, "warning: watch of pods failed (retrying): %s\n", "connection refused")
+	fmt.Fprintln(&l, "watch of pods resumed; changes made meanwhile follow")
+	fmt.Fprint(&l, "\n")
+	if got, want := l.String(), "watch of pods resumed; changes made meanwhile follow"; got != want {
+		t.Errorf("lastLine = %q, want %q", got, want)
+	}
+	fmt.Fprintln(&l, "a\x1b[2Jb")
+	if got, want := l.String(), `a\u001b[2Jb`; got != want {
+		t.Errorf("lastLine = %q, want the control characters escaped: %q", got, want)
 	}
 }
 

@@ -129,15 +129,15 @@ func liveFooter(objects []string, added, modified, deleted int, last, since time
 }
 
 // fitFrame returns the lines of a frame for a screen height lines high
-// (0: not cut): the table's lines, then a blank line and the footer. The
-// frame takes at most height-1 lines, so that the line after it, where the
-// cursor goes when the command ends, is on the screen too. A table that
-// does not fit shows its first lines and a line saying how many are
-// hidden; on a screen too low even for that, the last lines of the frame
-// are kept, the footer last.
-func fitFrame(table []string, footer string, height int) []string {
-	frame := make([]string, 0, len(table)+3)
-	room := height - 1 - 2 // the blank line and the footer
+// (0: not cut): the table's lines, then a blank line and the footer's lines
+// (a warning, the counts). The frame takes at most height-1 lines, so that
+// the line after it, where the cursor goes when the command ends, is on the
+// screen too. A table that does not fit shows its first lines and a line
+// saying how many are hidden; on a screen too low even for that, the last
+// lines of the frame are kept, the footer last.
+func fitFrame(table, footer []string, height int) []string {
+	frame := make([]string, 0, len(table)+len(footer)+2)
+	room := height - 1 - 1 - len(footer) // the blank line and the footer
 	if height <= 0 || len(table) <= room {
 		frame = append(frame, table...)
 	} else {
@@ -146,11 +146,39 @@ func fitFrame(table []string, footer string, height int) []string {
 		frame = append(frame, table[:shown]...)
 		frame = append(frame, fmt.Sprintf("… %d more lines not shown: the terminal is %d lines high", hidden, height))
 	}
-	frame = append(frame, "", footer)
+	frame = append(frame, "")
+	frame = append(frame, footer...)
 	if height > 0 && len(frame) > max(height-1, 1) {
 		frame = frame[len(frame)-max(height-1, 1):]
 	}
 	return frame
+}
+
+// lastLine keeps the last line written to it: the warnings a live table
+// shows in its frame instead of writing them over it. Safe for concurrent
+// use.
+type lastLine struct {
+	mu   sync.Mutex
+	line string
+}
+
+func (l *lastLine) Write(b []byte) (int, error) {
+	text := strings.TrimRight(string(b), "\n")
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = text[i+1:]
+	}
+	if text != "" {
+		l.mu.Lock()
+		l.line = terminal.SanitizeText(text)
+		l.mu.Unlock()
+	}
+	return len(b), nil
+}
+
+func (l *lastLine) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.line
 }
 
 // liveScreen is where the live table is drawn: out, and its size.
@@ -252,7 +280,10 @@ func (l *liveTable) draw(ctx context.Context) error {
 		width, height = 0, 0
 	}
 	added, modified, deleted, last := l.counts.snapshot()
-	footer := liveFooter(objects, added, modified, deleted, last, l.since, l.w.o.engines.location())
+	footer := []string{liveFooter(objects, added, modified, deleted, last, l.since, l.w.o.engines.location())}
+	if note := l.w.notes.String(); note != "" {
+		footer = append([]string{note}, footer...)
+	}
 	_, err = l.screen.out.Write(l.inPlace.Frame(fitFrame(table, footer, height), width))
 	return err
 }
