@@ -80,16 +80,14 @@ func (o *QueryOptions) redraws() bool {
 	return o.liveHere() && (o.grouped() || o.print.out.isTable())
 }
 
-// completeWatch adds to the engine config what a long-running query
-// needs, as watch's: a watch the user may make, plain watch streams, and
-// watch errors reported on stderr, or, for a table redrawn in place, to
-// notes, which the frame shows.
-func (o *QueryOptions) completeWatch(notes *lastLine) {
-	if !o.watching() {
-		return
-	}
-	o.config.RequireWatch = true
-	o.config.PlainWatchStreams = true
+// watchConfig returns the engine config of a long-running query: query's,
+// with what watch's has besides: a watch the user may make, plain watch
+// streams, and watch errors reported on stderr, or, for a table redrawn in
+// place, to notes, which the frame shows.
+func (o *QueryOptions) watchConfig(notes *lastLine) cache.Config {
+	config := o.config
+	config.RequireWatch = true
+	config.PlainWatchStreams = true
 	var warnings io.Writer = o.ErrOut
 	if o.redraws() {
 		// Written over the frame, they would move it: the frame shows
@@ -97,8 +95,9 @@ func (o *QueryOptions) completeWatch(notes *lastLine) {
 		warnings = notes
 	}
 	reporter := newWatchErrorReporter(warnings)
-	o.config.OnWatchError = reporter.report
-	o.config.OnWatchResumed = reporter.resumed
+	config.OnWatchError = reporter.report
+	config.OnWatchResumed = reporter.resumed
+	return config
 }
 
 // runWatch is Run for -w and --watch-only: it starts the informers with a
@@ -111,7 +110,6 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
 	}
 	notes := &lastLine{}
-	o.completeWatch(notes)
 	signals, stop := interruptible(ctx)
 	defer stop()
 	ctx = signals
@@ -125,7 +123,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	}
 	queue := cache.NewQueue(queueLimit)
 	engine, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, queue: queue, indexes: o.indexDefs, errOut: o.ErrOut,
+		mappings: mappings, config: o.watchConfig(notes), queue: queue, indexes: o.indexDefs, errOut: o.ErrOut,
 		pushdown: o.pushdown,
 	})
 	if err != nil {
