@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -14,7 +15,9 @@ import (
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := plugin.NewCmdRoot(streams).Execute(); err != nil {
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		if !errors.Is(err, plugin.ErrInterrupted) {
+			fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		}
 		os.Exit(1)
 	}
 }

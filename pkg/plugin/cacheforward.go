@@ -118,6 +118,9 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
 		return false, nil
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		if cmd.Name() == "query" && (cmd.Flags().Changed("watch") || cmd.Flags().Changed("watch-only")) {
+			return true, ErrInterrupted // as a direct query -w, as kubectl get -w
+		}
 		return true, nil
 	case errors.Is(err, syscall.EPIPE):
 		if cmd.Name() == "query" && streams.Out == os.Stdout {

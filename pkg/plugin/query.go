@@ -68,6 +68,9 @@ type QueryOptions struct {
 	// ShowEvents is --show-events: the latest Event about each object in
 	// the table's last columns.
 	ShowEvents bool
+	// queryWatchFlags are -w, --watch-only and --output-watch-events
+	// (querywatch.go).
+	queryWatchFlags
 
 	genericiooptions.IOStreams
 
@@ -106,7 +109,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
 	}
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, nil)
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, o.liveHere)
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	addFromFlags(cmd, o, &o.engineOptions)
@@ -122,6 +125,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", false, showEventsFlagUsage)
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
+	o.addWatchFlags(cmd)
 	registerCompletions(cmd, configFlags)
 	return cmd
 }
@@ -216,6 +220,9 @@ func (o *QueryOptions) Validate() error {
 	if err := o.validateShowEvents(); err != nil {
 		return err
 	}
+	if err := o.validateWatch(); err != nil {
+		return err
+	}
 	return o.validateGroups()
 }
 
@@ -240,6 +247,9 @@ func (o *QueryOptions) fullObjects() bool {
 // it to a queryPrinter. It changes nothing in o: the relationship indexes,
 // bound to their caches after sync, go to a copy of the print config.
 func (o *QueryOptions) Run(ctx context.Context) error {
+	if o.watching() {
+		return o.runWatch(ctx)
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
