@@ -58,6 +58,9 @@ recursively, or the controllers above it.`,
 	if ns := cmd.PersistentFlags().Lookup("namespace"); ns != nil {
 		ns.Usage = "If present, the namespace scope for this CLI request; several namespaces joined by commas (-n a,b) are queried and watched each on its own"
 	}
+	if c := cmd.PersistentFlags().Lookup("context"); c != nil {
+		c.Usage = "The name of the kubeconfig context to use; query also takes several joined by commas and shell-style patterns ('prod-*'), and answers for each (see --all-contexts)"
+	}
 	addKlogVerbosity(cmd.PersistentFlags())
 
 	if env != nil {
