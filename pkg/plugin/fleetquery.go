@@ -288,3 +288,13 @@ func quietErrorHandlers() {
 		utilruntime.ErrorHandlers = append([]utilruntime.ErrorHandler{v2}, utilruntime.ErrorHandlers[1:]...)
 	}
 }
+
+// checkFleetCommand refuses several contexts (--context a,b or a pattern)
+// in the commands that do not take them yet, instead of letting clientcmd
+// look for a context called "a,b".
+func checkFleetCommand(cmd *cobra.Command, cf *genericclioptions.ConfigFlags) error {
+	if value := contextFlag(cf); fleet.IsSelection(value) && cmd.Name() != "query" {
+		return fmt.Errorf("--context %q: several contexts and patterns are supported by query only; %s takes one context", value, cmd.CommandPath())
+	}
+	return nil
+}

@@ -53,6 +53,8 @@ recursively, or the controllers above it.`,
 		SilenceErrors: true,
 		// With no subcommand, print help.
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		// Only query takes several contexts yet (fleetquery.go).
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFleetCommand(cmd, configFlags) },
 	}
 	configFlags.AddFlags(cmd.PersistentFlags())
 	if ns := cmd.PersistentFlags().Lookup("namespace"); ns != nil {
