@@ -108,5 +108,5 @@ func (e *PartialError) Error() string {
 	if e.Failed == e.Total {
 		return fmt.Sprintf("every context failed (%d of %d, named above)", e.Failed, e.Total)
 	}
-	return fmt.Sprintf("%d of %d contexts failed (named above); the answer is the other contexts'", e.Failed, e.Total)
+	return fmt.Sprintf("%d of %d contexts failed (named above); the others were answered", e.Failed, e.Total)
 }

@@ -64,7 +64,7 @@ func TestPartialError(t *testing.T) {
 		e    PartialError
 		want string
 	}{
-		{PartialError{Failed: 1, Total: 4}, "1 of 4 contexts failed (named above); the answer is the other contexts'"},
+		{PartialError{Failed: 1, Total: 4}, "1 of 4 contexts failed (named above); the others were answered"},
 		{PartialError{Failed: 2, Total: 2}, "every context failed (2 of 2, named above)"},
 	} {
 		if got := tc.e.Error(); got != tc.want {

@@ -102,8 +102,8 @@ func TestCheckFleetCommand(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"capacity", "--context", "a,b"}, "supported by query only"},
-		{[]string{"tree", "deploy/x", "--context", "prod-*"}, "supported by query only"},
+		{[]string{"capacity", "--context", "a,b"}, "supported by query and watch only"},
+		{[]string{"tree", "deploy/x", "--context", "prod-*"}, "supported by query and watch only"},
 	} {
 		root.SetArgs(tc.args)
 		err := root.Execute()
