@@ -290,11 +290,11 @@ func quietErrorHandlers() {
 }
 
 // checkFleetCommand refuses several contexts (--context a,b or a pattern)
-// in the commands other than query and watch, which do not take them yet, instead of letting clientcmd
+// in the commands other than query, watch and capacity, which do not take them yet, instead of letting clientcmd
 // look for a context called "a,b".
 func checkFleetCommand(cmd *cobra.Command, cf *genericclioptions.ConfigFlags) error {
-	if value := contextFlag(cf); fleet.IsSelection(value) && cmd.Name() != "query" && cmd.Name() != "watch" {
-		return fmt.Errorf("--context %q: several contexts and patterns are supported by query and watch only; %s takes one context", value, cmd.CommandPath())
+	if value := contextFlag(cf); fleet.IsSelection(value) && cmd.Name() != "query" && cmd.Name() != "watch" && cmd.Name() != "capacity" {
+		return fmt.Errorf("--context %q: several contexts and patterns are supported by query, watch and capacity only; %s takes one context", value, cmd.CommandPath())
 	}
 	return nil
 }
