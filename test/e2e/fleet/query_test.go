@@ -18,9 +18,10 @@ import (
 )
 
 // The objects of these tests: in context fleet-I (I = 1..3), namespace shop
-// holds I+1 pods p-1..p-(I+1); pod p-J is bound to node node-(J%2) (nodes
-// are only names here: nothing runs) and requests 100m×J of CPU. Cluster 2
-// also has pod viewed in team-a, which its viewer may read.
+// holds I+1 pods p-1..p-(I+1); pod p-J is bound to node node-(J%2) and
+// requests 100m×J of CPU. Each cluster has the node objects node-0 and
+// node-1 (in zone-0 and zone-1; nothing runs them). Cluster 2 also has pod
+// viewed in team-a, which its viewer may read.
 const namespace = "shop"
 
 var (
@@ -46,6 +47,20 @@ spec:
 `, name, ns, node, cpu)
 }
 
+// nodeYAML is a node object (nothing runs it) with cpu CPUs allocatable.
+func nodeYAML(name, zone, cpu string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {topology.kubernetes.io/zone: %s}
+status:
+  allocatable: {cpu: "%s", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "%s", memory: 8Gi, pods: "110"}
+---
+`, name, zone, cpu, cpu)
+}
+
 // seed creates the objects once per package run.
 func seed(t *testing.T) {
 	t.Helper()
@@ -60,6 +75,9 @@ func seed(t *testing.T) {
 			}
 			if i == 1 {
 				manifest += podYAML("viewed", "team-a", "node-0", "50m")
+			}
+			for n := 0; n < 2; n++ {
+				manifest += nodeYAML(fmt.Sprintf("node-%d", n), fmt.Sprintf("zone-%d", n), fmt.Sprintf("%d", 2+i+n))
 			}
 			r := framework.Run(t, framework.Cmd{Args: []string{"create", "-f", "-", "--context", c}, Kubeconfig: f.Kubeconfig, Stdin: manifest})
 			if r.ExitCode != 0 {
