@@ -51,19 +51,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 		return fmt.Errorf("-o %s: not supported by capacity across contexts yet", o.Output)
 	}
 	byContext := o.GroupBy == fleet.ContextIndex
-	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return fmt.Errorf("reading the kubeconfig: %w", err)
-	}
-	available := make([]string, 0, len(raw.Contexts))
-	for name := range raw.Contexts {
-		available = append(available, name)
-	}
-	value := contextFlag(o.configFlags)
-	if value == "" && !f.allContexts {
-		value = raw.CurrentContext
-	}
-	sel, err := fleet.Select(available, value, f.allContexts)
+	sel, err := selectContexts(o.configFlags, f.allContexts)
 	if err != nil {
 		return err
 	}

@@ -176,21 +176,7 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	if q.grouped && o.Output != "" && o.Output != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
 	}
-	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return fmt.Errorf("reading the kubeconfig: %w", err)
-	}
-	available := make([]string, 0, len(raw.Contexts))
-	for name := range raw.Contexts {
-		available = append(available, name)
-	}
-	value := contextFlag(o.configFlags)
-	if value == "" && !f.allContexts {
-		if value = raw.CurrentContext; value == "" {
-			return fmt.Errorf("the context index needs a context: the kubeconfig has no current context (use --context or --all-contexts)")
-		}
-	}
-	sel, err := fleet.Select(available, value, f.allContexts)
+	sel, err := selectContexts(o.configFlags, f.allContexts)
 	if err != nil {
 		return err
 	}
@@ -289,12 +275,35 @@ func quietErrorHandlers() {
 	}
 }
 
+// fleetCommands are the commands that take several contexts.
+var fleetCommands = map[string]bool{"query": true, "watch": true, "capacity": true, "tree": true}
+
 // checkFleetCommand refuses several contexts (--context a,b or a pattern)
-// in the commands other than query, watch and capacity, which do not take them yet, instead of letting clientcmd
+// in the commands other than fleetCommands, which do not take them yet, instead of letting clientcmd
 // look for a context called "a,b".
 func checkFleetCommand(cmd *cobra.Command, cf *genericclioptions.ConfigFlags) error {
-	if value := contextFlag(cf); fleet.IsSelection(value) && cmd.Name() != "query" && cmd.Name() != "watch" && cmd.Name() != "capacity" {
-		return fmt.Errorf("--context %q: several contexts and patterns are supported by query, watch and capacity only; %s takes one context", value, cmd.CommandPath())
+	if value := contextFlag(cf); fleet.IsSelection(value) && !fleetCommands[cmd.Name()] {
+		return fmt.Errorf("--context %q: several contexts and patterns are supported by query, watch, capacity and tree only; %s takes one context", value, cmd.CommandPath())
 	}
 	return nil
+}
+
+// selectContexts returns the contexts --context and --all-contexts choose
+// among the kubeconfig's; no --context means the current context.
+func selectContexts(cf *genericclioptions.ConfigFlags, all bool) (fleet.Selection, error) {
+	raw, err := cf.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return fleet.Selection{}, fmt.Errorf("reading the kubeconfig: %w", err)
+	}
+	available := make([]string, 0, len(raw.Contexts))
+	for name := range raw.Contexts {
+		available = append(available, name)
+	}
+	value := contextFlag(cf)
+	if value == "" && !all {
+		if value = raw.CurrentContext; value == "" {
+			return fleet.Selection{}, fmt.Errorf("the kubeconfig has no current context: use --context or --all-contexts")
+		}
+	}
+	return fleet.Select(available, value, all)
 }

@@ -69,15 +69,7 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if set := unsupportedFleetWatchFlags(o); len(set) > 0 {
 		return fmt.Errorf("%s: not supported by a watch across contexts yet", strings.Join(set, ", "))
 	}
-	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return fmt.Errorf("reading the kubeconfig: %w", err)
-	}
-	available := make([]string, 0, len(raw.Contexts))
-	for name := range raw.Contexts {
-		available = append(available, name)
-	}
-	sel, err := fleet.Select(available, contextFlag(o.configFlags), f.allContexts)
+	sel, err := selectContexts(o.configFlags, f.allContexts)
 	if err != nil {
 		return err
 	}
