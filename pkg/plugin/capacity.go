@@ -104,6 +104,7 @@ allocatable ("?" percentages).`,
 	_ = cmd.RegisterFlagCompletionFunc("group-by", completeIndexName)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeChoices("json", "yaml"))
 	addFromFlags(cmd, o, &o.engineOptions)
+	cmd.RunE = fleetCapacityRunE(o, addFleetFlags(cmd), cmd.RunE)
 	return cmd
 }
 

@@ -88,6 +88,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	addFromFlags(cmd, o, &o.engineOptions)
+	cmd.RunE = fleetTreeRunE(o, addFleetFlags(cmd), cmd.RunE)
 	registerCompletions(cmd, configFlags)
 	return cmd
 }

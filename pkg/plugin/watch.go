@@ -109,6 +109,9 @@ func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	addFromFlags(cmd, o, &o.engineOptions)
+	if env == nil {
+		cmd.RunE = fleetWatchRunE(o, addFleetFlags(cmd), cmd.RunE)
+	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")

@@ -8,6 +8,8 @@
 //
 // A package that needs workloads (controllers, a scheduler, nodes) asks for
 // simulated nodes: framework.Main(m, framework.WithNodes(3)).
+// A package that needs several clusters asks for a fleet:
+// framework.Main(m, framework.WithClusters(3)) (see CurrentFleet).
 //
 // and each test starts with framework.SkipIfShort(t) (Current does the same).
 // Main builds the plugin, brings the cluster up once for the package, runs
@@ -54,6 +56,9 @@ type suite struct {
 	home         string
 	kubectl      string
 	cluster      *Cluster
+	// fleet is set when Main was given WithClusters; cluster is then its
+	// first cluster.
+	fleet *Fleet
 	// external is true when the cluster was not started by Main, which
 	// then leaves it running.
 	external bool
@@ -67,7 +72,8 @@ var current *suite
 type Option func(*options)
 
 type options struct {
-	nodes int
+	nodes    int
+	clusters int
 }
 
 // WithNodes makes Main start the cluster with kube-controller-manager,
@@ -131,12 +137,21 @@ func run(m *testing.M, o options) (code int) {
 	code = m.Run()
 	// Read-only by construction, checked over every request the plugin
 	// sent in this package's run, whatever the tests did.
-	verbs, err := checkPluginReadOnly(s.cluster.Dir)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: audit log: %v\n", err)
-		return 1
+	dirs := []string{s.cluster.Dir}
+	if s.fleet != nil {
+		dirs = dirs[:0]
+		for _, c := range s.fleet.Clusters {
+			dirs = append(dirs, c.Dir)
+		}
 	}
-	fmt.Fprintf(os.Stderr, "e2e: audit log: the plugin's requests, by verb (an event per stage): %v; none writes\n", verbs)
+	for _, dir := range dirs {
+		verbs, err := checkPluginReadOnly(dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: audit log in %s: %v\n", dir, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "e2e: audit log in %s: the plugin's requests, by verb (an event per stage): %v; none writes\n", filepath.Base(dir), verbs)
+	}
 	return code
 }
 
@@ -170,6 +185,15 @@ func setUp(o options) (*suite, error) {
 		return s, err
 	}
 
+	if o.clusters > 0 {
+		f, err := startFleet(root, filepath.Join(tmp, "fleet"), o)
+		s.fleet = f
+		if err != nil {
+			return s, err
+		}
+		s.cluster = f.Clusters[0]
+		return s, nil
+	}
 	dir := os.Getenv("KUBECTL_INFORMER_E2E_CLUSTER")
 	if dir != "" {
 		s.external = true
@@ -234,7 +258,12 @@ func (s *suite) installPlugin() error {
 // temporary directory, which it keeps, printing its path, if the tests
 // failed or KUBECTL_INFORMER_E2E_KEEP is set.
 func (s *suite) tearDown(failed bool) {
-	if s.cluster != nil && !s.external {
+	if s.fleet != nil {
+		if err := s.fleet.stop(s.repoRoot); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: stopping the fleet: %v\n", err)
+			failed = true
+		}
+	} else if s.cluster != nil && !s.external {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		out, err := hackCommand(ctx, s.repoRoot, "cluster", "down", s.cluster.Dir)

@@ -1,0 +1,74 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestRun(t *testing.T) {
+	boom := errors.New("boom")
+	block := make(chan struct{})
+	defer close(block)
+	results := Run(context.Background(), []string{"ok", "fails", "ignores-cancel", "honours-cancel", "panics"}, 100*time.Millisecond,
+		func(ctx context.Context, name string) (string, error) {
+			switch name {
+			case "fails":
+				return "", boom
+			case "ignores-cancel":
+				<-block
+				return "late", nil
+			case "honours-cancel":
+				<-ctx.Done()
+				return "", ctx.Err()
+			case "panics":
+				panic("oops")
+			}
+			return "answer of " + name, nil
+		})
+	if len(results) != 5 {
+		t.Fatalf("got %d results, want 5", len(results))
+	}
+	for i, want := range []struct {
+		name  string
+		value string
+		err   error
+	}{
+		{"ok", "answer of ok", nil},
+		{"fails", "", boom},
+		{"ignores-cancel", "", ErrDeadline},
+		{"honours-cancel", "", context.DeadlineExceeded},
+		{"panics", "", nil},
+	} {
+		r := results[i]
+		if r.Context != want.name || r.Value != want.value {
+			t.Errorf("result %d = %+v, want context %s value %q", i, r, want.name, want.value)
+		}
+		switch {
+		case want.name == "panics":
+			if r.Err == nil {
+				t.Errorf("%s: want an error from the panic", want.name)
+			}
+		case want.err == nil && r.Err != nil, want.err != nil && !errors.Is(r.Err, want.err):
+			t.Errorf("%s: error %v, want %v", want.name, r.Err, want.err)
+		}
+	}
+	if got := len(Failed(results)); got != 4 {
+		t.Errorf("Failed: %d results, want 4", got)
+	}
+}
+
+func TestPartialError(t *testing.T) {
+	for _, tc := range []struct {
+		e    PartialError
+		want string
+	}{
+		{PartialError{Failed: 1, Total: 4}, "1 of 4 contexts failed (named above); the others were answered"},
+		{PartialError{Failed: 2, Total: 2}, "every context failed (2 of 2, named above)"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+)
+
+// fleetAnswer is one context's answer to a fleet query: its printer (its
+// print config, with the relationship indexes bound to its own caches) and
+// its objects per type, read at sync. shutdown stops its informers once the
+// merged answer is printed.
+type fleetAnswer struct {
+	name     string
+	p        queryPrinter
+	groups   []typeObjects
+	stderr   *lockedWriter // over a *bytes.Buffer
+	shutdown func()
+}
+
+// flushStderr writes what the context's query wrote on stderr (warnings
+// about unreadable relations, expression errors), each line prefixed with
+// the context's name.
+func (a *fleetAnswer) flushStderr(w io.Writer) {
+	a.stderr.mu.Lock()
+	text := a.stderr.w.(*bytes.Buffer).String()
+	a.stderr.w.(*bytes.Buffer).Reset()
+	a.stderr.mu.Unlock()
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if line != "" {
+			fmt.Fprintf(w, "context %s: %s\n", a.name, line)
+		}
+	}
+}
+
+// collect does what Run does up to printing, for one context of a fleet
+// query: resolve the types, start and sync the engine and the relations,
+// and look the answer up. It records in a what the merged print reads and
+// how to stop the informers, which stay up until then.
+func (o *QueryOptions) collect(ctx context.Context, a *fleetAnswer) error {
+	mappings, err := o.resolve(o.typeArg)
+	if err != nil {
+		return err
+	}
+	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
+		return err
+	}
+	engine, err := o.engines.start(ctx, o.source, engineRequest{
+		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
+		pushdown: o.pushdown,
+	})
+	if err != nil {
+		return err
+	}
+	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
+		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+	})
+	if err != nil {
+		engine.Shutdown()
+		return err
+	}
+	a.shutdown = func() {
+		related.Shutdown()
+		engine.Shutdown()
+	}
+	warnUnreadable(o.ErrOut, related.Unreadable())
+	indexDefs := related.Definitions()
+	guards := exprGuards(indexDefs, o.filter)
+	if err := exprFatal(guards); err != nil {
+		return err
+	}
+	groups, err := o.lookup(ctx, related.Types())
+	if err != nil {
+		return err
+	}
+	newExprReporter(guards).report(o.ErrOut)
+	a.groups = groups
+	a.p = queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
+	return nil
+}

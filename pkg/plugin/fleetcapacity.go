@@ -1,0 +1,179 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+)
+
+// This file runs capacity across several contexts (--context a,b, a
+// pattern, --all-contexts), one CapacityOptions per context in parallel,
+// and merges their tables (fleet.MergeCapacity):
+//
+//   - by default a row per node of each context, with a first column
+//     CONTEXT, and a TOTAL row over every context;
+//   - --group-by context: a row per context (its nodes added up);
+//   - --group-by another node index (label:topology.kubernetes.io/zone):
+//     a row per value, added up over the contexts.
+//
+// Failed contexts are named on stderr once and the exit code is 1, as for a
+// fleet query. -o json|yaml is not supported across contexts yet.
+
+// fleetCapacityRunE returns capacity's RunE: across contexts when they are
+// chosen the fleet way, next otherwise.
+func fleetCapacityRunE(o *CapacityOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) && o.GroupBy != fleet.ContextIndex {
+			return next(cmd, args)
+		}
+		return runFleetCapacity(cmd, args, o, f)
+	}
+}
+
+func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *fleetFlags) error {
+	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
+		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
+	}
+	if set := identityFlags(o.configFlags); len(set) > 0 {
+		return fmt.Errorf("%s would make every context the same identity: capacity across contexts uses each context's own server and credentials", strings.Join(set, ", "))
+	}
+	if o.Output != "" {
+		return fmt.Errorf("-o %s: not supported by capacity across contexts yet", o.Output)
+	}
+	byContext := o.GroupBy == fleet.ContextIndex
+	sel, err := selectContexts(o.configFlags, f.allContexts)
+	if err != nil {
+		return err
+	}
+	quietErrorHandlers()
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	results := fleet.Run(ctx, sel.Names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (*fleetCapacityAnswer, error) {
+		a := &fleetCapacityAnswer{stderr: &lockedWriter{w: &bytes.Buffer{}}}
+		co := *o
+		co.configFlags = contextConfigFlags(o.configFlags, name)
+		co.engines = directEngines{}
+		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
+		co.SortBy, co.Top = "", 0 // the merged table is sorted and cut
+		if byContext {
+			co.GroupBy = ""
+		}
+		if err := co.Complete(cmd, args); err != nil {
+			return a, err
+		}
+		if err := co.Validate(); err != nil {
+			return a, err
+		}
+		a.table, err = co.collectCapacity(ctx, name, byContext)
+		return a, err
+	})
+	failed := 0
+	for _, name := range sel.Missing {
+		failed++
+		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
+	}
+	var tables []fleet.ContextTable
+	for _, r := range results {
+		if r.Value != nil {
+			(&fleetAnswer{name: r.Context, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
+		}
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Context, r.Err)
+			continue
+		}
+		tables = append(tables, fleet.ContextTable{Context: r.Context, Table: r.Value.table})
+	}
+	if len(tables) > 0 {
+		table := fleet.MergeCapacity(tables, !byContext && o.GroupBy == "")
+		if o.SortBy != "" {
+			keyWidth := 1
+			if !byContext && o.GroupBy == "" {
+				keyWidth = 2
+			}
+			col, ok := table.Column(o.SortBy)
+			if !ok {
+				return fmt.Errorf("--sort-by %s: capacity has no such column; columns are %s", o.SortBy, strings.Join(table.Columns, ", "))
+			}
+			if err := table.SortBy(o.SortBy, col >= keyWidth); err != nil {
+				return err
+			}
+		}
+		table.Top(o.Top)
+		header, rows := table.Strings()
+		if err := writeTable(o.Out, header, rows, o.NoHeaders); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &fleet.PartialError{Failed: failed, Total: len(sel.Names) + len(sel.Missing)}
+	}
+	return nil
+}
+
+// fleetCapacityAnswer is one context's capacity table and what it wrote on
+// stderr.
+type fleetCapacityAnswer struct {
+	table  aggregate.Table
+	stderr *lockedWriter // over a *bytes.Buffer
+}
+
+// collectCapacity does what Run does up to the table, for context name of
+// a fleet capacity: with byContext, every node of the context is in one
+// group, the context's name.
+func (o *CapacityOptions) collectCapacity(ctx context.Context, name string, byContext bool) (aggregate.Table, error) {
+	mappings, err := o.resolve("pods,nodes")
+	if err != nil {
+		return aggregate.Table{}, err
+	}
+	nodesKnown := true
+	if reason := o.nodesDenied(ctx, mappings[1]); reason != "" {
+		if o.groupBy != nil || byContext || o.LabelSelector != "" {
+			return aggregate.Table{}, fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
+		}
+		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
+		mappings, nodesKnown = mappings[:1], false
+	}
+	engine, err := cache.New(o.source, mappings, o.config)
+	if err != nil {
+		return aggregate.Table{}, err
+	}
+	defer engine.Shutdown()
+	if err := startEngine(ctx, engine); err != nil {
+		return aggregate.Table{}, err
+	}
+	pods := engine.Types()[0]
+	var nodes []*corev1.Node
+	usage := aggregate.NewUsageByNode()
+	if nodesKnown {
+		if nodes, err = o.selectedNodes(engine.Types()[1]); err != nil {
+			return aggregate.Table{}, err
+		}
+		err = o.addPodsOf(usage, pods, nodes)
+	} else {
+		var all []interface{}
+		if all, err = pods.Lookup(nil); err == nil {
+			err = addAll(usage, all)
+		}
+	}
+	if err != nil {
+		return aggregate.Table{}, err
+	}
+	if !byContext {
+		return o.capacityTable(usage, nodes, nodesKnown)
+	}
+	opts := o.capacityOptions(nodes, nodesKnown)
+	opts.GroupBy = fleet.ContextIndex
+	opts.GroupValue = func(*corev1.Node) string { return name }
+	return aggregate.Capacity(usage, opts)
+}

@@ -1,0 +1,188 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+)
+
+// This file runs a watch across several contexts (--context a,b, a
+// pattern, --all-contexts): one WatchOptions per context, in parallel,
+// each with its own ConfigFlags, their events interleaved on stdout as
+// they come, each naming its context:
+//
+//   - text: every line (the event's line and its diff) starts with the
+//     context's name and a space;
+//   - -o name: CONTEXT/TYPE/NAME;
+//   - -o json: each event's object has a field "context" first.
+//
+// A context that fails to start, or whose watch fails, is named on stderr
+// with its reason once; the others go on, and the exit code is 1. Other
+// stderr lines of a context (sync, warnings) are prefixed "context NAME: ".
+// --until, --until-all, --max-events, --group-by, --sum and -o yaml are
+// not supported across contexts yet.
+
+// fleetWatchRunE returns watch's RunE: a fleet watch when contexts are
+// chosen the fleet way, next otherwise.
+func fleetWatchRunE(o *WatchOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) {
+			return next(cmd, args)
+		}
+		return runFleetWatch(cmd, args, o, f)
+	}
+}
+
+// unsupportedFleetWatchFlags names the flags a fleet watch refuses.
+func unsupportedFleetWatchFlags(o *WatchOptions) []string {
+	var set []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"--until", o.Until != ""}, {"--until-all", o.UntilAll != ""}, {"--max-events", o.MaxEvents != 0},
+		{"--group-by", len(o.GroupBy) > 0}, {"--sum", len(o.Sums) > 0}, {"-o yaml", o.Output == "yaml"},
+	} {
+		if f.set {
+			set = append(set, f.name)
+		}
+	}
+	return set
+}
+
+func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetFlags) error {
+	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
+		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts or several contexts")
+	}
+	if set := identityFlags(o.configFlags); len(set) > 0 {
+		return fmt.Errorf("%s would make every context the same identity: a watch across contexts uses each context's own server and credentials", strings.Join(set, ", "))
+	}
+	if set := unsupportedFleetWatchFlags(o); len(set) > 0 {
+		return fmt.Errorf("%s: not supported by a watch across contexts yet", strings.Join(set, ", "))
+	}
+	sel, err := selectContexts(o.configFlags, f.allContexts)
+	if err != nil {
+		return err
+	}
+	quietErrorHandlers()
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+
+	var mu sync.Mutex // one line at a time on stdout and on stderr
+	failed := 0
+	for _, name := range sel.Missing {
+		failed++
+		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
+	}
+	errs := make([]error, len(sel.Names))
+	var wg sync.WaitGroup
+	for i, name := range sel.Names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stdout := &linePrefixer{mu: &mu, w: o.Out, prefix: watchLinePrefix(o.Output, name)}
+			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
+				return append([]byte("context "+name+": "), line...)
+			}}
+			errs[i] = watchContext(ctx, cmd, args, o, name, stdout, stderr)
+			stdout.flush()
+			stderr.flush()
+			if errs[i] != nil {
+				mu.Lock()
+				fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, errs[i])
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &fleet.PartialError{Failed: failed, Total: len(sel.Names) + len(sel.Missing)}
+	}
+	return nil
+}
+
+// watchContext runs the watch in context name with its own ConfigFlags,
+// writing to stdout and stderr.
+func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, name string, stdout, stderr io.Writer) error {
+	co := *o
+	co.configFlags = contextConfigFlags(o.configFlags, name)
+	co.engines = directEngines{}
+	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
+	if err := co.Complete(cmd, args); err != nil {
+		return err
+	}
+	if err := co.Validate(); err != nil {
+		return err
+	}
+	return co.Run(ctx)
+}
+
+// watchLinePrefix returns how a line of a fleet watch's output names its
+// context, per -o.
+func watchLinePrefix(output, name string) func([]byte) []byte {
+	switch output {
+	case "json":
+		field := []byte(`{"context":` + strconv.Quote(name) + `,`)
+		return func(line []byte) []byte {
+			if bytes.HasPrefix(line, []byte("{")) {
+				return append(append([]byte(nil), field...), line[1:]...)
+			}
+			return line
+		}
+	case "name":
+		return func(line []byte) []byte { return append([]byte(name+"/"), line...) }
+	}
+	return func(line []byte) []byte { return append([]byte(name+" "), line...) }
+}
+
+// linePrefixer writes whole lines to w, each changed by prefix, one at a
+// time under mu (shared by the contexts' writers); an unfinished line waits
+// for its end or for flush.
+type linePrefixer struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix func([]byte) []byte
+	buf    []byte
+}
+
+func (l *linePrefixer) Write(b []byte) (int, error) {
+	l.buf = append(l.buf, b...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := l.prefix(l.buf[:i])
+		l.mu.Lock()
+		_, err := l.w.Write(append(line, '\n'))
+		l.mu.Unlock()
+		l.buf = l.buf[i+1:]
+		if err != nil {
+			return len(b), err
+		}
+	}
+}
+
+// WriteString lets the watch's printers write strings.
+func (l *linePrefixer) WriteString(s string) (int, error) { return l.Write([]byte(s)) }
+
+// flush writes an unfinished last line.
+func (l *linePrefixer) flush() {
+	if len(l.buf) > 0 {
+		l.Write([]byte("\n"))
+	}
+}
