@@ -102,6 +102,7 @@ type Relations struct {
 	selectorSet *index.SelectorSet
 	nodes       *Each
 	pods        *Each
+	references  *references
 	handlers    []handler
 	unreadable  []UnreadableRelation
 }
@@ -184,6 +185,17 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 		}
 		related.Pods = pods
 	}
+	if needs[index.UsesRelation] || needs[index.UsedByRelation] {
+		rs, err := r.startReferences(ctx, types, needs, cfg)
+		r.references = rs
+		if err != nil {
+			return err
+		}
+		related.Referenced = rs
+		if rs.set != nil {
+			related.Users = rs.set
+		}
+	}
 	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
 	for i, def := range defs {
@@ -218,6 +230,11 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 	}
 	if r.selectorSet != nil {
 		if err := r.followSelectors(); err != nil {
+			return err
+		}
+	}
+	if r.references != nil && r.references.each != nil {
+		if err := r.followReferences(r.references); err != nil {
 			return err
 		}
 	}
@@ -365,4 +382,5 @@ func (r *Relations) Shutdown() {
 	r.selecting.Shutdown()
 	r.nodes.Shutdown()
 	r.pods.Shutdown()
+	r.references.Shutdown()
 }

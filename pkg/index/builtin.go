@@ -36,7 +36,7 @@ type Builtin struct {
 
 // Builtins returns the built-in index families in the order they are listed to users:
 // namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node,
-// node.label:KEY, node.annotation:KEY, phase, image.
+// node.label:KEY, node.annotation:KEY, phase, image, uses, used-by.
 // The caller owns the returned slice.
 func Builtins() []Builtin {
 	return []Builtin{
@@ -53,6 +53,8 @@ func Builtins() []Builtin {
 		{Name: nodeAnnotationPrefix + "KEY", Description: "the value of annotation KEY of the pod's node"},
 		{Name: phaseIndexName, Description: "status.phase, e.g. Running for pods or Bound for claims"},
 		{Name: imageIndexName, Description: "every container image of a pod or of a workload's pod template"},
+		{Name: usesIndexName, Description: usesDescription},
+		{Name: usedByIndexName, Description: usedByDescription},
 	}
 }
 
@@ -61,6 +63,7 @@ func Builtins() []Builtin {
 func isBuiltinName(name string) bool {
 	switch name {
 	case namespaceIndexName, ownerIndexName, ownerUIDIndexName, ownerRootIndexName, selectedByIndexName, selectsIndexName, nodeIndexName, phaseIndexName, imageIndexName,
+		usesIndexName, usedByIndexName,
 		"label", "annotation":
 		return true
 	}

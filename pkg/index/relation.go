@@ -27,6 +27,13 @@ const (
 	// PodRelation marks a Definition that reads the cached pods of the object's namespace
 	// (selects); Bind binds it to Pods.
 	PodRelation
+	// UsesRelation marks a Definition that reads the cached ServiceAccounts and
+	// PersistentVolumeClaims a pod or pod template refers to (uses); Bind binds it to Referenced.
+	UsesRelation
+	// UsedByRelation marks a Definition that reads the cached objects that refer to others:
+	// pods, workloads, Ingresses, role bindings, ServiceAccounts and claims (used-by); Bind
+	// binds it to Users.
+	UsedByRelation
 )
 
 // Relations are the caches of related types that relation indexes read, one per Relation; a
@@ -36,6 +43,9 @@ type Relations struct {
 	Selectors PodSelectors
 	Nodes     Nodes
 	Pods      Pods
+	// Referenced and Users are what uses and used-by read.
+	Referenced Referenced
+	Users      Users
 }
 
 // Bind returns def reading r: the Definition of the same index name over r's cache of def's
@@ -48,6 +58,10 @@ func Bind(def Definition, r Relations) Definition {
 		return SelectedBy(r.Selectors)
 	case PodRelation:
 		return Selects(r.Pods)
+	case UsesRelation:
+		return UsesIndex(r.Referenced)
+	case UsedByRelation:
+		return UsedByIndex(r.Users)
 	case NodeRelation:
 		if key, ok := strings.CutPrefix(def.Name, nodeLabelPrefix); ok {
 			return nodeRelation(def.Name, key, false, r.Nodes)

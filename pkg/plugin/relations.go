@@ -47,6 +47,8 @@ func warnUnreadable(errOut io.Writer, unreadable []cache.UnreadableRelation) {
 			fmt.Fprintf(errOut, "Warning: node.label and node.annotation have no values: %s cannot be read: %v\n", u.Name, u.Err)
 		case index.PodRelation:
 			fmt.Fprintf(errOut, "Warning: selects has no values: %s cannot be read: %v\n", u.Name, u.Err)
+		case index.UsesRelation, index.UsedByRelation:
+			fmt.Fprintf(errOut, "Warning: uses and used-by do not read %s, which cannot be read: %v\n", u.Name, u.Err)
 		}
 	}
 }
