@@ -4,7 +4,7 @@ import "strings"
 
 // Relation says which other types' caches a Definition reads, beyond the object it indexes. A
 // Definition with a Relation other than NoRelation is a relation index: owner-root,
-// selected-by, selects, node.label:KEY and node.annotation:KEY.
+// selected-by, selects, node.label:KEY, node.annotation:KEY, uses and used-by.
 //
 // Set.Lookup returns a relation index unbound: its Func gives no value. The engine (pkg/cache,
 // StartRelations) caches the related types once the indexed types have synced, binds the

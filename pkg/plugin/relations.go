@@ -10,7 +10,7 @@ import (
 )
 
 // plainIndexes returns defs without the relation indexes (owner-root, selected-by, selects,
-// node.label:KEY, node.annotation:KEY), which the engine adds only after the caches they read
+// node.label:KEY, node.annotation:KEY, uses, used-by), which the engine adds only after the caches they read
 // have synced (cache.StartRelations).
 func plainIndexes(defs []index.Definition) []index.Definition {
 	var plain []index.Definition
