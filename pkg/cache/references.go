@@ -40,7 +40,8 @@ func (rs *references) Referenced(kind, namespace, name string) interface{} {
 	return nil
 }
 
-// startReferences caches, whole and in cfg.Namespaces, what the reference indexes of types
+// startReferences caches, whole and in cfg.Namespaces (all namespaces when every indexed type
+// is cluster-scoped), what the reference indexes of types
 // read: for uses, the ServiceAccounts and claims (index.UsesKinds); for used-by, the kinds that
 // may refer to the indexed ones (index.UserKinds), whose references it holds in an
 // index.ReferenceSet.
@@ -81,7 +82,7 @@ func (r *Relations) startReferences(ctx context.Context, types []*Type, needs ma
 		}
 		return rs, nil
 	}
-	each, err := cfg.Related.Start(ctx, mappings, Config{Namespaces: cfg.Namespaces, SyncTimeout: cfg.SyncTimeout, FullObjects: true})
+	each, err := cfg.Related.Start(ctx, mappings, Config{Namespaces: referenceNamespaces(types, cfg.Namespaces), SyncTimeout: cfg.SyncTimeout, FullObjects: true})
 	rs.each = each
 	if err != nil {
 		return rs, err
@@ -105,6 +106,18 @@ func (r *Relations) startReferences(ctx context.Context, types []*Type, needs ma
 		rs.set = index.NewReferenceSet(rs, objs)
 	}
 	return rs, nil
+}
+
+// referenceNamespaces returns the namespaces to cache the related types in: namespaces, unless
+// every indexed type is cluster-scoped (StorageClasses, PersistentVolumes, ClusterRoles), whose
+// users may be in any namespace: then all.
+func referenceNamespaces(types []*Type, namespaces []string) []string {
+	for _, t := range types {
+		if t.Mapping.Scope == nil || t.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			return namespaces
+		}
+	}
+	return nil
 }
 
 // sortedGroupKinds returns the kinds of set sorted by group and kind.

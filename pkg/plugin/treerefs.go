@@ -35,11 +35,19 @@ var refsTargetKinds = []schema.GroupKind{
 }
 
 // refsTrees caches the kinds that refer to others, whole, and the kinds only referred to,
-// metadata-only, in the command's namespaces (cluster-scoped kinds everywhere), through the
+// metadata-only, in the command's namespaces (all of them when a root is cluster-scoped;
+// cluster-scoped kinds everywhere), through the
 // related types (a warm cache's pool when there is one), and returns each root's references
 // tree (tree.RefsTree). A kind that cannot be read is reported and left out.
 func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tree.Node, error) {
 	related := o.engines.related(o.source)
+	// A cluster-scoped root's users may be in any namespace.
+	namespaces := o.namespaces
+	for _, r := range roots {
+		if r.Namespace == "" {
+			namespaces = nil
+		}
+	}
 	resolve := func(kinds []schema.GroupKind) []*meta.RESTMapping {
 		var mappings []*meta.RESTMapping
 		for _, gk := range kinds {
@@ -52,12 +60,12 @@ func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tr
 		}
 		return mappings
 	}
-	referrers, err := related.Start(ctx, resolve(refsReferrerKinds), cache.Config{Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, FullObjects: true})
+	referrers, err := related.Start(ctx, resolve(refsReferrerKinds), cache.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout, FullObjects: true})
 	defer referrers.Shutdown()
 	if err != nil {
 		return nil, err
 	}
-	targets, err := related.Start(ctx, resolve(refsTargetKinds), cache.Config{Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout})
+	targets, err := related.Start(ctx, resolve(refsTargetKinds), cache.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout})
 	defer targets.Shutdown()
 	if err != nil {
 		return nil, err
