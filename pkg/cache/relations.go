@@ -107,6 +107,7 @@ type Relations struct {
 	pods        *Each
 	events      *Each
 	eventsIndex index.KubeEvents
+	references  *references
 	handlers    []handler
 	unreadable  []UnreadableRelation
 }
@@ -200,6 +201,17 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 		}
 		related.Events = events
 	}
+	if needs[index.UsesRelation] || needs[index.UsedByRelation] {
+		rs, err := r.startReferences(ctx, types, needs, cfg)
+		r.references = rs
+		if err != nil {
+			return err
+		}
+		related.Referenced = rs
+		if rs.set != nil {
+			related.Users = rs.set
+		}
+	}
 	bound := make([]index.Definition, len(defs))
 	var added []index.Definition
 	for i, def := range defs {
@@ -239,6 +251,11 @@ func (r *Relations) start(ctx context.Context, types []*Type, defs []index.Defin
 	}
 	if r.events != nil && len(r.events.Types) > 0 {
 		if err := r.followEvents(ctx, r.events.Types[0]); err != nil {
+			return err
+		}
+	}
+	if r.references != nil && r.references.each != nil {
+		if err := r.followReferences(r.references); err != nil {
 			return err
 		}
 	}
@@ -388,4 +405,5 @@ func (r *Relations) Shutdown() {
 	r.nodes.Shutdown()
 	r.pods.Shutdown()
 	r.events.Shutdown()
+	r.references.Shutdown()
 }

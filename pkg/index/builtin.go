@@ -36,7 +36,8 @@ type Builtin struct {
 
 // Builtins returns the built-in index families in the order they are listed to users:
 // namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node,
-// node.label:KEY, node.annotation:KEY, phase, image, event.reason, event.type, event.message.
+// node.label:KEY, node.annotation:KEY, phase, image, uses, used-by, event.reason, event.type,
+// event.message.
 // The caller owns the returned slice.
 func Builtins() []Builtin {
 	return []Builtin{
@@ -53,6 +54,8 @@ func Builtins() []Builtin {
 		{Name: nodeAnnotationPrefix + "KEY", Description: "the value of annotation KEY of the pod's node"},
 		{Name: phaseIndexName, Description: "status.phase, e.g. Running for pods or Bound for claims"},
 		{Name: imageIndexName, Description: "every container image of a pod or of a workload's pod template"},
+		{Name: usesIndexName, Description: usesDescription},
+		{Name: usedByIndexName, Description: usedByDescription},
 		{Name: eventReasonIndexName, Description: eventReasonDescription},
 		{Name: eventTypeIndexName, Description: eventTypeDescription},
 		{Name: eventMessageIndexName, Description: eventMessageDescription},
@@ -64,7 +67,8 @@ func Builtins() []Builtin {
 func isBuiltinName(name string) bool {
 	switch name {
 	case namespaceIndexName, ownerIndexName, ownerUIDIndexName, ownerRootIndexName, selectedByIndexName, selectsIndexName, nodeIndexName, phaseIndexName, imageIndexName,
-		"label", "annotation", eventReasonIndexName, eventTypeIndexName, eventMessageIndexName:
+		usesIndexName, usedByIndexName, eventReasonIndexName, eventTypeIndexName, eventMessageIndexName,
+		"label", "annotation":
 		return true
 	}
 	return false

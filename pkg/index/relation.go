@@ -6,6 +6,7 @@ import "strings"
 // Definition with a Relation other than NoRelation is a relation index: owner-root,
 // selected-by, selects, node.label:KEY, node.annotation:KEY and event.reason, event.type,
 // event.message.
+// selected-by, selects, node.label:KEY, node.annotation:KEY, uses and used-by.
 //
 // Set.Lookup returns a relation index unbound: its Func gives no value. The engine (pkg/cache,
 // StartRelations) caches the related types once the indexed types have synced, binds the
@@ -31,6 +32,13 @@ const (
 	// EventRelation marks a Definition that reads the cached Kubernetes Events about the object
 	// (event.reason, event.type, event.message); Bind binds it to Events.
 	EventRelation
+	// UsesRelation marks a Definition that reads the cached ServiceAccounts and
+	// PersistentVolumeClaims a pod or pod template refers to (uses); Bind binds it to Referenced.
+	UsesRelation
+	// UsedByRelation marks a Definition that reads the cached objects that refer to others:
+	// pods, workloads, Ingresses, role bindings, ServiceAccounts and claims (used-by); Bind
+	// binds it to Users.
+	UsedByRelation
 )
 
 // Relations are the caches of related types that relation indexes read, one per Relation; a
@@ -41,6 +49,9 @@ type Relations struct {
 	Nodes     Nodes
 	Pods      Pods
 	Events    KubeEvents
+	// Referenced and Users are what uses and used-by read.
+	Referenced Referenced
+	Users      Users
 }
 
 // Bind returns def reading r: the Definition of the same index name over r's cache of def's
@@ -55,6 +66,10 @@ func Bind(def Definition, r Relations) Definition {
 		return Selects(r.Pods)
 	case EventRelation:
 		return eventRelation(def.Name, r.Events)
+	case UsesRelation:
+		return UsesIndex(r.Referenced)
+	case UsedByRelation:
+		return UsedByIndex(r.Users)
 	case NodeRelation:
 		if key, ok := strings.CutPrefix(def.Name, nodeLabelPrefix); ok {
 			return nodeRelation(def.Name, key, false, r.Nodes)

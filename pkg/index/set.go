@@ -100,11 +100,12 @@ func fixedBuiltins() map[string]Definition {
 
 // Lookup returns the Definition for an index name: "namespace", "label:KEY", "annotation:KEY",
 // "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY",
-// "phase", "image", "event.reason", "event.type", "event.message", or the name of a custom index. KEY must be a
+// "phase", "image", "uses", "used-by", "event.reason", "event.type", "event.message", or the name of a custom
+// index. KEY must be a
 // valid label or annotation key (a qualified name such as "app" or "example.com/team").
 //
 // An unknown name is an error that lists the known names, e.g.
-// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, img`.
+// `unknown index "nod"; known: namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, uses, used-by, img`.
 func (s *Set) Lookup(name string) (Definition, error) {
 	if def, ok, err := lookupNodeRelation(name); ok {
 		return def, err
@@ -141,6 +142,10 @@ func (s *Set) Lookup(name string) (Definition, error) {
 		return SelectedBy(nil), nil
 	case selectsIndexName:
 		return Selects(nil), nil
+	case usesIndexName:
+		return UsesIndex(nil), nil
+	case usedByIndexName:
+		return UsedByIndex(nil), nil
 	}
 	builtin := fixedBuiltinsOf(s)
 	if def, ok := builtin[name]; ok {

@@ -62,7 +62,7 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewSet() = %v, want nil", err)
 	}
-	const known = "namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, event.reason, event.type, event.message, img"
+	const known = "namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, uses, used-by, event.reason, event.type, event.message, img"
 	tests := []struct {
 		name            string
 		index           string
@@ -124,7 +124,7 @@ func TestLookup(t *testing.T) {
 }
 
 func TestLookupWithoutSet(t *testing.T) {
-	const known = "namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, event.reason, event.type, event.message"
+	const known = "namespace, label:KEY, annotation:KEY, owner, owner-uid, owner-root, selected-by, selects, node, node.label:KEY, node.annotation:KEY, phase, image, uses, used-by, event.reason, event.type, event.message"
 	tests := []struct {
 		name    string
 		set     *Set
@@ -155,7 +155,7 @@ func TestLookupWithoutSet(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	builtins := []string{"namespace", "label:KEY", "annotation:KEY", "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY", "phase", "image", "event.reason", "event.type", "event.message"}
+	builtins := []string{"namespace", "label:KEY", "annotation:KEY", "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY", "phase", "image", "uses", "used-by", "event.reason", "event.type", "event.message"}
 	tests := []struct {
 		name   string
 		custom []Custom
@@ -179,7 +179,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestBuiltins(t *testing.T) {
-	want := []string{"namespace", "label:KEY", "annotation:KEY", "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY", "phase", "image", "event.reason", "event.type", "event.message"}
+	want := []string{"namespace", "label:KEY", "annotation:KEY", "owner", "owner-uid", "owner-root", "selected-by", "selects", "node", "node.label:KEY", "node.annotation:KEY", "phase", "image", "uses", "used-by", "event.reason", "event.type", "event.message"}
 	builtins := Builtins()
 	var got []string
 	for _, b := range builtins {

@@ -10,7 +10,7 @@ import (
 )
 
 // plainIndexes returns defs without the relation indexes (owner-root, selected-by, selects,
-// node.label:KEY, node.annotation:KEY), which the engine adds only after the caches they read
+// node.label:KEY, node.annotation:KEY, uses, used-by), which the engine adds only after the caches they read
 // have synced (cache.StartRelations).
 func plainIndexes(defs []index.Definition) []index.Definition {
 	var plain []index.Definition
@@ -49,6 +49,8 @@ func warnUnreadable(errOut io.Writer, unreadable []cache.UnreadableRelation) {
 			fmt.Fprintf(errOut, "Warning: selects has no values: %s cannot be read: %v\n", u.Name, u.Err)
 		case index.EventRelation:
 			fmt.Fprintf(errOut, "Warning: event.reason, event.type, event.message and --show-events have no values: %s cannot be read: %v\n", u.Name, u.Err)
+		case index.UsesRelation, index.UsedByRelation:
+			fmt.Fprintf(errOut, "Warning: uses and used-by do not read %s, which cannot be read: %v\n", u.Name, u.Err)
 		}
 	}
 }

@@ -33,6 +33,10 @@ const treeExample = `  # What a Deployment owns: its ReplicaSets and their pods
   # From a pod up to its top-most controller
   kubectl informer tree pod/web-5d9c7-x2x4z --up
 
+  # What a ConfigMap is used by, and what a pod refers to
+  kubectl informer tree configmap/app-config --refs
+  kubectl informer tree pod/web-5d9c7-x2x4z --refs
+
   # Every object of the tree, for scripts
   kubectl informer tree cronjob/backup -o name`
 
@@ -45,6 +49,7 @@ type TreeOptions struct {
 	engineOptions
 
 	Up        bool
+	Refs      bool
 	Types     []string
 	Output    string
 	NoHeaders bool
@@ -84,6 +89,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) that picks the roots among the objects of TYPE.")
 	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for API discovery, and then for every cache to sync, before giving up.")
 	cmd.Flags().BoolVar(&o.Up, "up", false, "Show the chain of controllers from each root up to the top-most one instead of what it owns.")
+	cmd.Flags().BoolVar(&o.Refs, "refs", false, "Show what each root refers to and what refers to it (uses, used by: ConfigMaps, Secrets, ServiceAccounts, claims, volumes, classes, Services, role bindings), with the relationship on each edge, instead of what it owns.")
 	cmd.Flags().StringSliceVar(&o.Types, "types", nil, "Types to follow down, comma separated (default "+strings.Join(defaultTreeTypes, ",")+").")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
@@ -164,6 +170,9 @@ func (o *TreeOptions) Validate() error {
 	default:
 		return fmt.Errorf("tree prints a tree, or -o name, json or yaml; it cannot print -o %s", o.Output)
 	}
+	if o.Refs && (o.Up || len(o.Types) > 0) {
+		return fmt.Errorf("--refs follows references; it cannot be combined with --up or --types")
+	}
 	if o.Up && len(o.Types) > 0 {
 		return fmt.Errorf("--types limits the types followed down; it cannot be combined with --up, which follows controllers")
 	}
@@ -183,7 +192,7 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
-	full := o.out.format != "name"
+	full := o.out.format != "name" || o.Refs
 	roots, shutdown, err := o.findRoots(ctx, full)
 	defer shutdown()
 	if err != nil {
@@ -198,9 +207,12 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	var trees []*tree.Node
-	if o.Up {
+	switch {
+	case o.Refs:
+		trees, err = o.refsTrees(ctx, roots)
+	case o.Up:
 		trees, err = o.upTrees(ctx, roots, full)
-	} else {
+	default:
 		trees, err = o.downTrees(ctx, roots, full)
 	}
 	if err != nil {
@@ -433,7 +445,14 @@ func (o *TreeOptions) print(lines []tree.Line) error {
 	rows := make([][]string, 0, len(lines))
 	for _, l := range lines {
 		ready, status := statusCells(l.Object, now)
+		if o.Refs {
+			rows = append(rows, []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, ready, status, age(l.Obj, now)})
+			continue
+		}
 		rows = append(rows, []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, ready, status, age(l.Obj, now)})
+	}
+	if o.Refs {
+		return writeTable(o.Out, []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}, rows, o.NoHeaders)
 	}
 	return writeTable(o.Out, []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}, rows, o.NoHeaders)
 }

@@ -59,6 +59,9 @@ func TestTreeValidate(t *testing.T) {
 		{"types with up", []string{"pod/p"}, map[string]string{"up": "true", "types": "pods"}, "--types limits the types followed down"},
 		{"selector with names", []string{"deploy/web"}, map[string]string{"selector": "app=web"}, "--selector picks roots"},
 		{"name across namespaces", []string{"deploy/web"}, map[string]string{"all-namespaces": "true"}, "cannot be retrieved by name across all namespaces"},
+		{"refs with up", []string{"configmap/app"}, map[string]string{"refs": "true", "up": "true"}, "--refs follows references; it cannot be combined with --up or --types"},
+		{"refs with types", []string{"configmap/app"}, map[string]string{"refs": "true", "types": "pods"}, "--refs follows references"},
+		{"refs", []string{"configmap/app"}, map[string]string{"refs": "true", "output": "name"}, ""},
 		{"ok", []string{"deploy"}, map[string]string{"selector": "app=web", "output": "name"}, ""},
 	}
 	for _, tt := range tests {
@@ -77,6 +80,7 @@ func TestTreeValidate(t *testing.T) {
 			o := NewTreeOptions(configFlags, streams)
 			o.Output, o.LabelSelector, o.SyncTimeout = tt.flags["output"], tt.flags["selector"], 1
 			o.Up = tt.flags["up"] == "true"
+			o.Refs = tt.flags["refs"] == "true"
 			o.AllNamespaces = tt.flags["all-namespaces"] == "true"
 			if tt.flags["types"] != "" {
 				o.Types = []string{tt.flags["types"]}

@@ -61,6 +61,9 @@ type Dependents interface {
 type Node struct {
 	Object
 	Children []*Node
+	// Relation names the edge from the parent in a references tree (RefsTree): "uses
+	// (envFrom)", "used by (volume)"; empty in ownership trees and for a root.
+	Relation string
 }
 
 // Down returns the tree of root and its dependents, recursively, as deps finds them. An object

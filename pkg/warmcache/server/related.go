@@ -11,8 +11,9 @@ import (
 )
 
 // PoolTypes are the cache.RelatedTypes of the commands a warm cache runs:
-// the owner types, selecting kinds, nodes and pods their relations read are
-// leased from Pool, whole objects, like the commands' own types, and shared
+// the owner types, selecting kinds, nodes, pods and referring kinds (uses,
+// used-by) their relations read are leased from Pool, whole objects, like
+// the commands' own types, and shared
 // with other commands (a command of some namespaces reads the entry of all
 // namespaces through a view, see Pool). Ending the use of them ends the
 // leases, not the engines: they stay warm for the next command, until the
