@@ -59,8 +59,10 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 // loadFrom reads the objects of --from's paths into a source that is
 // finished from the start. Their managedFields are dropped as they are
 // read: no command reads them from files (query, tree and capacity drop
-// them live too, and a dump has no updates for a watch to attribute).
+// them live too, and a dump has no updates for a watch to attribute). The
+// collector runs sooner while they are read (tightenGCWhileReading).
 func loadFrom(paths []string) (cache.Source, error) {
+	defer tightenGCWhileReading()()
 	objects, err := manifest.Options{Typed: offline.Typed, DropManagedFields: true}.ReadObjects(paths)
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
