@@ -181,7 +181,7 @@ func (b *bench) configure() error {
 		offlineRuns = 1
 	}
 	b.offlineRuns = envInt("BENCH_OFFLINE_RUNS", offlineRuns, &errs)
-	b.recordingPods = envInt("BENCH_RECORDING_PODS", 10000, &errs)
+	b.recordingPods = envInt("BENCH_RECORDING_PODS", 2000, &errs)
 	if b.recordingPods < offlineDeployments {
 		errs = append(errs, fmt.Errorf("BENCH_RECORDING_PODS must be at least %d", offlineDeployments))
 	}
