@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -73,6 +74,21 @@ func loadFrom(paths []string) (cache.Source, error) {
 	}
 	source.Finish()
 	return source, nil
+}
+
+// printSyncedFrom prints the line a watch prints once it is watching, or,
+// over --from files (a dump, which holds no changes), how many objects
+// each type's cache holds and that nothing more will come.
+func printSyncedFrom(errOut io.Writer, engines engineSource, types []*cache.Type) {
+	if _, dump := engines.(fromEngines); !dump {
+		printSynced(errOut, types)
+		return
+	}
+	var counts []string
+	for _, t := range types {
+		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
+	}
+	fmt.Fprintf(errOut, "read %s from --from; a dump holds no changes to watch\n", strings.Join(counts, ", "))
 }
 
 // fromEngines starts the command's own engines over the --from files.

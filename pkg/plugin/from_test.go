@@ -53,6 +53,8 @@ func TestFrom(t *testing.T) {
 		args    []string
 		want    string // stdout, exactly
 		wantErr string // stderr must contain it
+		// wantNotErr, when set, must not be in stderr.
+		wantNotErr string
 	}{{
 		name: "query by short name in -n",
 		args: []string{"query", "po", "-n", "shop", "--from", fromDump},
@@ -142,6 +144,9 @@ TOTAL      3/220 (1%)   1750m (29%)    0 (0%)       1408Mi (11%)      0 (0%)
 		name: "grouped watch prints its table and ends",
 		args: []string{"watch", "pods", "-A", "--group-by", "node", "--from", fromDump},
 		want: "NODE       COUNT\nworker-1   2\nworker-2   2\n",
+		// A dump holds no changes: the watch does not say it watches.
+		wantErr:    "read pods: 4 from --from; a dump holds no changes to watch",
+		wantNotErr: "watching for changes",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,6 +159,9 @@ TOTAL      3/220 (1%)   1750m (29%)    0 (0%)       1408Mi (11%)      0 (0%)
 			}
 			if !strings.Contains(stderr, tt.wantErr) {
 				t.Errorf("%v: stderr %q, want %q in it", tt.args, stderr, tt.wantErr)
+			}
+			if tt.wantNotErr != "" && strings.Contains(stderr, tt.wantNotErr) {
+				t.Errorf("%v: stderr %q, want no %q in it", tt.args, stderr, tt.wantNotErr)
 			}
 		})
 	}
