@@ -39,6 +39,8 @@ import (
 // highest numeric resourceVersion of the objects and only grows.
 type Source struct {
 	mapper meta.RESTMapper
+	// resources are the types served, as discovery lists them.
+	resources []*metav1.APIResourceList
 
 	mu sync.RWMutex
 	// objects holds the objects by kind, then by storage key.
@@ -157,8 +159,10 @@ func Typed(gvk schema.GroupVersionKind) runtime.Object {
 
 // newSource holds objects, or copies of those it changes unless own.
 func newSource(objects []runtime.Object, types []*meta.RESTMapping, own bool) (*Source, error) {
+	d := newDiscovery(objects, types)
 	s := &Source{
-		mapper:   newDiscovery(objects, types).mapper(),
+		mapper:    d.mapper(),
+		resources: d.resourceLists(),
 		objects:  map[schema.GroupKind]map[string]*entry{},
 		watches:  map[*feedWatch]bool{},
 		finished: make(chan struct{}),

@@ -194,3 +194,42 @@ func TestFromErrors(t *testing.T) {
 		t.Fatalf("query --from %s = %v, want an error naming the file and line", bad, err)
 	}
 }
+
+// TestFromCompletion checks that TYPE completes from the --from files'
+// types (the CRD's widgets and its short name wd among them), not from the
+// kubeconfig's server, which runFrom makes unreachable.
+func TestFromCompletion(t *testing.T) {
+	tests := []struct {
+		cmd, prefix string
+		want        []string
+		notWant     []string
+	}{
+		{"query", "w", []string{"widgets", "wd"}, []string{"pods"}},
+		{"watch", "po", []string{"pods", "po", "podtemplates"}, []string{"widgets"}},
+		{"tree", "pods,wid", []string{"pods,widgets"}, []string{"pods,pods"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd+" "+tt.prefix, func(t *testing.T) {
+			stdout, stderr, err := runFrom(t, "__complete", tt.cmd, "--from", fromDump, tt.prefix)
+			if err != nil {
+				t.Fatalf("__complete = %v (stderr %q)", err, stderr)
+			}
+			got := map[string]bool{}
+			for _, line := range strings.Split(stdout, "\n") {
+				if line != "" && !strings.HasPrefix(line, ":") {
+					got[strings.SplitN(line, "\t", 2)[0]] = true
+				}
+			}
+			for _, w := range tt.want {
+				if !got[w] {
+					t.Errorf("__complete %s --from … %q = %q, want %q in it", tt.cmd, tt.prefix, stdout, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if got[w] {
+					t.Errorf("__complete %s --from … %q = %q, want no %q", tt.cmd, tt.prefix, stdout, w)
+				}
+			}
+		})
+	}
+}
