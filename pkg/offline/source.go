@@ -163,9 +163,9 @@ func newSource(objects []runtime.Object, types []*meta.RESTMapping, own bool) (*
 	s := &Source{
 		mapper:    d.mapper(),
 		resources: d.resourceLists(),
-		objects:  map[schema.GroupKind]map[string]*entry{},
-		watches:  map[*feedWatch]bool{},
-		finished: make(chan struct{}),
+		objects:   map[schema.GroupKind]map[string]*entry{},
+		watches:   map[*feedWatch]bool{},
+		finished:  make(chan struct{}),
 	}
 	entries, err := s.newEntries(objects, own)
 	if err != nil {
