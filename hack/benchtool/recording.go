@@ -126,11 +126,10 @@ func busyPlan(pods int) []busyChange {
 
 // busyState is the pods during the hour.
 type busyState struct {
-	pods    int
-	old     map[int]*corev1.Pod // the pods of the initial state still there
-	fresh   map[int]*corev1.Pod // the pods rollouts created
-	rv      int64
-	created map[string]bool // the objects recorded so far, by key
+	pods  int
+	old   map[int]*corev1.Pod // the pods of the initial state still there
+	fresh map[int]*corev1.Pod // the pods rollouts created
+	rv    int64
 }
 
 // setManager sets pod's managedFields entry for manager (Update,
@@ -157,7 +156,7 @@ func setManager(pod *corev1.Pod, manager, sub string, at time.Time, content map[
 	}
 	raw, _ := json.Marshal(owned)
 	entry := metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-		Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}, Subresource: sub}
+		Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)), Subresource: sub}
 	for k, e := range pod.ManagedFields {
 		if e.Manager == manager && e.Subresource == sub {
 			pod.ManagedFields[k] = entry
