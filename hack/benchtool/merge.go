@@ -25,6 +25,7 @@ var reportSections = []struct {
 	{"Watch under churn", []string{"watch"}},
 	{"Scale", []string{"scale"}},
 	{"Offline", []string{"offline"}},
+	{"Recording", []string{"recording"}},
 	{"Profiles of the missed targets", []string{"profile"}},
 	{"Go micro-benchmarks", []string{"micro"}},
 	{"How each number was measured", nil},

@@ -30,6 +30,7 @@ type report struct {
 	realistic *realisticResult
 	warm      *warmResult
 	offline   *offlineResult
+	recording *recordingResult
 
 	micro     string
 	microLoad float64
@@ -326,6 +327,7 @@ func (r *report) markdown() string {
 	}
 
 	p("%s", r.offlineSection())
+	p("%s", r.recordingSection())
 
 	if len(r.profiles) > 0 || r.profileErr != "" {
 		p("## Profiles of the missed targets\n\n")

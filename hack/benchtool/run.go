@@ -62,9 +62,29 @@ type bench struct {
 	realTimeout     time.Duration
 
 	offlinePods int
+	// offlineRuns is the offline step's rounds (BENCH_OFFLINE_RUNS).
+	offlineRuns int
+	// recordingPods is the recording step's pods (BENCH_RECORDING_PODS).
+	recordingPods int
+	// stepList is BENCH_STEPS in its order.
+	stepList []string
 
 	rep      report
 	previous string // the report file as it was before this run
+}
+
+// clusterFreeSteps are the steps that need no seeded objects.
+var clusterFreeSteps = map[string]bool{"offline": true, "recording": true}
+
+// needsSeed says whether a step of this invocation reads the seeded pods
+// and widgets.
+func (b *bench) needsSeed() bool {
+	for _, s := range b.stepList {
+		if !clusterFreeSteps[s] {
+			return true
+		}
+	}
+	return false
 }
 
 // ran says whether a step runs in this invocation.
@@ -149,10 +169,24 @@ func (b *bench) configure() error {
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,offline,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,offline,recording,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
+		b.stepList = append(b.stepList, strings.TrimSpace(s))
+	}
+	// At 100,000 pods one round of the offline step runs for minutes.
+	offlineRuns := b.runs
+	if b.offlinePods > 20000 {
+		offlineRuns = 1
+	}
+	b.offlineRuns = envInt("BENCH_OFFLINE_RUNS", offlineRuns, &errs)
+	b.recordingPods = envInt("BENCH_RECORDING_PODS", 2000, &errs)
+	if b.recordingPods < offlineDeployments {
+		errs = append(errs, fmt.Errorf("BENCH_RECORDING_PODS must be at least %d", offlineDeployments))
+	}
+	if b.offlineRuns < 1 {
+		errs = append(errs, errors.New("BENCH_OFFLINE_RUNS must be at least 1"))
 	}
 	if b.offlinePods < 1 {
 		errs = append(errs, errors.New("BENCH_OFFLINE_PODS must be at least 1"))
@@ -175,8 +209,13 @@ func (b *bench) run(ctx context.Context) error {
 	b.rep.machine = b.machine(ctx)
 	b.logf("machine: %d CPUs, %s, load %.2f", runtime.NumCPU(), b.rep.machine.cpuModel, loadavg1())
 
-	if err := b.seed(ctx); err != nil {
-		return err
+	if b.needsSeed() {
+		if err := b.seed(ctx); err != nil {
+			return err
+		}
+	} else {
+		b.logf("not seeding: the steps %s need no objects in the cluster", strings.Join(b.stepList, ","))
+		b.rep.seedNotes = append(b.rep.seedNotes, "none seeded (the steps run, "+strings.Join(b.stepList, ", ")+", read files they write)")
 	}
 	b.write()
 	if b.steps["queries"] {
@@ -218,6 +257,12 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["offline"] {
 		if err := b.offline(ctx); err != nil {
 			return fmt.Errorf("offline: %w", err)
+		}
+		b.write()
+	}
+	if b.steps["recording"] {
+		if err := b.recording(); err != nil {
+			return fmt.Errorf("recording: %w", err)
 		}
 		b.write()
 	}
@@ -470,17 +515,26 @@ func (b *bench) queries(ctx context.Context) error {
 }
 
 func (b *bench) measureCases(ctx context.Context, cases []benchCase) (map[string]*result, error) {
+	return b.measureRounds(ctx, cases, b.runs, true)
+}
+
+// measureRounds measures cases as measureCases does, in runs rounds, with
+// or without the warm-up run of each.
+func (b *bench) measureRounds(ctx context.Context, cases []benchCase, runs int, warmUp bool) (map[string]*result, error) {
 	results := map[string]*result{}
 	for _, c := range cases {
 		results[c.id] = &result{c: c}
+		if !warmUp {
+			continue
+		}
 		b.logf("warm-up %s", c.id)
 		if _, err := b.measure(ctx, c); err != nil {
 			return nil, err
 		}
 	}
-	for round := 0; round < b.runs; round++ {
+	for round := 0; round < runs; round++ {
 		b.waitForLoad(ctx)
-		b.logf("round %d/%d (load %.2f)", round+1, b.runs, loadavg1())
+		b.logf("round %d/%d (load %.2f)", round+1, runs, loadavg1())
 		for i := range cases {
 			c := cases[(i+round)%len(cases)]
 			s, err := b.measure(ctx, c)

@@ -116,16 +116,17 @@ func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 // engineTransform is the engine's part of every transform: the type's
 // apiVersion and kind on typed and metadata objects, and managedFields as
 // mode says. It changes obj in place, which client-go allows for an object
-// it hands a transform.
+// it hands a transform, but only where obj differs from what it sets.
 func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersionKind, mode ManagedFields) interface{} {
 	ro, ok := obj.(runtime.Object)
 	if !ok {
 		return obj
 	}
-	if kind != Dynamic {
+	if kind != Dynamic && ro.GetObjectKind().GroupVersionKind() != gvk {
 		// Typed objects decoded from a list carry no apiVersion/kind,
 		// and metadata-only ones say PartialObjectMetadata; printers
-		// and JSONPath expect the type's own.
+		// and JSONPath expect the type's own. One that has them is left
+		// alone: a source may hand several informers the same object.
 		ro.GetObjectKind().SetGroupVersionKind(gvk)
 	}
 	accessor, err := meta.Accessor(ro)

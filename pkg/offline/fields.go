@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -208,6 +210,42 @@ func fieldSet(gk schema.GroupKind, obj *unstructured.Unstructured) fields.Set {
 		}
 	}
 	return set
+}
+
+// typedFieldSet returns the selectable fields of a typed object of a kind
+// whose fields it reads from the Go type (pods and nodes, which a dump
+// holds many of and field selectors select most often), as fieldSet
+// would from the object's JSON-like content, without making that content;
+// false for other objects.
+func typedFieldSet(obj runtime.Object, name, ns string) (fields.Set, bool) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		podIP := ""
+		if len(o.Status.PodIPs) > 0 {
+			podIP = o.Status.PodIPs[0].IP
+		}
+		if podIP == "" {
+			podIP = o.Status.PodIP
+		}
+		set := fields.Set{
+			"metadata.name":            name,
+			"spec.nodeName":            o.Spec.NodeName,
+			"spec.restartPolicy":       string(o.Spec.RestartPolicy),
+			"spec.schedulerName":       o.Spec.SchedulerName,
+			"spec.serviceAccountName":  o.Spec.ServiceAccountName,
+			"spec.hostNetwork":         strconv.FormatBool(o.Spec.HostNetwork),
+			"status.phase":             string(o.Status.Phase),
+			"status.podIP":             podIP,
+			"status.nominatedNodeName": o.Status.NominatedNodeName,
+		}
+		if ns != "" {
+			set["metadata.namespace"] = ns
+		}
+		return set, true
+	case *corev1.Node:
+		return fields.Set{"metadata.name": name, "spec.unschedulable": strconv.FormatBool(o.Spec.Unschedulable)}, true
+	}
+	return nil, false
 }
 
 // parseFieldSelector parses selector for gk, mapping each label to the

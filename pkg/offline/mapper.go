@@ -282,3 +282,25 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Resources lists the types the source serves as discovery would, each
+// group version's resources in one list, in the mapper's order: what
+// kubectl api-resources (and shell completion) shows for it.
+func (s *Source) Resources() []*metav1.APIResourceList {
+	return s.resources
+}
+
+// resourceLists returns d's resources as discovery lists them.
+func (d *discovery) resourceLists() []*metav1.APIResourceList {
+	var lists []*metav1.APIResourceList
+	for _, g := range d.groups {
+		for _, v := range g.Group.Versions {
+			resources := g.VersionedResources[v.Version]
+			if len(resources) == 0 {
+				continue
+			}
+			lists = append(lists, &metav1.APIResourceList{GroupVersion: v.GroupVersion, APIResources: resources})
+		}
+	}
+	return lists
+}

@@ -39,6 +39,8 @@ import (
 // highest numeric resourceVersion of the objects and only grows.
 type Source struct {
 	mapper meta.RESTMapper
+	// resources are the types served, as discovery lists them.
+	resources []*metav1.APIResourceList
 
 	mu sync.RWMutex
 	// objects holds the objects by kind, then by storage key.
@@ -75,10 +77,18 @@ type entry struct {
 	// fieldsOnce for a typed object (they need its JSON-like content).
 	fields     fields.Set
 	fieldsOnce sync.Once
+	// shared says obj may be handed out itself rather than copied: see
+	// sharable.
+	shared bool
 }
 
 // fieldSet returns e's selectable fields.
 func (e *entry) fieldSet() fields.Set {
+	if set, ok := typedFieldSet(e.obj, e.name, e.ns); ok {
+		// Read from the Go type each time: cheaper than holding a set
+		// per object.
+		return set
+	}
 	e.fieldsOnce.Do(func() {
 		if e.fields != nil {
 			return
@@ -149,11 +159,13 @@ func Typed(gvk schema.GroupVersionKind) runtime.Object {
 
 // newSource holds objects, or copies of those it changes unless own.
 func newSource(objects []runtime.Object, types []*meta.RESTMapping, own bool) (*Source, error) {
+	d := newDiscovery(objects, types)
 	s := &Source{
-		mapper:   newDiscovery(objects, types).mapper(),
-		objects:  map[schema.GroupKind]map[string]*entry{},
-		watches:  map[*feedWatch]bool{},
-		finished: make(chan struct{}),
+		mapper:    d.mapper(),
+		resources: d.resourceLists(),
+		objects:   map[schema.GroupKind]map[string]*entry{},
+		watches:   map[*feedWatch]bool{},
+		finished:  make(chan struct{}),
 	}
 	entries, err := s.newEntries(objects, own)
 	if err != nil {
@@ -202,7 +214,12 @@ func (s *Source) objectEntry(obj runtime.Object, own bool) (*entry, error) {
 		if own && u.GetNamespace() == "" && s.namespaced(u.GroupVersionKind()) {
 			u.SetNamespace(metav1.NamespaceDefault)
 		}
-		return newEntry(s.inNamespace(u))
+		e, err := newEntry(s.inNamespace(u))
+		if err == nil && !own && e.obj == obj {
+			// The caller's own object: lists hand out copies of it.
+			e.shared = false
+		}
+		return e, err
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
@@ -218,7 +235,7 @@ func (s *Source) objectEntry(obj runtime.Object, own bool) (*entry, error) {
 	}
 	e := &entry{
 		obj: obj, gvk: gvk, ns: m.GetNamespace(), name: m.GetName(), resourceVersion: m.GetResourceVersion(),
-		labels: labels.Set(m.GetLabels()),
+		labels: labels.Set(m.GetLabels()), shared: own && sharable(obj),
 	}
 	if _, ok := fieldsByKind[gvk.GroupKind()]; !ok {
 		// Only metadata's fields: no need of the content.
@@ -261,7 +278,25 @@ func newEntry(obj *unstructured.Unstructured) (*entry, error) {
 	} else if typed != nil {
 		e.obj = typed
 	}
+	e.shared = sharable(e.obj)
 	return e, nil
+}
+
+// sharable reports whether obj, which the source owns and never changes,
+// may be handed out itself by every list and watch that serves it in its
+// own form and version, rather than as a copy per list: it has no
+// managedFields. The engine changes nothing else of an object it is given
+// (its transform sets the apiVersion and kind, which such an object
+// already has, and trims managedFields; other transforms build new
+// objects), and informers' caches are read-only to their readers, so the
+// source and the informers then hold one object between them.
+func sharable(obj runtime.Object) bool {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		_, has, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "managedFields")
+		return !has
+	}
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetManagedFields() == nil
 }
 
 // toTyped converts obj to gvk's Go type; nil when the scheme does not hold
@@ -442,7 +477,8 @@ func (f *feed) selection(opts metav1.ListOptions) (selection, error) {
 }
 
 // ListWithContext lists the objects selected, sorted by storage key as
-// the API server lists them, as copies the caller may keep.
+// the API server lists them. The caller may keep them but must not change
+// them: objects without managedFields are the source's own (see sharable).
 func (f *feed) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	sel, err := f.selection(opts)
 	if err != nil {
@@ -495,12 +531,16 @@ func (f *feed) ListWithContext(_ context.Context, opts metav1.ListOptions) (runt
 	return list, nil
 }
 
-// output returns a copy of e's object in the feed's form: typed in the
-// mapping's version, or unstructured.
+// output returns e's object in the feed's form: typed in the mapping's
+// version, or unstructured; a copy unless the object is shared and already
+// in that form (its readers must not change it).
 func (f *feed) output(e *entry) (runtime.Object, error) {
 	want := f.mapping.GroupVersionKind
 	switch obj := e.obj.(type) {
 	case *unstructured.Unstructured:
+		if !f.typed && e.shared && e.gvk == want {
+			return obj, nil
+		}
 		if !f.typed {
 			// Another served version of a custom resource is the same
 			// object under another apiVersion, as a CRD without a
@@ -518,6 +558,9 @@ func (f *feed) output(e *entry) (runtime.Object, error) {
 		return typed, nil
 	default:
 		if f.typed && e.gvk == want {
+			if e.shared {
+				return obj, nil
+			}
 			return obj.DeepCopyObject(), nil
 		}
 		// Another version of the kind, or a typed object a dynamic feed

@@ -44,6 +44,9 @@ func registerCompletions(cmd *cobra.Command, configFlags *genericclioptions.Conf
 			}
 			return completeNamesFromCache(cmd, configFlags, args[0], toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
+		if from, _ := cmd.Flags().GetStringArray("from"); len(from) > 0 {
+			return completeFromResourceTypes(from, toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
 		return completeResourceTypes(configFlags, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 
@@ -190,6 +193,14 @@ func completeResourceTypes(configFlags *genericclioptions.ConfigFlags, toComplet
 		return nil
 	}
 
+	watchable := discovery.FilteredBy(discovery.SupportsAllVerbs{Verbs: []string{"list", "watch"}}, res.lists)
+	return resourceTypeNames(watchable, toComplete)
+}
+
+// resourceTypeNames returns the plural and short names of the resources
+// of lists that complete the last element of the TYPE[,TYPE...] argument
+// toComplete, sorted.
+func resourceTypeNames(lists []*metav1.APIResourceList, toComplete string) []string {
 	typedPrefix, last := "", toComplete
 	if i := strings.LastIndex(toComplete, ","); i >= 0 {
 		typedPrefix, last = toComplete[:i+1], toComplete[i+1:]
@@ -207,8 +218,7 @@ func completeResourceTypes(configFlags *genericclioptions.ConfigFlags, toComplet
 		seen[name] = true
 		names = append(names, typedPrefix+name)
 	}
-	watchable := discovery.FilteredBy(discovery.SupportsAllVerbs{Verbs: []string{"list", "watch"}}, res.lists)
-	for _, list := range watchable {
+	for _, list := range lists {
 		for _, r := range list.APIResources {
 			if strings.Contains(r.Name, "/") {
 				continue // a subresource

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -59,8 +60,10 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 // loadFrom reads the objects of --from's paths into a source that is
 // finished from the start. Their managedFields are dropped as they are
 // read: no command reads them from files (query, tree and capacity drop
-// them live too, and a dump has no updates for a watch to attribute).
+// them live too, and a dump has no updates for a watch to attribute). The
+// collector runs sooner while they are read (tightenGCWhileReading).
 func loadFrom(paths []string) (cache.Source, error) {
+	defer tightenGCWhileReading()()
 	objects, err := manifest.Options{Typed: offline.Typed, DropManagedFields: true}.ReadObjects(paths)
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
@@ -71,6 +74,21 @@ func loadFrom(paths []string) (cache.Source, error) {
 	}
 	source.Finish()
 	return source, nil
+}
+
+// printSyncedFrom prints the line a watch prints once it is watching, or,
+// over --from files (a dump, which holds no changes), how many objects
+// each type's cache holds and that nothing more will come.
+func printSyncedFrom(errOut io.Writer, engines engineSource, types []*cache.Type) {
+	if _, dump := engines.(fromEngines); !dump {
+		printSynced(errOut, types)
+		return
+	}
+	var counts []string
+	for _, t := range types {
+		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
+	}
+	fmt.Fprintf(errOut, "read %s from --from; a dump holds no changes to watch\n", strings.Join(counts, ", "))
 }
 
 // fromEngines starts the command's own engines over the --from files.

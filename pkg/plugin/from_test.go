@@ -53,6 +53,8 @@ func TestFrom(t *testing.T) {
 		args    []string
 		want    string // stdout, exactly
 		wantErr string // stderr must contain it
+		// wantNotErr, when set, must not be in stderr.
+		wantNotErr string
 	}{{
 		name: "query by short name in -n",
 		args: []string{"query", "po", "-n", "shop", "--from", fromDump},
@@ -142,6 +144,9 @@ TOTAL      3/220 (1%)   1750m (29%)    0 (0%)       1408Mi (11%)      0 (0%)
 		name: "grouped watch prints its table and ends",
 		args: []string{"watch", "pods", "-A", "--group-by", "node", "--from", fromDump},
 		want: "NODE       COUNT\nworker-1   2\nworker-2   2\n",
+		// A dump holds no changes: the watch does not say it watches.
+		wantErr:    "read pods: 4 from --from; a dump holds no changes to watch",
+		wantNotErr: "watching for changes",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,6 +159,9 @@ TOTAL      3/220 (1%)   1750m (29%)    0 (0%)       1408Mi (11%)      0 (0%)
 			}
 			if !strings.Contains(stderr, tt.wantErr) {
 				t.Errorf("%v: stderr %q, want %q in it", tt.args, stderr, tt.wantErr)
+			}
+			if tt.wantNotErr != "" && strings.Contains(stderr, tt.wantNotErr) {
+				t.Errorf("%v: stderr %q, want no %q in it", tt.args, stderr, tt.wantNotErr)
 			}
 		})
 	}
@@ -184,5 +192,44 @@ func TestFromErrors(t *testing.T) {
 	}
 	if _, _, err := runFrom(t, "query", "pods", "--from", fromDump, "--from", bad); err == nil || !strings.Contains(err.Error(), "--from "+bad+": document 2: yaml: line") {
 		t.Fatalf("query --from %s = %v, want an error naming the file and line", bad, err)
+	}
+}
+
+// TestFromCompletion checks that TYPE completes from the --from files'
+// types (the CRD's widgets and its short name wd among them), not from the
+// kubeconfig's server, which runFrom makes unreachable.
+func TestFromCompletion(t *testing.T) {
+	tests := []struct {
+		cmd, prefix string
+		want        []string
+		notWant     []string
+	}{
+		{"query", "w", []string{"widgets", "wd"}, []string{"pods"}},
+		{"watch", "po", []string{"pods", "po", "podtemplates"}, []string{"widgets"}},
+		{"tree", "pods,wid", []string{"pods,widgets"}, []string{"pods,pods"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd+" "+tt.prefix, func(t *testing.T) {
+			stdout, stderr, err := runFrom(t, "__complete", tt.cmd, "--from", fromDump, tt.prefix)
+			if err != nil {
+				t.Fatalf("__complete = %v (stderr %q)", err, stderr)
+			}
+			got := map[string]bool{}
+			for _, line := range strings.Split(stdout, "\n") {
+				if line != "" && !strings.HasPrefix(line, ":") {
+					got[strings.SplitN(line, "\t", 2)[0]] = true
+				}
+			}
+			for _, w := range tt.want {
+				if !got[w] {
+					t.Errorf("__complete %s --from … %q = %q, want %q in it", tt.cmd, tt.prefix, stdout, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if got[w] {
+					t.Errorf("__complete %s --from … %q = %q, want no %q", tt.cmd, tt.prefix, stdout, w)
+				}
+			}
+		})
 	}
 }

@@ -97,7 +97,7 @@ func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queu
 	if err := g.seed(engine.Types()); err != nil {
 		return err
 	}
-	printSynced(o.ErrOut, engine.Types())
+	printSyncedFrom(o.ErrOut, o.engines, engine.Types())
 	ctx, cancel := o.watchContext(ctx, engine)
 	defer cancel()
 	err := g.run(ctx, queue)
