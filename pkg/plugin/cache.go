@@ -39,7 +39,12 @@ const cacheExample = `  # Keep informers warm for the current context; stop afte
 
   # Stop the cache of the current context, or all of yours
   kubectl informer cache stop
-  kubectl informer cache stop --all`
+  kubectl informer cache stop --all
+
+  # One warm cache per context of a fleet; list and stop them per context
+  kubectl informer cache start --context 'prod-*'
+  kubectl informer cache status --all-contexts
+  kubectl informer cache stop --context prod-eu,prod-us`
 
 // NewCmdCache returns the cache command and its subcommands.
 func NewCmdCache(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
