@@ -39,7 +39,12 @@ const cacheExample = `  # Keep informers warm for the current context; stop afte
 
   # Stop the cache of the current context, or all of yours
   kubectl informer cache stop
-  kubectl informer cache stop --all`
+  kubectl informer cache stop --all
+
+  # One warm cache per context of a fleet; list and stop them per context
+  kubectl informer cache start --context 'prod-*'
+  kubectl informer cache status --all-contexts
+  kubectl informer cache stop --context prod-eu,prod-us`
 
 // NewCmdCache returns the cache command and its subcommands.
 func NewCmdCache(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -69,6 +74,7 @@ type CacheStartOptions struct {
 	id        cacheIdentity
 	kubeArgs  []string
 	verbosity string
+	fleet     *cacheFleetFlags
 }
 
 func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -84,11 +90,15 @@ func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams generi
 		if v := cmd.Root().PersistentFlags().Lookup("v"); v != nil && v.Changed {
 			o.verbosity = v.Value.String()
 		}
+		if o.fleet.isFleet(o.configFlags) {
+			return runFleetCacheStart(cmd, o, o.fleet)
+		}
 		return runE(o)(cmd, args)
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Exit after this long without a query or watch (0: never).")
 	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
 	addRecordFlags(cmd, &o.Record, &o.Retain)
+	o.fleet = addCacheFleetFlags(cmd, "Start a warm cache")
 	return cmd
 }
 
@@ -231,6 +241,8 @@ type CacheStopOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	All         bool
 	genericiooptions.IOStreams
+
+	fleet *cacheFleetFlags
 }
 
 func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -239,9 +251,15 @@ func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams generic
 		Use:   "stop",
 		Short: "Stop the warm cache of the current identity, or all of yours",
 		Args:  cobra.NoArgs,
-		RunE:  runE(o),
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if o.fleet.isFleet(o.configFlags) {
+			return runFleetCacheStop(o, o.fleet)
+		}
+		return runE(o)(cmd, args)
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "Stop every warm cache of your OS user, whatever its identity.")
+	o.fleet = addCacheFleetFlags(cmd, "Stop the warm cache")
 	return cmd
 }
 

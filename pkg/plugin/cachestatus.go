@@ -30,6 +30,10 @@ type CacheStatusOptions struct {
 	// this shell, to say which cache its commands use; zero when they do
 	// not resolve (no kubeconfig).
 	shell shellIdentity
+	// fleet, with several contexts (fleetcache.go), is the contexts whose
+	// caches the status lists; nil otherwise.
+	fleet      *fleetStatus
+	fleetFlags *cacheFleetFlags
 }
 
 // shellIdentity is what the status compares a cache with to say whether
@@ -47,6 +51,7 @@ func newCmdCacheStatus(configFlags *genericclioptions.ConfigFlags, streams gener
 		RunE:  runE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: tables).")
+	o.fleetFlags = addCacheFleetFlags(cmd, "List the warm cache")
 	return cmd
 }
 
@@ -54,6 +59,11 @@ func newCmdCacheStatus(configFlags *genericclioptions.ConfigFlags, streams gener
 func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error {
 	if o.configFlags == nil {
 		return nil
+	}
+	if o.fleetFlags.isFleet(o.configFlags) {
+		var err error
+		o.fleet, err = resolveFleetStatus(o.configFlags, o.fleetFlags, o.ErrOut)
+		return err
 	}
 	if id, err := resolveCacheIdentity(o.configFlags); err == nil {
 		user, kubeContext := userName(o.configFlags)
@@ -80,6 +90,9 @@ type cacheEntry struct {
 	// Shell says whether this shell's query and watch use the cache
 	// (shellNote).
 	Shell string `json:"shell,omitempty"`
+	// Contexts, with several contexts, are the selected contexts whose
+	// identity's cache this is.
+	Contexts []string `json:"contexts,omitempty"`
 }
 
 // Notes of cacheEntry.Shell.
@@ -142,6 +155,20 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 		}
 		entries = append(entries, e)
 	}
+	if o.fleet != nil {
+		entries = o.fleet.entries(entries)
+	}
+	if err := o.print(entries); err != nil {
+		return err
+	}
+	if o.fleet != nil {
+		return o.fleet.err()
+	}
+	return nil
+}
+
+// print prints the status's entries.
+func (o *CacheStatusOptions) print(entries []cacheEntry) error {
 	switch o.Output {
 	case "json":
 		b, err := json.MarshalIndent(entries, "", "    ")
@@ -174,7 +201,7 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 	var caches, types, recordings [][]string
 	for _, e := range entries {
 		if e.Status == nil {
-			row := []string{"-", "-", "-", "-", "-", "-", "-", e.Socket + " (" + e.Error + ")"}
+			row := []string{"-", "-", "-", contextsOr(e.Contexts, "-"), "-", "-", "-", e.Socket + " (" + e.Error + ")"}
 			if notes {
 				row = append(row, "")
 			}
@@ -187,7 +214,7 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 		if st.Active > 0 {
 			idle = fmt.Sprintf("busy (%d)", st.Active)
 		}
-		row := []string{pid, st.Server, st.User, st.Context,
+		row := []string{pid, st.Server, st.User, contextsOr(e.Contexts, st.Context),
 			duration.HumanDuration(now.Sub(st.Started)), idle,
 			fmt.Sprintf("%dMi", st.RSSBytes>>20), e.Socket}
 		if notes {
@@ -260,4 +287,13 @@ func recordingRow(pid string, rec *protocol.RecordingStatus) []string {
 	}
 	return []string{pid, rec.Dir, time.Duration(rec.Retain).String(), joinOrNone(rec.Types), segment, size,
 		strconv.Itoa(rec.Files), strconv.FormatInt(rec.Events, 10), state}
+}
+
+// contextsOr is the CONTEXT cell of a cache: the selected contexts whose
+// identity leads to it (with several contexts), or else.
+func contextsOr(contexts []string, or string) string {
+	if len(contexts) == 0 {
+		return or
+	}
+	return strings.Join(contexts, ",")
 }

@@ -102,8 +102,8 @@ func TestCheckFleetCommand(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"record", "pods", "--to", "x", "--context", "a,b"}, "supported by query, watch, capacity and tree only"},
-		{[]string{"history", "rec.ndjson", "--context", "prod-*"}, "supported by query, watch, capacity and tree only"},
+		{[]string{"record", "pods", "--to", "x", "--context", "a,b"}, "supported by query, watch, capacity, tree and cache start|status|stop only"},
+		{[]string{"history", "rec.ndjson", "--context", "prod-*"}, "supported by query, watch, capacity, tree and cache start|status|stop only"},
 	} {
 		root.SetArgs(tc.args)
 		err := root.Execute()

@@ -1,0 +1,219 @@
+package plugin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+)
+
+// This file runs cache start, status and stop across several kubeconfig
+// contexts (--context a,b, --context 'prod-*', --all-contexts): one warm
+// cache per context, each its own process and socket for the identity of
+// that context, as a plain `cache start --context NAME` starts. A plain
+// --context NAME is not a fleet: the commands run exactly as without this
+// file.
+
+// cacheFleetFlags are the fleet flags of a cache subcommand.
+type cacheFleetFlags struct {
+	allContexts bool
+}
+
+// addCacheFleetFlags adds --all-contexts to a cache subcommand; verb says
+// what it does in each context.
+func addCacheFleetFlags(cmd *cobra.Command, verb string) *cacheFleetFlags {
+	f := &cacheFleetFlags{}
+	cmd.Flags().BoolVar(&f.allContexts, "all-contexts", false, verb+" for every context of the kubeconfig, one cache per context (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). A context that fails is named on stderr, the others are done, and the exit code is 1.")
+	return f
+}
+
+// isFleet reports whether contexts are chosen the fleet way.
+func (f *cacheFleetFlags) isFleet(cf *genericclioptions.ConfigFlags) bool {
+	return f != nil && (f.allContexts || fleet.IsSelection(contextFlag(cf)))
+}
+
+// cacheContexts selects the contexts of a fleet cache command and refuses
+// flags that would give every context the same identity.
+func cacheContexts(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags) (fleet.Selection, error) {
+	if set := identityFlags(cf); len(set) > 0 {
+		return fleet.Selection{}, fmt.Errorf("%s would make every context the same identity: a cache per context uses each context's own server and credentials", strings.Join(set, ", "))
+	}
+	return selectContexts(cf, f.allContexts)
+}
+
+// withContextArg returns the kubeconfig arguments of a cache process
+// (kubeconfigArgs) for context name: any --context replaced by
+// --context=name.
+func withContextArg(args []string, name string) []string {
+	out := make([]string, 0, len(args)+1)
+	for _, a := range args {
+		if a == "--context" || strings.HasPrefix(a, "--context=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return append(out, "--context="+name)
+}
+
+// prefixLines writes text to w, each line prefixed with "context NAME: ".
+func prefixLines(w io.Writer, name, text string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if line != "" {
+			fmt.Fprintf(w, "context %s: %s\n", name, line)
+		}
+	}
+}
+
+// eachContext runs fn for each selected context, one after the other, with
+// its stdout and stderr prefixed by the context's name; a context missing
+// from the kubeconfig or whose fn fails is named on errOut. It returns a
+// *fleet.PartialError when any failed.
+func eachContext(sel fleet.Selection, out, errOut io.Writer, fn func(name string, out, errOut io.Writer) error) error {
+	failed := 0
+	for _, name := range sel.Missing {
+		failed++
+		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
+	}
+	for _, name := range sel.Names {
+		var o, e bytes.Buffer
+		err := fn(name, &o, &e)
+		prefixLines(out, name, o.String())
+		prefixLines(errOut, name, e.String())
+		if err != nil {
+			failed++
+			fmt.Fprintf(errOut, "error: context %s: %v\n", name, err)
+		}
+	}
+	if failed > 0 {
+		return &fleet.PartialError{Failed: failed, Total: len(sel.Names) + len(sel.Missing)}
+	}
+	return nil
+}
+
+// runFleetCacheStart starts one warm cache per selected context, with o's
+// flags and each context's own identity.
+func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetFlags) error {
+	sel, err := cacheContexts(o.configFlags, f)
+	if err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return eachContext(sel, o.Out, o.ErrOut, func(name string, out, errOut io.Writer) error {
+		co := *o
+		co.configFlags = contextConfigFlags(o.configFlags, name)
+		co.kubeArgs = withContextArg(o.kubeArgs, name)
+		co.Out, co.ErrOut = out, errOut
+		if err := co.Complete(cmd, nil); err != nil {
+			return err
+		}
+		return co.Run(cmd.Context())
+	})
+}
+
+// runFleetCacheStop stops the warm cache of each selected context.
+func runFleetCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
+	if o.All {
+		return fmt.Errorf("--all stops every cache of your OS user; it cannot be combined with --all-contexts or several contexts")
+	}
+	sel, err := cacheContexts(o.configFlags, f)
+	if err != nil {
+		return err
+	}
+	return eachContext(sel, o.Out, o.ErrOut, func(name string, out, errOut io.Writer) error {
+		id, err := resolveCacheIdentity(contextConfigFlags(o.configFlags, name))
+		if err != nil {
+			return err
+		}
+		if err := stopCache(id.socket); errors.Is(err, client.ErrNoCache) {
+			fmt.Fprintln(errOut, "no cache runs for this context's identity")
+			return nil
+		} else if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "stopped the cache at %s\n", id.socket)
+		return nil
+	})
+}
+
+// fleetStatus is what cache status lists across contexts: the selected
+// contexts by the socket of their identity's cache (several contexts of
+// one identity share it), in order, and the sockets in order of first
+// context.
+type fleetStatus struct {
+	contexts map[string][]string
+	sockets  []string
+	// failed counts the contexts that are missing or whose identity does
+	// not resolve (each named on stderr); total counts all selected.
+	failed, total int
+}
+
+// resolveFleetStatus resolves the socket of each selected context's cache,
+// naming on errOut each context that fails.
+func resolveFleetStatus(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags, errOut io.Writer) (*fleetStatus, error) {
+	sel, err := cacheContexts(cf, f)
+	if err != nil {
+		return nil, err
+	}
+	fs := &fleetStatus{contexts: map[string][]string{}, total: len(sel.Names) + len(sel.Missing)}
+	for _, name := range sel.Missing {
+		fs.failed++
+		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
+	}
+	for _, name := range sel.Names {
+		id, err := resolveCacheIdentity(contextConfigFlags(cf, name))
+		if err != nil {
+			fs.failed++
+			fmt.Fprintf(errOut, "error: context %s: %v\n", name, err)
+			continue
+		}
+		if _, ok := fs.contexts[id.socket]; !ok {
+			fs.sockets = append(fs.sockets, id.socket)
+		}
+		fs.contexts[id.socket] = append(fs.contexts[id.socket], name)
+	}
+	return fs, nil
+}
+
+// err is the status command's error: a *fleet.PartialError when a context
+// failed.
+func (fs *fleetStatus) err() error {
+	if fs.failed > 0 {
+		return &fleet.PartialError{Failed: fs.failed, Total: fs.total}
+	}
+	return nil
+}
+
+// entries returns the status's entries for the selected contexts, in their
+// order: each running cache of all (the user's caches) whose socket a
+// context's identity leads to, with its contexts, and an entry saying no
+// cache runs for the others.
+func (fs *fleetStatus) entries(all []cacheEntry) []cacheEntry {
+	bySocket := map[string]cacheEntry{}
+	for _, e := range all {
+		bySocket[e.Socket] = e
+	}
+	out := make([]cacheEntry, 0, len(fs.sockets))
+	for _, socket := range fs.sockets {
+		e, ok := bySocket[socket]
+		if !ok {
+			e = cacheEntry{Socket: socket, Error: noCacheRuns}
+		}
+		e.Shell = ""
+		e.Contexts = fs.contexts[socket]
+		out = append(out, e)
+	}
+	return out
+}
+
+// noCacheRuns is the error of a status entry of a context whose identity
+// has no cache.
+const noCacheRuns = "no cache runs"
