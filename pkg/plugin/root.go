@@ -53,7 +53,7 @@ recursively, or the controllers above it.`,
 		SilenceErrors: true,
 		// With no subcommand, print help.
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-		// Only query takes several contexts yet (fleetquery.go).
+		// record and history take one context (checkFleetCommand, fleetquery.go).
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFleetCommand(cmd, configFlags) },
 	}
 	configFlags.AddFlags(cmd.PersistentFlags())
@@ -61,7 +61,7 @@ recursively, or the controllers above it.`,
 		ns.Usage = "If present, the namespace scope for this CLI request; several namespaces joined by commas (-n a,b) are queried and watched each on its own"
 	}
 	if c := cmd.PersistentFlags().Lookup("context"); c != nil {
-		c.Usage = "The name of the kubeconfig context to use; query also takes several joined by commas and shell-style patterns ('prod-*'), and answers for each (see --all-contexts)"
+		c.Usage = "The name of the kubeconfig context to use; query, watch, capacity, tree and cache also take several joined by commas and shell-style patterns ('prod-*'), and answer for each (see --all-contexts)"
 	}
 	addKlogVerbosity(cmd.PersistentFlags())
 
