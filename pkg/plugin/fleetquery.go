@@ -142,12 +142,14 @@ func identityFlags(cf *genericclioptions.ConfigFlags) []string {
 
 // contextConfigFlags returns ConfigFlags for context name that keep the
 // command's other flags (--kubeconfig, -n, --as, --request-timeout, …).
+// An exec credential plugin that needs the terminal has its credentials
+// fetched one context at a time (fleet.SerializeTerminalExec).
 func contextConfigFlags(cf *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
 	c := genericclioptions.NewConfigFlags(true).WithDiscoveryBurst(300).WithDiscoveryQPS(50)
 	c.CacheDir, c.KubeConfig = cf.CacheDir, cf.KubeConfig
 	c.Namespace, c.Timeout, c.Insecure, c.DisableCompression, c.ProxyURL = cf.Namespace, cf.Timeout, cf.Insecure, cf.DisableCompression, cf.ProxyURL
 	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup, c.ImpersonateUserExtra = cf.Impersonate, cf.ImpersonateUID, cf.ImpersonateGroup, cf.ImpersonateUserExtra
-	c.WrapConfigFn = cf.WrapConfigFn
+	c.WrapConfigFn = fleet.SerializeTerminalExec(cf.WrapConfigFn)
 	c.Context = &name
 	return c
 }
