@@ -194,9 +194,16 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
+	progress := newFleetProgress(o.ErrOut, names)
 	results := fleet.Run(ctx, names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (*fleetAnswer, error) {
-		return answerContext(ctx, cmd, args, o, q, name)
+		if progress != nil {
+			ctx = withFleetProgress(ctx, progress.engineProgress(name))
+		}
+		a, err := answerContext(ctx, cmd, args, o, q, name)
+		progress.done(name, err)
+		return a, err
 	})
+	progress.end()
 	defer func() {
 		for _, r := range results {
 			if r.Value != nil {
@@ -256,6 +263,7 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 	if err := co.Validate(); err != nil {
 		return a, err
 	}
+	co.config.Progress = fleetProgressFrom(ctx, co.config.Progress)
 	if err := co.collect(ctx, a); err != nil {
 		return a, err
 	}
