@@ -203,3 +203,31 @@ func TestFleetWatchMaxEventsYAML(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetWatchWhereContext chooses one of two contexts with --where
+// context=…: every event printed is of that context.
+func TestFleetWatchWhereContext(t *testing.T) {
+	seed(t)
+	f := framework.CurrentFleet(t)
+	a, b := f.Contexts[0], f.Contexts[1]
+	r := framework.Run(t, framework.Cmd{
+		Args:       []string{"informer", "watch", "pods", "-n", namespace, "--context", a + "," + b, "--where", "context=" + b, "--initial", "--max-events", "2", "-o", "name"},
+		Kubeconfig: f.Kubeconfig,
+		Timeout:    5 * time.Minute,
+	})
+	if r.ExitCode != 0 {
+		t.Fatalf("exit code %d, want 0: %s", r.ExitCode, r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d events, want 2:\n%s", len(lines), r.Stdout)
+	}
+	for _, line := range lines {
+		if !strings.HasPrefix(line, b+"/ADDED pod/") {
+			t.Errorf("event %q is not an ADDED pod of context %s", line, b)
+		}
+	}
+	if strings.Contains(r.Stderr, "context "+a+":") {
+		t.Errorf("stderr names context %s, which --where left out:\n%s", a, r.Stderr)
+	}
+}
