@@ -142,12 +142,14 @@ func identityFlags(cf *genericclioptions.ConfigFlags) []string {
 
 // contextConfigFlags returns ConfigFlags for context name that keep the
 // command's other flags (--kubeconfig, -n, --as, --request-timeout, …).
+// An exec credential plugin that needs the terminal has its credentials
+// fetched one context at a time (fleet.SerializeTerminalExec).
 func contextConfigFlags(cf *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
 	c := genericclioptions.NewConfigFlags(true).WithDiscoveryBurst(300).WithDiscoveryQPS(50)
 	c.CacheDir, c.KubeConfig = cf.CacheDir, cf.KubeConfig
 	c.Namespace, c.Timeout, c.Insecure, c.DisableCompression, c.ProxyURL = cf.Namespace, cf.Timeout, cf.Insecure, cf.DisableCompression, cf.ProxyURL
 	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup, c.ImpersonateUserExtra = cf.Impersonate, cf.ImpersonateUID, cf.ImpersonateGroup, cf.ImpersonateUserExtra
-	c.WrapConfigFn = cf.WrapConfigFn
+	c.WrapConfigFn = fleet.SerializeTerminalExec(cf.WrapConfigFn)
 	c.Context = &name
 	return c
 }
@@ -192,9 +194,16 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
+	progress := newFleetProgress(o.ErrOut, names)
 	results := fleet.Run(ctx, names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (*fleetAnswer, error) {
-		return answerContext(ctx, cmd, args, o, q, name)
+		if progress != nil {
+			ctx = withFleetProgress(ctx, progress.engineProgress(name))
+		}
+		a, err := answerContext(ctx, cmd, args, o, q, name)
+		progress.done(name, err)
+		return a, err
 	})
+	progress.end()
 	defer func() {
 		for _, r := range results {
 			if r.Value != nil {
@@ -254,6 +263,7 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 	if err := co.Validate(); err != nil {
 		return a, err
 	}
+	co.config.Progress = fleetProgressFrom(ctx, co.config.Progress)
 	if err := co.collect(ctx, a); err != nil {
 		return a, err
 	}

@@ -3,8 +3,10 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // This file runs a watch across several contexts (--context a,b, a
@@ -23,13 +26,20 @@ import (
 //   - text: every line (the event's line and its diff) starts with the
 //     context's name and a space;
 //   - -o name: CONTEXT/TYPE/NAME;
-//   - -o json: each event's object has a field "context" first.
+//   - -o json: each event's object has a field "context" first;
+//   - -o yaml: each event's document has a key "context" first.
 //
 // A context that fails to start, or whose watch fails, is named on stderr
 // with its reason once; the others go on, and the exit code is 1. Other
 // stderr lines of a context (sync, warnings) are prefixed "context NAME: ".
-// --until, --until-all, --max-events, --group-by, --sum and -o yaml are
-// not supported across contexts yet.
+//
+// --until and --until-all are judged in each context as in a watch of that
+// context alone; a context's watch ends once its condition holds there, and
+// the fleet watch ends when every context has ended (met, failed or
+// interrupted). --max-events counts the events of the merged stream.
+// --where context… chooses contexts (the built-in context index); the other
+// --where selectors apply in each context. --group-by and --sum are not
+// supported across contexts yet.
 
 // fleetWatchRunE returns watch's RunE: a fleet watch when contexts are
 // chosen the fleet way, next otherwise.
@@ -49,8 +59,7 @@ func unsupportedFleetWatchFlags(o *WatchOptions) []string {
 		name string
 		set  bool
 	}{
-		{"--until", o.Until != ""}, {"--until-all", o.UntilAll != ""}, {"--max-events", o.MaxEvents != 0},
-		{"--group-by", len(o.GroupBy) > 0}, {"--sum", len(o.Sums) > 0}, {"-o yaml", o.Output == "yaml"},
+		{"--group-by", len(o.GroupBy) > 0}, {"--sum", len(o.Sums) > 0},
 	} {
 		if f.set {
 			set = append(set, f.name)
@@ -69,13 +78,34 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if set := unsupportedFleetWatchFlags(o); len(set) > 0 {
 		return fmt.Errorf("%s: not supported by a watch across contexts yet", strings.Join(set, ", "))
 	}
+	if o.MaxEvents < 0 {
+		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
+	}
+	contextWhere, where, err := splitContextWhere(o.Where)
+	if err != nil {
+		return err
+	}
 	sel, err := selectContexts(o.configFlags, f.allContexts)
 	if err != nil {
 		return err
 	}
+	names := slices.DeleteFunc(slices.Clone(sel.Names), func(name string) bool {
+		for _, s := range contextWhere {
+			if !s.Matches([]string{name}) {
+				return true
+			}
+		}
+		return false
+	})
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var budget *fleetEventBudget
+	if o.MaxEvents > 0 {
+		budget = &fleetEventBudget{left: o.MaxEvents, spent: cancel}
+	}
 
 	var mu sync.Mutex // one line at a time on stdout and on stderr
 	failed := 0
@@ -83,9 +113,9 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 		failed++
 		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
 	}
-	errs := make([]error, len(sel.Names))
+	errs := make([]error, len(names))
 	var wg sync.WaitGroup
-	for i, name := range sel.Names {
+	for i, name := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -93,7 +123,7 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
 				return append([]byte("context "+name+": "), line...)
 			}}
-			errs[i] = watchContext(ctx, cmd, args, o, name, stdout, stderr)
+			errs[i] = watchContext(ctx, cmd, args, o, fleetWatchContext{name: name, where: where, budget: budget}, stdout, stderr)
 			stdout.flush()
 			stderr.flush()
 			if errs[i] != nil {
@@ -110,25 +140,90 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 		}
 	}
 	if failed > 0 {
-		return &fleet.PartialError{Failed: failed, Total: len(sel.Names) + len(sel.Missing)}
+		return &fleet.PartialError{Failed: failed, Total: len(names) + len(sel.Missing)}
 	}
 	return nil
 }
 
-// watchContext runs the watch in context name with its own ConfigFlags,
+// fleetWatchContext is what one context's watch of a fleet watch gets
+// beside the command's options.
+type fleetWatchContext struct {
+	name string
+	// where are the --where selectors other than the context index's.
+	where []string
+	// budget is the shared --max-events, nil without one.
+	budget *fleetEventBudget
+}
+
+// watchContext runs the watch in context c.name with its own ConfigFlags,
 // writing to stdout and stderr.
-func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, name string, stdout, stderr io.Writer) error {
+func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c fleetWatchContext, stdout, stderr io.Writer) error {
 	co := *o
-	co.configFlags = contextConfigFlags(o.configFlags, name)
+	co.configFlags = contextConfigFlags(o.configFlags, c.name)
 	co.engines = directEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
+	co.Where = c.where
+	if c.budget != nil {
+		co.MaxEvents = 0
+	}
 	if err := co.Complete(cmd, args); err != nil {
 		return err
 	}
 	if err := co.Validate(); err != nil {
 		return err
 	}
+	co.print.budget = c.budget
 	return co.Run(ctx)
+}
+
+// splitContextWhere takes the selectors of the context index out of
+// --where.
+func splitContextWhere(where []string) ([]index.Selector, []string, error) {
+	var contextSel []index.Selector
+	var rest []string
+	for _, s := range where {
+		sel, err := index.ParseSelector("--where", s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sel.Name == fleet.ContextIndex {
+			contextSel = append(contextSel, sel)
+			continue
+		}
+		rest = append(rest, s)
+	}
+	return contextSel, rest, nil
+}
+
+// fleetEventBudget is --max-events across the watches of a fleet: each
+// context's printer holds it while it prints an event, so the merged
+// stream has exactly that many events; when they are spent, spent ends
+// every context's watch.
+type fleetEventBudget struct {
+	mu    sync.Mutex
+	left  int
+	spent func()
+}
+
+// lock holds the budget for one event; false when it is spent (not held).
+func (b *fleetEventBudget) lock() bool {
+	b.mu.Lock()
+	if b.left <= 0 {
+		b.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// unlock releases the budget, counting an event if one was printed.
+func (b *fleetEventBudget) unlock(printed bool) {
+	if printed {
+		b.left--
+		if b.left == 0 {
+			b.spent()
+		}
+	}
+	b.mu.Unlock()
 }
 
 // watchLinePrefix returns how a line of a fleet watch's output names its
@@ -140,6 +235,15 @@ func watchLinePrefix(output, name string) func([]byte) []byte {
 		return func(line []byte) []byte {
 			if bytes.HasPrefix(line, []byte("{")) {
 				return append(append([]byte(nil), field...), line[1:]...)
+			}
+			return line
+		}
+	case "yaml":
+		key, _ := json.Marshal(name) // a JSON string is a YAML scalar
+		field := append([]byte("context: "), key...)
+		return func(line []byte) []byte {
+			if string(line) == "---" {
+				return append([]byte("---\n"), field...)
 			}
 			return line
 		}

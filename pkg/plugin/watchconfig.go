@@ -101,6 +101,9 @@ type watchPrintConfig struct {
 	// sharedProcess is set when the watch runs in a process serving other
 	// commands too (a warm cache): it then leaves GOMAXPROCS alone.
 	sharedProcess bool
+	// budget, when set, is --max-events shared by the watches of a fleet
+	// (fleetwatch.go): an event is printed only while it lasts.
+	budget *fleetEventBudget
 }
 
 // parseDiffPaths returns the diff options of --ignore and --only: the default

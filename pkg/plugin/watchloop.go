@@ -73,7 +73,13 @@ func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
 		if !ok {
 			return quietPipe(p.out.Flush())
 		}
+		if p.cfg.budget != nil && !p.cfg.budget.lock() {
+			return quietPipe(p.out.Flush())
+		}
 		shown, err := p.handle(ev)
+		if p.cfg.budget != nil {
+			p.cfg.budget.unlock(shown && err == nil)
+		}
 		if err != nil {
 			return quietPipe(err)
 		}
