@@ -114,9 +114,10 @@ func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 }
 
 // engineTransform is the engine's part of every transform: the type's
-// apiVersion and kind on typed and metadata objects, and managedFields as
-// mode says. It changes obj in place, which client-go allows for an object
-// it hands a transform.
+// apiVersion and kind on typed and metadata objects, managedFields as
+// mode says, and the values an object shares with other cached objects
+// (internObject). It changes obj in place, which client-go allows for an
+// object it hands a transform.
 func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersionKind, mode ManagedFields) interface{} {
 	ro, ok := obj.(runtime.Object)
 	if !ok {
@@ -133,6 +134,7 @@ func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersion
 		return obj
 	}
 	trimManagedFields(accessor, mode)
+	internObject(obj)
 	return obj
 }
 
