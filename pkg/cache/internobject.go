@@ -115,6 +115,7 @@ func internMeta(om *metav1.ObjectMeta) {
 		share(&r.Kind)
 		share(&r.Name)
 	}
+	shareSlice(&om.OwnerReferences)
 	for i := range om.ManagedFields {
 		f := &om.ManagedFields[i]
 		share(&f.Manager)
@@ -153,6 +154,9 @@ func internPodSpec(spec *corev1.PodSpec) {
 		share(&t.Operator)
 		share(&t.Effect)
 	}
+	shareSlice(&spec.Tolerations)
+	sharePtr(&spec.SecurityContext)
+	sharePtr(&spec.Affinity)
 	for i := range spec.Volumes {
 		v := &spec.Volumes[i]
 		if v.ConfigMap != nil {
@@ -178,8 +182,8 @@ func internContainer(c *corev1.Container) {
 	share(&c.ImagePullPolicy)
 	share(&c.TerminationMessagePath)
 	share(&c.TerminationMessagePolicy)
-	internStrings(c.Command)
-	internStrings(c.Args)
+	shareStrings(&c.Command)
+	shareStrings(&c.Args)
 	for i := range c.Ports {
 		p := &c.Ports[i]
 		share(&p.Name)

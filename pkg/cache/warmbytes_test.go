@@ -190,6 +190,9 @@ func BenchmarkWarmCacheBytesPerPod(b *testing.B) {
 			b.Fatalf("BENCH_WARM_PODS: %v", err)
 		}
 	}
+	if os.Getenv("BENCH_WARM_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 1
+	}
 	pods := benchPodDump(b, n)
 	wire := make([][]byte, n)
 	for i, p := range pods {
