@@ -17,13 +17,14 @@ import (
 )
 
 // internObject makes obj, a typed object about to enter the cache, share
-// with the other cached objects the strings and maps that repeat between
-// objects: namespaces, label and annotation maps, owner kinds, and of pods
-// node names, images, container names and resource lists. Only values are
-// replaced, by equal ones: obj marshals and compares as before. It changes
-// obj in place, as the engine's transform may, and is idempotent. What it
-// shares must never be mutated: the cache's objects are read-only.
-// Unstructured objects are left as they are.
+// with the other cached objects the strings and parts that repeat between
+// objects: namespaces, label and annotation maps, owner references, and of
+// pods node names, images, resource lists, probes, security contexts,
+// tolerations, ports, env and volume sources. Only values are replaced, by
+// deeply equal ones: obj marshals and compares as before. It changes obj in
+// place, as the engine's transform may, and is idempotent: a second pass
+// writes nothing. What it shares must never be mutated: the cache's objects
+// are read-only. Unstructured objects are left as they are.
 func internObject(obj interface{}) {
 	m, ok := obj.(interface{ GetObjectMeta() metav1.Object })
 	if !ok {
@@ -172,7 +173,12 @@ func internPodSpec(spec *corev1.PodSpec) {
 					share(&s.ConfigMap.Name)
 				}
 			}
+			sharePtr(&v.Projected)
 		}
+		sharePtr(&v.ConfigMap)
+		sharePtr(&v.Secret)
+		sharePtr(&v.DownwardAPI)
+		sharePtr(&v.EmptyDir)
 	}
 }
 
@@ -214,6 +220,7 @@ func internPodStatus(st *corev1.PodStatus) {
 	for i := range st.HostIPs {
 		share(&st.HostIPs[i].IP)
 	}
+	shareSlice(&st.HostIPs)
 	share(&st.Reason)
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
