@@ -209,6 +209,12 @@ func internContainer(c *corev1.Container) {
 		m := &c.VolumeMounts[i]
 		share(&m.MountPath)
 	}
+	sharePtr(&c.ReadinessProbe)
+	sharePtr(&c.LivenessProbe)
+	sharePtr(&c.StartupProbe)
+	sharePtr(&c.SecurityContext)
+	shareSlice(&c.Ports)
+	shareSlice(&c.Env)
 	resourceLists.intern(&c.Resources.Limits)
 	resourceLists.intern(&c.Resources.Requests)
 }

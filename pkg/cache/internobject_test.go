@@ -71,7 +71,8 @@ func TestInternObjectKeepsEveryValue(t *testing.T) {
 			}
 			// Pods 0 and 60 are pods of the same ReplicaSet on the same
 			// node (hack/benchtool realPod): they share their labels,
-			// requests, image and namespace.
+			// requests, probe, ports, token volume source, tolerations,
+			// image and namespace.
 			a, b := pods[0], pods[60]
 			if reflect.ValueOf(a.Labels).UnsafePointer() != reflect.ValueOf(b.Labels).UnsafePointer() {
 				t.Errorf("pods %s and %s: equal labels not shared", a.Name, b.Name)
@@ -79,6 +80,12 @@ func TestInternObjectKeepsEveryValue(t *testing.T) {
 			ra, rb := a.Spec.Containers[0].Resources.Requests, b.Spec.Containers[0].Resources.Requests
 			if reflect.ValueOf(ra).UnsafePointer() != reflect.ValueOf(rb).UnsafePointer() {
 				t.Errorf("pods %s and %s: equal requests not shared", a.Name, b.Name)
+			}
+			if a.Spec.Containers[0].ReadinessProbe != b.Spec.Containers[0].ReadinessProbe ||
+				&a.Spec.Containers[0].Ports[0] != &b.Spec.Containers[0].Ports[0] ||
+				a.Spec.Volumes[0].Projected != b.Spec.Volumes[0].Projected ||
+				&a.Spec.Tolerations[0] != &b.Spec.Tolerations[0] {
+				t.Errorf("pods %s and %s: equal probes, ports, volume sources or tolerations not shared", a.Name, b.Name)
 			}
 			if unsafe.StringData(a.Spec.Containers[0].Image) != unsafe.StringData(b.Spec.Containers[0].Image) ||
 				unsafe.StringData(a.Namespace) != unsafe.StringData(b.Namespace) {
