@@ -86,7 +86,7 @@ func serverManagedFields(tb testing.TB, pod *corev1.Pod) []metav1.ManagedFieldsE
 			tb.Fatal(err)
 		}
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}, Subresource: subresource}
+			Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)), Subresource: subresource}
 	}
 	return []metav1.ManagedFieldsEntry{entry("kube-controller-manager", "", kcm), entry("kwok-v0.8.0", "status", kwok)}
 }
