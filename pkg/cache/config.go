@@ -79,6 +79,13 @@ type Config struct {
 	FullObjects bool
 	// ManagedFields says what to keep of managedFields.
 	ManagedFields ManagedFields
+	// ShareValues makes the transform share the values a cached object
+	// has in common with others (strings, label maps, resource lists,
+	// container parts: internObject), which lowers the memory per object
+	// of a long-lived cache at a CPU cost per object received. Only for a
+	// source whose objects the engine owns (a live API server): sharing
+	// writes into the object.
+	ShareValues bool
 	// Transforms adds a transform for the objects of one resource, run
 	// after the engine's own (which sets apiVersion and kind and applies
 	// ManagedFields), before the object enters the cache: capacity keeps

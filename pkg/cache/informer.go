@@ -102,10 +102,11 @@ func (l clientListerWatcher[L]) WatchWithContext(ctx context.Context, opts metav
 func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 	gvk := t.Mapping.GroupVersionKind
 	mode := e.cfg.ManagedFields
+	share := e.cfg.ShareValues
 	then := e.cfg.Transforms[t.Mapping.Resource.GroupResource()]
 	return func(obj interface{}) (interface{}, error) {
 		t.received.Add(1)
-		obj = engineTransform(obj, t.Kind, gvk, mode)
+		obj = engineTransform(obj, t.Kind, gvk, mode, share)
 		if then == nil {
 			return obj, nil
 		}
@@ -114,10 +115,12 @@ func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 }
 
 // engineTransform is the engine's part of every transform: the type's
-// apiVersion and kind on typed and metadata objects, and managedFields as
-// mode says. It changes obj in place, which client-go allows for an object
-// it hands a transform, but only where obj differs from what it sets.
-func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersionKind, mode ManagedFields) interface{} {
+// apiVersion and kind on typed and metadata objects, managedFields as mode
+// says, and, with share, the values an object shares with other cached
+// objects (internObject). It changes obj in place, which client-go allows for
+// an object it hands a transform, but without share only where obj differs
+// from what it sets: a source may hand several engines one object.
+func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersionKind, mode ManagedFields, share bool) interface{} {
 	ro, ok := obj.(runtime.Object)
 	if !ok {
 		return obj
@@ -134,6 +137,9 @@ func engineTransform(obj interface{}, kind InformerKind, gvk schema.GroupVersion
 		return obj
 	}
 	trimManagedFields(accessor, mode)
+	if share {
+		internObject(obj)
+	}
 	return obj
 }
 

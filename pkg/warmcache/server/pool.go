@@ -267,6 +267,7 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		Indexes:           indexes,
 		FullObjects:       true,
 		ManagedFields:     cfg.ManagedFields,
+		ShareValues:       true,
 		PlainWatchStreams: cfg.ManagedFields == cache.InternManagedFields,
 		SyncTimeout:       cfg.SyncTimeout,
 		OnWatchError: func(t *cache.Type, err error) {
