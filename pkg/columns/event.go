@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // eventTable is the Table of core/v1 events. Its first column is LAST SEEN, and NAME is its last,
@@ -64,32 +66,6 @@ func firstNonEmpty(a, b string) string {
 var eventsV1Table = Table{
 	Columns: eventTable.Columns,
 	Row: typedRow(func(e *eventsv1.Event, now time.Time) []string {
-		return eventRow(coreEvent(e), now)
+		return eventRow(object.CoreEvent(e), now)
 	}),
-}
-
-// coreEvent converts an events.k8s.io event to the core event the API server prints, as
-// k8s.io/kubernetes/pkg/apis/events/v1's conversion does: regarding is the involved object, note
-// the message, and the deprecated fields the source, first and last times and count.
-func coreEvent(e *eventsv1.Event) *corev1.Event {
-	out := &corev1.Event{
-		ObjectMeta:          e.ObjectMeta,
-		InvolvedObject:      e.Regarding,
-		Reason:              e.Reason,
-		Message:             e.Note,
-		Source:              e.DeprecatedSource,
-		FirstTimestamp:      e.DeprecatedFirstTimestamp,
-		LastTimestamp:       e.DeprecatedLastTimestamp,
-		Count:               e.DeprecatedCount,
-		Type:                e.Type,
-		EventTime:           e.EventTime,
-		Action:              e.Action,
-		Related:             e.Related,
-		ReportingController: e.ReportingController,
-		ReportingInstance:   e.ReportingInstance,
-	}
-	if e.Series != nil {
-		out.Series = &corev1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-	}
-	return out
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // This file holds the event relation indexes: event.reason, event.type and event.message, which
@@ -147,7 +149,7 @@ func CoreEvent(obj interface{}) (*corev1.Event, bool) {
 		if e == nil {
 			return nil, false
 		}
-		return fromEventsV1(e), true
+		return object.CoreEvent(e), true
 	case *unstructured.Unstructured:
 		if e == nil || e.GetKind() != "Event" {
 			return nil, false
@@ -164,36 +166,10 @@ func CoreEvent(obj interface{}) (*corev1.Event, bool) {
 			if runtime.DefaultUnstructuredConverter.FromUnstructured(e.Object, &ev) != nil {
 				return nil, false
 			}
-			return fromEventsV1(&ev), true
+			return object.CoreEvent(&ev), true
 		}
 	}
 	return nil, false
-}
-
-// fromEventsV1 converts an events.k8s.io/v1 Event to core/v1 as the API server does.
-func fromEventsV1(e *eventsv1.Event) *corev1.Event {
-	out := &corev1.Event{
-		TypeMeta:            e.TypeMeta,
-		ObjectMeta:          e.ObjectMeta,
-		InvolvedObject:      e.Regarding,
-		Reason:              e.Reason,
-		Message:             e.Note,
-		Source:              e.DeprecatedSource,
-		FirstTimestamp:      e.DeprecatedFirstTimestamp,
-		LastTimestamp:       e.DeprecatedLastTimestamp,
-		Count:               e.DeprecatedCount,
-		Type:                e.Type,
-		EventTime:           e.EventTime,
-		Action:              e.Action,
-		Related:             e.Related,
-		ReportingController: e.ReportingController,
-		ReportingInstance:   e.ReportingInstance,
-	}
-	out.APIVersion, out.Kind = "v1", "Event"
-	if e.Series != nil {
-		out.Series = &corev1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-	}
-	return out
 }
 
 // LastSeen is when ev last happened, as kubectl get events' LAST SEEN reads it: the series' last

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // at is a fixed reference time plus d, for event timestamps.
@@ -256,7 +258,7 @@ func TestEventRelation(t *testing.T) {
 func TestEventIndexerCountsAnEventOnce(t *testing.T) {
 	v1 := schedulerEvent("s1", "uid-pending", "pending", "FailedScheduling", "0/3 nodes are available", time.Minute)
 	both := eventIndexer(t, v1)
-	core := eventIndexer(t, fromEventsV1(v1))
+	core := eventIndexer(t, object.CoreEvent(v1))
 	events := EventIndexer{Indexers: append(both.Indexers, core.Indexers...)}
 	if got := events.EventsAbout("Pod", "shop", "pending", "uid-pending"); len(got) != 1 {
 		t.Errorf("EventsAbout = %d events, want 1", len(got))

@@ -6,5 +6,9 @@
 // unstructured.Unstructured holds. Indexers, measures, the differ and the
 // printers all read objects in that form, through Content.
 //
+// One type has two forms: an events.k8s.io/v1 Event is the core/v1 Event
+// the API server stores (CoreEvent), which the event indexes and the event
+// table both read.
+//
 // The package imports no other package of kubectl-informer.
 package object
