@@ -96,6 +96,26 @@ func TestFleetIdentityAndContextFlags(t *testing.T) {
 	}
 }
 
+func TestUnsupportedFleetQueryFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		o    QueryOptions
+		want []string
+	}{
+		{name: "none", o: QueryOptions{}},
+		{name: "show-events", o: QueryOptions{ShowEvents: true}, want: []string{"--show-events"}},
+		{name: "watch", o: QueryOptions{queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch"}},
+		{name: "watch-only and show-events", o: QueryOptions{ShowEvents: true, queryWatchFlags: queryWatchFlags{WatchOnly: true}}, want: []string{"--show-events", "-w/--watch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := unsupportedFleetQueryFlags(&tt.o); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("unsupportedFleetQueryFlags = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestCheckFleetCommand(t *testing.T) {
 	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
 	for _, tc := range []struct {
