@@ -1,6 +1,7 @@
 package columns
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
@@ -19,11 +21,34 @@ import (
 var flowSchemaTable = Table{
 	Columns: columnsOf([]string{"Name", "PriorityLevel", "MatchingPrecedence", "DistinguisherMethod", "Age", "MissingPL"}),
 	Row:     typedRow(flowSchemaRow),
+	Compare: compareFlowSchemas,
+}
+
+// compareFlowSchemas orders FlowSchemas as printers.go's printFlowSchemaList does
+// (FlowSchemaSequence): lower matching precedence first, then by name.
+func compareFlowSchemas(a, b runtime.Object) int {
+	pa, na := flowSchemaOrder(a)
+	pb, nb := flowSchemaOrder(b)
+	if pa != pb {
+		return cmp.Compare(pa, pb)
+	}
+	return strings.Compare(na, nb)
+}
+
+// flowSchemaOrder returns a FlowSchema's matching precedence and name, typed or unstructured.
+func flowSchemaOrder(obj runtime.Object) (int64, string) {
+	switch o := obj.(type) {
+	case *flowcontrolv1.FlowSchema:
+		return int64(o.Spec.MatchingPrecedence), o.Name
+	case *unstructured.Unstructured:
+		p, _, _ := unstructured.NestedInt64(o.Object, "spec", "matchingPrecedence")
+		return p, o.GetName()
+	}
+	return 0, ""
 }
 
 // flowSchemaRow is printers.go's printFlowSchema: MISSINGPL is the status of the Dangling
-// condition, "?" without one. (kubectl lists FlowSchemas in matching precedence order, which is
-// the caller's to apply: printers.go's list printer sorts them.)
+// condition, "?" without one. (The order of the rows is compareFlowSchemas'.)
 func flowSchemaRow(fs *flowcontrolv1.FlowSchema, now time.Time) []string {
 	distinguisher := "<none>"
 	if fs.Spec.DistinguisherMethod != nil {

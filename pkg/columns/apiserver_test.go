@@ -12,6 +12,7 @@ import (
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -197,5 +198,48 @@ func TestMetadataTable(t *testing.T) {
 		if want := []string{"reader", "2026-11-23T12:00:00Z"}; err != nil || !slices.Equal(got, want) {
 			t.Errorf("For(%v).Row(metadata) = %q, %v, want %q", gr, got, err, want)
 		}
+	}
+}
+
+// TestFlowSchemaOrder sorts FlowSchemas as printers.go's FlowSchemaSequence does: by matching
+// precedence, then by name, typed and unstructured alike.
+func TestFlowSchemaOrder(t *testing.T) {
+	fs := func(name string, precedence int32) *flowcontrolv1.FlowSchema {
+		return &flowcontrolv1.FlowSchema{ObjectMeta: objMeta(name), Spec: flowcontrolv1.FlowSchemaSpec{MatchingPrecedence: precedence}}
+	}
+	unstr := func(name string, precedence int64) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"matchingPrecedence": precedence}}}
+		u.SetName(name)
+		return u
+	}
+	tests := []struct {
+		name string
+		objs []runtime.Object
+		want []string
+	}{
+		{
+			name: "typed",
+			objs: []runtime.Object{fs("workload-low", 9000), fs("exempt", 1), fs("probes", 2), fs("catch-all", 10000), fs("system-leader-election", 100), fs("endpoint-controller", 150), fs("workload-leader-election", 200), fs("a-tie", 200)},
+			want: []string{"exempt", "probes", "system-leader-election", "endpoint-controller", "a-tie", "workload-leader-election", "workload-low", "catch-all"},
+		},
+		{
+			name: "unstructured",
+			objs: []runtime.Object{unstr("global-default", 9900), unstr("exempt", 1), unstr("b", 500), unstr("a", 500)},
+			want: []string{"exempt", "a", "b", "global-default"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := slices.Clone(tt.objs)
+			slices.SortStableFunc(objs, flowSchemaTable.Compare)
+			var got []string
+			for _, o := range objs {
+				_, name := flowSchemaOrder(o)
+				got = append(got, name)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("order = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -12,9 +12,9 @@
 // LimitRanges, CSIStorageCapacities).
 //
 // A row is computed from one object, where printers.go's list printers may read the whole list:
-// kubectl prints FlowSchemas in matching precedence order, and marks only the most recently created
-// of several StorageClasses annotated as the default. A Table marks each such StorageClass, and
-// leaves the order of rows to the caller.
+// kubectl marks only the most recently created of several StorageClasses annotated as the default,
+// where a Table marks each. Where the list printer sorts the rows (FlowSchemas, by matching
+// precedence), the Table's Compare says the order, which its caller applies.
 //
 // A [Table] is what kubectl shows for one resource: its columns ([Column]) and a [RowFunc] that turns one
 // object into one row of cells. [For] returns the Table of a built-in resource by GroupResource;

@@ -41,6 +41,10 @@ type Table struct {
 	Columns []Column
 	// Row computes one object's row; it is safe for concurrent use.
 	Row RowFunc
+	// Compare, when set, orders the rows as the API server's table printer does where it sorts
+	// the list itself (printers.go prints FlowSchemas by matching precedence, then name): it
+	// returns a negative number when a's row comes first. Nil keeps the order of the objects.
+	Compare func(a, b runtime.Object) int
 }
 
 // Headers returns the headings of the columns kubectl prints: every column when wide is true,

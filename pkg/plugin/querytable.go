@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) err
 		}
 		header = append(header, p.cfg.eventHeaders()...)
 		rows := make([][]string, 0, len(g.objs))
-		for _, obj := range g.objs {
+		for _, obj := range p.tableOrder(table, g.objs) {
 			row, err := p.tableRow(g.t, table, obj, now, wide, withKind)
 			if err != nil {
 				return err
@@ -80,6 +81,24 @@ func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) err
 		}
 	}
 	return nil
+}
+
+// tableOrder returns objs in the order table prints them: the order of its
+// Compare where it has one and --sort-by does not say another, else objs'.
+func (p queryPrinter) tableOrder(table columns.Table, objs []interface{}) []interface{} {
+	if table.Compare == nil || p.cfg.sortBy != "" {
+		return objs
+	}
+	sorted := slices.Clone(objs)
+	slices.SortStableFunc(sorted, func(a, b interface{}) int {
+		ra, okA := a.(runtime.Object)
+		rb, okB := b.(runtime.Object)
+		if !okA || !okB {
+			return 0
+		}
+		return table.Compare(ra, rb)
+	})
+	return sorted
 }
 
 // tableRow is one object's row of printTables.

@@ -432,10 +432,9 @@ var everyTypeEmpty = map[string]string{
 // printing its own cache, sorts by name: the rows are compared but not
 // their order.
 var everyTypeAnyOrder = map[string]string{
-	// printers.go's list printer sorts flow schemas by matching precedence.
-	"flowschemas.flowcontrol.apiserver.k8s.io": "matching precedence order",
-	// The API server probes the components in a fixed order of its own.
-	"componentstatuses": "the order the API server probes the components in",
+	// The API server probes the components in parallel and lists them in
+	// the order the probes finish (registry/core/componentstatus, List).
+	"componentstatuses": "the order the API server's probes finish in",
 }
 
 // TestColumnsEveryType compares `kubectl informer query TYPE -A` with
