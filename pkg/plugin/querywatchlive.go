@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -236,8 +234,8 @@ func (w *queryWatch) runLive(ctx context.Context, q *cache.Queue) error {
 		}
 	}()
 	resized := make(chan os.Signal, 1)
-	signal.Notify(resized, syscall.SIGWINCH)
-	defer signal.Stop(resized)
+	notifyResize(resized)
+	defer stopResize(resized)
 	defer func() { _, _ = l.screen.out.Write(l.inPlace.End()) }()
 
 	pacer := newLivePacer()
