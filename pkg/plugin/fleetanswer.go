@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 )
 
 // fleetAnswer is one context's answer to a fleet query: its printer (its
@@ -42,32 +40,11 @@ func (a *fleetAnswer) flushStderr(w io.Writer) {
 // and look the answer up. It records in a what the merged print reads and
 // how to stop the informers, which stay up until then.
 func (o *QueryOptions) collect(ctx context.Context, a *fleetAnswer) error {
-	mappings, err := o.resolve(o.typeArg)
+	related, shutdown, err := o.startAnswer(ctx)
 	if err != nil {
 		return err
 	}
-	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
-		return err
-	}
-	engine, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
-		pushdown: o.pushdown,
-	})
-	if err != nil {
-		return err
-	}
-	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
-		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
-	})
-	if err != nil {
-		engine.Shutdown()
-		return err
-	}
-	a.shutdown = func() {
-		related.Shutdown()
-		engine.Shutdown()
-	}
-	warnUnreadable(o.ErrOut, related.Unreadable())
+	a.shutdown = shutdown
 	indexDefs := related.Definitions()
 	guards := exprGuards(indexDefs, o.filter)
 	if err := exprFatal(guards); err != nil {

@@ -256,30 +256,11 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
-	mappings, err := o.resolve(o.typeArg)
+	related, shutdown, err := o.startAnswer(ctx)
 	if err != nil {
 		return err
 	}
-	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
-		return err
-	}
-	engine, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
-		pushdown: o.pushdown,
-	})
-	if err != nil {
-		return err
-	}
-	defer engine.Shutdown()
-	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
-		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
-		Events: o.ShowEvents,
-	})
-	if err != nil {
-		return err
-	}
-	defer related.Shutdown()
-	warnUnreadable(o.ErrOut, related.Unreadable())
+	defer shutdown()
 	indexDefs := related.Definitions()
 
 	guards := exprGuards(indexDefs, o.filter)
@@ -294,6 +275,40 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	p := queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
 	p.cfg.events = related.Events()
 	return p.print(ctx, groups)
+}
+
+// startAnswer resolves the query's types and starts and syncs the engine and
+// the relations its indexes read, warning of related types that cannot be
+// read. The caller calls shutdown once it has printed; on an error nothing
+// is left running.
+func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relations, shutdown func(), err error) {
+	mappings, err := o.resolve(o.typeArg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
+		return nil, nil, err
+	}
+	engine, err := o.engines.start(ctx, o.source, engineRequest{
+		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
+		pushdown: o.pushdown,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	related, err = cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
+		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Events: o.ShowEvents,
+	})
+	if err != nil {
+		engine.Shutdown()
+		return nil, nil, err
+	}
+	warnUnreadable(o.ErrOut, related.Unreadable())
+	return related, func() {
+		related.Shutdown()
+		engine.Shutdown()
+	}, nil
 }
 
 // lookup returns each type's objects that the --index selectors select and
