@@ -45,7 +45,10 @@ waits until their caches have synced, and then either answers index queries
 from the cache (query) or streams every add, update and delete with a diff of
 what changed (watch); capacity joins pods to nodes and prints their requests
 and limits against the nodes' allocatable; tree prints what an object owns,
-recursively, or the controllers above it.`,
+recursively, or the controllers above it, and with --refs what it uses and
+what uses it. query -w keeps the answer's table current. The same commands
+read several contexts at once (--context a,b, --all-contexts), dumps and
+recordings (--from, --at); record writes a recording, history reads one.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl informer",
 		},
