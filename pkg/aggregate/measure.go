@@ -194,6 +194,11 @@ func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 // computes the pod's requests and limits at most once for all of ms.
 func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 	obj = index.Unwrap(obj)
+	if r, ok := obj.(*index.Record); ok {
+		if values, ok, err := r.Measures(measureNames(ms)); ok {
+			return values, err
+		}
+	}
 	values := make([]resource.Quantity, len(ms))
 	var (
 		pod              *corev1.Pod

@@ -94,6 +94,13 @@ type Config struct {
 	// not return, and is called from the informer's goroutine. Types
 	// naming the same resource share it.
 	Transforms map[schema.GroupResource]toolscache.TransformFunc
+	// Reduce, when set, is a transform for the objects of every type, run
+	// last: a one-shot command's stored form (index.RecordPlan), which
+	// keeps only what the command reads. It has the contract of Transforms.
+	// Applied as objects arrive, also while a streaming initial list
+	// (WatchListClient) is read, so a whole object is held only while it
+	// is reduced.
+	Reduce toolscache.TransformFunc
 	// PlainWatchStreams asks the server for watch streams without gzip,
 	// the streaming initial list (WatchListClient) included, for a
 	// long-running watch whose events then cost less CPU; lists stay

@@ -104,13 +104,20 @@ func (e *Engine) transform(t *Type) toolscache.TransformFunc {
 	mode := e.cfg.ManagedFields
 	share := e.cfg.ShareValues
 	then := e.cfg.Transforms[t.Mapping.Resource.GroupResource()]
+	reduce := e.cfg.Reduce
 	return func(obj interface{}) (interface{}, error) {
 		t.received.Add(1)
 		obj = engineTransform(obj, t.Kind, gvk, mode, share)
-		if then == nil {
+		if then != nil {
+			var err error
+			if obj, err = then(obj); err != nil {
+				return nil, err
+			}
+		}
+		if reduce == nil {
 			return obj, nil
 		}
-		return then(obj)
+		return reduce(obj)
 	}
 }
 

@@ -36,6 +36,15 @@ type Definition struct {
 // Values returns the indexed values of obj under def, or nil when obj has none or def.Func fails.
 // It is meant for showing the queried values next to objects in tables.
 func Values(def Definition, obj interface{}) []string {
+	if r, ok := Unwrap(obj).(*Record); ok {
+		// A Record holds what the whole object's values were.
+		if values, ok, err := r.IndexValues(def.Name); ok {
+			if err != nil {
+				return nil
+			}
+			return values
+		}
+	}
 	if def.Func == nil {
 		return nil
 	}

@@ -203,7 +203,11 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 func (o *QueryOptions) completeEngineConfig() {
 	o.config.Indexes = plainIndexes(o.indexDefs)
 	o.config.FullObjects = o.fullObjects()
-	if o.grouped() && o.podTransformSafe() {
+	if plan := o.recordPlan(); plan != nil {
+		// Each object is reduced to what the answer reads as it arrives
+		// (queryslim.go).
+		o.config.Indexes, o.config.Reduce = plan.Definitions(), plan.Transform
+	} else if o.grouped() && o.podTransformSafe() {
 		// Built-in measures and the built-in indexes named read nothing
 		// TransformPod drops (--indexer names cannot take built-in names).
 		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
