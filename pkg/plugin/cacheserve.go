@@ -155,6 +155,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	srv := &server.Server{
 		Listener:    listener,
 		Run:         env.handle,
+		Collect:     env.handleCollect,
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
 		BuildID:     version.BuildID(),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -71,19 +72,32 @@ func prefixLines(w io.Writer, name, text string) {
 	}
 }
 
-// eachContext runs fn for each selected context, one after the other, with
-// its stdout and stderr prefixed by the context's name; a context missing
-// from the kubeconfig or whose fn fails is named on errOut. It returns a
-// *fleet.PartialError when any failed.
+// eachContext runs fn for each selected context, all at once, and then
+// writes, context by context in the order selected, its stdout and stderr
+// prefixed by the context's name; a context missing from the kubeconfig or
+// whose fn fails is named on errOut. It returns a *fleet.PartialError when
+// any failed.
 func eachContext(sel fleet.Selection, out, errOut io.Writer, fn func(name string, out, errOut io.Writer) error) error {
 	failed := 0
 	for _, name := range sel.Missing {
 		failed++
 		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
 	}
-	for _, name := range sel.Names {
-		var o, e bytes.Buffer
-		err := fn(name, &o, &e)
+	type result struct {
+		out, errOut bytes.Buffer
+		err         error
+	}
+	results := make([]result, len(sel.Names))
+	var wg sync.WaitGroup
+	for i, name := range sel.Names {
+		wg.Go(func() {
+			r := &results[i]
+			r.err = fn(name, &r.out, &r.errOut)
+		})
+	}
+	wg.Wait()
+	for i, name := range sel.Names {
+		o, e, err := &results[i].out, &results[i].errOut, results[i].err
 		prefixLines(out, name, o.String())
 		prefixLines(errOut, name, e.String())
 		if err != nil {
@@ -107,6 +121,18 @@ func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetF
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	// Contexts of one identity share its cache: they start it one after
+	// the other (the first starts it, the others find it running).
+	var mu sync.Mutex
+	bySocket := map[string]*sync.Mutex{}
+	socketLock := func(socket string) *sync.Mutex {
+		mu.Lock()
+		defer mu.Unlock()
+		if bySocket[socket] == nil {
+			bySocket[socket] = &sync.Mutex{}
+		}
+		return bySocket[socket]
+	}
 	return eachContext(sel, o.Out, o.ErrOut, func(name string, out, errOut io.Writer) error {
 		co := *o
 		co.configFlags = contextConfigFlags(o.configFlags, name)
@@ -115,6 +141,9 @@ func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetF
 		if err := co.Complete(cmd, nil); err != nil {
 			return err
 		}
+		lock := socketLock(co.id.socket)
+		lock.Lock()
+		defer lock.Unlock()
 		return co.Run(cmd.Context())
 	})
 }

@@ -280,6 +280,9 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 	if err := co.Validate(); err != nil {
 		return a, err
 	}
+	if warm, err := co.collectWarm(ctx, cmd, args, q, a); warm {
+		return a, err
+	}
 	co.config.Progress = fleetProgressFrom(ctx, co.config.Progress)
 	if err := co.collect(ctx, a); err != nil {
 		return a, err

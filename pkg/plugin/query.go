@@ -116,6 +116,7 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	if env == nil {
 		cmd.RunE = fleetQueryRunE(o, addFleetFlags(cmd), cmd.RunE)
 	}
+	cmd.RunE = warmCollectRunE(o, env, cmd.RunE)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")

@@ -171,6 +171,20 @@ var ErrFallbackAfterOutput = errors.New("the cache declined the command after pa
 // is returned as it is, and the connection closed.
 func (c *Conn) Run(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
 	req.Kind = protocol.Run
+	return c.exchange(ctx, req, firstFrame, stdout, stderr)
+}
+
+// Collect sends req as a Collect request (a query's answer as data, see
+// protocol.Collect) and copies the answer's bytes to stdout and the
+// query's warnings to stderr, as Run does a command's output: the same
+// timeouts, errors and Fallback.
+func (c *Conn) Collect(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
+	req.Kind = protocol.Collect
+	return c.exchange(ctx, req, firstFrame, stdout, stderr)
+}
+
+// exchange sends req and reads its answer, for Run and Collect.
+func (c *Conn) exchange(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
 	if err := c.conn.SetWriteDeadline(time.Now().Add(SilenceTimeout)); err != nil {
 		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
 	}

@@ -33,6 +33,9 @@ type Server struct {
 	Listener *Listener
 	// Run answers Run requests.
 	Run Handler
+	// Collect answers Collect requests (an answer as data, for a fleet
+	// query); nil declines them with a Fallback.
+	Collect Handler
 	// Status fills in what the server does not know of a Status: server,
 	// user, context, caches.
 	Status func(*protocol.Status)
@@ -198,7 +201,9 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn) {
 		_ = protocol.WriteJSON(conn, protocol.FrameExit, protocol.Exit{})
 		s.shutdown()
 	case protocol.Run:
-		s.run(ctx, conn, req)
+		s.run(ctx, conn, req, s.Run)
+	case protocol.Collect:
+		s.run(ctx, conn, req, collectHandler(s.Collect))
 	default:
 		klog.InfoS("unknown request", "kind", req.Kind)
 	}
@@ -223,9 +228,10 @@ func (s *Server) status() protocol.Status {
 	return st
 }
 
-// run runs a Run request: the command's context ends when the client
-// closes the connection (Ctrl-C, a closed pipe) or the server stops.
-func (s *Server) run(ctx context.Context, conn *net.UnixConn, req protocol.Request) {
+// run runs a Run or Collect request with h: the command's context ends
+// when the client closes the connection (Ctrl-C, a closed pipe) or the
+// server stops.
+func (s *Server) run(ctx context.Context, conn *net.UnixConn, req protocol.Request, h Handler) {
 	s.mu.Lock()
 	s.active++
 	s.mu.Unlock()
@@ -259,7 +265,7 @@ func (s *Server) run(ctx context.Context, conn *net.UnixConn, req protocol.Reque
 			}
 		}
 	}()
-	outcome := s.Run(ctx, req, out.stdout(), out.stderr())
+	outcome := h(ctx, req, out.stdout(), out.stderr())
 	cancel() // ends the heartbeats
 	if err := out.close(); err != nil {
 		return

@@ -1,0 +1,270 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
+)
+
+// This file lets a fleet query use warm caches: each context whose warm
+// cache runs (the cache of that context's identity, as a query with
+// --context NAME finds it) is answered by that cache as data (a Collect
+// request, protocol.Answer), and the merged printer prints it exactly as
+// a context read directly. A context without a cache, whose cache is
+// unusable (another build, not answering) or declines (what it does not
+// share, --max-staleness), is read directly. With -v=1 each context says
+// which it was, and why.
+
+// collectWarm answers the query of context name (co, completed and
+// validated for that context; q the fleet's split of it) from the
+// context's warm cache into a. It reports whether the cache answered
+// (warm): when not, the caller reads the context directly. err is the
+// cache's answer that the query failed (a warm answer too), or ctx's end.
+func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, args []string, q fleetQuery, a *fleetAnswer) (warm bool, err error) {
+	direct := func(reason string) (bool, error) {
+		klog.V(1).InfoS("fleet query: reading the context directly", "context", a.name, "reason", reason)
+		return false, nil
+	}
+	unusable := func(reason string) (bool, error) {
+		fmt.Fprintf(a.stderr, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
+		return direct(reason)
+	}
+	if co.Cache == "off" {
+		return direct("--cache off")
+	}
+	id, err := resolveCacheIdentity(co.configFlags)
+	if err != nil {
+		return direct(err.Error())
+	}
+	if _, err := os.Lstat(id.socket); err != nil {
+		return direct("no warm cache runs for the context's identity")
+	}
+	err = client.CheckDir(id.dir)
+	var conn *client.Conn
+	if err == nil {
+		conn, err = client.Dial(id.socket, dialTimeout)
+	}
+	if errors.Is(err, client.ErrNoCache) {
+		return direct("no warm cache runs for the context's identity")
+	}
+	if err != nil {
+		return unusable(err.Error())
+	}
+	defer conn.Close()
+	if other := otherBuild(conn.Hello); other != "" {
+		return unusable(other)
+	}
+	argv, err := fleetWarmArgs(cmd, args, co, q)
+	if err != nil {
+		return direct(err.Error())
+	}
+	var answerJSON bytes.Buffer
+	res, err := conn.Collect(ctx, protocol.Request{Args: argv, TZ: clientTZ()}, co.SyncTimeout+firstFrameMargin, &answerJSON, a.stderr)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return true, ctx.Err()
+	case err != nil:
+		return unusable(err.Error())
+	case res.Fallback != nil:
+		if res.Fallback.Warning != "" {
+			fmt.Fprintln(a.stderr, res.Fallback.Warning)
+		}
+		return direct("the warm cache declined: " + res.Fallback.Reason)
+	case res.Exit.Code != 0:
+		klog.V(1).InfoS("fleet query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
+		return true, errors.New(res.Exit.Error)
+	}
+	var answer protocol.Answer
+	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
+		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	groups, bound, events, err := decodeAnswer(&answer)
+	if err != nil {
+		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	cfg := co.print.bind(bound)
+	if cfg.sortIndex != nil {
+		for _, def := range bound {
+			if def.Name == cfg.sortIndex.Name {
+				cfg.sortIndex = &def
+			}
+		}
+	}
+	cfg.events = events
+	a.groups = groups
+	a.p = queryPrinter{cfg: cfg, out: co.Out, errOut: co.ErrOut, source: co.source}
+	klog.V(1).InfoS("fleet query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+	return true, nil
+}
+
+// warmQueryFlags returns the flags of query in a cache process: a fleet's
+// flags that are not among them (--all-contexts) are not sent.
+func warmQueryFlags() *pflag.FlagSet {
+	warmQueryFlagsOnce.Do(func() {
+		cmd := newCmdQuery(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{}, &serveEnv{})
+		warmQueryFlagSet = cmd.Flags()
+	})
+	return warmQueryFlagSet
+}
+
+var (
+	warmQueryFlagsOnce sync.Once
+	warmQueryFlagSet   *pflag.FlagSet
+)
+
+// fleetWarmArgs returns the arguments of context co's query for its warm
+// cache, as forwardArgs does for a single context, with the fleet's
+// changes: the context index taken out of --index and --group-by, and no
+// --sort-by or --top for a grouped query (the merged table is sorted and
+// cut); flags a cache's query does not have are left out.
+func fleetWarmArgs(cmd *cobra.Command, args []string, co *QueryOptions, q fleetQuery) ([]string, error) {
+	argv := []string{"query"}
+	persistent := cmd.Root().PersistentFlags()
+	known := warmQueryFlags()
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch {
+		case persistent.Lookup(f.Name) != nil || known.Lookup(f.Name) == nil:
+			return
+		case f.Name == "cache" || f.Name == "index" || f.Name == "group-by":
+			return
+		case q.grouped && (f.Name == "sort-by" || f.Name == "top"):
+			return
+		case f.Name == "output":
+			if format, path, ok := strings.Cut(f.Value.String(), "="); ok && strings.HasSuffix(format, "-file") && path != "" {
+				if abs, err := filepath.Abs(path); err == nil {
+					argv = append(argv, "--output="+format+"="+abs)
+					return
+				}
+			}
+		}
+		argv = append(argv, flagArgs(f)...)
+	})
+	for _, s := range q.indexSelectors {
+		argv = append(argv, "--index="+s)
+	}
+	for _, g := range q.groupBy {
+		argv = append(argv, "--group-by="+g)
+	}
+	ns, err := co.engines.namespace(co.configFlags)
+	if err != nil {
+		return nil, err
+	}
+	argv = append(argv, "--namespace="+ns, "--")
+	return append(argv, args...), nil
+}
+
+// decodeAnswer returns an Answer's objects per type, definitions of its
+// indexes that return the values the cache sent for each object, and the
+// Events it sent.
+func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, index.KubeEvents, error) {
+	values := make([]map[interface{}][]string, len(answer.Indexes))
+	for i := range values {
+		values[i] = map[interface{}][]string{}
+	}
+	events := answerEvents{}
+	groups := make([]typeObjects, 0, len(answer.Types))
+	for _, at := range answer.Types {
+		gvk := schema.GroupVersionKind{Group: at.Group, Version: at.Version, Kind: at.Kind}
+		scope := meta.RESTScopeRoot
+		if at.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		t := &cache.Type{Mapping: &meta.RESTMapping{
+			Resource:         schema.GroupVersionResource{Group: at.Group, Version: at.Version, Resource: at.Resource},
+			GroupVersionKind: gvk,
+			Scope:            scope,
+		}}
+		g := typeObjects{t: t, objs: make([]interface{}, 0, len(at.Objects))}
+		for _, ao := range at.Objects {
+			obj, err := decodeObject(at.Form, gvk, ao.Object)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %w", t.Name(), err)
+			}
+			if len(ao.Values) != len(answer.Indexes) {
+				return nil, nil, nil, fmt.Errorf("%s: an object has %d index values, want %d", t.Name(), len(ao.Values), len(answer.Indexes))
+			}
+			for i, v := range ao.Values {
+				values[i][obj] = v
+			}
+			if ao.Event != nil {
+				if m, err := meta.Accessor(obj); err == nil {
+					events[string(m.GetUID())] = ao.Event
+				}
+			}
+			g.objs = append(g.objs, obj)
+		}
+		groups = append(groups, g)
+	}
+	defs := make([]index.Definition, len(answer.Indexes))
+	for i, name := range answer.Indexes {
+		byObject := values[i]
+		defs[i] = index.Definition{Name: name, Func: func(obj interface{}) ([]string, error) {
+			return byObject[obj], nil
+		}}
+	}
+	return groups, defs, events, nil
+}
+
+// decodeObject decodes one object of an Answer as the cache held it: a
+// Go type of the kubernetes scheme, unstructured, or metadata only.
+func decodeObject(form string, gvk schema.GroupVersionKind, raw []byte) (interface{}, error) {
+	switch form {
+	case protocol.FormUnstructured:
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, err
+		}
+		return u, nil
+	case protocol.FormMetadata:
+		m := &metav1.PartialObjectMetadata{}
+		if err := json.Unmarshal(raw, m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case protocol.FormTyped:
+		obj, err := scheme.Scheme.New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, obj); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("objects of unknown form %q", form)
+}
+
+// answerEvents are the latest Events an Answer sent, by the UID of the
+// object each is about.
+type answerEvents map[string]*corev1.Event
+
+// EventsAbout implements index.KubeEvents.
+func (e answerEvents) EventsAbout(_, _, _, uid string) []*corev1.Event {
+	if ev, ok := e[uid]; ok {
+		return []*corev1.Event{ev}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
+)
+
+// This file is the warm cache's side of a fleet query (fleetwarm.go is the
+// client's): a Collect request runs the query in the cache process, with
+// the cache's engines, up to the lookup, and sends the answer as data (a
+// protocol.Answer) instead of printing it.
+
+// handleCollect answers a Collect request: a query command whose answer
+// is written on stdout as one protocol.Answer in JSON.
+func (env *serveEnv) handleCollect(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
+	if len(req.Args) == 0 || req.Args[0] != "query" {
+		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "the warm cache collects the answers of query only"}}
+	}
+	collectEnv := *env
+	collectEnv.collect = true
+	return collectEnv.handle(ctx, req, stdout, stderr)
+}
+
+// warmCollectRunE returns query's RunE: inside a cache process answering a
+// Collect request (env.collect), Complete, Validate and writeAnswer; next
+// otherwise.
+func warmCollectRunE(o *QueryOptions, env *serveEnv, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	if env == nil || !env.collect {
+		return next
+	}
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.writeAnswer(cmd.Context())
+	}
+}
+
+// writeAnswer does what Run does up to printing and writes the answer on
+// o.Out as one protocol.Answer (encodeAnswer).
+func (o *QueryOptions) writeAnswer(ctx context.Context) error {
+	if o.watching() {
+		return fmt.Errorf("-w/--watch: a collected answer is one-shot")
+	}
+	related, shutdown, err := o.startAnswer(ctx)
+	if err != nil {
+		return err
+	}
+	defer shutdown()
+	indexDefs := related.Definitions()
+	guards := exprGuards(indexDefs, o.filter)
+	if err := exprFatal(guards); err != nil {
+		return err
+	}
+	groups, err := o.lookup(ctx, related.Types())
+	if err != nil {
+		return err
+	}
+	defer newExprReporter(guards).report(o.ErrOut)
+	cfg := o.print.bind(indexDefs)
+	cfg.events = related.Events()
+	var transform func(interface{}) (interface{}, error)
+	if cfg.grouped() && o.podTransformSafe() {
+		transform = aggregate.TransformPod
+	}
+	answer, err := encodeAnswer(cfg, groups, transform)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(o.Out).Encode(answer)
+}
+
+// answerIndexes are the indexes whose values an answer carries per
+// object: those cfg prints or groups by, and its --sort-by index, each
+// once.
+func answerIndexes(cfg queryPrintConfig) []index.Definition {
+	var defs []index.Definition
+	seen := map[string]bool{}
+	add := func(def index.Definition) {
+		if !seen[def.Name] {
+			seen[def.Name] = true
+			defs = append(defs, def)
+		}
+	}
+	for _, def := range cfg.indexes {
+		add(def)
+	}
+	for _, def := range cfg.groupBy {
+		add(def)
+	}
+	if cfg.sortIndex != nil {
+		add(*cfg.sortIndex)
+	}
+	return defs
+}
+
+// encodeAnswer returns groups as an Answer: each object as JSON, with its
+// values of answerIndexes(cfg) and, with --show-events, the latest Event
+// about it. transform, when set, is applied to each object before it is
+// encoded (never before its index values are read).
+func encodeAnswer(cfg queryPrintConfig, groups []typeObjects, transform func(interface{}) (interface{}, error)) (*protocol.Answer, error) {
+	defs := answerIndexes(cfg)
+	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups))}
+	for _, def := range defs {
+		answer.Indexes = append(answer.Indexes, def.Name)
+	}
+	for _, g := range groups {
+		m := g.t.Mapping
+		at := protocol.AnswerType{
+			Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
+			Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(),
+			Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
+		}
+		for _, obj := range g.objs {
+			form, err := objectForm(obj, m.GroupVersionKind)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
+			}
+			if at.Form == "" {
+				at.Form = form
+			} else if at.Form != form {
+				return nil, fmt.Errorf("encoding the answer of %s: objects of forms %s and %s", g.t.Name(), at.Form, form)
+			}
+			ao := protocol.AnswerObject{}
+			for _, def := range defs {
+				ao.Values = append(ao.Values, index.Values(def, obj))
+			}
+			if cfg.showEvents {
+				if latest := index.EventsOf(cfg.events, obj); len(latest) > 0 {
+					ao.Event = latest[0]
+				}
+			}
+			encoded := obj
+			if transform != nil {
+				if encoded, err = transform(obj); err != nil {
+					return nil, err
+				}
+			}
+			if ao.Object, err = json.Marshal(encoded); err != nil {
+				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
+			}
+			at.Objects = append(at.Objects, ao)
+		}
+		answer.Types = append(answer.Types, at)
+	}
+	return answer, nil
+}
+
+// objectForm says how obj, a cached object of kind gvk, is decoded on the
+// other side: a Go type of the kubernetes scheme, unstructured, or
+// metadata only.
+func objectForm(obj interface{}, gvk schema.GroupVersionKind) (string, error) {
+	switch obj.(type) {
+	case *unstructured.Unstructured:
+		return protocol.FormUnstructured, nil
+	case *metav1.PartialObjectMetadata:
+		return protocol.FormMetadata, nil
+	}
+	example, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return "", fmt.Errorf("a cached %T: %w", obj, err)
+	}
+	if fmt.Sprintf("%T", example) != fmt.Sprintf("%T", obj) {
+		return "", fmt.Errorf("a cached %T is not the scheme's %s (%T)", obj, gvk.Kind, example)
+	}
+	return protocol.FormTyped, nil
+}
