@@ -104,7 +104,7 @@ func (b *bench) fleet(ctx context.Context) error {
 	stopPoll := f.pollMemory()
 	defer stopPoll()
 	defer func() {
-		down, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		down, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		if _, err := b.tool(down, "hack/cluster", "fleet", "down", dir); err != nil {
 			b.logf("fleet: stopping the fleet: %v", err)
