@@ -26,6 +26,7 @@ var reportSections = []struct {
 	{"Scale", []string{"scale"}},
 	{"Offline", []string{"offline"}},
 	{"Recording", []string{"recording"}},
+	{"Fleet", []string{"fleet"}},
 	{"Profiles of the missed targets", []string{"profile"}},
 	{"Go micro-benchmarks", []string{"micro"}},
 	{"How each number was measured", nil},
@@ -87,8 +88,9 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 	if m := writtenOn.FindStringSubmatch(previous); m != nil {
 		date = m[1]
 	}
+	prev := previousSections(previous)
 	old := map[int]section{}
-	for _, s := range splitSections(previous) {
+	for _, s := range prev {
 		old[s.index] = s
 	}
 	secs := splitSections(fresh)
@@ -112,7 +114,7 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 	}
 	// A section hack/bench does not write (notes measured by hand) stays
 	// as it was, after the others.
-	for _, o := range splitSections(previous) {
+	for _, o := range prev {
 		if heading, _, _ := strings.Cut(o.text, "\n"); o.index == len(reportSections) && !strings.Contains(fresh, heading+"\n") {
 			secs = append(secs, o)
 		}
@@ -155,6 +157,22 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 		b.WriteString(s.text)
 	}
 	return b.String()
+}
+
+// previousSections is splitSections of a previous report, where a section
+// whose heading starts as an earlier one's of the same step (a note measured
+// by hand, "## Warm cache bytes per pod (…)" after "## Warm cache (…)") is
+// taken for a section hack/bench does not write, not for the step's own.
+func previousSections(md string) []section {
+	secs := splitSections(md)
+	seen := map[int]bool{}
+	for i, s := range secs {
+		if s.index >= 0 && s.index < len(reportSections) && seen[s.index] {
+			secs[i].index = len(reportSections)
+		}
+		seen[s.index] = true
+	}
+	return secs
 }
 
 // insertAfterTable adds rows after the last row of the first table in text.

@@ -88,3 +88,44 @@ func TestMergeReportKeepsHandWrittenSections(t *testing.T) {
 		t.Errorf("the hand-written section is not last:\n%s", got)
 	}
 }
+
+// TestMergeReportHandWrittenSectionNamedLikeAStep: a hand-written section
+// whose heading starts as a step's (## Offline memory … after ## Offline: …)
+// neither replaces the step's section nor is marked as kept from a run; the
+// fleet section is kept when its step did not run and replaced when it did.
+func TestMergeReportHandWrittenSectionNamedLikeAStep(t *testing.T) {
+	previous := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-01 00:00 UTC.\n\n" +
+		"## Machine\n\nold machine\n\n## Offline: old\n\nold offline\n\n## Fleet (2 clusters)\n\nold fleet\n\n" +
+		"## How each number was measured\n\nold notes\n\n" +
+		"## Offline memory (measured by hand)\n\nhand figures\n"
+	fresh := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 00:00 UTC.\n\n" +
+		"## Machine\n\nnew machine\n\n## How each number was measured\n\nnew notes\n"
+	freshFleet := strings.Replace(fresh, "## How", "## Fleet (10 clusters)\n\nnew fleet\n\n## How", 1)
+	tests := []struct {
+		name  string
+		fresh string
+		ran   func(string) bool
+		want  map[string]int
+	}{
+		{"fleet not run", fresh, func(step string) bool { return step == "queries" },
+			map[string]int{"old offline": 1, "hand figures": 1, "old fleet": 1, "new fleet": 0, keptNote: 2}},
+		{"fleet run", freshFleet, func(step string) bool { return step == "fleet" },
+			map[string]int{"old offline": 1, "hand figures": 1, "old fleet": 0, "new fleet": 1, keptNote: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mergeReport(tt.fresh, mergeReport(tt.fresh, previous, tt.ran), tt.ran)
+			for want, n := range tt.want {
+				if c := strings.Count(got, want); c != n {
+					t.Errorf("merged twice, the report has %q %d times, want %d:\n%s", want, c, n, got)
+				}
+			}
+			if !strings.HasSuffix(got, "## Offline memory (measured by hand)\n\nhand figures\n") {
+				t.Errorf("the hand-written section is not last, unmarked:\n%s", got)
+			}
+			if i, j := strings.Index(got, "## Offline: old"), strings.Index(got, "## How each"); i < 0 || i > j {
+				t.Errorf("the offline step's section is not in its place:\n%s", got)
+			}
+		})
+	}
+}

@@ -31,6 +31,7 @@ type report struct {
 	warm      *warmResult
 	offline   *offlineResult
 	recording *recordingResult
+	fleet     *fleetResult
 
 	micro     string
 	microLoad float64
@@ -328,6 +329,7 @@ func (r *report) markdown() string {
 
 	p("%s", r.offlineSection())
 	p("%s", r.recordingSection())
+	p("%s", r.fleetSection())
 
 	if len(r.profiles) > 0 || r.profileErr != "" {
 		p("## Profiles of the missed targets\n\n")

@@ -66,6 +66,9 @@ type bench struct {
 	offlineRuns int
 	// recordingPods is the recording step's pods (BENCH_RECORDING_PODS).
 	recordingPods int
+	// fleetClusters, fleetPods, fleetRuns and fleetSeedParallel are the
+	// fleet step's BENCH_FLEET_CLUSTERS, _PODS, _RUNS and _SEED_PARALLEL.
+	fleetClusters, fleetPods, fleetRuns, fleetSeedParallel int
 	// stepList is BENCH_STEPS in its order.
 	stepList []string
 
@@ -74,7 +77,7 @@ type bench struct {
 }
 
 // clusterFreeSteps are the steps that need no seeded objects.
-var clusterFreeSteps = map[string]bool{"offline": true, "recording": true}
+var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true}
 
 // needsSeed says whether a step of this invocation reads the seeded pods
 // and widgets.
@@ -169,7 +172,17 @@ func (b *bench) configure() error {
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,offline,recording,profile,micro,scale")
+	b.fleetClusters = envInt("BENCH_FLEET_CLUSTERS", 10, &errs)
+	b.fleetPods = envInt("BENCH_FLEET_PODS", 10000, &errs)
+	b.fleetRuns = envInt("BENCH_FLEET_RUNS", 3, &errs)
+	b.fleetSeedParallel = envInt("BENCH_FLEET_SEED_PARALLEL", runtime.NumCPU(), &errs)
+	if b.fleetClusters < 2 || b.fleetClusters > 20 {
+		errs = append(errs, fmt.Errorf("BENCH_FLEET_CLUSTERS must be between 2 and 20 (hack/cluster fleet's limit), got %d", b.fleetClusters))
+	}
+	if b.fleetPods < 1 || b.fleetRuns < 1 || b.fleetSeedParallel < 1 {
+		errs = append(errs, errors.New("BENCH_FLEET_PODS, BENCH_FLEET_RUNS and BENCH_FLEET_SEED_PARALLEL must be at least 1"))
+	}
+	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,offline,recording,fleet,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
@@ -215,7 +228,7 @@ func (b *bench) run(ctx context.Context) error {
 		}
 	} else {
 		b.logf("not seeding: the steps %s need no objects in the cluster", strings.Join(b.stepList, ","))
-		b.rep.seedNotes = append(b.rep.seedNotes, "none seeded (the steps run, "+strings.Join(b.stepList, ", ")+", read files they write)")
+		b.rep.seedNotes = append(b.rep.seedNotes, "none seeded in the main cluster (the steps run, "+strings.Join(b.stepList, ", ")+", read files they write or start clusters of their own)")
 	}
 	b.write()
 	if b.steps["queries"] {
@@ -263,6 +276,16 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["recording"] {
 		if err := b.recording(); err != nil {
 			return fmt.Errorf("recording: %w", err)
+		}
+		b.write()
+	}
+	if b.steps["fleet"] {
+		if err := b.fleet(ctx); err != nil {
+			if b.rep.fleet != nil {
+				b.rep.fleet.err = err.Error()
+			}
+			b.write()
+			return fmt.Errorf("fleet: %w", err)
 		}
 		b.write()
 	}
