@@ -20,6 +20,7 @@ var reportSections = []struct {
 	{"Queries", []string{"queries"}},
 	{"Targets", []string{"queries", "watch"}},
 	{"Warm cache", []string{"warm"}},
+	{"Many clients", []string{"clients"}},
 	{"Realistic data set", []string{"realistic"}},
 	{"Memory per cached object", []string{"memory"}},
 	{"Watch under churn", []string{"watch"}},

@@ -29,6 +29,7 @@ type report struct {
 
 	realistic *realisticResult
 	warm      *warmResult
+	clients   *clientsResult
 	offline   *offlineResult
 	recording *recordingResult
 
@@ -235,6 +236,7 @@ func (r *report) markdown() string {
 	}
 
 	p("%s", r.warmSection())
+	p("%s", r.clientsSection())
 	p("%s", r.realisticSection())
 
 	if len(r.memory) > 0 {

@@ -169,7 +169,7 @@ func (b *bench) configure() error {
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
 	}
-	steps := envString("BENCH_STEPS", "queries,warm,realistic,memory,watch,offline,recording,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,warm,clients,realistic,memory,watch,offline,recording,profile,micro,scale")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
@@ -227,6 +227,12 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["warm"] {
 		if err := b.warm(ctx); err != nil {
 			return fmt.Errorf("warm: %w", err)
+		}
+		b.write()
+	}
+	if b.steps["clients"] {
+		if err := b.clients(ctx); err != nil {
+			return fmt.Errorf("clients: %w", err)
 		}
 		b.write()
 	}
