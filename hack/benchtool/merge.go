@@ -88,8 +88,16 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 	if m := writtenOn.FindStringSubmatch(previous); m != nil {
 		date = m[1]
 	}
+	// A section whose heading merely starts like a written one ("Warm
+	// cache bytes per pod (measured by hand)") comes after it: the first of
+	// an index is the written one, a later one is kept as hand-written.
+	prevSecs := splitSections(previous)
 	old := map[int]section{}
-	for _, s := range splitSections(previous) {
+	for i, s := range prevSecs {
+		if _, dup := old[s.index]; dup && s.index >= 0 {
+			prevSecs[i].index = len(reportSections)
+			continue
+		}
 		old[s.index] = s
 	}
 	secs := splitSections(fresh)
@@ -113,7 +121,7 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 	}
 	// A section hack/bench does not write (notes measured by hand) stays
 	// as it was, after the others.
-	for _, o := range splitSections(previous) {
+	for _, o := range prevSecs {
 		if heading, _, _ := strings.Cut(o.text, "\n"); o.index == len(reportSections) && !strings.Contains(fresh, heading+"\n") {
 			secs = append(secs, o)
 		}

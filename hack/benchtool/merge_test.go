@@ -88,3 +88,39 @@ func TestMergeReportKeepsHandWrittenSections(t *testing.T) {
 		t.Errorf("the hand-written section is not last:\n%s", got)
 	}
 }
+
+// TestMergeReportKeepsLookalikeSections: a hand-written section whose
+// heading starts like a written one's does not replace that one, in
+// either case (its step ran or not).
+func TestMergeReportKeepsLookalikeSections(t *testing.T) {
+	previous := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-01 00:00 UTC.\n\n" +
+		"## Machine\n\nold machine\n\n## Warm cache (10 pods)\n\nold warm\n\n## How each number was measured\n\nold notes\n\n" +
+		"## Warm cache bytes per pod (measured by hand)\n\nby hand\n"
+	fresh := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 00:00 UTC.\n\n" +
+		"## Machine\n\nnew machine\n\n## How each number was measured\n\nnew notes\n"
+	tests := []struct {
+		name  string
+		ran   func(string) bool
+		fresh string
+		want  map[string]int
+	}{
+		{"warm not run", func(step string) bool { return step != "warm" }, fresh,
+			map[string]int{"old warm": 1, "by hand\n": 1, "new notes": 1}},
+		{"warm run", func(string) bool { return true },
+			strings.Replace(fresh, "## How each", "## Warm cache (20 pods)\n\nnew warm\n\n## How each", 1),
+			map[string]int{"old warm": 0, "new warm": 1, "by hand\n": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mergeReport(tt.fresh, mergeReport(tt.fresh, previous, tt.ran), tt.ran)
+			for want, n := range tt.want {
+				if c := strings.Count(got, want); c != n {
+					t.Errorf("merged twice, the report has %q %d times, want %d:\n%s", want, c, n, got)
+				}
+			}
+			if !strings.HasSuffix(got, "by hand\n") {
+				t.Errorf("the hand-written section is not last:\n%s", got)
+			}
+		})
+	}
+}
