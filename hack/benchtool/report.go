@@ -29,6 +29,7 @@ type report struct {
 
 	realistic *realisticResult
 	warm      *warmResult
+	clients   *clientsResult
 	offline   *offlineResult
 	recording *recordingResult
 	fleet     *fleetResult
@@ -236,6 +237,7 @@ func (r *report) markdown() string {
 	}
 
 	p("%s", r.warmSection())
+	p("%s", r.clientsSection())
 	p("%s", r.realisticSection())
 
 	if len(r.memory) > 0 {

@@ -48,7 +48,7 @@ func (t *Type) withRelations(ctx context.Context, follow bool, defs ...index.Def
 	for i, informer := range t.Informers {
 		indexer := informer.GetIndexer()
 		ri := index.NewRelationIndex(indexer, defs...)
-		for _, key := range indexer.ListKeys() {
+		for _, key := range t.viewKeys(indexer) {
 			ri.Refresh(key, index.NoRelation)
 		}
 		relations[i] = ri
@@ -86,6 +86,25 @@ func (t *Type) withRelations(ctx context.Context, follow bool, defs ...index.Def
 		}
 	}
 	return &Type{Mapping: t.Mapping, Kind: t.Kind, Informers: t.Informers, view: t.view, relations: relations}, handlers, nil
+}
+
+// viewKeys returns the storage keys of indexer that t may hold: every key, or for a view of some
+// namespaces (see Restrict) the keys of those namespaces, read from the namespace index. A view
+// of a shared informer of all namespaces computes the relation values of its own objects, not of
+// every object the informer holds; its lookups never return the others.
+func (t *Type) viewKeys(indexer toolscache.Indexer) []string {
+	if t.view == nil || t.view.namespaces == nil {
+		return indexer.ListKeys()
+	}
+	var keys []string
+	for _, ns := range t.view.namespaces {
+		inNamespace, err := indexer.IndexKeys(toolscache.NamespaceIndex, ns)
+		if err != nil {
+			return indexer.ListKeys()
+		}
+		keys = append(keys, inNamespace...)
+	}
+	return keys
 }
 
 // RelationChange is how a change of a related object (a node) changed the relation index values

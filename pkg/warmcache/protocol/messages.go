@@ -83,6 +83,11 @@ type Status struct {
 	Caches   []TypeStatus `json:"caches"`
 	// Recording is set when the cache keeps a rolling recording.
 	Recording *RecordingStatus `json:"recording,omitempty"`
+
+	// Answered counts the Runs that ended with an exit (the command ran in
+	// the cache), Declined those that ended with a Fallback, since Started.
+	Answered int64 `json:"answered"`
+	Declined int64 `json:"declined"`
 }
 
 // RecordingStatus is what a cache started with --record records.

@@ -55,6 +55,10 @@ type Server struct {
 	closed  bool                       // set at shutdown: new connections are closed at once
 	stop    chan struct{}
 	once    sync.Once
+
+	// answered and declined count the Runs that ended with an exit and
+	// with a Fallback; guarded by mu.
+	answered, declined int64
 }
 
 // requestTimeout bounds how long a connected client may take to send its
@@ -219,6 +223,8 @@ func (s *Server) status() protocol.Status {
 		LastRequest: s.last,
 		Active:      s.active,
 		IdleTimeout: protocol.Duration(s.IdleTimeout),
+		Answered:    s.answered,
+		Declined:    s.declined,
 	}
 	s.mu.Unlock()
 	st.RSSBytes = residentBytes()
@@ -267,6 +273,13 @@ func (s *Server) run(ctx context.Context, conn *net.UnixConn, req protocol.Reque
 	}()
 	outcome := h(ctx, req, out.stdout(), out.stderr())
 	cancel() // ends the heartbeats
+	s.mu.Lock()
+	if outcome.Fallback != nil {
+		s.declined++
+	} else {
+		s.answered++
+	}
+	s.mu.Unlock()
 	if err := out.close(); err != nil {
 		return
 	}
