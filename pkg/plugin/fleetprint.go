@@ -186,24 +186,11 @@ func (p fleetPrinter) printCustomColumns(types [][]fleetEntry) error {
 	var rows [][]string
 	for _, entries := range types {
 		for _, e := range entries {
-			m, err := object.Content(e.obj)
+			cells, err := customColumnCells(cols, e.obj)
 			if err != nil {
 				return err
 			}
-			row := []string{e.a.name}
-			for _, c := range cols {
-				results, err := c.path.FindResults(m)
-				if err != nil {
-					return fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
-				}
-				var values []string
-				for _, set := range results {
-					for _, v := range set {
-						values = append(values, fmt.Sprint(v.Interface()))
-					}
-				}
-				row = append(row, joinOrNone(values))
-			}
+			row := append([]string{e.a.name}, cells...)
 			rows = append(rows, row)
 		}
 	}
