@@ -139,7 +139,7 @@ func TestFleetProgressOnTerminal(t *testing.T) {
 	}{
 		{name: "query", args: []string{"query", "pods", "-n", namespace}, states: []string{"synced"}, silent: []string{"resolving", "failed"}},
 		{name: "capacity", args: []string{"capacity"}, states: []string{"synced"}, silent: []string{"resolving", "failed"}},
-		{name: "tree", args: []string{"tree", "pod/p-1", "-n", namespace}, states: []string{"reading", "synced"}, silent: []string{"reading", "failed"}},
+		{name: "tree", args: []string{"tree", "pod/p-1", "-n", namespace}, states: []string{"synced"}, silent: []string{"reading", "failed"}},
 		// Once the silent context has failed, every context has settled:
 		// the progress ends then, without drawing the failure.
 		{name: "watch", args: []string{"watch", "pods", "-n", namespace, "--timeout", "25s"}, states: []string{"watching"}, silent: []string{"resolving"}, watch: true},
