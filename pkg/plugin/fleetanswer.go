@@ -57,5 +57,6 @@ func (o *QueryOptions) collect(ctx context.Context, a *fleetAnswer) error {
 	newExprReporter(guards).report(o.ErrOut)
 	a.groups = groups
 	a.p = queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
+	a.p.cfg.events = related.Events()
 	return nil
 }

@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
@@ -27,7 +29,10 @@ import (
 //     a row per value, added up over the contexts.
 //
 // Failed contexts are named on stderr once and the exit code is 1, as for a
-// fleet query. -o json|yaml is not supported across contexts yet.
+// fleet query. -o json|yaml print one v1 List whose items are each
+// context's capacity object, as capacity --context NAME -o json prints it
+// (sorted and cut by --sort-by and --top in that context), and beside items
+// the list contexts naming each item's context (fleetContextsField).
 
 // fleetCapacityRunE returns capacity's RunE: across contexts when they are
 // chosen the fleet way, next otherwise.
@@ -47,8 +52,10 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	if set := identityFlags(o.configFlags); len(set) > 0 {
 		return fmt.Errorf("%s would make every context the same identity: capacity across contexts uses each context's own server and credentials", strings.Join(set, ", "))
 	}
-	if o.Output != "" {
-		return fmt.Errorf("-o %s: not supported by capacity across contexts yet", o.Output)
+	switch o.Output {
+	case "", "json", "yaml":
+	default:
+		return fmt.Errorf("-o/--output must be json or yaml (or absent, for a table), got %q", o.Output)
 	}
 	byContext := o.GroupBy == fleet.ContextIndex
 	sel, err := selectContexts(o.configFlags, f.allContexts)
@@ -58,13 +65,17 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	results := fleet.Run(ctx, sel.Names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (*fleetCapacityAnswer, error) {
-		a := &fleetCapacityAnswer{stderr: &lockedWriter{w: &bytes.Buffer{}}}
+	progress := newFleetProgress(o.ErrOut, sel.Names)
+	results := fleet.Run(ctx, sel.Names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (a *fleetCapacityAnswer, err error) {
+		defer func() { progress.done(name, err) }()
+		a = &fleetCapacityAnswer{stderr: &lockedWriter{w: &bytes.Buffer{}}}
 		co := *o
 		co.configFlags = contextConfigFlags(o.configFlags, name)
 		co.engines = directEngines{}
 		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
-		co.SortBy, co.Top = "", 0 // the merged table is sorted and cut
+		if o.Output == "" {
+			co.SortBy, co.Top = "", 0 // the merged table is sorted and cut
+		}
 		if byContext {
 			co.GroupBy = ""
 		}
@@ -74,15 +85,24 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 		if err := co.Validate(); err != nil {
 			return a, err
 		}
-		a.table, err = co.collectCapacity(ctx, name, byContext)
+		if progress != nil {
+			co.config.Progress = progress.engineProgress(name)
+		}
+		c, err := co.collectCapacity(ctx, name, byContext)
+		a.table = c.table
+		if err == nil && o.Output != "" {
+			a.object, err = co.capacityItem(c)
+		}
 		return a, err
 	})
+	progress.end()
 	failed := 0
 	for _, name := range sel.Missing {
 		failed++
 		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
 	}
 	var tables []fleet.ContextTable
+	var list fleetList
 	for _, r := range results {
 		if r.Value != nil {
 			(&fleetAnswer{name: r.Context, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
@@ -93,8 +113,13 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 			continue
 		}
 		tables = append(tables, fleet.ContextTable{Context: r.Context, Table: r.Value.table})
+		list.add(r.Context, r.Value.object)
 	}
-	if len(tables) > 0 {
+	if o.Output != "" {
+		if err := list.write(o.Out, o.Output, &printers.JSONPrinter{}); err != nil {
+			return err
+		}
+	} else if len(tables) > 0 {
 		table := fleet.MergeCapacity(tables, !byContext && o.GroupBy == "")
 		if o.SortBy != "" {
 			keyWidth := 1
@@ -124,40 +149,75 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 // fleetCapacityAnswer is one context's capacity table and what it wrote on
 // stderr.
 type fleetCapacityAnswer struct {
-	table  aggregate.Table
+	table aggregate.Table
+	// object is the context's capacity object, for -o json|yaml.
+	object interface{}
 	stderr *lockedWriter // over a *bytes.Buffer
+}
+
+// contextCapacity is what one context's capacity counted.
+type contextCapacity struct {
+	table      aggregate.Table
+	usage      *aggregate.UsageByNode
+	nodesKnown bool
+}
+
+// capacityItem returns c as the object capacity -o json prints in that
+// context: the table sorted and cut as Run does, printed by
+// printCapacityObject and read back.
+func (o *CapacityOptions) capacityItem(c contextCapacity) (interface{}, error) {
+	if o.SortBy != "" {
+		col, _ := c.table.Column(o.SortBy)
+		if err := c.table.SortBy(o.SortBy, col > 0); err != nil {
+			return nil, err
+		}
+	}
+	c.table.Top(o.Top)
+	var b bytes.Buffer
+	co := *o
+	co.Out, co.Output = &b, "json"
+	if err := co.printCapacityObject(c.table, c.usage, c.nodesKnown); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(&b)
+	dec.UseNumber()
+	var item interface{}
+	if err := dec.Decode(&item); err != nil {
+		return nil, fmt.Errorf("reading the capacity object back: %w", err)
+	}
+	return item, nil
 }
 
 // collectCapacity does what Run does up to the table, for context name of
 // a fleet capacity: with byContext, every node of the context is in one
 // group, the context's name.
-func (o *CapacityOptions) collectCapacity(ctx context.Context, name string, byContext bool) (aggregate.Table, error) {
+func (o *CapacityOptions) collectCapacity(ctx context.Context, name string, byContext bool) (contextCapacity, error) {
 	mappings, err := o.resolve("pods,nodes")
 	if err != nil {
-		return aggregate.Table{}, err
+		return contextCapacity{}, err
 	}
 	nodesKnown := true
 	if reason := o.nodesDenied(ctx, mappings[1]); reason != "" {
 		if o.groupBy != nil || byContext || o.LabelSelector != "" {
-			return aggregate.Table{}, fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
+			return contextCapacity{}, fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
 		}
 		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
 		mappings, nodesKnown = mappings[:1], false
 	}
 	engine, err := cache.New(o.source, mappings, o.config)
 	if err != nil {
-		return aggregate.Table{}, err
+		return contextCapacity{}, err
 	}
 	defer engine.Shutdown()
 	if err := startEngine(ctx, engine); err != nil {
-		return aggregate.Table{}, err
+		return contextCapacity{}, err
 	}
 	pods := engine.Types()[0]
 	var nodes []*corev1.Node
 	usage := aggregate.NewUsageByNode()
 	if nodesKnown {
 		if nodes, err = o.selectedNodes(engine.Types()[1]); err != nil {
-			return aggregate.Table{}, err
+			return contextCapacity{}, err
 		}
 		err = o.addPodsOf(usage, pods, nodes)
 	} else {
@@ -167,13 +227,16 @@ func (o *CapacityOptions) collectCapacity(ctx context.Context, name string, byCo
 		}
 	}
 	if err != nil {
-		return aggregate.Table{}, err
+		return contextCapacity{}, err
 	}
+	c := contextCapacity{usage: usage, nodesKnown: nodesKnown}
 	if !byContext {
-		return o.capacityTable(usage, nodes, nodesKnown)
+		c.table, err = o.capacityTable(usage, nodes, nodesKnown)
+		return c, err
 	}
 	opts := o.capacityOptions(nodes, nodesKnown)
 	opts.GroupBy = fleet.ContextIndex
 	opts.GroupValue = func(*corev1.Node) string { return name }
-	return aggregate.Capacity(usage, opts)
+	c.table, err = aggregate.Capacity(usage, opts)
+	return c, err
 }

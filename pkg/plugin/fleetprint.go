@@ -6,10 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -18,11 +16,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
-
-// fleetContextsField is the field of a fleet query's -o json|yaml List that
-// names each item's context: contexts[i] is the context of items[i]. The
-// items themselves are the objects as the API server sent them.
-const fleetContextsField = "contexts"
 
 // fleetPrinter prints the merged answer of a fleet query's contexts, in
 // the order the contexts were selected, each context's objects in its own
@@ -169,33 +162,17 @@ func (p fleetPrinter) writeObjects(types [][]fleetEntry) error {
 		}
 		return nil
 	}
-	var items, contexts []interface{}
+	var list fleetList
 	for _, entries := range types {
 		for _, e := range entries {
 			m, err := object.Content(e.obj)
 			if err != nil {
 				return err
 			}
-			items = append(items, m)
-			contexts = append(contexts, e.a.name)
+			list.add(e.a.name, m)
 		}
 	}
-	list := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion":       "v1",
-		"kind":             "List",
-		"metadata":         map[string]interface{}{"resourceVersion": ""},
-		"items":            items,
-		fleetContextsField: contexts,
-	}}
-	if out.format == "yaml" {
-		b, err := marshalYAML(list.Object)
-		if err != nil {
-			return err
-		}
-		_, err = p.out.Write(b)
-		return err
-	}
-	return out.printer.PrintObj(list, p.out)
+	return list.write(p.out, out.format, out.printer)
 }
 
 // printCustomColumns prints one table of CONTEXT and the -o custom-columns
@@ -209,24 +186,11 @@ func (p fleetPrinter) printCustomColumns(types [][]fleetEntry) error {
 	var rows [][]string
 	for _, entries := range types {
 		for _, e := range entries {
-			m, err := object.Content(e.obj)
+			cells, err := customColumnCells(cols, e.obj)
 			if err != nil {
 				return err
 			}
-			row := []string{e.a.name}
-			for _, c := range cols {
-				results, err := c.path.FindResults(m)
-				if err != nil {
-					return fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
-				}
-				var values []string
-				for _, set := range results {
-					for _, v := range set {
-						values = append(values, fmt.Sprint(v.Interface()))
-					}
-				}
-				row = append(row, joinOrNone(values))
-			}
+			row := append([]string{e.a.name}, cells...)
 			rows = append(rows, row)
 		}
 	}
@@ -243,21 +207,7 @@ func (p fleetPrinter) printTables(ctx context.Context, types [][]fleetEntry) err
 	for n, entries := range types {
 		t0 := entries[0]
 		table := t0.a.p.tableFor(ctx, t0.t)
-		header := []string{"CONTEXT"}
-		if len(first.cfg.namespaces) != 1 && t0.t.Namespaced() {
-			header = append(header, "NAMESPACE")
-		}
-		header = append(header, table.Headers(wide)...)
-		for _, key := range first.cfg.labelColumns {
-			parts := strings.Split(key, "/")
-			header = append(header, strings.ToUpper(parts[len(parts)-1]))
-		}
-		if first.cfg.showLabels {
-			header = append(header, "LABELS")
-		}
-		for _, def := range first.cfg.indexes {
-			header = append(header, strings.ToUpper(def.Name))
-		}
+		header := append([]string{"CONTEXT"}, first.cfg.tableHeader(t0.t, table, wide)...)
 		rows := make([][]string, 0, len(entries))
 		for _, e := range entries {
 			row, err := e.a.p.tableRow(e.t, table, e.obj, now, wide, withKind)

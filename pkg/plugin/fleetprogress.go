@@ -15,10 +15,12 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
-// This file shows a fleet query's progress on a terminal: while the
+// This file shows a fleet command's progress on a terminal: while the
 // contexts are read, stderr shows a line per context with its state
-// (resolving, listing N, synced, failed), redrawn in place; the lines are
-// erased before the answer is printed. Off a terminal nothing is shown.
+// (resolving, listing N, synced, failed; a watch's watching and ended),
+// redrawn in place; the lines are erased before the answer is printed, or,
+// for a watch, once every context is watching or has ended. Lines a watch
+// prints meanwhile go above them (above). Off a terminal nothing is shown.
 
 // fleetProgressQuiet is how long a fleet query runs before its progress is
 // shown: a quick answer shows none.
@@ -37,7 +39,14 @@ type fleetProgress struct {
 	inPlace terminal.InPlace
 	ended   bool
 	shown   bool // a frame is on the screen
+	// settles ends the progress by itself once every context is in a
+	// final state (settledStates): a watch's.
+	settles bool
 }
+
+// settledStates are the states after which a context's line of a watch's
+// progress no longer changes.
+var settledStates = map[string]bool{"watching": true, "ended": true, "failed": true}
 
 // newFleetProgress returns the progress of names on errOut, nil when
 // errOut is not a terminal.
@@ -96,7 +105,57 @@ func (p *fleetProgress) set(name, state string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.settles && settledStates[p.states[name]] && state != "failed" && state != "ended" {
+		// A watching context's later engines (relations) do not take
+		// it back to listing.
+		return
+	}
 	p.states[name] = state
+	if p.settles && p.settled() {
+		p.endLocked()
+		return
+	}
+	p.draw()
+}
+
+// settled reports whether every context is in a final state; p.mu is held.
+func (p *fleetProgress) settled() bool {
+	for _, name := range p.names {
+		if !settledStates[p.states[name]] {
+			return false
+		}
+	}
+	return true
+}
+
+// untilWatching makes p the progress of a watch: a synced context is
+// watching, one whose watch returned has ended (or failed), and the
+// progress ends once every context is watching or has ended.
+func (p *fleetProgress) untilWatching() *fleetProgress {
+	if p != nil {
+		p.settles = true
+	}
+	return p
+}
+
+// above runs write, which writes whole lines to the terminal the progress
+// is drawn on, with the progress erased before and drawn again after, so
+// that the lines stay above it.
+func (p *fleetProgress) above(write func()) {
+	if p == nil {
+		write()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.shown || p.ended {
+		write()
+		return
+	}
+	// The empty frame leaves the cursor at the start of the erased first
+	// line: the lines go there, and the next frame starts below them.
+	p.out.Write(p.inPlace.Frame(nil, 0))
+	write()
 	p.draw()
 }
 
@@ -104,7 +163,7 @@ func (p *fleetProgress) set(name, state string) {
 func (p *fleetProgress) engineProgress(name string) func(cache.Progress) {
 	return func(e cache.Progress) {
 		if allSynced(e) {
-			p.set(name, "synced")
+			p.set(name, p.syncedState())
 			return
 		}
 		var received int64
@@ -115,13 +174,25 @@ func (p *fleetProgress) engineProgress(name string) func(cache.Progress) {
 	}
 }
 
+// syncedState is the state of a synced context: a watch is then watching.
+func (p *fleetProgress) syncedState() string {
+	if p != nil && p.settles {
+		return "watching"
+	}
+	return "synced"
+}
+
 // done records how context name's work ended.
 func (p *fleetProgress) done(name string, err error) {
-	if err != nil {
+	switch {
+	case p == nil:
+	case err != nil:
 		p.set(name, "failed")
-		return
+	case p.settles:
+		p.set(name, "ended")
+	default:
+		p.set(name, "synced")
 	}
-	p.set(name, "synced")
 }
 
 // draw writes the frame, once the quiet time has passed; p.mu is held.
@@ -144,6 +215,14 @@ func (p *fleetProgress) end() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.endLocked()
+}
+
+// endLocked is end with p.mu held.
+func (p *fleetProgress) endLocked() {
+	if p.ended {
+		return
+	}
 	p.ended = true
 	if p.shown {
 		// An empty frame erases the last one and leaves the cursor at

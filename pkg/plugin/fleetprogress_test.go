@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,67 @@ func TestFleetProgressQuiet(t *testing.T) {
 	p.end()
 	if out.Len() != 0 {
 		t.Errorf("wrote %q within the quiet time, want nothing", out.String())
+	}
+}
+
+// TestFleetWatchProgress follows a watch's progress on a model of the
+// terminal: lines printed while it is shown go above it, it ends by itself
+// once every context is watching or has ended, and nothing of it is left.
+func TestFleetWatchProgress(t *testing.T) {
+	screen := terminal.NewScreen(10, 40)
+	p := newFleetProgressOn(screen, func() int { return 40 }, []string{"a", "b", "c"}).untilWatching()
+	p.start = time.Now().Add(-time.Second) // past the quiet time
+	line := func(s string) { p.above(func() { screen.Write([]byte(s + "\n")) }) }
+	steps := []struct {
+		name string
+		do   func()
+		want []string
+	}{
+		{"a lists", func() {
+			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Received: 4}}})
+		},
+			[]string{"a: listing 4", "b: resolving", "c: resolving"}},
+		{"a synced", func() {
+			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Received: 4, Synced: true}}})
+		},
+			[]string{"a: watching", "b: resolving", "c: resolving"}},
+		{"an event of a", func() { line("a ADDED pod/x") },
+			[]string{"a ADDED pod/x", "a: watching", "b: resolving", "c: resolving"}},
+		{"a relation engine of a lists", func() {
+			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "nodes", Received: 1}}})
+		},
+			[]string{"a ADDED pod/x", "a: watching", "b: resolving", "c: resolving"}},
+		{"b fails", func() {
+			line("error: context b: refused")
+			p.done("b", errors.New("refused"))
+		}, []string{"a ADDED pod/x", "error: context b: refused", "a: watching", "b: failed", "c: resolving"}},
+		{"c ends before a synced report", func() { p.done("c", nil) },
+			[]string{"a ADDED pod/x", "error: context b: refused"}},
+		{"later lines", func() { line("a MODIFIED pod/x") },
+			[]string{"a ADDED pod/x", "error: context b: refused", "a MODIFIED pod/x"}},
+	}
+	for _, s := range steps {
+		s.do()
+		if got := screen.Lines(); !reflect.DeepEqual(got, s.want) {
+			t.Errorf("after %s: screen shows %q, want %q", s.name, got, s.want)
+		}
+	}
+	if !p.ended {
+		t.Errorf("the progress did not end once every context had settled")
+	}
+}
+
+// TestFleetProgressAboveOffTerminal writes lines unchanged when no
+// progress is shown (off a terminal, or within the quiet time).
+func TestFleetProgressAboveOffTerminal(t *testing.T) {
+	var nilProgress *fleetProgress
+	var out bytes.Buffer
+	nilProgress.above(func() { out.WriteString("x\n") })
+	quiet := newFleetProgressOn(&out, func() int { return 80 }, []string{"a"}).untilWatching()
+	quiet.start = time.Now().Add(time.Hour)
+	quiet.above(func() { out.WriteString("y\n") })
+	quiet.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Synced: true}}})
+	if got := out.String(); got != "x\ny\n" {
+		t.Errorf("wrote %q, want the lines alone", got)
 	}
 }

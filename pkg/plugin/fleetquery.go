@@ -121,13 +121,10 @@ func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
 }
 
 // unsupportedFleetQueryFlags are the query flags a fleet query does not
-// answer yet, as the user spelled them: the merged printer has no events
-// columns and no live table.
+// answer yet, as the user spelled them: the merged printer has no live
+// table.
 func unsupportedFleetQueryFlags(o *QueryOptions) []string {
 	var set []string
-	if o.ShowEvents {
-		set = append(set, "--show-events")
-	}
 	if o.Watch || o.WatchOnly {
 		set = append(set, "-w/--watch")
 	}
@@ -191,6 +188,9 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	q, err := splitFleetQuery(o)
 	if err != nil {
 		return err
+	}
+	if q.grouped && o.ShowEvents {
+		return fmt.Errorf("--show-events adds columns to a table of objects; it cannot be used with --group-by or --sum")
 	}
 	if q.grouped && o.Output != "" && o.Output != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)

@@ -103,9 +103,9 @@ func TestUnsupportedFleetQueryFlags(t *testing.T) {
 		want []string
 	}{
 		{name: "none", o: QueryOptions{}},
-		{name: "show-events", o: QueryOptions{ShowEvents: true}, want: []string{"--show-events"}},
+		{name: "show-events is answered", o: QueryOptions{ShowEvents: true}},
 		{name: "watch", o: QueryOptions{queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch"}},
-		{name: "watch-only and show-events", o: QueryOptions{ShowEvents: true, queryWatchFlags: queryWatchFlags{WatchOnly: true}}, want: []string{"--show-events", "-w/--watch"}},
+		{name: "watch-only and show-events", o: QueryOptions{ShowEvents: true, queryWatchFlags: queryWatchFlags{WatchOnly: true}}, want: []string{"-w/--watch"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
@@ -63,8 +62,16 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	results := fleet.Run(ctx, sel.Names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (*fleetTreeAnswer, error) {
-		a := &fleetTreeAnswer{stderr: &lockedWriter{w: &bytes.Buffer{}}, shutdown: func() {}}
+	progress := newFleetProgress(o.ErrOut, sel.Names)
+	results := fleet.Run(ctx, sel.Names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (a *fleetTreeAnswer, err error) {
+		defer func() {
+			if errors.Is(err, errNoRootHere) {
+				progress.set(name, "no root here")
+				return
+			}
+			progress.done(name, err)
+		}()
+		a = &fleetTreeAnswer{stderr: &lockedWriter{w: &bytes.Buffer{}}, shutdown: func() {}}
 		co := *o
 		co.configFlags = contextConfigFlags(o.configFlags, name)
 		co.engines = directEngines{}
@@ -75,9 +82,11 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 		if err := co.Validate(); err != nil {
 			return a, err
 		}
-		err := co.collectTree(ctx, a)
+		progress.set(name, "reading")
+		err = co.collectTree(ctx, a)
 		return a, err
 	})
+	progress.end()
 	defer func() {
 		for _, r := range results {
 			if r.Value != nil {
@@ -135,7 +144,7 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 			}
 		}
 	case "json", "yaml":
-		var items, contexts []interface{}
+		var list fleetList
 		for _, t := range trees {
 			for _, l := range t.lines {
 				if l.Obj == nil {
@@ -145,23 +154,10 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 				if err != nil {
 					return err
 				}
-				items = append(items, m)
-				contexts = append(contexts, t.context)
+				list.add(t.context, m)
 			}
 		}
-		list := &unstructured.Unstructured{Object: map[string]interface{}{
-			"apiVersion": "v1", "kind": "List", "metadata": map[string]interface{}{"resourceVersion": ""},
-			"items": items, fleetContextsField: contexts,
-		}}
-		if out.format == "yaml" {
-			b, err := marshalYAML(list.Object)
-			if err != nil {
-				return err
-			}
-			if _, err := o.Out.Write(b); err != nil {
-				return err
-			}
-		} else if err := out.printer.PrintObj(list, o.Out); err != nil {
+		if err := list.write(o.Out, out.format, out.printer); err != nil {
 			return err
 		}
 	default:

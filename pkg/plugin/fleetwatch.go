@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -113,23 +115,35 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 		failed++
 		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
 	}
+	progress := newFleetProgress(o.ErrOut, names).untilWatching()
+	defer progress.end()
+	// Lines on the terminal the progress is drawn on go above it.
+	stdoutAbove, stderrAbove := progress.above, progress.above
+	if !printers.IsTerminal(o.Out) {
+		stdoutAbove = nil
+	}
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stdout := &linePrefixer{mu: &mu, w: o.Out, prefix: watchLinePrefix(o.Output, name)}
+			stdout := &linePrefixer{mu: &mu, w: o.Out, prefix: watchLinePrefix(o.Output, name), above: stdoutAbove}
 			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
 				return append([]byte("context "+name+": "), line...)
-			}}
-			errs[i] = watchContext(ctx, cmd, args, o, fleetWatchContext{name: name, where: where, budget: budget}, stdout, stderr)
+			}, above: stderrAbove}
+			c := fleetWatchContext{name: name, where: where, budget: budget}
+			if progress != nil {
+				c.progress = progress.engineProgress(name)
+			}
+			errs[i] = watchContext(ctx, cmd, args, o, c, stdout, stderr)
 			stdout.flush()
 			stderr.flush()
+			progress.done(name, errs[i])
 			if errs[i] != nil {
-				mu.Lock()
-				fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, errs[i])
-				mu.Unlock()
+				stderr.mu.Lock()
+				progress.above(func() { fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, errs[i]) })
+				stderr.mu.Unlock()
 			}
 		}()
 	}
@@ -153,6 +167,9 @@ type fleetWatchContext struct {
 	where []string
 	// budget is the shared --max-events, nil without one.
 	budget *fleetEventBudget
+	// progress is the engine progress callback of the context's line of
+	// the fleet's progress, nil without one.
+	progress func(cache.Progress)
 }
 
 // watchContext runs the watch in context c.name with its own ConfigFlags,
@@ -173,6 +190,9 @@ func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *Wat
 		return err
 	}
 	co.print.budget = c.budget
+	if c.progress != nil {
+		co.config.Progress = c.progress
+	}
 	return co.Run(ctx)
 }
 
@@ -260,7 +280,9 @@ type linePrefixer struct {
 	mu     *sync.Mutex
 	w      io.Writer
 	prefix func([]byte) []byte
-	buf    []byte
+	// above, if set, runs each write of a line (fleetProgress.above).
+	above func(write func())
+	buf   []byte
 }
 
 func (l *linePrefixer) Write(b []byte) (int, error) {
@@ -270,9 +292,15 @@ func (l *linePrefixer) Write(b []byte) (int, error) {
 		if i < 0 {
 			return len(b), nil
 		}
-		line := l.prefix(l.buf[:i])
+		line := append(l.prefix(l.buf[:i]), '\n')
+		var err error
+		write := func() { _, err = l.w.Write(line) }
 		l.mu.Lock()
-		_, err := l.w.Write(append(line, '\n'))
+		if l.above != nil {
+			l.above(write)
+		} else {
+			write()
+		}
 		l.mu.Unlock()
 		l.buf = l.buf[i+1:]
 		if err != nil {

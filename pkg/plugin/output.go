@@ -122,21 +122,26 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 		}
 		items = append(items, m)
 	}
-	list := &unstructured.Unstructured{Object: map[string]interface{}{
+	return printListObject(w, printer, format, map[string]interface{}{
 		"apiVersion": "v1",
 		"kind":       "List",
 		"metadata":   map[string]interface{}{"resourceVersion": ""},
 		"items":      items,
-	}}
+	})
+}
+
+// printListObject prints a v1 List: as YAML for format yaml, else with
+// printer (JSON, templates).
+func printListObject(w io.Writer, printer printers.ResourcePrinter, format string, list map[string]interface{}) error {
 	if format == "yaml" {
-		b, err := marshalYAML(list.Object)
+		b, err := marshalYAML(list)
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(b)
 		return err
 	}
-	return printer.PrintObj(list, w)
+	return printer.PrintObj(&unstructured.Unstructured{Object: list}, w)
 }
 
 // marshalYAML returns obj as YAML, as sigs.k8s.io/yaml.Marshal (and so

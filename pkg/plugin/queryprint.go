@@ -243,25 +243,35 @@ func (p queryPrinter) printCustomColumns(groups []typeObjects) error {
 	}
 	table := make([][]string, 0, len(objs))
 	for _, obj := range objs {
-		m, err := object.Content(obj)
+		row, err := customColumnCells(cols, obj)
 		if err != nil {
 			return err
-		}
-		row := make([]string, len(cols))
-		for i, c := range cols {
-			results, err := c.path.FindResults(m)
-			if err != nil {
-				return fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
-			}
-			var values []string
-			for _, set := range results {
-				for _, v := range set {
-					values = append(values, fmt.Sprint(v.Interface()))
-				}
-			}
-			row[i] = joinOrNone(values)
 		}
 		table = append(table, row)
 	}
 	return writeTable(p.out, header, table, p.cfg.noHeaders)
+}
+
+// customColumnCells is obj's row of the -o custom-columns columns cols:
+// each column's values joined, <none> where it has none.
+func customColumnCells(cols []customColumn, obj interface{}) ([]string, error) {
+	m, err := object.Content(obj)
+	if err != nil {
+		return nil, err
+	}
+	row := make([]string, len(cols))
+	for i, c := range cols {
+		results, err := c.path.FindResults(m)
+		if err != nil {
+			return nil, fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
+		}
+		var values []string
+		for _, set := range results {
+			for _, v := range set {
+				values = append(values, fmt.Sprint(v.Interface()))
+			}
+		}
+		row[i] = joinOrNone(values)
+	}
+	return row, nil
 }

@@ -49,22 +49,7 @@ func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) err
 	now := time.Now()
 	for n, g := range groups {
 		table := p.tableFor(ctx, g.t)
-		var header []string
-		if len(p.cfg.namespaces) != 1 && g.t.Namespaced() {
-			header = append(header, "NAMESPACE")
-		}
-		header = append(header, table.Headers(wide)...)
-		for _, key := range p.cfg.labelColumns {
-			parts := strings.Split(key, "/")
-			header = append(header, strings.ToUpper(parts[len(parts)-1]))
-		}
-		if p.cfg.showLabels {
-			header = append(header, "LABELS")
-		}
-		for _, def := range p.cfg.indexes {
-			header = append(header, strings.ToUpper(def.Name))
-		}
-		header = append(header, p.cfg.eventHeaders()...)
+		header := p.cfg.tableHeader(g.t, table, wide)
 		rows := make([][]string, 0, len(g.objs))
 		for _, obj := range p.tableOrder(table, g.objs) {
 			row, err := p.tableRow(g.t, table, obj, now, wide, withKind)
@@ -81,6 +66,28 @@ func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) err
 		}
 	}
 	return nil
+}
+
+// tableHeader is the header of printTables' table of t: NAMESPACE with
+// -A or several namespaces, kubectl's columns, the -L label columns, LABELS
+// with --show-labels, the queried indexes and the events columns.
+func (c queryPrintConfig) tableHeader(t *cache.Type, table columns.Table, wide bool) []string {
+	var header []string
+	if len(c.namespaces) != 1 && t.Namespaced() {
+		header = append(header, "NAMESPACE")
+	}
+	header = append(header, table.Headers(wide)...)
+	for _, key := range c.labelColumns {
+		parts := strings.Split(key, "/")
+		header = append(header, strings.ToUpper(parts[len(parts)-1]))
+	}
+	if c.showLabels {
+		header = append(header, "LABELS")
+	}
+	for _, def := range c.indexes {
+		header = append(header, strings.ToUpper(def.Name))
+	}
+	return append(header, c.eventHeaders()...)
 }
 
 // tableOrder returns objs in the order table prints them: the order of its

@@ -1,16 +1,10 @@
 package fleet
 
 import (
-	"net"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
@@ -22,45 +16,7 @@ import (
 func TestFleetSilentContextCannotHang(t *testing.T) {
 	seed(t)
 	f := framework.CurrentFleet(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu   sync.Mutex
-		held []net.Conn // read nothing, answer nothing
-	)
-	defer func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			held = append(held, c)
-			mu.Unlock()
-		}
-	}()
-
-	cfg, err := clientcmd.LoadFromFile(f.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Clusters["silent"] = &clientcmdapi.Cluster{Server: "https://" + l.Addr().String(), InsecureSkipTLSVerify: true}
-	cfg.AuthInfos["silent"] = &clientcmdapi.AuthInfo{Token: "none"}
-	cfg.Contexts["silent"] = &clientcmdapi.Context{Cluster: "silent", AuthInfo: "silent"}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := withSilentContext(t)
 
 	r := framework.Run(t, framework.Cmd{
 		Args:       []string{"informer", "query", "pods", "-n", namespace, "--context", f.Contexts[0] + ",silent", "--sync-timeout", "3s", "--no-headers"},
