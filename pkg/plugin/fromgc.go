@@ -6,11 +6,12 @@ import (
 	"sync"
 )
 
-// readingGCPercent is the collector's target while --from files are read:
-// a dump is decoded from JSON or YAML, which leaves about as much garbage
-// as the objects it keeps, where a live informer decodes protobuf, which
-// leaves little. Collecting sooner while reading keeps the peak near what
-// the objects themselves need, for a little more CPU.
+// readingGCPercent is the collector's target while objects are read where
+// decoding leaves more garbage than what is kept: --from files (decoded
+// from JSON or YAML, about as much garbage as the objects they keep) and
+// one-shot queries that keep a small record of each object (the whole
+// object decoded, a few hundred bytes kept). Collecting sooner while
+// reading keeps the peak near what is kept, for a little more CPU.
 const readingGCPercent = 50
 
 var readingGC struct {

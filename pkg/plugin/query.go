@@ -294,6 +294,10 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relation
 	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
 		return nil, nil, err
 	}
+	if o.config.Reduce != nil {
+		// What is kept is small; the peak is decoding's garbage.
+		defer tightenGCWhileReading()()
+	}
 	engine, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
 		pushdown: o.pushdown,
