@@ -141,7 +141,7 @@ func (p *rowPrinter) print(ctx context.Context, t *cache.Type, typ cache.EventTy
 	var header, row []string
 	if cfg.out.format == "custom-columns" {
 		header, row = customColumnsHeader(cfg.out.columns), nil
-		cells, err := customColumnsRow(cfg.out.columns, obj)
+		cells, err := customColumnCells(cfg.out.columns, obj)
 		if err != nil {
 			return err
 		}
@@ -255,30 +255,6 @@ func customColumnsHeader(cols []customColumn) []string {
 		header[i] = c.header
 	}
 	return header
-}
-
-// customColumnsRow is obj's row of -o custom-columns, as printCustomColumns
-// computes it.
-func customColumnsRow(cols []customColumn, obj interface{}) ([]string, error) {
-	m, err := object.Content(obj)
-	if err != nil {
-		return nil, err
-	}
-	row := make([]string, len(cols))
-	for i, c := range cols {
-		results, err := c.path.FindResults(m)
-		if err != nil {
-			return nil, fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
-		}
-		var values []string
-		for _, set := range results {
-			for _, v := range set {
-				values = append(values, fmt.Sprint(v.Interface()))
-			}
-		}
-		row[i] = joinOrNone(values)
-	}
-	return row, nil
 }
 
 // runGroups prints the grouped table, then the rows of the groups that
