@@ -40,23 +40,13 @@ func (a *fleetAnswer) flushStderr(w io.Writer) {
 // and look the answer up. It records in a what the merged print reads and
 // how to stop the informers, which stay up until then.
 func (o *QueryOptions) collect(ctx context.Context, a *fleetAnswer) error {
-	related, shutdown, err := o.startAnswer(ctx)
+	l, err := o.lookUpAnswer(ctx)
 	if err != nil {
 		return err
 	}
-	a.shutdown = shutdown
-	indexDefs := related.Definitions()
-	guards := exprGuards(indexDefs, o.filter)
-	if err := exprFatal(guards); err != nil {
-		return err
-	}
-	groups, err := o.lookup(ctx, related.Types())
-	if err != nil {
-		return err
-	}
-	newExprReporter(guards).report(o.ErrOut)
-	a.groups = groups
-	a.p = queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
-	a.p.cfg.events = related.Events()
+	a.shutdown = l.shutdown
+	l.report()
+	a.groups = l.groups
+	a.p = queryPrinter{cfg: l.cfg, out: o.Out, errOut: o.ErrOut, source: o.source}
 	return nil
 }

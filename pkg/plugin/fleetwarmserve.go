@@ -58,28 +58,18 @@ func (o *QueryOptions) writeAnswer(ctx context.Context) error {
 	if o.watching() {
 		return fmt.Errorf("-w/--watch: a collected answer is one-shot")
 	}
-	related, shutdown, err := o.startAnswer(ctx)
+	l, err := o.lookUpAnswer(ctx)
 	if err != nil {
 		return err
 	}
-	defer shutdown()
-	indexDefs := related.Definitions()
-	guards := exprGuards(indexDefs, o.filter)
-	if err := exprFatal(guards); err != nil {
-		return err
-	}
-	groups, err := o.lookup(ctx, related.Types())
-	if err != nil {
-		return err
-	}
-	defer newExprReporter(guards).report(o.ErrOut)
-	cfg := o.print.bind(indexDefs)
-	cfg.events = related.Events()
+	defer l.shutdown()
+	defer l.report()
+	cfg := l.cfg
 	var transform func(interface{}) (interface{}, error)
 	if cfg.grouped() && o.podTransformSafe() {
 		transform = aggregate.TransformPod
 	}
-	answer, err := encodeAnswer(cfg, groups, transform)
+	answer, err := encodeAnswer(cfg, l.groups, transform)
 	if err != nil {
 		return err
 	}

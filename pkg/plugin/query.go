@@ -261,25 +261,56 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
-	related, shutdown, err := o.startAnswer(ctx)
+	a, err := o.lookUpAnswer(ctx)
 	if err != nil {
 		return err
 	}
-	defer shutdown()
-	indexDefs := related.Definitions()
+	defer a.shutdown()
+	defer a.report()
+	p := queryPrinter{cfg: a.cfg, out: o.Out, errOut: o.ErrOut, source: o.source}
+	return p.print(ctx, a.groups)
+}
 
+// lookedUp is a query's answer looked up and not yet printed: its objects
+// per type and the print config bound to the relations it read. report
+// writes on o.ErrOut what the expressions' evaluations reported; shutdown
+// stops the informers. The caller prints, then calls report and shutdown.
+type lookedUp struct {
+	cfg      queryPrintConfig
+	groups   []typeObjects
+	report   func()
+	shutdown func()
+}
+
+// lookUpAnswer does what every one-shot answer does before it is printed
+// (Run, each context of a fleet, a warm cache's collect): start and sync
+// the engine and relations (startAnswer), refuse what the expressions
+// cannot evaluate, look the answer up and bind the print config to the
+// relations and events. On an error nothing is left running.
+func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
+	related, shutdown, err := o.startAnswer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	indexDefs := related.Definitions()
 	guards := exprGuards(indexDefs, o.filter)
 	if err := exprFatal(guards); err != nil {
-		return err
+		shutdown()
+		return nil, err
 	}
 	groups, err := o.lookup(ctx, related.Types())
 	if err != nil {
-		return err
+		shutdown()
+		return nil, err
 	}
-	defer newExprReporter(guards).report(o.ErrOut)
-	p := queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source}
-	p.cfg.events = related.Events()
-	return p.print(ctx, groups)
+	cfg := o.print.bind(indexDefs)
+	cfg.events = related.Events()
+	return &lookedUp{
+		cfg:      cfg,
+		groups:   groups,
+		report:   func() { newExprReporter(guards).report(o.ErrOut) },
+		shutdown: shutdown,
+	}, nil
 }
 
 // startAnswer resolves the query's types and starts and syncs the engine and
