@@ -249,3 +249,27 @@ func fleetProgressFrom(ctx context.Context, fallback func(cache.Progress)) func(
 	}
 	return fallback
 }
+
+// listingProgress returns a progress callback for a context whose command
+// runs several engines one after another (a tree: its roots, then the types
+// it follows): the state is listing N, N the objects received over every
+// type so far, and never synced, which the command's own end says through
+// done.
+func (p *fleetProgress) listingProgress(name string) func(cache.Progress) {
+	var mu sync.Mutex
+	received := map[string]int64{}
+	return func(e cache.Progress) {
+		mu.Lock()
+		var total int64
+		for _, t := range e.Types {
+			received[t.Name] = max(received[t.Name], t.Received)
+		}
+		for _, n := range received {
+			total += n
+		}
+		mu.Unlock()
+		if total > 0 {
+			p.set(name, fmt.Sprintf("listing %d", total))
+		}
+	}
+}

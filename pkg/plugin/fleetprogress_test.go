@@ -137,3 +137,33 @@ func TestFleetProgressAboveOffTerminal(t *testing.T) {
 		t.Errorf("wrote %q, want the lines alone", got)
 	}
 }
+
+// TestFleetProgressListing sums a tree's engines, one after another, into
+// one listing count and never says synced before the command ends.
+func TestFleetProgressListing(t *testing.T) {
+	var out bytes.Buffer
+	p := newFleetProgressOn(&out, func() int { return 80 }, []string{"a"})
+	p.start = time.Now().Add(-time.Second)
+	listing := p.listingProgress("a")
+	steps := []struct {
+		progress cache.Progress
+		want     string
+	}{
+		{cache.Progress{Types: []cache.TypeProgress{{Name: "deployments", Received: 2}}}, "a: listing 2"},
+		{cache.Progress{Types: []cache.TypeProgress{{Name: "deployments", Received: 3, Synced: true}}}, "a: listing 3"},
+		{cache.Progress{Types: []cache.TypeProgress{{Name: "replicasets", Received: 4}, {Name: "pods", Received: 10, Synced: true}}}, "a: listing 17"},
+		{cache.Progress{Types: []cache.TypeProgress{{Name: "replicasets", Received: 5, Synced: true}, {Name: "pods", Received: 10, Synced: true}}}, "a: listing 18"},
+	}
+	for i, s := range steps {
+		out.Reset()
+		listing(s.progress)
+		if got := out.String(); !strings.Contains(got, s.want) || strings.Contains(got, "synced") {
+			t.Errorf("step %d: frame %q, want %q and no synced", i, got, s.want)
+		}
+	}
+	out.Reset()
+	p.done("a", nil)
+	if got := out.String(); !strings.Contains(got, "a: synced") {
+		t.Errorf("done drew %q, want a: synced", got)
+	}
+}

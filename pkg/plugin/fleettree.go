@@ -83,7 +83,7 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 			return a, err
 		}
 		progress.set(name, "reading")
-		err = co.collectTree(ctx, a)
+		err = co.collectTree(withFleetProgress(ctx, progress.listingProgress(name)), a)
 		return a, err
 	})
 	progress.end()

@@ -239,7 +239,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		}
 		// A Service's pods are found by its selector, in its spec.
 		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
-		cfg := cache.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull}
+		cfg := cache.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: fleetProgressFrom(ctx, nil)}
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
@@ -300,6 +300,7 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 		SyncTimeout: o.SyncTimeout,
 		FullObjects: full,
 		Indexes:     []index.Definition{ownerUID},
+		Progress:    fleetProgressFrom(ctx, nil),
 	})
 	defer each.Shutdown()
 	if err != nil {
