@@ -78,7 +78,11 @@ type Engine struct {
 	// informers holds one informer per namespace and resource, shared by
 	// types that name the same resource.
 	informers map[informerKey]toolscache.SharedIndexInformer
-	running   sync.WaitGroup
+	// listTransforms holds, per informer that reduces its objects (see
+	// reducesLists), the transform its list pages go through as they
+	// arrive. Written by New only.
+	listTransforms map[informerKey]toolscache.TransformFunc
+	running        sync.WaitGroup
 
 	// requests is what the engine's list and watch requests carry on their
 	// context to the clients' transports.
@@ -99,11 +103,12 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 		cfg.SyncTimeout = 60 * time.Second
 	}
 	e := &Engine{
-		source:    source,
-		cfg:       cfg,
-		informers: map[informerKey]toolscache.SharedIndexInformer{},
-		failed:    make(chan struct{}),
-		stop:      make(chan struct{}),
+		source:         source,
+		cfg:            cfg,
+		informers:      map[informerKey]toolscache.SharedIndexInformer{},
+		listTransforms: map[informerKey]toolscache.TransformFunc{},
+		failed:         make(chan struct{}),
+		stop:           make(chan struct{}),
 	}
 	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams}
 	indexers := toolscache.Indexers{}
@@ -128,6 +133,9 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 			}
 			if err := informer.SetTransform(e.transform(t)); err != nil {
 				return nil, fmt.Errorf("setting transform on %s: %w", t.Name(), err)
+			}
+			if e.reducesLists(t) {
+				e.listTransforms[informerKey{namespace: namespace, gvr: mapping.Resource}] = e.pipeline(t)
 			}
 			if err := informer.SetWatchErrorHandlerWithContext(e.watchErrorHandler(t)); err != nil {
 				return nil, fmt.Errorf("setting watch error handler on %s: %w", t.Name(), err)

@@ -54,7 +54,11 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return feed.ListWithContext(ctx, opts)
+			list, err := feed.ListWithContext(ctx, opts)
+			if transform := e.listTransforms[key]; err == nil && transform != nil {
+				return reduceList(list, transform)
+			}
+			return list, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
@@ -100,13 +104,22 @@ func (l clientListerWatcher[L]) WatchWithContext(ctx context.Context, opts metav
 // transform runs on every object before it enters the cache. It must be
 // idempotent: client-go may hand it an object it has already transformed.
 func (e *Engine) transform(t *Type) toolscache.TransformFunc {
+	pipeline := e.pipeline(t)
+	return func(obj interface{}) (interface{}, error) {
+		t.received.Add(1)
+		return pipeline(obj)
+	}
+}
+
+// pipeline is what transform does to an object besides counting it: the
+// engine's part, the resource's transform and Reduce.
+func (e *Engine) pipeline(t *Type) toolscache.TransformFunc {
 	gvk := t.Mapping.GroupVersionKind
 	mode := e.cfg.ManagedFields
 	share := e.cfg.ShareValues
 	then := e.cfg.Transforms[t.Mapping.Resource.GroupResource()]
 	reduce := e.cfg.Reduce
 	return func(obj interface{}) (interface{}, error) {
-		t.received.Add(1)
 		obj = engineTransform(obj, t.Kind, gvk, mode, share)
 		if then != nil {
 			var err error

@@ -1,0 +1,52 @@
+package cache
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// reducesLists reports whether the engine's transform of objects of gr
+// replaces them by something smaller (Config.Reduce, Config.Transforms), so
+// that a list is worth transforming page by page as it arrives.
+func (e *Engine) reducesLists(t *Type) bool {
+	return e.cfg.Reduce != nil || e.cfg.Transforms[t.Mapping.Resource.GroupResource()] != nil
+}
+
+// reduceList returns list with every item passed through transform, as a
+// list the reflector and client-go's pager read as they read list: its
+// resourceVersion, continue token and remaining item count, and the
+// transformed items. A paginated LIST then holds each page's whole objects
+// only until the page is transformed, not until the last page has arrived;
+// the informer's transform runs again on the items when they enter the
+// store, which its contract (idempotent) allows.
+func reduceList(list runtime.Object, transform toolscache.TransformFunc) (runtime.Object, error) {
+	m, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, fmt.Errorf("reading the list: %w", err)
+	}
+	out := &metainternalversion.List{}
+	out.ResourceVersion = m.GetResourceVersion()
+	out.Continue = m.GetContinue()
+	out.RemainingItemCount = m.GetRemainingItemCount()
+	out.Items = make([]runtime.Object, 0, meta.LenList(list))
+	err = meta.EachListItem(list, func(item runtime.Object) error {
+		reduced, err := transform(item)
+		if err != nil {
+			return err
+		}
+		obj, ok := reduced.(runtime.Object)
+		if !ok {
+			return fmt.Errorf("the transform of %T returned %T, not an API object", item, reduced)
+		}
+		out.Items = append(out.Items, obj)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
