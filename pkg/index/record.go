@@ -36,6 +36,9 @@ type Record struct {
 	// measureErr when measuring it failed.
 	measures   []resource.Quantity
 	measureErr error
+	// row and rowErr are what plan's row returned for the whole object.
+	row    []string
+	rowErr error
 }
 
 // DeepCopyObject returns a copy of r; it shares the values and strings that
@@ -78,6 +81,16 @@ func (r *Record) Measures(names []string) (values []resource.Quantity, ok bool, 
 	return values, true, nil
 }
 
+// Row returns the cells the plan's row function computed from the object r
+// was built from, when it entered the cache, and whether r holds a row. The
+// cells are shared: copy them before changing one.
+func (r *Record) Row() (cells []string, ok bool, err error) {
+	if r.plan.row == nil {
+		return nil, false, nil
+	}
+	return r.row, true, r.rowErr
+}
+
 func (r *Record) holdsMeasures(names []string) bool {
 	for _, name := range names {
 		if r.measureIndex(name) < 0 {
@@ -97,11 +110,12 @@ func (r *Record) measureIndex(name string) int {
 }
 
 // RecordPlan says what the Records of one command keep: the values of its
-// indexes and its measures. It is immutable and safe for concurrent use.
+// indexes, its measures and, for a table, each object's row. It is immutable and safe for concurrent use.
 type RecordPlan struct {
 	defs         []Definition
 	measureNames []string
 	measure      func(obj interface{}) ([]resource.Quantity, error)
+	row          func(obj runtime.Object) ([]string, error)
 }
 
 // NewRecordPlan returns the plan of Records that keep the values of defs
@@ -110,6 +124,15 @@ type RecordPlan struct {
 // from a whole object (nil when there are none).
 func NewRecordPlan(defs []Definition, measureNames []string, measure func(obj interface{}) ([]resource.Quantity, error)) *RecordPlan {
 	return &RecordPlan{defs: defs, measureNames: measureNames, measure: measure}
+}
+
+// WithRow returns a plan that keeps what p keeps and, per object, what row
+// returns for the whole object as it enters the cache (a table's cells,
+// read back by [Record.Row]). row is called from several goroutines.
+func (p *RecordPlan) WithRow(row func(obj runtime.Object) ([]string, error)) *RecordPlan {
+	out := *p
+	out.row = row
+	return &out
 }
 
 // Transform is a client-go TransformFunc: it replaces an object by its
@@ -148,6 +171,9 @@ func (p *RecordPlan) Transform(obj interface{}) (interface{}, error) {
 	}
 	if p.measure != nil && len(p.measureNames) > 0 {
 		r.measures, r.measureErr = p.measure(obj)
+	}
+	if p.row != nil {
+		r.row, r.rowErr = p.row(ro)
 	}
 	return r, nil
 }

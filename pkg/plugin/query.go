@@ -325,6 +325,7 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relation
 	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
 		return nil, nil, err
 	}
+	o.withTableRows(mappings)
 	if o.config.Reduce != nil {
 		// What is kept is small; the peak is decoding's garbage.
 		defer tightenGCWhileReading()()

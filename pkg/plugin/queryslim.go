@@ -1,14 +1,23 @@
 package plugin
 
 import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // recordPlan returns the stored form of a one-shot query whose answer reads
-// nothing of its objects but their key, its indexes' values and its
-// measures: -o name and grouped tables, without --filter, --sort-by over
-// objects, --show-events or a relationship index (those read the objects
+// nothing of its objects but their key, its indexes' values, its measures
+// and their table rows: -o name, tables (-o wide too: withTableRows adds the
+// rows) and grouped tables, without --filter, --sort-by over objects, label
+// columns, --show-events or a relationship index (those read the objects
 // themselves, or other caches through them). It returns nil for any other
 // query, and for an engine shared with other commands (a warm cache), whose
 // objects stay whole.
@@ -16,7 +25,7 @@ func (o *QueryOptions) recordPlan() *index.RecordPlan {
 	if o.watching() || o.engines.shared() || o.filter != nil || o.ShowEvents {
 		return nil
 	}
-	if !o.grouped() && (o.print.out.format != "name" || o.SortBy != "") {
+	if !o.grouped() && (!o.namesOrRows() || o.SortBy != "") {
 		return nil
 	}
 	for _, def := range o.indexDefs {
@@ -25,4 +34,48 @@ func (o *QueryOptions) recordPlan() *index.RecordPlan {
 		}
 	}
 	return aggregate.RecordPlan(o.indexDefs, o.print.measures)
+}
+
+// namesOrRows reports whether an ungrouped answer prints only names or
+// kubectl's table rows (with the queried indexes' values), which Records can
+// hold.
+func (o *QueryOptions) namesOrRows() bool {
+	switch o.print.out.format {
+	case "name":
+		return true
+	case "", "wide":
+		return len(o.LabelColumns) == 0 && !o.ShowLabels
+	}
+	return false
+}
+
+// withTableRows completes the stored form of a table query once its types
+// are known: each Record also keeps its row of kubectl's table for its type
+// (every column, -o wide's too), computed when the object arrives — as the
+// API server computes a table's cells when it serves the list kubectl get
+// prints. A type whose table is not built in (a custom resource's columns
+// are read from its CRD) or whose table orders its rows by comparing objects
+// needs the objects: the query then keeps them whole.
+func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
+	if o.config.Reduce == nil || o.grouped() || o.print.out.format == "name" {
+		return
+	}
+	tables := map[schema.GroupVersionKind]columns.Table{}
+	for _, m := range mappings {
+		table, ok := columns.For(m.Resource.GroupResource())
+		if !ok || table.Compare != nil {
+			o.config.Reduce = nil
+			return
+		}
+		tables[m.GroupVersionKind] = table
+	}
+	plan := o.recordPlan().WithRow(func(obj runtime.Object) ([]string, error) {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		table, ok := tables[gvk]
+		if !ok {
+			return nil, fmt.Errorf("no table for %s", gvk)
+		}
+		return table.Row(obj, time.Now())
+	})
+	o.config.Reduce = plan.Transform
 }

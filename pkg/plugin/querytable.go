@@ -118,7 +118,7 @@ func (p queryPrinter) tableRow(t *cache.Type, table columns.Table, obj interface
 	if !ok {
 		return nil, fmt.Errorf("a cached %s is a %T, not an API object", t.Name(), obj)
 	}
-	cells, err := table.Row(robj, now)
+	cells, err := tableCells(table, robj, now)
 	if err != nil {
 		return nil, fmt.Errorf("printing %s %s: %w", t.Name(), a.GetName(), err)
 	}
@@ -146,6 +146,17 @@ func (p queryPrinter) tableRow(t *cache.Type, table columns.Table, obj interface
 	}
 	row = append(row, p.cfg.eventCells(obj, now)...)
 	return row, nil
+}
+
+// tableCells returns obj's cells of table at now, or those a Record kept
+// (computed when its object arrived), as a copy the caller may change.
+func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]string, error) {
+	if r, ok := obj.(*index.Record); ok {
+		if cells, ok, err := r.Row(); ok {
+			return slices.Clone(cells), err
+		}
+	}
+	return table.Row(obj, now)
 }
 
 // tableFor returns kubectl's table for t: a built-in type's columns, a
