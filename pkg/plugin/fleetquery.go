@@ -121,12 +121,12 @@ func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
 }
 
 // unsupportedFleetQueryFlags are the query flags a fleet query does not
-// answer yet, as the user spelled them: the merged printer has no live
-// table.
+// answer yet, as the user spelled them: -w keeps rows of objects, not a
+// grouped table, across contexts (fleetquerywatch.go).
 func unsupportedFleetQueryFlags(o *QueryOptions) []string {
 	var set []string
-	if o.Watch || o.WatchOnly {
-		set = append(set, "-w/--watch")
+	if o.watching() && (len(o.GroupBy) > 0 || len(o.Sums) > 0) {
+		set = append(set, "-w/--watch with --group-by or --sum (use watch --group-by)")
 	}
 	return set
 }
@@ -207,6 +207,9 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 		}
 		return false
 	})
+	if o.watching() {
+		return runFleetQueryWatch(cmd, args, o, q, sel, names)
+	}
 
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
