@@ -44,10 +44,11 @@ import (
 // table merged over the contexts (fleetwatchgroups.go).
 
 // fleetWatchRunE returns watch's RunE: a fleet watch when contexts are
-// chosen the fleet way, next otherwise.
+// chosen the fleet way or --group-by names the context index, next
+// otherwise.
 func fleetWatchRunE(o *WatchOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) {
+		if _, at, _ := splitGroupByContext(o.GroupBy); !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) && at < 0 {
 			return next(cmd, args)
 		}
 		return runFleetWatch(cmd, args, o, f)
