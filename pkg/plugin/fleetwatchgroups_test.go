@@ -159,3 +159,60 @@ context=a: count 3 → 0, requests.cpu 1750m → 0
 		t.Errorf("table after a failed = %q %q, want rows %q", header, rows, want)
 	}
 }
+
+// TestFleetGroupsRedrawOnATerminal checks that on a terminal the merged
+// table is drawn in place once every context is counted, and drawn again
+// after a change in one context.
+func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
+	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	var out bytes.Buffer
+	s, err := newFleetGroups("pods", []string{"node"}, nil, false, []string{"a", "b"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.g.tty = true
+	feed := &groupWatch{keys: []index.Definition{mustLookup(t, "node")}}
+	for _, c := range []string{"a", "b"} {
+		for _, p := range fleetTestPods[c] {
+			if _, err := s.set(c, feed, pods, "shop/"+p.Name, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.seeded[c] = true
+		s.settle()
+	}
+	done := make(chan struct{})
+	printed := make(chan error)
+	go func() { printed <- s.print(done) }()
+	<-s.drawn
+	s.mu.Lock()
+	changes, err := s.set("b", feed, pods, "shop/db-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.changed(changes)
+	s.mu.Unlock()
+	close(done)
+	if err := <-printed; err != nil {
+		t.Fatal(err)
+	}
+	frames := strings.Split(out.String(), cursorHome)
+	if len(frames) != 3 {
+		t.Fatalf("printed %d frames, want 2:\n%q", len(frames)-1, out.String())
+	}
+	if !strings.Contains(frames[1], "n1     3"+eraseLine) || !strings.Contains(frames[1], "n3     1"+eraseLine) {
+		t.Errorf("frame 1 lacks the merged counts of n1 (3) and n3 (1):\n%s", frames[1])
+	}
+	if strings.Contains(frames[2], "n3") {
+		t.Errorf("frame 2 still has node n3, whose only pod was deleted:\n%s", frames[2])
+	}
+}
+
+func mustLookup(t *testing.T, name string) index.Definition {
+	t.Helper()
+	def, err := (&index.Set{}).Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
