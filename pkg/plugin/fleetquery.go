@@ -24,8 +24,9 @@ import (
 // the built-in context index. Each context is answered by a QueryOptions of
 // its own (its own ConfigFlags: server, credentials, impersonation and
 // default namespace of that context), in parallel; the answers are merged
-// by fleetprint.go. A plain --context NAME is not a fleet: the query runs
-// exactly as without this file.
+// by fleetprint.go; -w and --watch-only stream the contexts' rows
+// (fleetquerywatch.go). A plain --context NAME is not a fleet: the query
+// runs exactly as without this file.
 
 // fleetFlags are the flags that choose contexts, besides --context.
 type fleetFlags struct {
