@@ -24,8 +24,9 @@ import (
 // the built-in context index. Each context is answered by a QueryOptions of
 // its own (its own ConfigFlags: server, credentials, impersonation and
 // default namespace of that context), in parallel; the answers are merged
-// by fleetprint.go. A plain --context NAME is not a fleet: the query runs
-// exactly as without this file.
+// by fleetprint.go; -w and --watch-only stream the contexts' rows
+// (fleetquerywatch.go). A plain --context NAME is not a fleet: the query
+// runs exactly as without this file.
 
 // fleetFlags are the flags that choose contexts, besides --context.
 type fleetFlags struct {
@@ -121,12 +122,12 @@ func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
 }
 
 // unsupportedFleetQueryFlags are the query flags a fleet query does not
-// answer yet, as the user spelled them: the merged printer has no live
-// table.
+// answer yet, as the user spelled them: -w keeps rows of objects, not a
+// grouped table, across contexts (fleetquerywatch.go).
 func unsupportedFleetQueryFlags(o *QueryOptions) []string {
 	var set []string
-	if o.Watch || o.WatchOnly {
-		set = append(set, "-w/--watch")
+	if o.watching() && (len(o.GroupBy) > 0 || len(o.Sums) > 0) {
+		set = append(set, "-w/--watch with --group-by or --sum (use watch --group-by)")
 	}
 	return set
 }
@@ -207,6 +208,9 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 		}
 		return false
 	})
+	if o.watching() {
+		return runFleetQueryWatch(cmd, args, o, q, sel, names)
+	}
 
 	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())

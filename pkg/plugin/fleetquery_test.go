@@ -104,8 +104,10 @@ func TestUnsupportedFleetQueryFlags(t *testing.T) {
 	}{
 		{name: "none", o: QueryOptions{}},
 		{name: "show-events is answered", o: QueryOptions{ShowEvents: true}},
-		{name: "watch", o: QueryOptions{queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch"}},
-		{name: "watch-only and show-events", o: QueryOptions{ShowEvents: true, queryWatchFlags: queryWatchFlags{WatchOnly: true}}, want: []string{"-w/--watch"}},
+		{name: "watch is answered", o: QueryOptions{queryWatchFlags: queryWatchFlags{Watch: true}}},
+		{name: "watch-only and show-events are answered", o: QueryOptions{ShowEvents: true, queryWatchFlags: queryWatchFlags{WatchOnly: true}}},
+		{name: "watch and group-by", o: QueryOptions{GroupBy: []string{"node"}, queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch with --group-by or --sum (use watch --group-by)"}},
+		{name: "watch and sum", o: QueryOptions{Sums: []string{"restarts"}, queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch with --group-by or --sum (use watch --group-by)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

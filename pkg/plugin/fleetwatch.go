@@ -40,34 +40,19 @@ import (
 // the fleet watch ends when every context has ended (met, failed or
 // interrupted). --max-events counts the events of the merged stream.
 // --where context… chooses contexts (the built-in context index); the other
-// --where selectors apply in each context. --group-by and --sum are not
-// supported across contexts yet.
+// --where selectors apply in each context. --group-by and --sum keep one
+// table merged over the contexts (fleetwatchgroups.go).
 
 // fleetWatchRunE returns watch's RunE: a fleet watch when contexts are
-// chosen the fleet way, next otherwise.
+// chosen the fleet way or --group-by names the context index, next
+// otherwise.
 func fleetWatchRunE(o *WatchOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) {
+		if _, at, _ := splitGroupByContext(o.GroupBy); !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) && at < 0 {
 			return next(cmd, args)
 		}
 		return runFleetWatch(cmd, args, o, f)
 	}
-}
-
-// unsupportedFleetWatchFlags names the flags a fleet watch refuses.
-func unsupportedFleetWatchFlags(o *WatchOptions) []string {
-	var set []string
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"--group-by", len(o.GroupBy) > 0}, {"--sum", len(o.Sums) > 0},
-	} {
-		if f.set {
-			set = append(set, f.name)
-		}
-	}
-	return set
 }
 
 func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetFlags) error {
@@ -77,8 +62,8 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if set := identityFlags(o.configFlags); len(set) > 0 {
 		return fmt.Errorf("%s would make every context the same identity: a watch across contexts uses each context's own server and credentials", strings.Join(set, ", "))
 	}
-	if set := unsupportedFleetWatchFlags(o); len(set) > 0 {
-		return fmt.Errorf("%s: not supported by a watch across contexts yet", strings.Join(set, ", "))
+	if err := o.validateGroups(); err != nil {
+		return err
 	}
 	if o.MaxEvents < 0 {
 		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
@@ -122,6 +107,13 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
 	}
+	var groups *fleetGroups
+	if o.grouped() {
+		if groups, err = newFleetGroups(fleetGroupTitle(args, o.GroupBy, o.Sums), o.GroupBy, o.Sums, o.Timestamps, names, o.Out); err != nil {
+			return err
+		}
+		groups.beforeDraw = progress.end
+	}
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
@@ -133,10 +125,16 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 				return append([]byte("context "+name+": "), line...)
 			}, above: stderrAbove}
 			c := fleetWatchContext{name: name, where: where, budget: budget}
+			if groups != nil {
+				c.groups = &fleetGroupContext{shared: groups, name: name}
+			}
 			if progress != nil {
 				c.progress = progress.engineProgress(name)
 			}
 			errs[i] = watchContext(ctx, cmd, args, o, c, stdout, stderr)
+			if groups != nil {
+				groups.ended(name, errs[i])
+			}
 			stdout.flush()
 			stderr.flush()
 			progress.done(name, errs[i])
@@ -147,7 +145,17 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 			}
 		}()
 	}
-	wg.Wait()
+	var printErr error
+	if groups != nil {
+		done := make(chan struct{})
+		printed := make(chan struct{})
+		go func() { printErr = groups.print(done); close(printed) }()
+		wg.Wait()
+		close(done)
+		<-printed
+	} else {
+		wg.Wait()
+	}
 	for _, err := range errs {
 		if err != nil {
 			failed++
@@ -156,7 +164,7 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if failed > 0 {
 		return &fleet.PartialError{Failed: failed, Total: len(names) + len(sel.Missing)}
 	}
-	return nil
+	return printErr
 }
 
 // fleetWatchContext is what one context's watch of a fleet watch gets
@@ -170,6 +178,9 @@ type fleetWatchContext struct {
 	// progress is the engine progress callback of the context's line of
 	// the fleet's progress, nil without one.
 	progress func(cache.Progress)
+	// groups, for --group-by and --sum, is the context's part of the
+	// fleet's table, nil otherwise.
+	groups *fleetGroupContext
 }
 
 // watchContext runs the watch in context c.name with its own ConfigFlags,
@@ -182,6 +193,10 @@ func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *Wat
 	co.Where = c.where
 	if c.budget != nil {
 		co.MaxEvents = 0
+	}
+	if c.groups != nil {
+		co.fleetGroups = c.groups
+		co.GroupBy, _, _ = splitGroupByContext(o.GroupBy)
 	}
 	if err := co.Complete(cmd, args); err != nil {
 		return err

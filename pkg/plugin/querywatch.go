@@ -34,6 +34,9 @@ type queryWatchFlags struct {
 	// MODIFIED, DELETED) before each row; -o json and yaml print watch
 	// events ({"type", "object"}).
 	OutputWatchEvents bool
+	// fleetRows, in one context of a fleet query -w, takes the context's
+	// rows into the fleet's stream (fleetquerywatch.go).
+	fleetRows *fleetRowsContext
 }
 
 // ErrInterrupted is returned by a command that Ctrl-C (SIGINT) or SIGTERM
@@ -172,9 +175,12 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	if o.redraws() {
+	switch {
+	case o.fleetRows != nil:
+		err = o.fleetRows.run(ctx, w, queue)
+	case o.redraws():
 		err = w.runLive(ctx, queue)
-	} else {
+	default:
 		err = w.runRows(ctx, queue)
 	}
 	if failed := engine.Err(); failed != nil {

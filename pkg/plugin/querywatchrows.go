@@ -61,6 +61,9 @@ type rowPrinter struct {
 	now        time.Time
 	// groups are the printed grouped rows, by their key cells.
 	groups map[string][]string
+	// fleet, in a fleet query -w, is the context whose rows these are:
+	// they name it (fleetquerywatch.go).
+	fleet *fleetRowsContext
 }
 
 // runRows prints the answer (unless --watch-only), then the changes, until
@@ -162,6 +165,10 @@ func (p *rowPrinter) print(ctx context.Context, t *cache.Type, typ cache.EventTy
 		header = append([]string{"EVENT"}, header...)
 		row = append([]string{watchEventCell(typ)}, row...)
 	}
+	if p.fleet != nil {
+		header = append([]string{"CONTEXT"}, header...)
+		row = append([]string{p.fleet.name}, row...)
+	}
 	if !cfg.noHeaders && !slices.Equal(header, p.lastHeader) {
 		p.writeCells(header)
 	}
@@ -205,6 +212,12 @@ func (p *rowPrinter) printObject(t *cache.Type, typ cache.EventType, obj interfa
 		// Typed objects from the cache carry no apiVersion and kind.
 		u = &unstructured.Unstructured{Object: maps(content)}
 		u.SetGroupVersionKind(t.Mapping.GroupVersionKind)
+	}
+	if p.fleet != nil {
+		if err := p.printFleetObject(typ, u); err != nil {
+			return fmt.Errorf("printing %s %s: %w", t.Name(), objectName(obj), err)
+		}
+		return nil
 	}
 	var printed runtime.Object = u
 	if p.w.o.OutputWatchEvents {

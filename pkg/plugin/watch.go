@@ -77,6 +77,9 @@ type WatchOptions struct {
 	until    *expr.Guard // --until or --until-all
 	groupBy  []index.Definition
 	measures []aggregate.Measure
+	// fleetGroups, in one context of a fleet watch --group-by/--sum,
+	// feeds the fleet's table instead of printing one.
+	fleetGroups *fleetGroupContext
 }
 
 // NewWatchOptions returns WatchOptions with defaults.

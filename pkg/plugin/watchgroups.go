@@ -41,7 +41,9 @@ const (
 
 // grouped reports whether the watch keeps a grouped table (--group-by or
 // --sum) instead of printing events.
-func (o *WatchOptions) grouped() bool { return len(o.GroupBy) > 0 || len(o.Sums) > 0 }
+func (o *WatchOptions) grouped() bool {
+	return len(o.GroupBy) > 0 || len(o.Sums) > 0 || o.fleetGroups != nil
+}
 
 // completeGroups looks up --group-by and parses --sum, and returns indexDefs
 // with the --group-by indexes added.
@@ -93,6 +95,9 @@ func (o *WatchOptions) validateGroups() error {
 // runGroups prints the live grouped table of the synced caches until ctx
 // ends (Ctrl-C, --timeout) or the engine fails.
 func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queue *cache.Queue, names map[string]map[string]bool) error {
+	if o.fleetGroups != nil {
+		return o.fleetGroups.run(ctx, o, engine, queue, names)
+	}
 	g := o.newGroupWatch(names, o.Out)
 	if err := g.seed(engine.Types()); err != nil {
 		return err
@@ -120,6 +125,9 @@ type groupWatch struct {
 	tty bool
 	out *bufio.Writer
 	now func() time.Time
+	// tableOf, if set, returns the table to draw instead of live's
+	// (fleetwatchgroups.go).
+	tableOf func() aggregate.Table
 }
 
 // newGroupWatch returns the group watch of o, writing to out.
@@ -266,6 +274,9 @@ func (g *groupWatch) run(ctx context.Context, q *cache.Queue) error {
 // under a title line with the time.
 func (g *groupWatch) draw() error {
 	table := g.live.Table()
+	if g.tableOf != nil {
+		table = g.tableOf()
+	}
 	if len(g.measures) == 0 {
 		table.Total = nil
 	}

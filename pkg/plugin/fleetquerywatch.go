@@ -1,0 +1,358 @@
+package plugin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+)
+
+// This file holds query -w and --watch-only across contexts: one query -w
+// per context (its own engine, as querywatch.go runs one), their rows
+// printed as one stream, each naming its context as the fleet query does:
+//
+//   - tables (and -o wide, custom-columns): a first column CONTEXT;
+//   - -o name: CONTEXT/TYPE/NAME;
+//   - -o json, yaml and templates: each object printed as the fleet
+//     query's List of that one object, its context in "contexts"; with
+//     --output-watch-events, a watch event whose object is that List.
+//
+// The answer is printed first once every context has synced or failed,
+// merged as the one-shot fleet query merges it (types in the order asked,
+// contexts in the order selected, --sort-by across contexts); then each
+// change in any context is printed as a row, as query -w prints rows off a
+// terminal (querywatchrows.go), on a terminal too. A context that fails is
+// named on stderr once; the others go on, and the exit code is then 1.
+// Ctrl-C ends every context's watch (exit 1 without a message, as kubectl
+// get -w).
+
+// fleetRows is the shared output of a fleet query -w. Its methods are safe
+// for concurrent use by the contexts' goroutines.
+type fleetRows struct {
+	mu   sync.Mutex
+	out  *bufio.Writer
+	tabs interface {
+		io.Writer
+		Flush() error
+	}
+	// lastHeader is the header printed last, over every context.
+	lastHeader []string
+	// docs counts the YAML documents printed, for their separators.
+	docs int
+	// contexts are the contexts watched, in order; answers the answers of
+	// those synced, until they are printed.
+	contexts []string
+	answers  map[string]*fleetAnswer
+	printers map[string]*rowPrinter
+	// waiting counts the contexts neither synced nor ended; ready is
+	// closed when it reaches 0, printed once the answer is printed.
+	waiting   int
+	ready     chan struct{}
+	printed   chan struct{}
+	sortBy    string
+	watchOnly bool
+}
+
+// fleetRowsContext is one context's part of a fleetRows: a QueryOptions
+// that has it hands its rows to the shared output instead of printing them.
+type fleetRowsContext struct {
+	shared *fleetRows
+	name   string
+}
+
+func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool) *fleetRows {
+	buf := bufio.NewWriterSize(out, 64*1024)
+	s := &fleetRows{
+		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
+		answers: map[string]*fleetAnswer{}, printers: map[string]*rowPrinter{},
+		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
+		sortBy: sortBy, watchOnly: watchOnly,
+	}
+	if s.waiting == 0 {
+		close(s.ready)
+	}
+	return s
+}
+
+// settle counts one context less waiting; s.mu is held.
+func (s *fleetRows) settle() {
+	s.waiting--
+	if s.waiting == 0 {
+		close(s.ready)
+	}
+}
+
+// ended records that context name's watch ended: one that never synced
+// no longer holds the answer back.
+func (s *fleetRows) ended(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.printers[name]; !ok {
+		s.printers[name] = nil
+		s.settle()
+	}
+}
+
+// printAnswer prints the merged answer once every context has synced or
+// ended (or done is closed), then lets the contexts print their changes.
+func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error {
+	select {
+	case <-s.ready:
+	case <-done:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer close(s.printed)
+	var answers []*fleetAnswer
+	for _, name := range s.contexts {
+		if a := s.answers[name]; a != nil {
+			answers = append(answers, a)
+		}
+	}
+	s.answers = nil
+	if s.watchOnly || len(answers) == 0 {
+		return nil
+	}
+	p := fleetPrinter{answers: answers, sortBy: s.sortBy}
+	now := time.Now()
+	for _, entries := range p.mergeTypes() {
+		if err := p.sortEntries(entries); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			rp := s.printers[e.a.name]
+			rp.now = now
+			if err := s.print(ctx, rp, e.t, cache.Added, e.obj); err != nil {
+				return err
+			}
+		}
+	}
+	return s.flush()
+}
+
+// print prints one row (or object) of context rp's; s.mu is held.
+func (s *fleetRows) print(ctx context.Context, rp *rowPrinter, t *cache.Type, typ cache.EventType, obj interface{}) error {
+	rp.lastHeader = s.lastHeader
+	err := rp.print(ctx, t, typ, obj)
+	s.lastHeader = rp.lastHeader
+	return err
+}
+
+// flush writes what the tab writer holds, and the buffer; s.mu is held.
+func (s *fleetRows) flush() error {
+	if err := s.tabs.Flush(); err != nil {
+		return err
+	}
+	return s.out.Flush()
+}
+
+// run is runRows for one context: its answer goes to the shared output,
+// then, once the merged answer is printed, its changes, until ctx ends.
+func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *cache.Queue) error {
+	s := c.shared
+	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*cache.Type]columns.Table{},
+		withKind: w.printer.cfg.showKind || len(w.types) > 1, fleet: c}
+	var groups []typeObjects
+	if !s.watchOnly {
+		var err error
+		if groups, err = w.o.lookup(ctx, w.types); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.printers[c.name] = rp
+	if s.answers != nil {
+		s.answers[c.name] = &fleetAnswer{name: c.name, p: w.printer, groups: groups}
+	}
+	s.settle()
+	s.mu.Unlock()
+	select {
+	case <-s.printed:
+	case <-ctx.Done():
+		return nil
+	}
+	for {
+		ev, ok := q.Pop(ctx)
+		if !ok {
+			return nil
+		}
+		r, changed := w.changes.classify(ev)
+		if err := exprFatal(w.changes.guards); err != nil {
+			return err
+		}
+		if !changed {
+			continue
+		}
+		obj := ev.Object()
+		if r.typ == cache.Deleted && ev.Old != nil {
+			obj = ev.Old
+		}
+		s.mu.Lock()
+		rp.now = time.Now()
+		err := s.print(ctx, rp, ev.Resource, r.typ, obj)
+		if err == nil {
+			err = s.tabs.Flush()
+		}
+		if pending, _ := q.Stats(); pending == 0 && err == nil {
+			err = s.out.Flush()
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// printFleetObject is printObject for a context of a fleet query -w: the
+// object as the fleet query's List of it alone, -o name prefixed by the
+// context.
+func (p *rowPrinter) printFleetObject(typ cache.EventType, u *unstructured.Unstructured) error {
+	out := p.w.printer.cfg.out
+	name := p.fleet.name
+	if out.format == "name" {
+		var b bytes.Buffer
+		if err := out.printer.PrintObj(u, &b); err != nil {
+			return err
+		}
+		for _, line := range strings.SplitAfter(b.String(), "\n") {
+			if line != "" {
+				fmt.Fprintf(p.out, "%s/%s", name, line)
+			}
+		}
+		return nil
+	}
+	list := map[string]interface{}{
+		"apiVersion":       "v1",
+		"kind":             "List",
+		"metadata":         map[string]interface{}{"resourceVersion": ""},
+		"items":            []interface{}{u.Object},
+		fleetContextsField: []interface{}{name},
+	}
+	if out.format == "yaml" {
+		var doc interface{} = list
+		if p.w.o.OutputWatchEvents {
+			doc = map[string]interface{}{"type": string(typ), "object": list}
+		}
+		b, err := marshalYAML(doc)
+		if err != nil {
+			return err
+		}
+		if p.fleet.shared.docs > 0 {
+			p.out.WriteString("---\n")
+		}
+		p.fleet.shared.docs++
+		_, err = p.out.Write(b)
+		return err
+	}
+	if p.w.o.OutputWatchEvents {
+		return out.printer.PrintObj(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: &unstructured.Unstructured{Object: list}}}, p.out)
+	}
+	return printListObject(p.out, out.printer, out.format, list)
+}
+
+// runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
+// parallel, and prints their rows as one stream until Ctrl-C.
+func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, sel fleet.Selection, names []string) error {
+	quietErrorHandlers()
+	signals, stop := interruptible(cmd.Context())
+	defer stop()
+	// A failed print (stdout closed) ends every context's watch.
+	ctx, cancel := context.WithCancel(signals)
+	defer cancel()
+
+	var mu sync.Mutex // one line at a time on stderr
+	failed := 0
+	for _, name := range sel.Missing {
+		failed++
+		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
+	}
+	progress := newFleetProgress(o.ErrOut, names).untilWatching()
+	defer progress.end()
+	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly)
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
+				return append([]byte("context "+name+": "), line...)
+			}, above: progress.above}
+			c := &fleetRowsContext{shared: rows, name: name}
+			errs[i] = watchQueryContext(ctx, cmd, args, o, q, c, stderr, progress)
+			rows.ended(name)
+			stderr.flush()
+			if errors.Is(errs[i], ErrInterrupted) {
+				errs[i] = nil
+			}
+			progress.done(name, errs[i])
+			if errs[i] != nil {
+				mu.Lock()
+				progress.above(func() { fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, errs[i]) })
+				mu.Unlock()
+			}
+		}()
+	}
+	done := make(chan struct{})
+	printed := make(chan error, 1)
+	go func() {
+		err := rows.printAnswer(ctx, done)
+		progress.end()
+		if err != nil {
+			cancel()
+		}
+		printed <- err
+	}()
+	wg.Wait()
+	close(done)
+	printErr := quietPipe(<-printed)
+	for _, err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &fleet.PartialError{Failed: failed, Total: len(names) + len(sel.Missing)}
+	}
+	if printErr != nil {
+		return printErr
+	}
+	return interrupted(signals, nil)
+}
+
+// watchQueryContext runs query -w in context c.name with its own
+// ConfigFlags and stderr, its rows going to c.
+func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, stderr io.Writer, progress *fleetProgress) error {
+	co := *o
+	co.configFlags = contextConfigFlags(o.configFlags, c.name)
+	co.engines = directEngines{}
+	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
+	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
+	co.fleetRows = c
+	if err := co.Complete(cmd, args); err != nil {
+		return err
+	}
+	if err := co.Validate(); err != nil {
+		return err
+	}
+	if progress != nil {
+		co.config.Progress = progress.engineProgress(c.name)
+	}
+	return co.Run(ctx)
+}
