@@ -225,8 +225,9 @@ func (p fleetPrinter) printTables(ctx context.Context, types [][]fleetEntry) err
 	return nil
 }
 
-// printGroups groups each context's objects by the --group-by indexes other
-// than context, merges the tables (fleet.MergeTables), then sorts and cuts
+// printGroups takes each context's objects grouped by the --group-by indexes
+// other than context (fleetAnswer.contextTable), merges the tables
+// (fleet.MergeTables), then sorts and cuts
 // the merged table as queryPrinter.printGroups does one context's.
 func (p fleetPrinter) printGroups() error {
 	tables := make([]fleet.ContextTable, 0, len(p.answers))
