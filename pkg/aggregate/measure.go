@@ -190,8 +190,9 @@ func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 	return values[0], nil
 }
 
-// Values returns the measures ms of one object, in the order of ms. It converts the object and
-// computes the pod's requests and limits at most once for all of ms.
+// Values returns the measures ms of one object, in the order of ms. It converts the object at
+// most once for all of ms, and computes each requests. or limits. measure for its one resource
+// ([PodRequest], [PodLimit]).
 func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 	obj = index.Unwrap(obj)
 	if r, ok := obj.(*index.Record); ok {
@@ -201,9 +202,8 @@ func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 	}
 	values := make([]resource.Quantity, len(ms))
 	var (
-		pod              *corev1.Pod
-		content          map[string]interface{}
-		requests, limits corev1.ResourceList
+		pod     *corev1.Pod
+		content map[string]interface{}
 	)
 	usage, _ := obj.(*PodUsage)
 	for i, m := range ms {
@@ -238,15 +238,9 @@ func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 		}
 		switch m.kind {
 		case measureRequests:
-			if requests == nil {
-				requests = PodRequests(pod)
-			}
-			values[i] = requests[m.Resource].DeepCopy()
+			values[i] = PodRequest(pod, m.Resource)
 		case measureLimits:
-			if limits == nil {
-				limits = PodLimits(pod)
-			}
-			values[i] = limits[m.Resource].DeepCopy()
+			values[i] = PodLimit(pod, m.Resource)
 		case measureRestarts:
 			values[i] = *resource.NewQuantity(podRestarts(pod), resource.DecimalSI)
 		case measureContainers:

@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -226,26 +225,18 @@ func (p fleetPrinter) printTables(ctx context.Context, types [][]fleetEntry) err
 	return nil
 }
 
-// printGroups groups each context's objects by the --group-by indexes other
-// than context, merges the tables (fleet.MergeTables), then sorts and cuts
+// printGroups takes each context's objects grouped by the --group-by indexes
+// other than context (fleetAnswer.contextTable), merges the tables
+// (fleet.MergeTables), then sorts and cuts
 // the merged table as queryPrinter.printGroups does one context's.
 func (p fleetPrinter) printGroups() error {
 	tables := make([]fleet.ContextTable, 0, len(p.answers))
 	for _, a := range p.answers {
-		cfg := a.p.cfg
-		grouper := aggregate.NewGrouper(cfg.groupKeys(), cfg.measures)
-		keyValues := make([][]string, len(cfg.groupBy))
-		for _, g := range a.groups {
-			for _, obj := range g.objs {
-				for i, def := range cfg.groupBy {
-					keyValues[i] = index.Values(def, obj)
-				}
-				if err := grouper.Add(obj, keyValues); err != nil {
-					return fmt.Errorf("context %s: --sum: %w", a.name, err)
-				}
-			}
+		t, err := a.contextTable()
+		if err != nil {
+			return err
 		}
-		tables = append(tables, fleet.ContextTable{Context: a.name, Keys: len(cfg.groupBy), Table: grouper.Table()})
+		tables = append(tables, t)
 	}
 	merged := fleet.MergeTables(tables, p.q.contextAt)
 	measures := len(p.answers[0].p.cfg.measures)

@@ -285,11 +285,17 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 		return a, err
 	}
 	if warm, err := co.collectWarm(ctx, cmd, args, q, a); warm {
+		if err == nil && q.grouped {
+			a.groupNow()
+		}
 		return a, err
 	}
 	co.config.Progress = fleetProgressFrom(ctx, co.config.Progress)
 	if err := co.collect(ctx, a); err != nil {
 		return a, err
+	}
+	if q.grouped {
+		a.groupNow()
 	}
 	return a, nil
 }
