@@ -26,3 +26,23 @@ func (o *QueryOptions) recordPlan() *index.RecordPlan {
 	}
 	return aggregate.RecordPlan(o.indexDefs, o.print.measures)
 }
+
+// recordReads returns what a query with a recordPlan reads of its objects
+// besides their metadata (cache.Config.Reads): the fields its indexes and
+// measures declare. It returns nil, whole objects, when one of them
+// declares none (a JSONPath or CEL index, a custom measure).
+func (o *QueryOptions) recordReads() []string {
+	paths := []string{}
+	for _, def := range o.indexDefs {
+		read, ok := index.FieldsRead(def)
+		if !ok {
+			return nil
+		}
+		paths = append(paths, read...)
+	}
+	read, ok := aggregate.FieldsRead(o.print.measures)
+	if !ok {
+		return nil
+	}
+	return append(paths, read...)
+}

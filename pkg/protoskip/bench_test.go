@@ -1,0 +1,45 @@
+package protoskip
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// BenchmarkDecodePodList decodes a list of 1,000 fixture pods whole, and
+// through plans of what the built-in indexes and measures read.
+func BenchmarkDecodePodList(b *testing.B) {
+	data := encode(b, fixtureList(1000))
+	base := protobufSerializer(b)
+	for _, bm := range []struct {
+		name  string
+		paths []string
+	}{
+		{"whole", nil},
+		{"metadata", []string{}},
+		{"node", []string{"spec.nodeName"}},
+		{"image", []string{"spec.containers.image", "spec.initContainers.image", "spec.ephemeralContainers.image"}},
+		{"spec+status", []string{"spec", "status"}},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			var s interface {
+				Decode([]byte, *schemaGVK, runtimeObject) (runtimeObject, *schemaGVK, error)
+			} = base
+			if bm.paths != nil {
+				plan, err := NewPlan(bm.paths)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s = NewSerializer(base, plan, scheme.Scheme)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := s.Decode(data, nil, &corev1.PodList{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

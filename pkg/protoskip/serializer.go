@@ -1,0 +1,134 @@
+package protoskip
+
+import (
+	"io"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Serializer is a protobuf serializer that decodes only what its Plan
+// keeps. It filters the object's bytes and hands the rewritten envelope to
+// the wrapped serializer, which does the rest; bodies it cannot filter (not
+// protobuf, decoded into runtime.Unknown, of a kind it does not know,
+// malformed) go to the wrapped serializer whole. Encode is the wrapped
+// serializer's. It is safe for concurrent use if the wrapped serializer is.
+type Serializer struct {
+	base    runtime.Serializer
+	plan    *Plan
+	creater runtime.ObjectCreater
+
+	types sync.Map // schema.GroupVersionKind → reflect.Type (nil: unknown)
+}
+
+var _ runtime.Serializer = &Serializer{}
+
+// NewSerializer wraps base, the k8s protobuf serializer, to decode what
+// plan keeps; creater tells the Go type of a kind when Decode is given no
+// object to decode into.
+func NewSerializer(base runtime.Serializer, plan *Plan, creater runtime.ObjectCreater) *Serializer {
+	return &Serializer{base: base, plan: plan, creater: creater}
+}
+
+// Decode decodes data as the wrapped serializer does, after dropping the
+// fields the plan does not keep.
+func (s *Serializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if filtered, ok := s.filter(data, into); ok {
+		data = filtered
+	}
+	return s.base.Decode(data, defaults, into)
+}
+
+// filter returns data with what the plan drops removed, or false to
+// decode data as it is.
+func (s *Serializer) filter(data []byte, into runtime.Object) ([]byte, bool) {
+	if _, ok := into.(*runtime.Unknown); ok {
+		return nil, false
+	}
+	env, ok := parseEnvelope(data)
+	if !ok {
+		return nil, false
+	}
+	var typ reflect.Type
+	if into != nil {
+		typ = reflect.TypeOf(into)
+	} else {
+		gv, err := schema.ParseGroupVersion(env.apiVersion)
+		if err != nil || env.kind == "" {
+			return nil, false
+		}
+		typ = s.typeOf(gv.WithKind(env.kind))
+	}
+	if typ == nil {
+		return nil, false
+	}
+	f := s.plan.filterFor(typ)
+	if f == nil {
+		return nil, false
+	}
+	filtered, err := filterEnvelope(data, f)
+	if err != nil {
+		return nil, false
+	}
+	return filtered, true
+}
+
+// typeOf returns the Go type of gvk's objects, nil when the creater does
+// not know it; cached.
+func (s *Serializer) typeOf(gvk schema.GroupVersionKind) reflect.Type {
+	if cached, ok := s.types.Load(gvk); ok {
+		t, _ := cached.(reflect.Type)
+		return t
+	}
+	var typ reflect.Type
+	if obj, err := s.creater.New(gvk); err == nil {
+		typ = reflect.TypeOf(obj)
+	}
+	s.types.Store(gvk, typ)
+	return typ
+}
+
+// Encode encodes obj with the wrapped serializer.
+func (s *Serializer) Encode(obj runtime.Object, w io.Writer) error {
+	return s.base.Encode(obj, w)
+}
+
+// Identifier returns the wrapped serializer's identifier: what it encodes
+// is the same.
+func (s *Serializer) Identifier() runtime.Identifier { return s.base.Identifier() }
+
+// NegotiatedSerializer is a client's NegotiatedSerializer whose protobuf
+// decoder is a Serializer. It is what a REST client's config takes.
+type NegotiatedSerializer struct {
+	base  runtime.NegotiatedSerializer
+	infos []runtime.SerializerInfo
+}
+
+// NewNegotiatedSerializer returns base with the serializer of protobuf
+// (runtime.ContentTypeProtobuf) wrapped to decode what plan keeps; the
+// stream serializer that frames watch events stays base's (the objects
+// inside the events are decoded by the wrapped one).
+func NewNegotiatedSerializer(base runtime.NegotiatedSerializer, plan *Plan, creater runtime.ObjectCreater) *NegotiatedSerializer {
+	infos := append([]runtime.SerializerInfo(nil), base.SupportedMediaTypes()...)
+	for i := range infos {
+		if infos[i].MediaType == runtime.ContentTypeProtobuf && infos[i].Serializer != nil {
+			infos[i].Serializer = NewSerializer(infos[i].Serializer, plan, creater)
+		}
+	}
+	return &NegotiatedSerializer{base: base, infos: infos}
+}
+
+// SupportedMediaTypes returns base's, with protobuf's decoder wrapped.
+func (n *NegotiatedSerializer) SupportedMediaTypes() []runtime.SerializerInfo { return n.infos }
+
+// EncoderForVersion is base's.
+func (n *NegotiatedSerializer) EncoderForVersion(e runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	return n.base.EncoderForVersion(e, gv)
+}
+
+// DecoderToVersion is base's.
+func (n *NegotiatedSerializer) DecoderToVersion(d runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
+	return n.base.DecoderToVersion(d, gv)
+}
