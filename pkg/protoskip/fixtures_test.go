@@ -30,8 +30,8 @@ func fixturePod(i int) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("pod-%d", i), Namespace: fmt.Sprintf("ns-%d", i%3), UID: types.UID(fmt.Sprintf("uid-%d", i)),
 			ResourceVersion: fmt.Sprint(1000 + i), Generation: 2, CreationTimestamp: ts,
-			Labels:      map[string]string{"app": fmt.Sprintf("app-%d", i%4), "tier": "web"},
-			Annotations: map[string]string{"note": "x", "k8s.io/initial-events-end": "true"},
+			Labels:          map[string]string{"app": fmt.Sprintf("app-%d", i%4), "tier": "web"},
+			Annotations:     map[string]string{"note": "x", "k8s.io/initial-events-end": "true"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "rs-uid"}},
 			Finalizers:      []string{"example.com/f"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{
