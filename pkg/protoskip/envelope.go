@@ -20,7 +20,7 @@ const (
 
 // envelope is a k8s protobuf body split into the parts the filter needs.
 type envelope struct {
-	apiVersion, kind string
+	apiVersion, kind []byte
 	// raw is the object's bytes (runtime.Unknown's Raw).
 	raw []byte
 }
@@ -89,9 +89,9 @@ func parseTypeMeta(msg []byte, env *envelope) bool {
 		msg = msg[n:]
 		switch num {
 		case typeMetaAPI:
-			env.apiVersion = string(value)
+			env.apiVersion = value
 		case typeMetaKind:
-			env.kind = string(value)
+			env.kind = value
 		}
 	}
 	return true
@@ -100,9 +100,15 @@ func parseTypeMeta(msg []byte, env *envelope) bool {
 // filterEnvelope returns data, a body parseEnvelope accepted, with its Raw
 // field filtered by f; every other field is copied as it is.
 func filterEnvelope(data []byte, f *filter) ([]byte, error) {
-	// What is kept is usually a small part: let append grow the buffer
-	// rather than reserve (and zero) the whole body's size.
-	out := make([]byte, 0, len(data)/8+len(envelopePrefix)+16)
+	// One object (a watch event's) gets room for all of it, so that
+	// keeping most of it costs no regrowth; a list, where what is kept is
+	// usually a small part, lets append grow the buffer rather than
+	// reserve the whole body's size.
+	size := len(data)
+	if size > 1<<20 {
+		size /= 4
+	}
+	out := make([]byte, 0, size)
 	out = append(out, envelopePrefix...)
 	for msg := data[len(envelopePrefix):]; len(msg) > 0; {
 		num, typ, tagLen := protowire.ConsumeTag(msg)

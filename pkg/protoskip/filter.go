@@ -13,20 +13,50 @@ type filter struct {
 	// fields holds the fields decided one by one: each is dropped (keep
 	// false), kept whole (sub nil) or filtered by sub.
 	fields map[protowire.Number]fieldFilter
+	// byNumber is fields indexed by field number, for the walker: the
+	// numbers of the API's types are small.
+	byNumber []fieldFilter
 }
 
 // fieldFilter is what a filter does with one field.
 type fieldFilter struct {
-	keep bool
-	sub  *filter
+	decided bool
+	keep    bool
+	sub     *filter
 }
 
 // field reports whether field num is kept and, if it is filtered, by what.
 func (f *filter) field(num protowire.Number) (keep bool, sub *filter) {
+	if int(num) < len(f.byNumber) {
+		if ff := f.byNumber[num]; ff.decided {
+			return ff.keep, ff.sub
+		}
+		return f.rest, nil
+	}
 	if ff, ok := f.fields[num]; ok {
 		return ff.keep, ff.sub
 	}
 	return f.rest, nil
+}
+
+// index fills byNumber from fields, in f and the filters below it.
+func (f *filter) index(depth int) {
+	if f == nil || f.byNumber != nil || depth > maxDepth {
+		return
+	}
+	var highest protowire.Number
+	for num := range f.fields {
+		highest = max(highest, num)
+	}
+	byNumber := make([]fieldFilter, min(int(highest)+1, 256))
+	for num, ff := range f.fields {
+		ff.decided = true
+		ff.sub.index(depth + 1)
+		if int(num) < len(byNumber) {
+			byNumber[num] = ff
+		}
+	}
+	f.byNumber = byNumber
 }
 
 // pathTree is a set of field paths: a nil tree keeps everything below it.

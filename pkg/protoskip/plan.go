@@ -59,6 +59,7 @@ func (p *Plan) filterFor(typ reflect.Type) *filter {
 	var f *filter
 	if typ.Kind() == reflect.Struct {
 		f = p.compileFor(typ)
+		f.index(0)
 	}
 	cached, _ := p.filters.LoadOrStore(typ, f)
 	return cached.(*filter)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,6 +22,7 @@ type Serializer struct {
 	creater runtime.ObjectCreater
 
 	types sync.Map // schema.GroupVersionKind → reflect.Type (nil: unknown)
+	last  atomic.Pointer[lastKind]
 }
 
 var _ runtime.Serializer = &Serializer{}
@@ -55,11 +57,7 @@ func (s *Serializer) filter(data []byte, into runtime.Object) ([]byte, bool) {
 	if into != nil {
 		typ = reflect.TypeOf(into)
 	} else {
-		gv, err := schema.ParseGroupVersion(env.apiVersion)
-		if err != nil || env.kind == "" {
-			return nil, false
-		}
-		typ = s.typeOf(gv.WithKind(env.kind))
+		typ = s.typeOfEnvelope(env)
 	}
 	if typ == nil {
 		return nil, false
@@ -73,6 +71,28 @@ func (s *Serializer) filter(data []byte, into runtime.Object) ([]byte, bool) {
 		return nil, false
 	}
 	return filtered, true
+}
+
+// typeOfEnvelope returns the Go type of env's object, nil when it has no
+// kind or the creater does not know it. The kind of the last object is
+// remembered: a watch stream sends one kind.
+func (s *Serializer) typeOfEnvelope(env envelope) reflect.Type {
+	if last := s.last.Load(); last != nil && string(env.apiVersion) == last.apiVersion && string(env.kind) == last.kind {
+		return last.typ
+	}
+	gv, err := schema.ParseGroupVersion(string(env.apiVersion))
+	if err != nil || len(env.kind) == 0 {
+		return nil
+	}
+	typ := s.typeOf(gv.WithKind(string(env.kind)))
+	s.last.Store(&lastKind{apiVersion: string(env.apiVersion), kind: string(env.kind), typ: typ})
+	return typ
+}
+
+// lastKind is the kind of the last object a Serializer decoded.
+type lastKind struct {
+	apiVersion, kind string
+	typ              reflect.Type
 }
 
 // typeOf returns the Go type of gvk's objects, nil when the creater does

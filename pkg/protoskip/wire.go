@@ -27,7 +27,13 @@ func filterMessage(out, msg []byte, f *filter, depth int) ([]byte, error) {
 		if tagLen < 0 {
 			return out, errMalformed
 		}
-		valueLen := protowire.ConsumeFieldValue(num, typ, msg[tagLen:])
+		var value []byte
+		valueLen := 0
+		if typ == protowire.BytesType {
+			value, valueLen = protowire.ConsumeBytes(msg[tagLen:])
+		} else {
+			valueLen = protowire.ConsumeFieldValue(num, typ, msg[tagLen:])
+		}
 		if valueLen < 0 {
 			return out, errMalformed
 		}
@@ -41,10 +47,6 @@ func filterMessage(out, msg []byte, f *filter, depth int) ([]byte, error) {
 			// delimited is the generated Unmarshal's error to report.
 			out = append(out, field...)
 		default:
-			value, n := protowire.ConsumeBytes(field[tagLen:])
-			if n < 0 {
-				return out, errMalformed
-			}
 			var err error
 			if out, err = appendFiltered(out, field[:tagLen], value, sub, depth+1); err != nil {
 				return out, err
