@@ -37,10 +37,75 @@ func NewSerializer(base runtime.Serializer, plan *Plan, creater runtime.ObjectCr
 // Decode decodes data as the wrapped serializer does, after dropping the
 // fields the plan does not keep.
 func (s *Serializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if into == nil {
+		if obj, gvk, ok := s.decodeNew(data, defaults); ok {
+			return obj, gvk, nil
+		}
+	}
 	if filtered, ok := s.filter(data, into); ok {
 		data = filtered
 	}
 	return s.base.Decode(data, defaults, into)
+}
+
+// decodeNew decodes data into a new object of the kind its envelope
+// names, as the wrapped serializer does when given no object to decode
+// into (the objects of watch events), but unmarshals the filtered bytes
+// straight into the new object: no rewritten envelope, no copy of it into
+// a runtime.Unknown, no reset of an object just created. It reports false
+// where the wrapped serializer is to decode data instead: an envelope
+// without kind or version, a kind the creater does not know or the plan
+// keeps whole, bytes that do not unmarshal (its error is the wrapped
+// serializer's to give).
+func (s *Serializer) decodeNew(data []byte, defaults *schema.GroupVersionKind) (runtime.Object, *schema.GroupVersionKind, bool) {
+	env, ok := parseEnvelope(data)
+	if !ok {
+		return nil, nil, false
+	}
+	gv, err := schema.ParseGroupVersion(string(env.apiVersion))
+	if err != nil {
+		return nil, nil, false
+	}
+	actual := gv.WithKind(string(env.kind))
+	if defaults != nil {
+		// The wrapped serializer's defaulting of a missing kind or version.
+		if actual.Kind == "" {
+			actual.Kind = defaults.Kind
+		}
+		if actual.Version == "" && defaults.Version != "" {
+			actual.Group, actual.Version = defaults.Group, defaults.Version
+		}
+	}
+	if actual.Kind == "" || actual.Version == "" {
+		return nil, nil, false
+	}
+	var typ reflect.Type
+	if defaults == nil {
+		typ = s.typeOfEnvelope(env)
+	} else {
+		typ = s.typeOf(actual)
+	}
+	if typ == nil {
+		return nil, nil, false
+	}
+	f := s.plan.filterFor(typ)
+	if f == nil {
+		return nil, nil, false
+	}
+	raw, err := filterMessage(make([]byte, 0, len(env.raw)), env.raw, f, 0)
+	if err != nil {
+		return nil, nil, false
+	}
+	obj, err := s.creater.New(actual)
+	if err != nil {
+		return nil, nil, false
+	}
+	u, ok := obj.(interface{ Unmarshal([]byte) error })
+	if !ok || u.Unmarshal(raw) != nil {
+		return nil, nil, false
+	}
+	obj.GetObjectKind().SetGroupVersionKind(actual)
+	return obj, &actual, true
 }
 
 // filter returns data with what the plan drops removed, or false to
