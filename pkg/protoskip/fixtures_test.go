@@ -36,7 +36,7 @@ func fixturePod(i int) *corev1.Pod {
 			Finalizers:      []string{"example.com/f"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1", Time: &ts,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`),
 			}},
 		},
 		Spec: corev1.PodSpec{

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -27,7 +26,7 @@ func readerObjects(t *testing.T) map[string][]byte {
 		"pod list": protoskip.FixtureList(12),
 		"pod":      pod,
 		"deployment": &appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: protoskip.FixturePod(2).ObjectMeta,
-			Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Template: corev1.PodTemplateSpec{Spec: protoskip.FixturePod(3).Spec}}},
+			Spec: appsv1.DeploymentSpec{Replicas: int32Ptr(2), Template: corev1.PodTemplateSpec{Spec: protoskip.FixturePod(3).Spec}}},
 		"cron job": &batchv1.CronJob{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"}, ObjectMeta: protoskip.FixturePod(5).ObjectMeta,
 			Spec: batchv1.CronJobSpec{JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: protoskip.FixturePod(6).Spec}}}}},
 		"claim": &corev1.PersistentVolumeClaim{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"}, ObjectMeta: protoskip.FixturePod(7).ObjectMeta,
@@ -165,3 +164,5 @@ func TestUndeclaredReadersDecodeEverything(t *testing.T) {
 		t.Errorf("FieldsRead(custom measure) = %q, declared; want not declared", paths)
 	}
 }
+
+func int32Ptr(v int32) *int32 { return &v }

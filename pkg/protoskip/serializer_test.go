@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 )
 
 // withUnknownFields returns the envelope of pod with fields no version of
@@ -61,7 +60,7 @@ func TestSerializerDecodesWhatThePlanKeeps(t *testing.T) {
 	deployment := &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: fixturePod(1).ObjectMeta,
-		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](3), Template: corev1.PodTemplateSpec{
+		Spec: appsv1.DeploymentSpec{Replicas: int32Ptr(3), Template: corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: fixturePod(2).Spec}},
 		Status: appsv1.DeploymentStatus{Replicas: 3, ReadyReplicas: 2},
 	}
@@ -200,3 +199,5 @@ func TestSerializerLeavesWhatItCannotFilterToTheWrappedOne(t *testing.T) {
 		t.Errorf("Decode(into Unknown) = %d bytes of raw, want the whole object's %d", len(unknown.Raw), len(want.Raw))
 	}
 }
+
+func int32Ptr(v int32) *int32 { return &v }
