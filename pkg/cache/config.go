@@ -101,6 +101,14 @@ type Config struct {
 	// (WatchListClient) is read, so a whole object is held only while it
 	// is reduced.
 	Reduce toolscache.TransformFunc
+	// Reads, when set, is all a one-shot command reads of its objects
+	// besides their metadata: field paths in JSON names ("spec.nodeName",
+	// "status"; see protoskip.NewPlan). Typed feeds then decode from the
+	// protobuf wire only the metadata, without managedFields, and those
+	// paths; the objects the transforms see lack every other field. Nil
+	// decodes whole objects; set it only with a Reduce that reads nothing
+	// else (index.RecordPlan).
+	Reads []string
 	// PlainWatchStreams asks the server for watch streams without gzip,
 	// the streaming initial list (WatchListClient) included, for a
 	// long-running watch whose events then cost less CPU; lists stay

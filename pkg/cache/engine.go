@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/protoskip"
 )
 
 // Type is one resolved resource type with its informers. Its exported
@@ -111,6 +112,13 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 		stop:           make(chan struct{}),
 	}
 	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams}
+	if cfg.Reads != nil {
+		plan, err := protoskip.NewPlan(cfg.Reads)
+		if err != nil {
+			return nil, fmt.Errorf("the fields the command reads: %w", err)
+		}
+		e.requests.reads = plan
+	}
 	indexers := toolscache.Indexers{}
 	for _, def := range cfg.Indexes {
 		indexers[def.Name] = def.Func

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/protoskip"
 )
 
 // requestOptions is what one engine asks of the requests its informers
@@ -23,6 +25,9 @@ type requestOptions struct {
 	// plainWatches asks for watch streams without gzip (see
 	// Config.PlainWatchStreams).
 	plainWatches bool
+	// reads is what the engine's typed feeds decode (Config.Reads); nil
+	// decodes whole objects.
+	reads *protoskip.Plan
 }
 
 type requestOptionsKey struct{}

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/protoskip"
 )
 
 // TypedClient lists and watches built-in types in protobuf and decodes them
@@ -30,7 +32,15 @@ type TypedClient struct {
 	http   *http.Client
 
 	mu      sync.Mutex
-	clients map[schema.GroupVersion]*rest.RESTClient
+	clients map[typedClientKey]*rest.RESTClient
+}
+
+// typedClientKey names a REST client of a TypedClient: its group version,
+// and what its protobuf decoder keeps (a protoskip.Plan's Key; "" decodes
+// whole objects).
+type typedClientKey struct {
+	gv    schema.GroupVersion
+	reads string
 }
 
 func newTypedClient(config *rest.Config) (*TypedClient, error) {
@@ -49,7 +59,7 @@ func newTypedClient(config *rest.Config) (*TypedClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TypedClient{config: config, http: h, clients: map[schema.GroupVersion]*rest.RESTClient{}}, nil
+	return &TypedClient{config: config, http: h, clients: map[typedClientKey]*rest.RESTClient{}}, nil
 }
 
 // Serves reports whether gvk and its list are Go types of the scheme.
@@ -64,9 +74,20 @@ func listKind(gvk schema.GroupVersionKind) schema.GroupVersionKind {
 // RESTClient returns the REST client for gv, as the clientset's group
 // client for gv would build it.
 func (c *TypedClient) RESTClient(gv schema.GroupVersion) (*rest.RESTClient, error) {
+	return c.restClient(gv, nil)
+}
+
+// restClient returns the REST client for gv whose protobuf decoder keeps
+// what reads keeps of each object (protoskip), or whole objects when reads
+// is nil. The clients share c's HTTP client and rate limiter.
+func (c *TypedClient) restClient(gv schema.GroupVersion, reads *protoskip.Plan) (*rest.RESTClient, error) {
+	key := typedClientKey{gv: gv}
+	if reads != nil {
+		key.reads = "reads:" + reads.Key()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rc, ok := c.clients[gv]; ok {
+	if rc, ok := c.clients[key]; ok {
 		return rc, nil
 	}
 	config := rest.CopyConfig(c.config)
@@ -75,11 +96,14 @@ func (c *TypedClient) RESTClient(gv schema.GroupVersion) (*rest.RESTClient, erro
 	if gv.Group == "" {
 		config.APIPath = "/api"
 	}
+	if reads != nil {
+		config.NegotiatedSerializer = protoskip.NewNegotiatedSerializer(config.NegotiatedSerializer, reads, scheme.Scheme)
+	}
 	rc, err := rest.RESTClientForConfigAndClient(config, c.http)
 	if err != nil {
 		return nil, fmt.Errorf("creating the REST client for %s: %w", gv, err)
 	}
-	c.clients[gv] = rc
+	c.clients[key] = rc
 	return rc, nil
 }
 
@@ -90,20 +114,32 @@ func (c *TypedClient) listerWatcher(mapping *meta.RESTMapping, namespace string)
 	if err != nil {
 		return typedListerWatcher{}, nil, err
 	}
-	rc, err := c.RESTClient(mapping.Resource.GroupVersion())
-	if err != nil {
+	gv := mapping.Resource.GroupVersion()
+	if _, err := c.RESTClient(gv); err != nil {
 		return typedListerWatcher{}, nil, err
 	}
-	return typedListerWatcher{client: rc, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
+	return typedListerWatcher{typed: c, gv: gv, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
 }
 
 // typedListerWatcher lists and watches one resource of a built-in type, in
-// one namespace or in all (""), like the clientset's List and Watch.
+// one namespace or in all (""), like the clientset's List and Watch. Each
+// request decodes what the engine that sends it reads (Config.Reads, on the
+// request's context).
 type typedListerWatcher struct {
-	client    *rest.RESTClient
+	typed     *TypedClient
+	gv        schema.GroupVersion
 	list      schema.GroupVersionKind
 	resource  string
 	namespace string
+}
+
+// client returns the REST client for the requests of ctx.
+func (l typedListerWatcher) client(ctx context.Context) (*rest.RESTClient, error) {
+	var reads *protoskip.Plan
+	if opts, ok := ctx.Value(requestOptionsKey{}).(*requestOptions); ok && opts != nil {
+		reads = opts.reads
+	}
+	return l.typed.restClient(l.gv, reads)
 }
 
 func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -111,7 +147,11 @@ func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.Lis
 	if err != nil {
 		return nil, err
 	}
-	err = l.client.Get().
+	client, err := l.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = client.Get().
 		NamespaceIfScoped(l.namespace, l.namespace != "").
 		Resource(l.resource).
 		VersionedParams(&opts, scheme.ParameterCodec).
@@ -123,7 +163,11 @@ func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.Lis
 
 func (l typedListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
-	return l.client.Get().
+	client, err := l.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return client.Get().
 		NamespaceIfScoped(l.namespace, l.namespace != "").
 		Resource(l.resource).
 		VersionedParams(&opts, scheme.ParameterCodec).

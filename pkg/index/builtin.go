@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -73,6 +74,36 @@ func isBuiltinName(name string) bool {
 	}
 	return false
 }
+
+// FieldsRead returns the fields def's Func reads of an object besides its
+// metadata, as field paths in JSON names ("spec.nodeName"), and true; false
+// when def does not declare them (a custom or computed index, a relationship
+// index): it may read anything. What each built-in index reads is declared
+// beside its index function; a Func that reads more than its declaration
+// would see partially decoded objects (cache.Config.Reads) without it.
+func FieldsRead(def Definition) ([]string, bool) {
+	if def.custom != nil || def.Expr != nil || def.Relation != NoRelation {
+		return nil, false
+	}
+	if strings.HasPrefix(def.Name, labelPrefix) || strings.HasPrefix(def.Name, annotationPrefix) {
+		return metadataReads, true
+	}
+	switch def.Name {
+	case namespaceIndexName, ownerIndexName, ownerUIDIndexName:
+		return metadataReads, true
+	case nodeIndexName:
+		return nodeReads, true
+	case phaseIndexName:
+		return phaseReads, true
+	case imageIndexName:
+		return imageReads, true
+	}
+	return nil, false
+}
+
+// metadataReads is what the metadata indexes (namespace, label:KEY,
+// annotation:KEY, owner, owner-uid) read besides metadata: nothing.
+var metadataReads = []string{}
 
 // Unwrap returns the object inside a cache.DeletedFinalStateUnknown, or obj
 // itself: index functions and measures see the last known state of an object
@@ -170,6 +201,9 @@ func ownerUIDIndexFunc(obj interface{}) ([]string, error) {
 	return values, nil
 }
 
+// nodeReads is what nodeIndexFunc reads besides metadata.
+var nodeReads = []string{"spec.nodeName"}
+
 // nodeIndexFunc indexes objects by spec.nodeName. A pod always has exactly one value: its node,
 // or "" while it is unscheduled, so that node= finds pending pods. Other objects have a value
 // only when they have a spec.nodeName string field. Metadata-only objects have no value.
@@ -212,6 +246,9 @@ func isCorePod(content map[string]interface{}) bool {
 	return kind == "Pod" && apiVersion == "v1"
 }
 
+// phaseReads is what phaseIndexFunc reads besides metadata.
+var phaseReads = []string{"status.phase"}
+
 // phaseIndexFunc indexes objects by status.phase; an empty or absent phase is no value.
 func phaseIndexFunc(obj interface{}) ([]string, error) {
 	var phase string
@@ -243,6 +280,18 @@ func phaseIndexFunc(obj interface{}) ([]string, error) {
 	}
 	return []string{phase}, nil
 }
+
+// imageReads is what imageIndexFunc reads besides metadata: the image of
+// every container list of every pod spec path.
+var imageReads = func() []string {
+	var paths []string
+	for _, spec := range podSpecPaths {
+		for _, list := range containerLists {
+			paths = append(paths, strings.Join(append(append([]string(nil), spec...), list, "image"), "."))
+		}
+	}
+	return paths
+}()
 
 // imageIndexFunc indexes pods by the image of every container, init container and ephemeral
 // container, and workloads by the images of their pod template. Values are deduplicated.

@@ -208,6 +208,7 @@ func (o *QueryOptions) completeEngineConfig() {
 		// Each object is reduced to what the answer reads as it arrives
 		// (queryslim.go).
 		o.config.Indexes, o.config.Reduce = plan.Definitions(), plan.Transform
+		o.config.Reads = o.recordReads()
 	} else if o.grouped() && o.podTransformSafe() {
 		// Built-in measures and the built-in indexes named read nothing
 		// TransformPod drops (--indexer names cannot take built-in names).

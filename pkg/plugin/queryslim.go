@@ -64,7 +64,7 @@ func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
 	for _, m := range mappings {
 		table, ok := columns.For(m.Resource.GroupResource())
 		if !ok || table.Compare != nil {
-			o.config.Reduce = nil
+			o.config.Reduce, o.config.Reads = nil, nil
 			return
 		}
 		tables[m.GroupVersionKind] = table
@@ -77,5 +77,30 @@ func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
 		}
 		return table.Row(obj, time.Now())
 	})
-	o.config.Reduce = plan.Transform
+	// A table's columns read any field of their type's objects.
+	o.config.Reduce, o.config.Reads = plan.Transform, nil
+}
+
+// recordReads returns what a query with a recordPlan reads of its objects
+// besides their metadata (cache.Config.Reads): the fields its indexes and
+// measures declare. It returns nil, whole objects, when one of them
+// declares none (a JSONPath or CEL index, a custom measure), and for a
+// table, whose columns read any field (withTableRows).
+func (o *QueryOptions) recordReads() []string {
+	if !o.grouped() && o.print.out.format != "name" {
+		return nil
+	}
+	paths := []string{}
+	for _, def := range o.indexDefs {
+		read, ok := index.FieldsRead(def)
+		if !ok {
+			return nil
+		}
+		paths = append(paths, read...)
+	}
+	read, ok := aggregate.FieldsRead(o.print.measures)
+	if !ok {
+		return nil
+	}
+	return append(paths, read...)
 }

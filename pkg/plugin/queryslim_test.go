@@ -114,6 +114,9 @@ func TestWithTableRows(t *testing.T) {
 			if got := o.config.Reduce != nil; got != tt.want {
 				t.Fatalf("keeps Records = %v, want %v", got, tt.want)
 			}
+			if o.config.Reads != nil {
+				t.Errorf("a table decodes only %q, want whole objects: its columns read any field", o.config.Reads)
+			}
 			if !tt.want {
 				return
 			}
