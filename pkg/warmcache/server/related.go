@@ -23,6 +23,14 @@ type PoolTypes struct {
 	Pool *Pool
 }
 
+// KeptRelations implements cache.RelationsKeeper: the pool keeps the
+// relation indexes of one-shot commands, following changes, until the
+// engines they index leave the pool or no command asked for them for
+// EvictAfter; a kept set leases its related types from the pool itself.
+func (p PoolTypes) KeptRelations() (*cache.KeptRelations, cache.RelatedTypes) {
+	return p.Pool.kept, PoolTypes{Pool: p.Pool}
+}
+
 // RESTMapper implements cache.RelatedTypes with the mapper of the pool's
 // source.
 func (p PoolTypes) RESTMapper() meta.RESTMapper { return p.Pool.source.RESTMapper() }
