@@ -38,6 +38,9 @@ type memTypes struct {
 	mu      sync.Mutex
 	sources map[schema.GroupKind]*fcache.FakeControllerSource
 	types   map[schema.GroupKind]*Type
+	// started and released count the Eaches Start returned and those
+	// shut down.
+	started, released int
 }
 
 func newMemTypes(t testing.TB) *memTypes {
@@ -100,7 +103,21 @@ func (m *memTypes) Start(_ context.Context, mappings []*meta.RESTMapping, _ Conf
 	for _, mapping := range mappings {
 		types = append(types, m.typeOf(mapping.GroupVersionKind.GroupKind()))
 	}
-	return NewEach(types, nil, func() {}), nil
+	m.mu.Lock()
+	m.started++
+	m.mu.Unlock()
+	return NewEach(types, nil, func() {
+		m.mu.Lock()
+		m.released++
+		m.mu.Unlock()
+	}), nil
+}
+
+// leases returns how many Eaches of m are not shut down.
+func (m *memTypes) leases() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.started - m.released
 }
 
 // keeping are memTypes that keep relations.
@@ -417,4 +434,68 @@ func BenchmarkRelationsWarm(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestKeptRelationsLifetime checks that commands share one kept set, that
+// it outlives them until it has been idle for the idle duration or Drop
+// names an informer it indexes, and that it then ends its use of the
+// related types.
+func TestKeptRelationsLifetime(t *testing.T) {
+	tests := []struct {
+		name string
+		idle time.Duration
+		end  func(k *KeptRelations, pods *Type)
+	}{
+		{"idle", 50 * time.Millisecond, func(*KeptRelations, *Type) {}},
+		{"dropped", 0, func(k *KeptRelations, pods *Type) { k.Drop(pods.Informers) }},
+		{"shut down", 0, func(k *KeptRelations, _ *Type) { k.Shutdown() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMemTypes(t)
+			m.keep = NewKeptRelations(tt.idle)
+			t.Cleanup(m.keep.Shutdown)
+			pods := m.typeOf(podKind)
+			m.source(podKind).Add(usingConfigMap("a", "p1", "cm-1"))
+			defs := lookupDefs(t, "uses")
+			start := func() *Relations {
+				t.Helper()
+				r, err := StartRelations(t.Context(), []*Type{pods}, defs, RelationsConfig{Related: keeping{m}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			first, second := start(), start()
+			leased := m.leases()
+			if leased == 0 || m.keep.Len() != 1 {
+				t.Fatalf("two commands: %d related leases, %d kept sets; want some leases and 1 set", leased, m.keep.Len())
+			}
+			first.Shutdown()
+			first.Shutdown() // twice: still one release
+			second.Shutdown()
+			if m.keep.Len() != 1 || m.leases() != leased {
+				t.Fatalf("commands ended: %d kept sets, %d related leases; want the set kept with its %d leases", m.keep.Len(), m.leases(), leased)
+			}
+			third := start()
+			if m.leases() != leased {
+				t.Errorf("a third command: %d related leases, want the kept set's %d", m.leases(), leased)
+			}
+			third.Shutdown()
+			tt.end(m.keep, pods)
+			deadline := time.Now().Add(5 * time.Second)
+			for m.keep.Len() != 0 || m.leases() != 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d kept sets, %d related leases; want none", m.keep.Len(), m.leases())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func usingConfigMap(ns, name, cm string) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}}}}}
+	return p
 }

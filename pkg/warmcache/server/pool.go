@@ -121,6 +121,9 @@ type entry struct {
 	// Guarded by Pool.mu.
 	users   int
 	removed bool
+	// keptUsers are the users among users that are kept relation
+	// indexes (see PoolTypes.KeptRelations), not commands.
+	keptUsers int
 	// idleSince is when users last fell to 0 (zero while it has users);
 	// evict fires EvictAfter later.
 	idleSince time.Time
@@ -159,6 +162,9 @@ type Options struct {
 	// Queue, when set, gets the leased types' events, starting with every
 	// cached object as an initial Added event (a watch).
 	Queue *cache.Queue
+	// forKept marks the lease of a kept set of relation indexes, which
+	// Status does not count among the users.
+	forKept bool
 }
 
 // Acquire returns a lease on a synced engine per mapping, configured as
@@ -236,6 +242,14 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 			}
 			l.removers = append(l.removers, remove)
 		}
+	}
+	if opts.forKept {
+		p.mu.Lock()
+		for _, e := range l.entries {
+			e.keptUsers++
+		}
+		l.forKept = true
+		p.mu.Unlock()
 	}
 	return l, nil
 }
@@ -435,7 +449,7 @@ func (p *Pool) Status() []protocol.TypeStatus {
 	idleSince := map[*entry]time.Time{}
 	for _, e := range p.entries {
 		entries = append(entries, e)
-		users[e] = e.users
+		users[e] = e.users - e.keptUsers
 		idleSince[e] = e.idleSince
 	}
 	p.mu.Unlock()
