@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -49,7 +52,9 @@ type UnwrapInformer interface {
 // for it), is not kept when a related type could not be read (the next
 // command tries again), and is shut down, ending its use of the related
 // types, once it has had no command for the idle duration, when Drop
-// names one of its informers, or at Shutdown. Relations that read the
+// names one of its informers, or at Shutdown; a set with owner-root is
+// dropped as soon as an object gains a controller of a kind it does not
+// cache (the next command builds afresh). Relations that read the
 // pods of the namespace (selects), which do not follow the pods, are
 // never kept.
 //
@@ -155,6 +160,10 @@ func (k *KeptRelations) start(ctx context.Context, related RelatedTypes, types [
 			kr.err = errNotKept
 		default:
 			kr.r = r
+			if err := k.watchOwnerKinds(kr); err != nil {
+				r.Shutdown()
+				kr.r, kr.err = nil, err
+			}
 		}
 		if kr.err != nil {
 			k.forget(kr)
@@ -163,8 +172,8 @@ func (k *KeptRelations) start(ctx context.Context, related RelatedTypes, types [
 		if kr.err == errNotKept {
 			return r, nil
 		}
-		if err != nil {
-			return nil, err
+		if kr.err != nil {
+			return nil, kr.err
 		}
 	} else {
 		select {
@@ -178,6 +187,66 @@ func (k *KeptRelations) start(ctx context.Context, related RelatedTypes, types [
 		}
 	}
 	return kr.borrow(types, defs, func() { k.release(kr) }), nil
+}
+
+// watchOwnerKinds drops kr, for the next command to build afresh, when an
+// indexed object or a cached owner gains a controller of a kind kr's
+// owner-root does not cache: a fresh build would cache that kind too.
+// The handlers are kr's relations', which its Shutdown removes.
+func (k *KeptRelations) watchOwnerKinds(kr *keptRelations) error {
+	r := kr.r
+	if r.owners == nil {
+		return nil
+	}
+	check := func(obj interface{}) {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return
+		}
+		ref := metav1.GetControllerOfNoCopy(m)
+		if ref == nil {
+			return
+		}
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil {
+			return
+		}
+		if r.owners.Type(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}) == nil {
+			k.invalidate(kr)
+		}
+	}
+	h := toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    check,
+		UpdateFunc: func(_, newObj interface{}) { check(newObj) },
+	}
+	for _, t := range append(append([]*Type{}, r.given...), r.owners.Types()...) {
+		if err := r.addHandlers(t, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// invalidate takes kr out of k, for later commands to build afresh; it is
+// shut down once no command uses it.
+func (k *KeptRelations) invalidate(kr *keptRelations) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if kr.dropped {
+		return
+	}
+	kr.dropped = true
+	if k.kept[kr.key] == kr {
+		delete(k.kept, kr.key)
+	}
+	if kr.timer != nil {
+		kr.timer.Stop()
+		kr.timer = nil
+	}
+	if kr.users == 0 {
+		// Not on the handler's goroutine, whose handler Shutdown removes.
+		go kr.shutdown()
+	}
 }
 
 // forget takes kr, which failed or is not kept, out of k.

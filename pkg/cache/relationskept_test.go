@@ -499,3 +499,34 @@ func usingConfigMap(ns, name, cm string) *corev1.Pod {
 	p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}}}}}
 	return p
 }
+
+// TestKeptRelationsDroppedForANewOwnerKind checks that a kept owner-root
+// set is dropped, for the next command to build afresh, when a pod gains a
+// controller of a kind the set does not cache.
+func TestKeptRelationsDroppedForANewOwnerKind(t *testing.T) {
+	m := newMemTypes(t)
+	m.keep = NewKeptRelations(0)
+	t.Cleanup(m.keep.Shutdown)
+	pods := m.typeOf(podKind)
+	owned := usingConfigMap("a", "p1", "cm-1")
+	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs-1", UID: "rs-1", Controller: ptr(true)}}
+	m.source(podKind).Add(owned)
+	r, err := StartRelations(t.Context(), []*Type{pods}, lookupDefs(t, "owner-root"), RelationsConfig{Related: keeping{m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Shutdown()
+	if m.keep.Len() != 1 {
+		t.Fatalf("kept %d sets, want 1", m.keep.Len())
+	}
+	widget := usingConfigMap("a", "p2", "cm-1")
+	widget.OwnerReferences = []metav1.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "w", Controller: ptr(true)}}
+	m.source(podKind).Add(widget)
+	deadline := time.Now().Add(5 * time.Second)
+	for m.keep.Len() != 0 || m.leases() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a pod of a Widget: %d kept sets, %d related leases; want none", m.keep.Len(), m.leases())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
