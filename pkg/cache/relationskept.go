@@ -28,6 +28,15 @@ type RelationsKeeper interface {
 	KeptRelations() (*KeptRelations, RelatedTypes)
 }
 
+// KeptRelationsUser is implemented by a RelationsKeeper whose commands
+// follow the related types of the kept set they read (a warm cache prints
+// their API warnings on the command's stderr, as the command's own lists
+// would): UseRelated gets them when a command starts reading the set, and
+// the func it returns is called when the command ends its use of it.
+type KeptRelationsUser interface {
+	UseRelated(related []*Type) (done func())
+}
+
 // UnwrapInformer is implemented by an informer that reads another one
 // under other names (a warm cache's renamed indexes): KeptRelations tells
 // informers apart by the one they wrap.
@@ -186,7 +195,34 @@ func (k *KeptRelations) start(ctx context.Context, related RelatedTypes, types [
 			return startRelations(ctx, types, defs, needs, cfg)
 		}
 	}
-	return kr.borrow(types, defs, func() { k.release(kr) }), nil
+	release := func() { k.release(kr) }
+	if user, ok := cfg.Related.(KeptRelationsUser); ok {
+		done := user.UseRelated(kr.r.relatedTypes())
+		release = func() {
+			done()
+			k.release(kr)
+		}
+	}
+	return kr.borrow(types, defs, release), nil
+}
+
+// relatedTypes returns the related types r reads: the owner types, the
+// selecting kinds, the nodes, the pods, the Events and the types of the
+// reference indexes.
+func (r *Relations) relatedTypes() []*Type {
+	var out []*Type
+	if r.owners != nil {
+		out = append(out, r.owners.Types()...)
+	}
+	for _, each := range []*Each{r.selecting, r.nodes, r.pods, r.events} {
+		if each != nil {
+			out = append(out, each.Types...)
+		}
+	}
+	if r.references != nil && r.references.each != nil {
+		out = append(out, r.references.each.Types...)
+	}
+	return out
 }
 
 // watchOwnerKinds drops kr, for the next command to build afresh, when an
