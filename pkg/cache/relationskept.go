@@ -179,7 +179,10 @@ func (k *KeptRelations) start(ctx context.Context, related RelatedTypes, types [
 		}
 		close(kr.ready)
 		if kr.err == errNotKept {
-			return r, nil
+			// Built again as the command's own, over cfg.Related: the
+			// command reads the related types as a command that keeps none.
+			r.Shutdown()
+			return startRelations(ctx, types, defs, needs, cfg)
 		}
 		if kr.err != nil {
 			return nil, kr.err
