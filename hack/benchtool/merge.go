@@ -7,29 +7,82 @@ import (
 	"strings"
 )
 
-// reportSections are the "## " sections of RESULTS.md in order, by the
-// start of their heading, with the steps that write them. A section whose
-// steps all did not run this time is kept from the previous file, marked as
-// such, so that a run of some steps (BENCH_STEPS) does not drop the others'
-// results.
+// reportSections are the "## " sections of RESULTS.md in order, each by
+// the format of its heading as the report writer prints it (without "## "
+// and the newline), with the steps that write them. A heading is the
+// section's only if it matches the whole format, a verb standing for any
+// text: a hand-written note whose heading merely starts like a step's
+// ("## Warm cache bytes per pod (…)") is not that step's section. A section
+// whose steps all did not run this time is kept from the previous file,
+// marked as such, so that a run of some steps (BENCH_STEPS) does not drop
+// the others' results. Every heading the writer prints must be here
+// (TestReportSectionsCoverEveryHeading).
 var reportSections = []struct {
-	key   string
-	steps []string
+	heading string
+	steps   []string
 }{
 	{"Machine", nil},
-	{"Queries", []string{"queries"}},
+	{"Queries (%d pods, median of %d runs)", []string{"queries"}},
 	{"Targets", []string{"queries", "watch"}},
-	{"Warm cache", []string{"warm"}},
-	{"Realistic data set", []string{"realistic"}},
-	{"Memory per cached object", []string{"memory"}},
-	{"Watch under churn", []string{"watch"}},
-	{"Scale", []string{"scale"}},
-	{"Offline", []string{"offline"}},
-	{"Recording", []string{"recording"}},
-	{"Fleet", []string{"fleet"}},
+	{"Warm cache (%d pods, median of %d runs)", []string{"warm"}},
+	{"Many clients: %d concurrent warm queries (%d pods, %d rounds)", []string{"clients"}},
+	{"Realistic data set: Deployments on simulated nodes (%d pods, median of %d runs)", []string{"realistic"}},
+	{"Memory per cached object (%d pods)", []string{"memory"}},
+	{"Watch under churn (`kubectl informer watch pods -n NS -o json` and `-o text`)", []string{"watch"}},
+	{"Scale (BENCH_SCALE=1; median of %d runs)", []string{"scale"}},
+	{"Offline: `--from` a dump of %d pods (median of %d runs)", []string{"offline"}},
+	{"Recording: a busy hour of %d pods", []string{"recording"}},
+	{"Fleet (%d clusters × %d pods, median of %d runs)", []string{"fleet"}},
 	{"Profiles of the missed targets", []string{"profile"}},
 	{"Go micro-benchmarks", []string{"micro"}},
 	{"How each number was measured", nil},
+}
+
+// sectionName is the name a heading format gives its section in the note
+// on kept sections: the heading up to its first " (" or ":".
+func sectionName(format string) string {
+	if i := strings.IndexAny(format, "(:"); i > 0 {
+		return strings.TrimSpace(format[:i])
+	}
+	return format
+}
+
+// targetsIndex is the index of the targets section, whose rows two steps
+// write.
+var targetsIndex = sectionIndex("Targets")
+
+// sectionHeadings are reportSections' headings as anchored patterns, in
+// the same order.
+var sectionHeadings = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(reportSections))
+	for i, s := range reportSections {
+		out[i] = headingPattern(s.heading)
+	}
+	return out
+}()
+
+// formatVerb is one fmt verb with its flags, width and precision.
+var formatVerb = regexp.MustCompile(`%[-+# 0]*[0-9]*(\.[0-9]*)?[a-zA-Z]`)
+
+// headingPattern matches a whole heading printed with format, each verb
+// standing for any text (at least one character) and %% for itself.
+func headingPattern(format string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for _, lit := range strings.Split(format, "%%") {
+		if b.Len() > 1 {
+			b.WriteString("%")
+		}
+		last := 0
+		for _, m := range formatVerb.FindAllStringIndex(lit, -1) {
+			b.WriteString(regexp.QuoteMeta(lit[last:m[0]]))
+			b.WriteString(".+?")
+			last = m[1]
+		}
+		b.WriteString(regexp.QuoteMeta(lit[last:]))
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }
 
 // keptNote starts the line that marks a section kept from an earlier run;
@@ -66,9 +119,13 @@ func splitSections(md string) []section {
 	return out
 }
 
+// sectionIndex is the index in reportSections of the section whose
+// heading format matches heading (without "## "; a trailing newline is
+// ignored), or len(reportSections) for a heading the writer does not print.
 func sectionIndex(heading string) int {
-	for i, s := range reportSections {
-		if strings.HasPrefix(heading, s.key) {
+	heading = strings.TrimRight(heading, "\r\n")
+	for i, p := range sectionHeadings {
+		if p.MatchString(heading) {
 			return i
 		}
 	}
@@ -110,7 +167,7 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 				heading, keptNote, date, strings.Join(rs.steps, "` or `"), body)
 		}
 		secs = append(secs, o)
-		kept = append(kept, rs.key)
+		kept = append(kept, sectionName(rs.heading))
 	}
 	// A section hack/bench does not write (notes measured by hand) stays
 	// as it was, after the others.
@@ -122,7 +179,7 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 	slices.SortStableFunc(secs, func(a, b section) int { return a.index - b.index })
 	// Targets: the rows of the step that did not run.
 	for i := range secs {
-		if secs[i].index != 2 || !have[2] {
+		if secs[i].index != targetsIndex || !have[targetsIndex] {
 			continue
 		}
 		var prefixes []string
@@ -134,7 +191,7 @@ func mergeReport(fresh, previous string, ran func(step string) bool) string {
 			prefixes, what = []string{"| 6 ("}, "the watch targets"
 		}
 		var rows []string
-		for _, line := range strings.Split(old[2].text, "\n") {
+		for _, line := range strings.Split(old[targetsIndex].text, "\n") {
 			line = strings.Replace(line, "| "+keptRow, "| ", 1)
 			for _, p := range prefixes {
 				if strings.HasPrefix(line, p) {

@@ -1,7 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,7 +24,7 @@ func TestMergeReport(t *testing.T) {
 		"## Machine\n\nnew machine\n\n" +
 		"## Queries (10 pods, median of 1 runs)\n\nnew queries\n\n" +
 		"## Targets\n\n| target | measured |\n| --- | --- |\n| 1 (kubectl informer): new | 1 |\n\nThrough kubectl…\n\n" +
-		"## Realistic data set: Deployments (10 pods)\n\nnew realistic\n\n" +
+		"## Realistic data set: Deployments on simulated nodes (10 pods, median of 1 runs)\n\nnew realistic\n\n" +
 		"## How each number was measured\n\nnew notes\n"
 	ran := func(step string) bool { return step == "queries" || step == "realistic" }
 	got := mergeReport(fresh, previous, ran)
@@ -28,7 +36,7 @@ func TestMergeReport(t *testing.T) {
 		memoryDate = m[1]
 	}
 	for _, sec := range splitSections(previous) {
-		if sec.index != sectionIndex("Memory per cached object") {
+		if sec.index < 0 || sec.index >= len(reportSections) || sectionName(reportSections[sec.index].heading) != "Memory per cached object" {
 			continue
 		}
 		if _, rest, ok := strings.Cut(sec.text, keptNote); ok {
@@ -73,7 +81,7 @@ func TestMergeReport(t *testing.T) {
 // write is kept, once, however often the report is merged.
 func TestMergeReportKeepsHandWrittenSections(t *testing.T) {
 	previous := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-01 00:00 UTC.\n\n" +
-		"## Machine\n\nold machine\n\n## Offline: old\n\nold offline\n\n## How each number was measured\n\nold notes\n\n" +
+		"## Machine\n\nold machine\n\n## Offline: `--from` a dump of 9 pods (median of 1 runs)\n\nold offline\n\n## How each number was measured\n\nold notes\n\n" +
 		"## Pushdown (measured by hand)\n\nby hand\n"
 	fresh := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 00:00 UTC.\n\n" +
 		"## Machine\n\nnew machine\n\n## How each number was measured\n\nnew notes\n"
@@ -95,12 +103,12 @@ func TestMergeReportKeepsHandWrittenSections(t *testing.T) {
 // fleet section is kept when its step did not run and replaced when it did.
 func TestMergeReportHandWrittenSectionNamedLikeAStep(t *testing.T) {
 	previous := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-01 00:00 UTC.\n\n" +
-		"## Machine\n\nold machine\n\n## Offline: old\n\nold offline\n\n## Fleet (2 clusters)\n\nold fleet\n\n" +
+		"## Machine\n\nold machine\n\n## Offline: `--from` a dump of 9 pods (median of 1 runs)\n\nold offline\n\n## Fleet (2 clusters × 9 pods, median of 1 runs)\n\nold fleet\n\n" +
 		"## How each number was measured\n\nold notes\n\n" +
 		"## Offline memory (measured by hand)\n\nhand figures\n"
 	fresh := "# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 00:00 UTC.\n\n" +
 		"## Machine\n\nnew machine\n\n## How each number was measured\n\nnew notes\n"
-	freshFleet := strings.Replace(fresh, "## How", "## Fleet (10 clusters)\n\nnew fleet\n\n## How", 1)
+	freshFleet := strings.Replace(fresh, "## How", "## Fleet (10 clusters × 9 pods, median of 1 runs)\n\nnew fleet\n\n## How", 1)
 	tests := []struct {
 		name  string
 		fresh string
@@ -123,8 +131,167 @@ func TestMergeReportHandWrittenSectionNamedLikeAStep(t *testing.T) {
 			if !strings.HasSuffix(got, "## Offline memory (measured by hand)\n\nhand figures\n") {
 				t.Errorf("the hand-written section is not last, unmarked:\n%s", got)
 			}
-			if i, j := strings.Index(got, "## Offline: old"), strings.Index(got, "## How each"); i < 0 || i > j {
+			if i, j := strings.Index(got, "## Offline: `--from` a dump of 9 pods"), strings.Index(got, "## How each"); i < 0 || i > j {
 				t.Errorf("the offline step's section is not in its place:\n%s", got)
+			}
+		})
+	}
+}
+
+// writerHeadings are the "## " headings the report writer can print, as
+// their format strings without "## ": the first line of every string
+// literal in this package's non-test sources that starts with "## " and
+// has more.
+func writerHeadings(t *testing.T) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatalf("%s: %v", fset.Position(lit.Pos()), err)
+			}
+			// "## " alone is the section parser's prefix, not a heading.
+			if rest, ok := strings.CutPrefix(s, "## "); ok && rest != "" {
+				line, _, _ := strings.Cut(rest, "\n")
+				out = append(out, line)
+			}
+			return true
+		})
+	}
+	if len(out) < 10 {
+		t.Fatalf("found only %d headings in the sources: %q", len(out), out)
+	}
+	return out
+}
+
+// renderHeading prints a heading format with each verb replaced by a number.
+func renderHeading(format string) string {
+	return strings.ReplaceAll(formatVerb.ReplaceAllString(format, "7"), "%%", "%")
+}
+
+// TestReportSectionsCoverEveryHeading: every heading the writer prints is a
+// section of reportSections, found by its own rendering, and every section
+// there is printed by the writer.
+func TestReportSectionsCoverEveryHeading(t *testing.T) {
+	written := writerHeadings(t)
+	for _, h := range written {
+		i := sectionIndex(renderHeading(h))
+		if i == len(reportSections) {
+			t.Errorf("the writer's heading %q is not in reportSections: a partial run would not keep its section in place", h)
+			continue
+		}
+		if reportSections[i].heading != h {
+			t.Errorf("the writer's heading %q is taken for reportSections' %q", h, reportSections[i].heading)
+		}
+	}
+	for _, s := range reportSections {
+		if !slices.Contains(written, s.heading) {
+			t.Errorf("reportSections has %q, which the writer never prints", s.heading)
+		}
+	}
+}
+
+// TestMergeReportKeepsLookalikeSections: a full report with every section
+// of reportSections (which TestReportSectionsCoverEveryHeading checks are
+// the writer's), and hand-written sections whose headings start like them,
+// merged with a partial report of each step in turn (twice, as
+// successive partial runs do), loses none of them, duplicates none and keeps
+// the writer's order.
+func TestMergeReportKeepsLookalikeSections(t *testing.T) {
+	body := func(heading, run string) string { return "body of " + heading + " from " + run }
+	var previous strings.Builder
+	previous.WriteString("# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-01 00:00 UTC.\n\n")
+	// Each section's lookalikes come before it, where a match by the
+	// start of the heading would take them for the section itself.
+	var lookalikes []string
+	for _, s := range reportSections {
+		name := sectionName(s.heading)
+		for _, l := range []string{name + " bytes per pod (measured by hand)", name + ": measured by hand", name + " (measured by hand)"} {
+			if slices.ContainsFunc(reportSections, func(w struct {
+				heading string
+				steps   []string
+			}) bool {
+				return headingPattern(w.heading).MatchString(l)
+			}) {
+				continue // a heading that matches the writer's format is the writer's
+			}
+			lookalikes = append(lookalikes, l)
+			fmt.Fprintf(&previous, "## %s\n\nhand-written %s\n\n", l, l)
+		}
+		fmt.Fprintf(&previous, "## %s\n\n%s\n\n", renderHeading(s.heading), body(s.heading, "old"))
+	}
+	if len(lookalikes) < len(reportSections) {
+		t.Fatalf("only %d lookalike headings: %q", len(lookalikes), lookalikes)
+	}
+	steps := map[string]bool{}
+	for _, s := range reportSections {
+		for _, step := range s.steps {
+			steps[step] = true
+		}
+	}
+	if !steps["clients"] {
+		t.Fatalf("no section is the clients step's: %v", steps)
+	}
+	for _, step := range slices.Sorted(maps.Keys(steps)) {
+		t.Run(step, func(t *testing.T) {
+			ran := func(s string) bool { return s == step }
+			var fresh strings.Builder
+			fresh.WriteString("# Benchmark results\n\nWritten by `hack/bench` (issue 7) on 2030-01-02 00:00 UTC.\n\n")
+			for _, s := range reportSections {
+				if s.steps == nil || slices.ContainsFunc(s.steps, ran) {
+					fmt.Fprintf(&fresh, "## %s\n\n%s\n\n", renderHeading(s.heading), body(s.heading, "new"))
+				}
+			}
+			got := mergeReport(fresh.String(), mergeReport(fresh.String(), previous.String(), ran), ran)
+			last := -1
+			for _, s := range reportSections {
+				want, gone := body(s.heading, "old"), body(s.heading, "new")
+				if s.steps == nil || slices.ContainsFunc(s.steps, ran) {
+					want, gone = gone, want
+				}
+				if n := strings.Count(got, want); n != 1 {
+					t.Errorf("the merged report has %q %d times, want 1", want, n)
+				}
+				if n := strings.Count(got, gone); n != 0 {
+					t.Errorf("the merged report has %q %d times, want 0", gone, n)
+				}
+				heading := "## " + renderHeading(s.heading) + "\n"
+				if n := strings.Count(got, heading); n != 1 {
+					t.Errorf("the merged report has the heading %q %d times, want 1", heading, n)
+				}
+				i := strings.Index(got, heading)
+				if i < last {
+					t.Errorf("%q is out of the writer's order", heading)
+				}
+				last = i
+			}
+			for _, l := range lookalikes {
+				if n := strings.Count(got, "## "+l+"\n\nhand-written "+l+"\n"); n != 1 {
+					t.Errorf("the merged report has the hand-written section %q %d times, want 1", l, n)
+				}
+				if i := strings.Index(got, "## "+l+"\n"); i < last {
+					t.Errorf("the hand-written section %q is not after the writer's sections", l)
+				}
+			}
+			if t.Failed() {
+				t.Logf("merged report:\n%s", got)
 			}
 		})
 	}

@@ -110,6 +110,9 @@ type Relations struct {
 	references  *references
 	handlers    []handler
 	unreadable  []UnreadableRelation
+	// release, on a command's share of kept relations (see KeptRelations),
+	// ends the command's use of them: what its Shutdown does.
+	release func()
 }
 
 // builtinControllerKinds are the kinds of the built-in controllers, cached for a following user
@@ -139,7 +142,8 @@ var (
 // A related type that cannot be read does not fail it: Unreadable reports it. It fails when ctx
 // ends, when a selector on selected-by names no selecting kind, or when the Node or Pod kind does
 // not resolve; it has then released everything it started. With no relation index in defs it
-// starts nothing and its Types are types.
+// starts nothing and its Types are types. When cfg.Related keeps relations (RelationsKeeper) and
+// cfg.OnRelated is unset, they are the set kept for the same types and indexes (KeptRelations).
 func StartRelations(ctx context.Context, types []*Type, defs []index.Definition, cfg RelationsConfig) (*Relations, error) {
 	r := &Relations{defs: defs, given: types, types: types, onRelated: cfg.OnRelated}
 	needs := map[index.Relation]bool{}
@@ -156,6 +160,9 @@ func StartRelations(ctx context.Context, types []*Type, defs []index.Definition,
 	}
 	if cfg.Related == nil {
 		return nil, errors.New("starting relation indexes: no related types")
+	}
+	if kept, related := keptRelationsOf(cfg); kept != nil {
+		return kept.start(ctx, related, types, defs, needs, cfg)
 	}
 	if err := r.start(ctx, types, defs, needs, cfg); err != nil {
 		r.Shutdown()
@@ -394,6 +401,10 @@ func (r *Relations) Unreadable() []UnreadableRelation { return r.unreadable }
 // *Relations.
 func (r *Relations) Shutdown() {
 	if r == nil {
+		return
+	}
+	if r.release != nil {
+		r.release()
 		return
 	}
 	for _, h := range r.handlers {

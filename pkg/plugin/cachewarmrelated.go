@@ -47,3 +47,20 @@ func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, 
 		each.Shutdown()
 	}), nil
 }
+
+// UseRelated implements cache.KeptRelationsUser: a command reading kept
+// relation indexes prints the API warnings of their related types as it
+// prints those of the related types it leases itself (Start).
+func (r warnedRelated) UseRelated(related []*cache.Type) func() {
+	resources := make([]schema.GroupVersionResource, 0, len(related))
+	for _, t := range related {
+		resources = append(resources, t.Mapping.Resource)
+	}
+	printWarning := r.env.printWarning
+	if printWarning == nil {
+		printWarning = func(string) {}
+	}
+	warnings := r.env.warnings.Subscribe(resources, printWarning)
+	warnings.Release()
+	return warnings.Cancel
+}

@@ -128,6 +128,9 @@ type renamedInformer struct {
 
 func (i renamedInformer) GetIndexer() toolscache.Indexer { return i.indexer }
 
+// Unwrap returns the informer i reads (cache.UnwrapInformer).
+func (i renamedInformer) Unwrap() toolscache.SharedIndexInformer { return i.SharedIndexInformer }
+
 // replayFailures makes the guards of defs' computed indexes count what
 // they would have counted had they indexed t's objects themselves: the
 // objects t holds whose latest evaluation in the shared index failed are

@@ -65,6 +65,9 @@ func (e *entry) shutdown() {
 		if e.stop != nil {
 			e.stop()
 		}
+		if e.kept != nil {
+			e.kept.Drop(e.engine.Types()[0].Informers)
+		}
 		e.engine.Shutdown()
 	})
 }

@@ -17,6 +17,10 @@ type Lease struct {
 	types    []*cache.Type
 	removers []func()
 
+	// forKept is set on the lease of a kept set of relation indexes
+	// (Options.forKept), once acquired.
+	forKept bool
+
 	onWatchError   func(*cache.Type, error)
 	onWatchResumed func(*cache.Type)
 
@@ -116,6 +120,11 @@ func (l *Lease) Shutdown() {
 			e.mu.Lock()
 			delete(e.leases, l)
 			e.mu.Unlock()
+			if l.forKept {
+				l.pool.mu.Lock()
+				e.keptUsers--
+				l.pool.mu.Unlock()
+			}
 			l.pool.release(e)
 		}
 	})

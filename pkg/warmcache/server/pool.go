@@ -47,6 +47,11 @@ type Pool struct {
 	mu      sync.Mutex
 	entries map[entryKey]*entry
 	closed  bool
+
+	// kept are the relation indexes of the one-shot commands, kept and
+	// followed between them (PoolTypes.KeptRelations); a set leaves with
+	// an engine it indexes, or after EvictAfter without a command.
+	kept *cache.KeptRelations
 }
 
 // engine is what the pool uses of a *cache.Engine.
@@ -69,7 +74,7 @@ type PoolOptions struct {
 func NewPool(source cache.Source, opts PoolOptions) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{source: source, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{},
-		changes: make(chan struct{}, 1)}
+		changes: make(chan struct{}, 1), kept: cache.NewKeptRelations(opts.EvictAfter)}
 	p.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
 		return cache.New(p.source, []*meta.RESTMapping{mapping}, cfg)
 	}
@@ -116,10 +121,17 @@ type entry struct {
 	// Guarded by Pool.mu.
 	users   int
 	removed bool
+	// keptUsers are the users among users that are kept relation
+	// indexes (see PoolTypes.KeptRelations), not commands.
+	keptUsers int
 	// idleSince is when users last fell to 0 (zero while it has users);
 	// evict fires EvictAfter later.
 	idleSince time.Time
 	evict     *time.Timer
+
+	// kept are the pool's kept relation indexes, those over the engine
+	// dropped when it shuts down.
+	kept *cache.KeptRelations
 
 	// stop ends the engine's start and its watch for failure; stopOnce
 	// shuts the engine down once.
@@ -150,6 +162,9 @@ type Options struct {
 	// Queue, when set, gets the leased types' events, starting with every
 	// cached object as an initial Added event (a watch).
 	Queue *cache.Queue
+	// forKept marks the lease of a kept set of relation indexes, which
+	// Status does not count among the users.
+	forKept bool
 }
 
 // Acquire returns a lease on a synced engine per mapping, configured as
@@ -228,6 +243,14 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 			l.removers = append(l.removers, remove)
 		}
 	}
+	if opts.forKept {
+		p.mu.Lock()
+		for _, e := range l.entries {
+			e.keptUsers++
+		}
+		l.forKept = true
+		p.mu.Unlock()
+	}
 	return l, nil
 }
 
@@ -251,7 +274,7 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 	}
 	// Every informer has client-go's namespace index, which indexes the
 	// same value as ours: adding it again would conflict.
-	e := &entry{key: key, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1,
+	e := &entry{key: key, ready: make(chan struct{}), leases: map[*Lease]struct{}{}, users: 1, kept: p.kept,
 		indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}, shared: map[string]*index.Shared{}}
 	// Registered before the informers start: custom indexes under their
 	// SharedName, as addIndexes registers them later.
@@ -426,7 +449,7 @@ func (p *Pool) Status() []protocol.TypeStatus {
 	idleSince := map[*entry]time.Time{}
 	for _, e := range p.entries {
 		entries = append(entries, e)
-		users[e] = e.users
+		users[e] = e.users - e.keptUsers
 		idleSince[e] = e.idleSince
 	}
 	p.mu.Unlock()
@@ -472,8 +495,10 @@ func (p *Pool) Status() []protocol.TypeStatus {
 	return out
 }
 
-// Shutdown stops every engine; Acquire fails after it.
+// Shutdown stops every engine and the kept relation indexes; Acquire
+// fails after it.
 func (p *Pool) Shutdown() {
+	p.kept.Shutdown()
 	p.cancel()
 	p.mu.Lock()
 	p.closed = true

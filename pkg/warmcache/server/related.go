@@ -21,6 +21,16 @@ import (
 type PoolTypes struct {
 	// Pool leases the related types.
 	Pool *Pool
+	// forKept marks the leases as a kept set's (Options.forKept).
+	forKept bool
+}
+
+// KeptRelations implements cache.RelationsKeeper: the pool keeps the
+// relation indexes of one-shot commands, following changes, until the
+// engines they index leave the pool or no command asked for them for
+// EvictAfter; a kept set leases its related types from the pool itself.
+func (p PoolTypes) KeptRelations() (*cache.KeptRelations, cache.RelatedTypes) {
+	return p.Pool.kept, PoolTypes{Pool: p.Pool, forKept: true}
 }
 
 // RESTMapper implements cache.RelatedTypes with the mapper of the pool's
@@ -74,7 +84,7 @@ func (p PoolTypes) lease(ctx context.Context, mapping *meta.RESTMapping, cfg cac
 		Namespaces:  cfg.Namespaces,
 		FullObjects: true,
 		SyncTimeout: cfg.SyncTimeout,
-	}, Options{})
+	}, Options{forKept: p.forKept})
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		// Another command's engine still syncing: the wait a command of
 		// its own would have had.
