@@ -353,13 +353,7 @@ func (k *KeptRelations) Drop(informers []toolscache.SharedIndexInformer) {
 		}) {
 			continue
 		}
-		delete(k.kept, key)
-		kr.dropped = true
-		if kr.timer != nil {
-			kr.timer.Stop()
-			kr.timer = nil
-		}
-		if kr.users == 0 {
+		if k.dropLocked(key, kr) {
 			idle = append(idle, kr)
 		}
 	}
@@ -367,6 +361,19 @@ func (k *KeptRelations) Drop(informers []toolscache.SharedIndexInformer) {
 	for _, kr := range idle {
 		kr.shutdown()
 	}
+}
+
+// dropLocked stops keeping kr (under key) for later commands and reports
+// whether no command uses it, so that the caller shuts it down once k.mu is
+// released; k.mu is held.
+func (k *KeptRelations) dropLocked(key string, kr *keptRelations) bool {
+	delete(k.kept, key)
+	kr.dropped = true
+	if kr.timer != nil {
+		kr.timer.Stop()
+		kr.timer = nil
+	}
+	return kr.users == 0
 }
 
 // Len returns how many sets of relation indexes k keeps.
@@ -383,13 +390,7 @@ func (k *KeptRelations) Shutdown() {
 	k.closed = true
 	var idle []*keptRelations
 	for key, kr := range k.kept {
-		delete(k.kept, key)
-		kr.dropped = true
-		if kr.timer != nil {
-			kr.timer.Stop()
-			kr.timer = nil
-		}
-		if kr.users == 0 {
+		if k.dropLocked(key, kr) {
 			idle = append(idle, kr)
 		}
 	}
