@@ -228,19 +228,10 @@ func controllerKinds(objs []interface{}) []schema.GroupVersionKind {
 		if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		m, err := meta.Accessor(obj)
-		if err != nil {
+		gvk, ok := controllerKind(obj)
+		if !ok {
 			continue
 		}
-		ref := metav1.GetControllerOfNoCopy(m)
-		if ref == nil {
-			continue
-		}
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err != nil {
-			continue
-		}
-		gvk := gv.WithKind(ref.Kind)
 		if _, ok := seen[gvk.GroupKind()]; !ok {
 			seen[gvk.GroupKind()] = gvk
 		}
@@ -251,6 +242,25 @@ func controllerKinds(objs []interface{}) []schema.GroupVersionKind {
 	}
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
 	return kinds
+}
+
+// controllerKind returns the kind of obj's controller (its ownerReference
+// with controller set), and false when it has none or its apiVersion does
+// not parse.
+func controllerKind(obj interface{}) (schema.GroupVersionKind, bool) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return schema.GroupVersionKind{}, false
+	}
+	ref := metav1.GetControllerOfNoCopy(m)
+	if ref == nil {
+		return schema.GroupVersionKind{}, false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return schema.GroupVersionKind{}, false
+	}
+	return gv.WithKind(ref.Kind), true
 }
 
 // Owner implements index.Owners over the cached owner types.

@@ -9,9 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -238,19 +235,7 @@ func (k *KeptRelations) watchOwnerKinds(kr *keptRelations) error {
 		return nil
 	}
 	check := func(obj interface{}) {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return
-		}
-		ref := metav1.GetControllerOfNoCopy(m)
-		if ref == nil {
-			return
-		}
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err != nil {
-			return
-		}
-		if r.owners.Type(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}) == nil {
+		if gvk, ok := controllerKind(obj); ok && r.owners.Type(gvk.GroupKind()) == nil {
 			k.invalidate(kr)
 		}
 	}
