@@ -43,7 +43,10 @@ type Type struct {
 	// cluster-scoped type); their indexers hold disjoint parts of the cache.
 	Informers []toolscache.SharedIndexInformer
 
-	received            atomic.Int64
+	received atomic.Int64
+	// listed counts the items of streamed lists as they arrive, before
+	// the informer's transform sees them all at once (see Received).
+	listed              atomic.Int64
 	consecutiveConnErrs atomic.Int64
 	failing             atomic.Bool
 	// watched is set once a watch request of the type has succeeded.
@@ -80,9 +83,9 @@ type Engine struct {
 	// types that name the same resource.
 	informers map[informerKey]toolscache.SharedIndexInformer
 	// listTransforms holds, per informer that reduces its objects (see
-	// reducesLists), the transform its list pages go through as they
-	// arrive. Written by New only.
-	listTransforms map[informerKey]toolscache.TransformFunc
+	// reducesLists), the transform its list pages, or the items of a
+	// streamed list, go through as they arrive. Written by New only.
+	listTransforms map[informerKey]listTransform
 	running        sync.WaitGroup
 
 	// requests is what the engine's list and watch requests carry on their
@@ -107,7 +110,7 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 		source:         source,
 		cfg:            cfg,
 		informers:      map[informerKey]toolscache.SharedIndexInformer{},
-		listTransforms: map[informerKey]toolscache.TransformFunc{},
+		listTransforms: map[informerKey]listTransform{},
 		failed:         make(chan struct{}),
 		stop:           make(chan struct{}),
 	}
@@ -143,7 +146,7 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 				return nil, fmt.Errorf("setting transform on %s: %w", t.Name(), err)
 			}
 			if e.reducesLists(t) {
-				e.listTransforms[informerKey{namespace: namespace, gvr: mapping.Resource}] = e.pipeline(t)
+				e.listTransforms[informerKey{namespace: namespace, gvr: mapping.Resource}] = listTransform{transform: e.pipeline(t), t: t}
 			}
 			if err := informer.SetWatchErrorHandlerWithContext(e.watchErrorHandler(t)); err != nil {
 				return nil, fmt.Errorf("setting watch error handler on %s: %w", t.Name(), err)
@@ -314,7 +317,7 @@ func (e *Engine) synced() bool {
 func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
 	p := Progress{Elapsed: elapsed, Done: done}
 	for _, t := range e.types {
-		p.Types = append(p.Types, TypeProgress{Name: t.Name(), Received: t.received.Load(), Synced: t.HasSynced()})
+		p.Types = append(p.Types, TypeProgress{Name: t.Name(), Received: t.receivedSoFar(), Synced: t.HasSynced()})
 	}
 	return p
 }
@@ -323,7 +326,7 @@ func (e *Engine) timeoutError() error {
 	err := &SyncTimeoutError{Timeout: e.cfg.SyncTimeout}
 	for _, t := range e.types {
 		if !t.HasSynced() {
-			err.Pending = append(err.Pending, TypeProgress{Name: t.Name(), Received: t.received.Load()})
+			err.Pending = append(err.Pending, TypeProgress{Name: t.Name(), Received: t.receivedSoFar()})
 		}
 	}
 	sort.Slice(err.Pending, func(i, j int) bool { return err.Pending[i].Name < err.Pending[j].Name })

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +47,14 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 	if informer, ok := e.informers[key]; ok {
 		return feed.Kind, informer, nil
 	}
+	// A reducing engine reads a list item by item where the feed can, and
+	// then lists rather than streams the initial list (WatchList): the API
+	// server serves a LIST from its watch cache without copying each object
+	// as it does for a watch, and the items carry no watch event framing.
+	streamer, _ := feed.ListerWatcherWithContext.(listStreamer)
+	if !e.reducesResource(gvr.GroupResource()) {
+		streamer = nil
+	}
 	tweak := func(opts *metav1.ListOptions) {
 		opts.LabelSelector = e.cfg.LabelSelector
 		opts.FieldSelector = e.cfg.FieldSelector
@@ -54,9 +63,16 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
+			reduce, reduces := e.listTransforms[key]
+			if streamer != nil && reduces {
+				list, err := streamReducedList(ctx, streamer, opts, reduce.transform, reduce.counted)
+				if !errors.Is(err, errNoListStream) {
+					return list, err
+				}
+			}
 			list, err := feed.ListWithContext(ctx, opts)
-			if transform := e.listTransforms[key]; err == nil && transform != nil {
-				return reduceList(list, transform)
+			if err == nil && reduces {
+				return reduceList(list, reduce.transform)
 			}
 			return list, err
 		},
@@ -67,7 +83,7 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 		},
 	}
 	var source toolscache.ListerWatcher = lw
-	if feed.NoWatchList {
+	if feed.NoWatchList || streamer != nil {
 		source = noWatchList{lw}
 	}
 	informer := toolscache.NewSharedIndexInformerWithOptions(source, feed.Example, toolscache.SharedIndexInformerOptions{

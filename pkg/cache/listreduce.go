@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
@@ -13,7 +14,30 @@ import (
 // replaces them by something smaller (Config.Reduce, Config.Transforms), so
 // that a list is worth transforming page by page as it arrives.
 func (e *Engine) reducesLists(t *Type) bool {
-	return e.cfg.Reduce != nil || e.cfg.Transforms[t.Mapping.Resource.GroupResource()] != nil
+	return e.reducesResource(t.Mapping.Resource.GroupResource())
+}
+
+// reducesResource is reducesLists for the objects of gr.
+func (e *Engine) reducesResource(gr schema.GroupResource) bool {
+	return e.cfg.Reduce != nil || e.cfg.Transforms[gr] != nil
+}
+
+// listTransform is what the items of an informer's lists go through as
+// they arrive (Engine.listTransforms).
+type listTransform struct {
+	transform toolscache.TransformFunc
+	// t is the type the items are counted to (Type.listed).
+	t *Type
+}
+
+// counted counts one streamed item to the type.
+func (l listTransform) counted() { l.t.listed.Add(1) }
+
+// receivedSoFar is how many objects t has received: those its informers'
+// transform has seen, or, while a streamed list is read and before its
+// items enter the informer at once, the items read so far.
+func (t *Type) receivedSoFar() int64 {
+	return max(t.received.Load(), t.listed.Load())
 }
 
 // reduceList returns list with every item passed through transform, as a

@@ -1,9 +1,12 @@
 package cache
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
@@ -118,7 +121,7 @@ func (c *TypedClient) listerWatcher(mapping *meta.RESTMapping, namespace string)
 	if _, err := c.RESTClient(gv); err != nil {
 		return typedListerWatcher{}, nil, err
 	}
-	return typedListerWatcher{typed: c, gv: gv, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
+	return typedListerWatcher{typed: c, gv: gv, kind: mapping.GroupVersionKind, list: listKind(mapping.GroupVersionKind), resource: mapping.Resource.Resource, namespace: namespace}, example, nil
 }
 
 // typedListerWatcher lists and watches one resource of a built-in type, in
@@ -128,6 +131,7 @@ func (c *TypedClient) listerWatcher(mapping *meta.RESTMapping, namespace string)
 type typedListerWatcher struct {
 	typed     *TypedClient
 	gv        schema.GroupVersion
+	kind      schema.GroupVersionKind
 	list      schema.GroupVersionKind
 	resource  string
 	namespace string
@@ -135,11 +139,16 @@ type typedListerWatcher struct {
 
 // client returns the REST client for the requests of ctx.
 func (l typedListerWatcher) client(ctx context.Context) (*rest.RESTClient, error) {
-	var reads *protoskip.Plan
+	return l.typed.restClient(l.gv, readsOf(ctx))
+}
+
+// readsOf returns what the engine that sends ctx's requests reads (nil:
+// whole objects).
+func readsOf(ctx context.Context) *protoskip.Plan {
 	if opts, ok := ctx.Value(requestOptionsKey{}).(*requestOptions); ok && opts != nil {
-		reads = opts.reads
+		return opts.reads
 	}
-	return l.typed.restClient(l.gv, reads)
+	return nil
 }
 
 func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -159,6 +168,41 @@ func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.Lis
 		Do(ctx).
 		Into(list)
 	return list, err
+}
+
+// StreamListWithContext lists as ListWithContext does, but decodes the
+// protobuf response one item at a time, as the request's plan says, and
+// hands each item to each as it is read. A response that is not protobuf
+// gives errNoListStream.
+func (l typedListerWatcher) StreamListWithContext(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (metav1.ListMeta, error) {
+	client, err := l.client(ctx)
+	if err != nil {
+		return metav1.ListMeta{}, err
+	}
+	known := scheme.Scheme.AllKnownTypes()
+	listType, itemType := known[l.list], known[l.kind]
+	if listType == nil || itemType == nil {
+		return metav1.ListMeta{}, errNoListStream
+	}
+	body, err := client.Get().
+		NamespaceIfScoped(l.namespace, l.namespace != "").
+		Resource(l.resource).
+		VersionedParams(&opts, scheme.ParameterCodec).
+		Timeout(timeoutOf(opts)).
+		Stream(ctx)
+	if err != nil {
+		return metav1.ListMeta{}, err
+	}
+	defer body.Close()
+	meta, err := protoskip.DecodeList(bufio.NewReaderSize(body, 64<<10), listType, readsOf(ctx),
+		func() runtime.Object { return reflect.New(itemType).Interface().(runtime.Object) }, each)
+	switch {
+	case errors.Is(err, protoskip.ErrNotProtobuf):
+		return meta, errNoListStream
+	case err != nil:
+		return meta, fmt.Errorf("reading the list of %s: %w", l.resource, err)
+	}
+	return meta, nil
 }
 
 func (l typedListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {

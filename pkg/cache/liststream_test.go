@@ -1,0 +1,138 @@
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+// listServer answers LISTs of pods in protobuf (or, with asJSON, in JSON)
+// and holds watches open without events, recording every request's query.
+type listServer struct {
+	pods   *corev1.PodList
+	asJSON bool
+
+	mu      sync.Mutex
+	lists   []string
+	watches []string
+}
+
+func (s *listServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	if q.Get("watch") == "true" {
+		s.watches = append(s.watches, r.URL.RawQuery)
+	} else {
+		s.lists = append(s.lists, r.URL.RawQuery)
+	}
+	s.mu.Unlock()
+	if q.Get("watch") == "true" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return
+	}
+	var body bytes.Buffer
+	var err error
+	if s.asJSON {
+		w.Header().Set("Content-Type", "application/json")
+		err = scheme.Codecs.LegacyCodec(corev1.SchemeGroupVersion).Encode(s.pods, &body)
+	} else {
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		err = protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(s.pods, &body)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	_, _ = w.Write(body.Bytes())
+}
+
+// TestEngineStreamsReducedLists syncs a reducing engine from a server that
+// answers in protobuf: it lists once, consistently (no resourceVersion) and
+// unpaginated, reads the items one by one through the reduce, never asks
+// for the streaming initial list, and caches every pod reduced. A server
+// that answers in JSON is listed as before.
+func TestEngineStreamsReducedLists(t *testing.T) {
+	const n = 321
+	pods := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: "777"}}
+	for i := range n {
+		pods.Items = append(pods.Items, *memoryPod(fmt.Sprintf("p-%04d", i), fmt.Sprintf("node-%d", i%7), "web", strconv.Itoa(i+1)))
+	}
+	for _, asJSON := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
+			srv := &listServer{pods: pods, asJSON: asJSON}
+			hs := httptest.NewServer(srv)
+			t.Cleanup(hs.Close)
+			typed, err := newTypedClient(&rest.Config{Host: hs.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mapper := (&memorySource{}).RESTMapper()
+			mappings, err := Resolve(mapper, []string{"pods"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &countingReduce{seen: map[string]bool{}}
+			e, err := New(&APIServer{Typed: typed, Mapper: mapper}, mappings, Config{
+				FullObjects: true, Reduce: r.reduce, Reads: []string{"spec.nodeName"},
+				Indexes: []index.Definition{labelIndex("node", "node")}, SyncTimeout: 30 * time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(e.Shutdown)
+			if err := e.Start(t.Context()); err != nil {
+				t.Fatalf("Start() = %v", err)
+			}
+			srv.mu.Lock()
+			lists := append([]string(nil), srv.lists...)
+			srv.mu.Unlock()
+			wantLists := []string{""}
+			if asJSON {
+				// The JSON answer is read again by client-go's list,
+				// which keeps the reflector's options.
+				wantLists = []string{"", "limit=500&resourceVersion=0"}
+			}
+			if fmt.Sprint(lists) != fmt.Sprint(wantLists) {
+				t.Errorf("LIST queries = %q, want %q", lists, wantLists)
+			}
+			srv.mu.Lock()
+			for _, w := range srv.watches {
+				if bytes.Contains([]byte(w), []byte("sendInitialEvents")) {
+					t.Errorf("watch %q asks for the streaming initial list", w)
+				}
+			}
+			srv.mu.Unlock()
+			on3, err := e.Types()[0].Lookup([]index.Selector{{Name: "node", Operator: index.Equals, Values: []string{"node-3"}}})
+			if want := (n + 7 - 1 - 3) / 7; err != nil || len(on3) != want {
+				t.Errorf("Lookup(node=node-3) = %d objects, %v; want %d", len(on3), err, want)
+			}
+			for _, obj := range on3 {
+				if _, ok := obj.(*metav1.PartialObjectMetadata); !ok {
+					t.Fatalf("cached %T, want every pod reduced", obj)
+				}
+			}
+			if got := r.count(); got != n {
+				t.Errorf("reduced %d pods, want %d", got, n)
+			}
+			if got := e.Types()[0].receivedSoFar(); got != n {
+				t.Errorf("received %d objects, want %d", got, n)
+			}
+		})
+	}
+}
