@@ -207,7 +207,7 @@ func (o *QueryOptions) completeEngineConfig() {
 	if plan := o.recordPlan(); plan != nil {
 		// Each object is reduced to what the answer reads as it arrives
 		// (queryslim.go).
-		o.config.Indexes, o.config.Reduce = plan.Definitions(), plan.Transform
+		o.config.Indexes, o.config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
 		o.config.Reads = o.recordReads()
 	} else if o.grouped() && o.podTransformSafe() {
 		// Built-in measures and the built-in indexes named read nothing

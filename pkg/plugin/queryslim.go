@@ -36,6 +36,28 @@ func (o *QueryOptions) recordPlan() *index.RecordPlan {
 	return aggregate.RecordPlan(o.indexDefs, o.print.measures)
 }
 
+// lookedUp returns the indexes of defs the informers of a query with a
+// recordPlan are to keep: those the --index selectors look up, and the one
+// --group-by index whose buckets count a group-by without --sum
+// (queryPrinter.countTable). The answer reads every other index's values
+// from the Records, so an informer index of them would only cost its build.
+func (o *QueryOptions) lookedUp(defs []index.Definition) []index.Definition {
+	names := map[string]bool{}
+	for _, sel := range o.selectors {
+		names[sel.Name] = true
+	}
+	if len(o.print.groupBy) == 1 && len(o.print.measures) == 0 {
+		names[o.print.groupBy[0].Name] = true
+	}
+	var out []index.Definition
+	for _, def := range defs {
+		if names[def.Name] {
+			out = append(out, def)
+		}
+	}
+	return out
+}
+
 // namesOrRows reports whether an ungrouped answer prints only names or
 // kubectl's table rows (with the queried indexes' values), which Records can
 // hold.
