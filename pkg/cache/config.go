@@ -99,7 +99,10 @@ type Config struct {
 	// keeps only what the command reads. It has the contract of Transforms.
 	// Applied as objects arrive, also while a streaming initial list
 	// (WatchListClient) is read, so a whole object is held only while it
-	// is reduced.
+	// is reduced. What it returns, unless the object it was given, must not
+	// point into that object's struct (it may share the strings, maps and
+	// slices the object points to): a streamed list decodes the next item
+	// into the same struct.
 	Reduce toolscache.TransformFunc
 	// Reads, when set, is all a one-shot command reads of its objects
 	// besides their metadata: field paths in JSON names ("spec.nodeName",

@@ -65,7 +65,7 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 			tweak(&opts)
 			reduce, reduces := e.listTransforms[key]
 			if streamer != nil && reduces {
-				list, err := streamReducedList(ctx, streamer, opts, reduce.transform, reduce.counted)
+				list, err := streamReducedList(ctx, streamer, opts, reduce.transform, e.releasesObjects(gvr.GroupResource()), reduce.counted)
 				if !errors.Is(err, errNoListStream) {
 					return list, err
 				}

@@ -22,6 +22,14 @@ func (e *Engine) reducesResource(gr schema.GroupResource) bool {
 	return e.cfg.Reduce != nil || e.cfg.Transforms[gr] != nil
 }
 
+// releasesObjects reports whether the transform of gr's objects ends in
+// Reduce alone, whose contract lets a streamed list reuse each item's
+// struct: the resource transforms (Config.Transforms) may return the
+// object they are given, changed, and Reduce then keeps it.
+func (e *Engine) releasesObjects(gr schema.GroupResource) bool {
+	return e.cfg.Reduce != nil && e.cfg.Transforms[gr] == nil
+}
+
 // listTransform is what the items of an informer's lists go through as
 // they arrive (Engine.listTransforms).
 type listTransform struct {

@@ -130,9 +130,75 @@ func TestEngineStreamsReducedLists(t *testing.T) {
 			if got := r.count(); got != n {
 				t.Errorf("reduced %d pods, want %d", got, n)
 			}
+			all, err := e.Types()[0].Lookup(nil)
+			if err != nil || len(all) != n {
+				t.Fatalf("Lookup(nil) = %d objects, %v; want %d", len(all), err, n)
+			}
+			for i, obj := range all {
+				// Each item was decoded into the struct of the one before
+				// it: what the reduce kept must not have changed since.
+				m := obj.(*metav1.PartialObjectMetadata)
+				if want := fmt.Sprintf("p-%04d", i); m.Name != want || m.Labels["node"] != fmt.Sprintf("node-%d", i%7) {
+					t.Fatalf("cached object %d = %s on %s, want %s on node-%d", i, m.Name, m.Labels["node"], want, i%7)
+				}
+			}
 			if got := e.Types()[0].receivedSoFar(); got != n {
 				t.Errorf("received %d objects, want %d", got, n)
 			}
 		})
+	}
+}
+
+// TestStreamedItemsReturnedWholeAreNotReused reduces some pods to
+// themselves (a Reduce may return the object it is given): those must not
+// be decoded into again.
+func TestStreamedItemsReturnedWholeAreNotReused(t *testing.T) {
+	const n = 50
+	pods := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: "9"}}
+	for i := range n {
+		pods.Items = append(pods.Items, *memoryPod(fmt.Sprintf("p-%04d", i), fmt.Sprintf("node-%d", i%3), "web", strconv.Itoa(i+1)))
+	}
+	hs := httptest.NewServer(&listServer{pods: pods})
+	t.Cleanup(hs.Close)
+	typed, err := newTypedClient(&rest.Config{Host: hs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := (&memorySource{}).RESTMapper()
+	mappings, err := Resolve(mapper, []string{"pods"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &countingReduce{seen: map[string]bool{}}
+	reduce := func(obj interface{}) (interface{}, error) {
+		if pod, ok := obj.(*corev1.Pod); ok && pod.Spec.NodeName == "node-0" {
+			return pod, nil
+		}
+		return r.reduce(obj)
+	}
+	e, err := New(&APIServer{Typed: typed, Mapper: mapper}, mappings, Config{FullObjects: true, Reduce: reduce, SyncTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatalf("Start() = %v", err)
+	}
+	all, err := e.Types()[0].Lookup(nil)
+	if err != nil || len(all) != n {
+		t.Fatalf("Lookup(nil) = %d objects, %v; want %d", len(all), err, n)
+	}
+	for i, obj := range all {
+		want := fmt.Sprintf("p-%04d", i)
+		switch o := obj.(type) {
+		case *corev1.Pod:
+			if o.Name != want || o.Spec.NodeName != "node-0" {
+				t.Errorf("cached pod %d = %s on %s, want %s on node-0", i, o.Name, o.Spec.NodeName, want)
+			}
+		case *metav1.PartialObjectMetadata:
+			if o.Name != want {
+				t.Errorf("cached object %d = %s, want %s", i, o.Name, want)
+			}
+		}
 	}
 }

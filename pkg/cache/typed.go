@@ -172,9 +172,9 @@ func (l typedListerWatcher) ListWithContext(ctx context.Context, opts metav1.Lis
 
 // StreamListWithContext lists as ListWithContext does, but decodes the
 // protobuf response one item at a time, as the request's plan says, and
-// hands each item to each as it is read. A response that is not protobuf
-// gives errNoListStream.
-func (l typedListerWatcher) StreamListWithContext(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) error) (metav1.ListMeta, error) {
+// hands each item to each as it is read, decoding the next item into one
+// each released. A response that is not protobuf gives errNoListStream.
+func (l typedListerWatcher) StreamListWithContext(ctx context.Context, opts metav1.ListOptions, each func(runtime.Object) (release bool, err error)) (metav1.ListMeta, error) {
 	client, err := l.client(ctx)
 	if err != nil {
 		return metav1.ListMeta{}, err
@@ -194,8 +194,25 @@ func (l typedListerWatcher) StreamListWithContext(ctx context.Context, opts meta
 		return metav1.ListMeta{}, err
 	}
 	defer body.Close()
-	meta, err := protoskip.DecodeList(bufio.NewReaderSize(body, 64<<10), listType, readsOf(ctx),
-		func() runtime.Object { return reflect.New(itemType).Interface().(runtime.Object) }, each)
+	// spare is the last item each released, zeroed and decoded into again.
+	var spare reflect.Value
+	newItem := func() runtime.Object {
+		if spare.IsValid() {
+			item := spare
+			spare = reflect.Value{}
+			item.Elem().SetZero()
+			return item.Interface().(runtime.Object)
+		}
+		return reflect.New(itemType).Interface().(runtime.Object)
+	}
+	meta, err := protoskip.DecodeList(bufio.NewReaderSize(body, 64<<10), listType, readsOf(ctx), newItem,
+		func(item runtime.Object) error {
+			release, err := each(item)
+			if release {
+				spare = reflect.ValueOf(item)
+			}
+			return err
+		})
 	switch {
 	case errors.Is(err, protoskip.ErrNotProtobuf):
 		return meta, errNoListStream
