@@ -1,5 +1,12 @@
 package aggregate
 
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
 // builtinMeasureReads is what restarts and containers read of a pod besides
 // its metadata: its spec (containers, init containers) and its status
 // (container statuses).
@@ -23,6 +30,46 @@ var resourceMeasureReads = []string{
 	"status.initContainerStatuses.name", "status.initContainerStatuses.resources", "status.initContainerStatuses.allocatedResources",
 }
 
+// resourceListPaths are the paths of resourceMeasureReads that are a
+// ResourceList, and requirementsPaths those that are a ResourceRequirements
+// whose requests and limits are one: a measure of one resource reads only
+// that resource's entry of them. The pod-level resources (spec.resources,
+// status.resources) are read whole: whether the pod sets them is decided
+// by the resources they name.
+var (
+	resourceListPaths = []string{
+		"spec.overhead", "status.allocatedResources",
+		"status.containerStatuses.allocatedResources", "status.initContainerStatuses.allocatedResources",
+	}
+	requirementsPaths = []string{
+		"spec.containers.resources", "spec.initContainers.resources",
+		"status.containerStatuses.resources", "status.initContainerStatuses.resources",
+	}
+)
+
+// resourceReads is what a requests or limits measure of resource reads: of
+// resourceMeasureReads' resource lists only resource's entries, when its
+// name can be a path element (it has no dot, as "nvidia.com/gpu" has); all
+// of them otherwise.
+func resourceReads(resource corev1.ResourceName) []string {
+	name := string(resource)
+	if name == "" || strings.Contains(name, ".") {
+		return resourceMeasureReads
+	}
+	var paths []string
+	for _, p := range resourceMeasureReads {
+		switch {
+		case slices.Contains(resourceListPaths, p):
+			paths = append(paths, p+"."+name)
+		case slices.Contains(requirementsPaths, p):
+			paths = append(paths, p+".requests."+name, p+".limits."+name)
+		default:
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
 // FieldsRead returns the fields ms read of an object besides its metadata,
 // as field paths in JSON names, and true; false when one of them may read
 // any field (a custom JSONPath measure). See index.FieldsRead.
@@ -33,7 +80,7 @@ func FieldsRead(ms []Measure) ([]string, bool) {
 		case m.JSONPath != "":
 			return nil, false
 		case m.kind == measureRequests || m.kind == measureLimits:
-			paths = append(paths, resourceMeasureReads...)
+			paths = append(paths, resourceReads(m.Resource)...)
 		default:
 			paths = append(paths, builtinMeasureReads...)
 		}

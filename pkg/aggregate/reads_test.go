@@ -3,6 +3,7 @@ package aggregate
 import (
 	"bytes"
 	"math/rand"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,14 +19,29 @@ import (
 // declare (FieldsRead), and compares the measures of both: a field they read
 // but do not declare would be missing from the partial pod.
 func TestResourceMeasuresReadWhatTheyDeclare(t *testing.T) {
-	var ms []Measure
-	for _, name := range []string{"requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "requests.nvidia.com/gpu", "requests.hugepages-2Mi", "limits.ephemeral-storage"} {
-		m, err := ParseMeasure(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms = append(ms, m)
+	names := []string{"requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "requests.nvidia.com/gpu", "requests.hugepages-2Mi", "limits.ephemeral-storage"}
+	// All at once, and each alone: a measure of one resource declares
+	// only that resource's entries of the resource lists.
+	sets := [][]string{names}
+	for _, name := range names {
+		sets = append(sets, []string{name})
 	}
+	for _, set := range sets {
+		t.Run(strings.Join(set, ","), func(t *testing.T) {
+			var ms []Measure
+			for _, name := range set {
+				m, err := ParseMeasure(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms = append(ms, m)
+			}
+			measuresReadWhatTheyDeclare(t, ms)
+		})
+	}
+}
+
+func measuresReadWhatTheyDeclare(t *testing.T, ms []Measure) {
 	paths, ok := FieldsRead(ms)
 	if !ok {
 		t.Fatal("FieldsRead of the resource measures = not declared")

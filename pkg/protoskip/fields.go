@@ -16,6 +16,9 @@ type protoField struct {
 	// of a list, when that value is a message the filter can descend into;
 	// nil for scalars, strings, bytes, maps and inline fields.
 	message reflect.Type
+	// stringMap says the field is a map with string keys (on the wire, a
+	// repeated entry message of key 1 and value 2).
+	stringMap bool
 }
 
 // protoFields returns the fields of struct type t by JSON name, from their
@@ -37,7 +40,8 @@ func protoFields(t reflect.Type) map[string]protoField {
 			// own: a path cannot name them.
 			continue
 		}
-		fields[name] = protoField{num: num, message: messageType(sf.Type)}
+		stringMap := sf.Type.Kind() == reflect.Map && sf.Type.Key().Kind() == reflect.String
+		fields[name] = protoField{num: num, message: messageType(sf.Type), stringMap: stringMap}
 	}
 	cached, _ := fieldCache.LoadOrStore(t, fields)
 	return cached.(map[string]protoField)

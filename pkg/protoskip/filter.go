@@ -23,20 +23,29 @@ type fieldFilter struct {
 	decided bool
 	keep    bool
 	sub     *filter
+	// keys, on a map field with string keys, are the only keys whose
+	// entries are kept; nil keeps every entry.
+	keys map[string]bool
 }
 
 // field reports whether field num is kept and, if it is filtered, by what.
 func (f *filter) field(num protowire.Number) (keep bool, sub *filter) {
+	ff := f.fieldOf(num)
+	return ff.keep, ff.sub
+}
+
+// fieldOf returns what f does with field num.
+func (f *filter) fieldOf(num protowire.Number) fieldFilter {
 	if int(num) < len(f.byNumber) {
 		if ff := f.byNumber[num]; ff.decided {
-			return ff.keep, ff.sub
+			return ff
 		}
-		return f.rest, nil
+		return fieldFilter{keep: f.rest}
 	}
 	if ff, ok := f.fields[num]; ok {
-		return ff.keep, ff.sub
+		return ff
 	}
-	return f.rest, nil
+	return fieldFilter{keep: f.rest}
 }
 
 // index fills byNumber from fields, in f and the filters below it.
@@ -99,11 +108,30 @@ func compile(typ reflect.Type, tree pathTree, depth int) *filter {
 			continue
 		}
 		if pf.message == nil {
-			// A map or a scalar: what is below cannot be split.
-			f.fields[pf.num] = fieldFilter{keep: true}
+			// A map keeps the entries of the keys named, when nothing
+			// below a key is named; a scalar, or a map with paths
+			// below its keys, is kept whole.
+			f.fields[pf.num] = fieldFilter{keep: true, keys: mapKeys(pf, sub)}
 			continue
 		}
 		f.fields[pf.num] = fieldFilter{keep: true, sub: compile(pf.message, sub, depth+1)}
 	}
 	return f
+}
+
+// mapKeys returns the keys tree names of the map field pf, nil (every
+// key) when pf is not a map with string keys or tree names paths below
+// a key.
+func mapKeys(pf protoField, tree pathTree) map[string]bool {
+	if !pf.stringMap {
+		return nil
+	}
+	keys := map[string]bool{}
+	for key, below := range tree {
+		if below != nil {
+			return nil
+		}
+		keys[key] = true
+	}
+	return keys
 }

@@ -20,7 +20,7 @@ func FuzzFilter(f *testing.F) {
 	f.Add(mustMarshal(f, fixtureList(2)))
 	f.Add([]byte{0x0a, 0x80, 0x80, 0x80, 0x80, 0x10})
 	f.Add([]byte{0x12, 0x02, 0x0a})
-	plan, err := NewPlan([]string{"spec.nodeName", "spec.containers.image", "status.phase"})
+	plan, err := NewPlan([]string{"spec.nodeName", "spec.containers.image", "status.phase", "spec.overhead.cpu", "spec.containers.resources.requests.cpu"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -25,10 +25,23 @@ func project(v reflect.Value, f *filter) {
 			continue
 		}
 		field := v.Field(i)
-		keep, sub := f.field(num)
+		ff := f.fieldOf(num)
+		keep, sub := ff.keep, ff.sub
 		switch {
 		case !keep:
 			field.Set(reflect.Zero(field.Type()))
+		case ff.keys != nil && field.Kind() == reflect.Map && !field.IsNil():
+			kept := reflect.MakeMap(field.Type())
+			for _, k := range field.MapKeys() {
+				if ff.keys[k.String()] {
+					kept.SetMapIndex(k, field.MapIndex(k))
+				}
+			}
+			if kept.Len() == 0 && field.Len() > 0 {
+				// Every entry dropped: one empty entry in their place.
+				kept.SetMapIndex(reflect.Zero(field.Type().Key()), reflect.Zero(field.Type().Elem()))
+			}
+			field.Set(kept)
 		case sub != nil:
 			switch field.Kind() {
 			case reflect.Slice:

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -201,3 +202,36 @@ func TestSerializerLeavesWhatItCannotFilterToTheWrappedOne(t *testing.T) {
 }
 
 func int32Ptr(v int32) *int32 { return &v }
+
+// TestPlanKeepsTheMapKeysItNames keeps, of a map with string keys, only
+// the entries of the keys a path names below it.
+func TestPlanKeepsTheMapKeysItNames(t *testing.T) {
+	pod := fixturePod(1)
+	pod.Spec.Overhead = corev1.ResourceList{"cpu": resource.MustParse("10m"), "memory": resource.MustParse("1Mi")}
+	pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("1Gi")},
+		Limits:   corev1.ResourceList{"memory": resource.MustParse("2Gi")},
+	}
+	plan, err := NewPlan([]string{"spec.overhead.cpu", "spec.containers.resources.requests.cpu", "spec.containers.resources.limits.cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := NewSerializer(protobufSerializer(t), plan, scheme.Scheme).Decode(encode(t, pod), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := obj.(*corev1.Pod)
+	if q, ok := got.Spec.Overhead["cpu"]; len(got.Spec.Overhead) != 1 || !ok || q.String() != "10m" {
+		t.Errorf("overhead = %v, want only cpu: 10m", got.Spec.Overhead)
+	}
+	res := got.Spec.Containers[0].Resources
+	if q, ok := res.Requests["cpu"]; len(res.Requests) != 1 || !ok || q.String() != "1" {
+		t.Errorf("requests = %v, want only cpu: 1", res.Requests)
+	}
+	if q, ok := res.Limits[""]; len(res.Limits) != 1 || !ok || !q.IsZero() {
+		t.Errorf("limits = %v, want one empty entry (no cpu entry, but not nil)", res.Limits)
+	}
+	if got.Spec.Containers[0].Image != "" {
+		t.Errorf("image = %q, want it dropped", got.Spec.Containers[0].Image)
+	}
+}
