@@ -125,6 +125,7 @@ func internMeta(om *metav1.ObjectMeta) {
 		share(&f.APIVersion)
 		share(&f.FieldsType)
 		share(&f.Subresource)
+		sharePtrIn(statusValues, &f.Time)
 	}
 	internStrings(om.Finalizers)
 }
