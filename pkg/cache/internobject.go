@@ -20,7 +20,9 @@ import (
 // with the other cached objects the strings and parts that repeat between
 // objects: namespaces, label and annotation maps, owner references, and of
 // pods node names, images, resource lists, probes, security contexts,
-// tolerations, ports, env and volume sources. Only values are replaced, by
+// tolerations, ports, env, volume sources, and the condition lists,
+// container statuses and start times of pods started together (see
+// internStatusValues). Only values are replaced, by
 // deeply equal ones: obj marshals and compares as before. It changes obj in
 // place, as the engine's transform may, and is idempotent: a second pass
 // writes nothing. What it shares must never be mutated: the cache's objects
@@ -123,6 +125,7 @@ func internMeta(om *metav1.ObjectMeta) {
 		share(&f.APIVersion)
 		share(&f.FieldsType)
 		share(&f.Subresource)
+		sharePtrIn(statusValues, &f.Time)
 	}
 	internStrings(om.Finalizers)
 }
@@ -180,6 +183,7 @@ func internPodSpec(spec *corev1.PodSpec) {
 		sharePtr(&v.DownwardAPI)
 		sharePtr(&v.EmptyDir)
 	}
+	internVolumeMountNames(spec)
 }
 
 func internContainer(c *corev1.Container) {
@@ -248,6 +252,7 @@ func internPodStatus(st *corev1.PodStatus) {
 			}
 		}
 	}
+	internStatusValues(st)
 }
 
 // maxSharedMaps bounds each table of shared maps: the tables hold their

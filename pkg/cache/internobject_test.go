@@ -87,6 +87,19 @@ func TestInternObjectKeepsEveryValue(t *testing.T) {
 				&a.Spec.Tolerations[0] != &b.Spec.Tolerations[0] {
 				t.Errorf("pods %s and %s: equal probes, ports, volume sources or tolerations not shared", a.Name, b.Name)
 			}
+			// They started in the same second: their condition lists,
+			// container statuses and start times are equal, and shared.
+			if &a.Status.Conditions[0] != &b.Status.Conditions[0] || cap(a.Status.Conditions) != len(a.Status.Conditions) ||
+				&a.Status.ContainerStatuses[0] != &b.Status.ContainerStatuses[0] || a.Status.StartTime != b.Status.StartTime {
+				t.Errorf("pods %s and %s: equal conditions, container statuses or start times not shared", a.Name, b.Name)
+			}
+			// A pod's token volume is named once.
+			for _, p := range []*corev1.Pod{a, b} {
+				if unsafe.StringData(p.Spec.Containers[0].VolumeMounts[0].Name) != unsafe.StringData(p.Spec.Volumes[0].Name) ||
+					unsafe.StringData(p.Status.PodIPs[0].IP) != unsafe.StringData(p.Status.PodIP) {
+					t.Errorf("pod %s: its volume mount's name or first pod IP is a copy", p.Name)
+				}
+			}
 			if unsafe.StringData(a.Spec.Containers[0].Image) != unsafe.StringData(b.Spec.Containers[0].Image) ||
 				unsafe.StringData(a.Namespace) != unsafe.StringData(b.Namespace) {
 				t.Errorf("pods %s and %s: equal strings not shared", a.Name, b.Name)
@@ -135,5 +148,34 @@ func TestMapInternerIsBounded(t *testing.T) {
 	in.intern(&y)
 	if y["a:b"] != "c" || x["a"] != "b:c" {
 		t.Errorf("distinct maps shared: %v, %v", x, y)
+	}
+}
+
+// TestInternObjectSharesOnlyEqualStatuses: pods whose status times differ
+// (ownStatusTimes) keep statuses of their own, each equal to its original.
+func TestInternObjectSharesOnlyEqualStatuses(t *testing.T) {
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	pods := decodedPods(t, 61)
+	for i, pod := range pods {
+		ownStatusTimes(pod, i)
+	}
+	var got []*corev1.Pod
+	for _, pod := range pods {
+		want := pod.DeepCopy()
+		want.SetGroupVersionKind(gvk)
+		trimManagedFields(want, DropManagedFields)
+		p := engineTransform(pod, Typed, gvk, DropManagedFields, true).(*corev1.Pod)
+		if !reflect.DeepEqual(p, want) {
+			t.Fatalf("pod %s: interned pod differs from the original", pod.Name)
+		}
+		got = append(got, p)
+	}
+	a, b := got[0], got[60]
+	if &a.Status.Conditions[0] == &b.Status.Conditions[0] || &a.Status.ContainerStatuses[0] == &b.Status.ContainerStatuses[0] ||
+		a.Status.StartTime == b.Status.StartTime {
+		t.Errorf("pods %s and %s: statuses that differ shared", a.Name, b.Name)
+	}
+	if cap(a.Status.Conditions) != len(a.Status.Conditions) {
+		t.Errorf("pod %s: conditions keep %d entries of room for %d", a.Name, cap(a.Status.Conditions), len(a.Status.Conditions))
 	}
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,14 @@ func sharePtr[T any, PT interface {
 	*T
 	protoMessage
 }](p *PT) {
+	sharePtrIn(values, p)
+}
+
+// sharePtrIn is sharePtr with the table in.
+func sharePtrIn[T any, PT interface {
+	*T
+	protoMessage
+}](in *valueInterner, p *PT) {
 	if *p == nil {
 		return
 	}
@@ -54,7 +63,7 @@ func sharePtr[T any, PT interface {
 		return
 	}
 	key := reflect.TypeFor[T]().String() + "\x00" + string(data)
-	if shared := values.share(key, *p).(PT); shared != *p {
+	if shared := in.share(key, *p).(PT); shared != *p {
 		*p = shared
 	}
 }
@@ -66,6 +75,17 @@ func shareSlice[E any, PE interface {
 	*E
 	protoMessage
 }](p *[]E) {
+	shareSliceIn[E, PE](values, p)
+}
+
+// shareSliceIn is shareSlice with the table in. A slice that becomes the
+// shared one is first copied to a backing array of its own length when its
+// capacity is larger (a decoder's appends leave up to twice the room), so
+// that the spare room is not kept for as long as the slice is shared.
+func shareSliceIn[E any, PE interface {
+	*E
+	protoMessage
+}](in *valueInterner, p *[]E) {
 	s := *p
 	if len(s) == 0 {
 		return
@@ -79,7 +99,11 @@ func shareSlice[E any, PE interface {
 		}
 		writeField(&key, string(data))
 	}
-	shared := values.share(key.String(), s[:len(s):len(s)]).([]E)
+	candidate := s[:len(s):len(s)]
+	if cap(s) > len(s) {
+		candidate = slices.Clip(slices.Clone(s))
+	}
+	shared := in.share(key.String(), candidate).([]E)
 	if &shared[0] != &s[0] || cap(shared) != cap(s) {
 		*p = shared
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -176,11 +177,37 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
+// ownStatusTimes moves pod's status times (start time, conditions' and
+// containers' times) i seconds later, so that no two pods of a set moved
+// by their index share a status: a cluster whose pods all started at
+// different seconds, and whose kubelet names each container.
+func ownStatusTimes(pod *corev1.Pod, i int) {
+	later := func(t *metav1.Time) {
+		if t != nil && !t.IsZero() {
+			t.Time = t.Add(time.Duration(i) * time.Second)
+		}
+	}
+	later(pod.Status.StartTime)
+	for j := range pod.Status.Conditions {
+		later(&pod.Status.Conditions[j].LastTransitionTime)
+		later(&pod.Status.Conditions[j].LastProbeTime)
+	}
+	for j := range pod.Status.ContainerStatuses {
+		s := &pod.Status.ContainerStatuses[j]
+		if s.State.Running != nil {
+			later(&s.State.Running.StartedAt)
+		}
+		s.ContainerID = fmt.Sprintf("containerd://%064x", i*len(pod.Status.ContainerStatuses)+j)
+	}
+}
+
 // BenchmarkWarmCacheBytesPerPod reports the heap a warm cache of pods holds
 // per pod: BENCH_WARM_PODS (default 10,000) realistic pods, each decoded
 // from protobuf as an informer receives it, through the engine's transform
 // and into an indexer with a warm cache's indexes. The sub-benchmarks are
-// the managedFields modes: queries drop them, watch interns them.
+// the managedFields modes: queries drop them, watch interns them; and
+// drop-own-times, the pods of drop given status times of their own and a
+// container ID each (ownStatusTimes), where no status is shared.
 // BENCH_WARM_HEAPPROFILE names a file for a heap profile of the store.
 func BenchmarkWarmCacheBytesPerPod(b *testing.B) {
 	n := 10000
@@ -194,26 +221,35 @@ func BenchmarkWarmCacheBytesPerPod(b *testing.B) {
 		runtime.MemProfileRate = 1
 	}
 	pods := benchPodDump(b, n)
-	wire := make([][]byte, n)
-	for i, p := range pods {
-		data, err := p.Marshal()
-		if err != nil {
-			b.Fatal(err)
+	marshal := func() [][]byte {
+		wire := make([][]byte, n)
+		for i, p := range pods {
+			data, err := p.Marshal()
+			if err != nil {
+				b.Fatal(err)
+			}
+			wire[i] = data
 		}
-		wire[i] = data
+		return wire
 	}
+	wire := marshal()
+	for i, p := range pods {
+		ownStatusTimes(p, i)
+	}
+	ownTimesWire := marshal()
 	pods = nil
 	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 	for _, mode := range []struct {
 		name string
 		mode ManagedFields
-	}{{"drop", DropManagedFields}, {"intern", InternManagedFields}} {
+		wire [][]byte
+	}{{"drop", DropManagedFields, wire}, {"intern", InternManagedFields, wire}, {"drop-own-times", DropManagedFields, ownTimesWire}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var perPod float64
 			for range b.N {
 				before := heapInUse()
 				store := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, warmIndexes(b))
-				for _, data := range wire {
+				for _, data := range mode.wire {
 					pod := &corev1.Pod{}
 					if err := pod.Unmarshal(data); err != nil {
 						b.Fatal(err)
