@@ -73,6 +73,15 @@ func (c *APIServer) RESTMapper() meta.RESTMapper { return c.Mapper }
 func (c *APIServer) Feed(mapping *meta.RESTMapping, namespace string, full bool) (Feed, error) {
 	gvr := mapping.Resource
 	switch {
+	case !full && c.Typed != nil:
+		return Feed{
+			ListerWatcherWithContext: metadataListerWatcher{
+				clientListerWatcher: clientListerWatcher[*metav1.PartialObjectMetadataList]{c.Metadata.Resource(gvr).Namespace(namespace)},
+				typed:               c.Typed, gvr: gvr, namespace: namespace,
+			},
+			Kind:    Metadata,
+			Example: &metav1.PartialObjectMetadata{},
+		}, nil
 	case !full:
 		return Feed{
 			ListerWatcherWithContext: clientListerWatcher[*metav1.PartialObjectMetadataList]{c.Metadata.Resource(gvr).Namespace(namespace)},

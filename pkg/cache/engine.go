@@ -114,7 +114,7 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 		failed:         make(chan struct{}),
 		stop:           make(chan struct{}),
 	}
-	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams}
+	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams, dropsManagedFields: cfg.ManagedFields == DropManagedFields}
 	if cfg.Reads != nil {
 		plan, err := protoskip.NewPlan(cfg.Reads)
 		if err != nil {

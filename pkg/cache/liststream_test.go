@@ -6,14 +6,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -28,6 +32,7 @@ type listServer struct {
 	mu      sync.Mutex
 	lists   []string
 	watches []string
+	accepts []string // of the metadata LISTs
 }
 
 func (s *listServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -48,6 +53,23 @@ func (s *listServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var body bytes.Buffer
 	var err error
+	if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList") && !s.asJSON {
+		s.mu.Lock()
+		s.accepts = append(s.accepts, r.Header.Get("Accept"))
+		s.mu.Unlock()
+		list := &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}, ListMeta: s.pods.ListMeta}
+		for i := range s.pods.Items {
+			list.Items = append(list.Items, metav1.PartialObjectMetadata{ObjectMeta: s.pods.Items[i].ObjectMeta})
+		}
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")
+		err = protobuf.NewSerializer(metainternalversionscheme.Scheme, metainternalversionscheme.Scheme).Encode(list, &body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write(body.Bytes())
+		return
+	}
 	if s.asJSON {
 		w.Header().Set("Content-Type", "application/json")
 		err = scheme.Codecs.LegacyCodec(corev1.SchemeGroupVersion).Encode(s.pods, &body)
@@ -200,5 +222,73 @@ func TestStreamedItemsReturnedWholeAreNotReused(t *testing.T) {
 				t.Errorf("cached object %d = %s, want %s", i, o.Name, want)
 			}
 		}
+	}
+}
+
+// TestEngineStreamsMetadataLists syncs a reducing metadata-only engine: it
+// lists once as the metadata client does (PartialObjectMetadataList in
+// protobuf), without resourceVersion, and reads the items one by one;
+// managedFields reach the engine only when it keeps them.
+func TestEngineStreamsMetadataLists(t *testing.T) {
+	const n = 40
+	pods := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: "55"}}
+	for i := range n {
+		pod := memoryPod(fmt.Sprintf("p-%04d", i), fmt.Sprintf("node-%d", i%3), "web", strconv.Itoa(i+1))
+		pod.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
+		pods.Items = append(pods.Items, *pod)
+	}
+	for name, mode := range map[string]ManagedFields{"drop": DropManagedFields, "keep": KeepManagedFields} {
+		t.Run(name, func(t *testing.T) {
+			srv := &listServer{pods: pods}
+			hs := httptest.NewServer(srv)
+			t.Cleanup(hs.Close)
+			typed, err := newTypedClient(&rest.Config{Host: hs.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mapper := (&memorySource{}).RESTMapper()
+			mappings, err := Resolve(mapper, []string{"pods"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := metadata.NewForConfig(&rest.Config{Host: hs.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var withFields atomic.Int64
+			reduce := func(obj interface{}) (interface{}, error) {
+				m := obj.(*metav1.PartialObjectMetadata)
+				if len(m.ManagedFields) > 0 {
+					withFields.Add(1)
+				}
+				return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion}}, nil
+			}
+			e, err := New(&APIServer{Typed: typed, Metadata: md, Mapper: mapper}, mappings, Config{Reduce: reduce, ManagedFields: mode, SyncTimeout: 30 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(e.Shutdown)
+			if err := e.Start(t.Context()); err != nil {
+				t.Fatalf("Start() = %v", err)
+			}
+			srv.mu.Lock()
+			lists, accepts := append([]string(nil), srv.lists...), append([]string(nil), srv.accepts...)
+			srv.mu.Unlock()
+			if fmt.Sprint(lists) != "[]" || len(accepts) != 1 || !strings.HasPrefix(accepts[0], "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList") {
+				t.Errorf("LIST queries = %q with Accept %q, want one without options, asking for PartialObjectMetadataList in protobuf", lists, accepts)
+			}
+			all, err := e.Types()[0].Lookup(nil)
+			if err != nil || len(all) != n {
+				t.Fatalf("Lookup(nil) = %d objects, %v; want %d", len(all), err, n)
+			}
+			for i, obj := range all {
+				if want := fmt.Sprintf("p-%04d", i); obj.(*metav1.PartialObjectMetadata).Name != want {
+					t.Fatalf("cached object %d = %s, want %s", i, obj.(*metav1.PartialObjectMetadata).Name, want)
+				}
+			}
+			if got, want := withFields.Load() > 0, mode == KeepManagedFields; got != want {
+				t.Errorf("the reduce saw managedFields: %v, want %v", got, want)
+			}
+		})
 	}
 }

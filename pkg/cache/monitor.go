@@ -28,6 +28,9 @@ type requestOptions struct {
 	// reads is what the engine's typed feeds decode (Config.Reads); nil
 	// decodes whole objects.
 	reads *protoskip.Plan
+	// dropsManagedFields says the engine drops managedFields
+	// (DropManagedFields), so its streamed metadata lists skip them.
+	dropsManagedFields bool
 }
 
 type requestOptionsKey struct{}

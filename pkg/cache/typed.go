@@ -36,6 +36,8 @@ type TypedClient struct {
 
 	mu      sync.Mutex
 	clients map[typedClientKey]*rest.RESTClient
+	// metadata lists PartialObjectMetadata (metadataRESTClient).
+	metadata *rest.RESTClient
 }
 
 // typedClientKey names a REST client of a TypedClient: its group version,
