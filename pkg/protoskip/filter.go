@@ -28,12 +28,6 @@ type fieldFilter struct {
 	keys map[string]bool
 }
 
-// field reports whether field num is kept and, if it is filtered, by what.
-func (f *filter) field(num protowire.Number) (keep bool, sub *filter) {
-	ff := f.fieldOf(num)
-	return ff.keep, ff.sub
-}
-
 // fieldOf returns what f does with field num.
 func (f *filter) fieldOf(num protowire.Number) fieldFilter {
 	if int(num) < len(f.byNumber) {
