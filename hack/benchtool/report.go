@@ -47,6 +47,8 @@ type scaleResult struct {
 	results map[string]*result
 	// warm is query 1 without and through a warm cache, nil until measured.
 	warm *warmResult
+	// served says, by case id, what the warm cache did with a probed run.
+	served map[string]string
 }
 
 // targetResult is one target, met or missed.
@@ -290,6 +292,7 @@ func (r *report) markdown() string {
 	if len(r.scale) > 0 {
 		p("## Scale (BENCH_SCALE=1; median of %d runs)\n\n", r.runs)
 		p("At each pod count: queries 1 and 2 and their floors; then `kubectl informer cache start`, query 1 without the cache (`--cache off`) and through it, directly and through kubectl, interleaved with the start-up rows (the unmeasured warm-up run of each fills the cache), the cache process's memory, and `cache stop`.\n\n")
+		p("%s", scaleIntro)
 		p("| pods | command | wall s (min–max) | CPU s | peak RSS MiB | RssAnon / RssFile MiB | ratios to baselines (wall; RSS) | load |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, sc := range r.scale {
 			for _, g := range queryGroups[:2] {
@@ -300,13 +303,18 @@ func (r *report) markdown() string {
 					p("| %d | %s%s |%s\n", sc.pods, row.label, bodySize(sc.results[row.id]), r.resultCells(sc.results, row))
 				}
 			}
+			for _, row := range scaleRows {
+				if res := sc.results[row.id]; res != nil {
+					p("| %d | %s: %s%s |%s\n", sc.pods, row.label, res.c.title, bodySize(res), r.resultCells(sc.results, row))
+				}
+			}
 			for _, res := range sc.results {
 				if res.warn != "" {
 					p("| %d | ⚠ %s: %s | | | | | | |\n", sc.pods, res.c.id, res.warn)
 				}
 			}
 			if sc.warm != nil {
-				for _, row := range append(append([]queryRow(nil), warmQ1Rows...), warmStartRows...) {
+				for _, row := range append(append(append([]queryRow(nil), warmQ1Rows...), scaleWarmRows...), warmStartRows...) {
 					if res := sc.warm.results[row.id]; res != nil {
 						p("| %d | %s: %s |%s\n", sc.pods, row.label, res.c.title, r.resultCells(sc.warm.results, row))
 						if res.warn != "" {
@@ -321,12 +329,13 @@ func (r *report) markdown() string {
 			if sc.warm == nil {
 				continue
 			}
-			if note := sc.warm.memoryNote("the pods once, for query 1's index"); note != "" {
+			if note := sc.warm.memoryNote("the pods once, for every warm row, and the types `uses` reads"); note != "" {
 				p("At %d pods (load %.2f when its warm rows began): %s\n\n", sc.pods, sc.warm.load, note)
 			} else {
 				p("At %d pods: the warm cache held no objects after its rows; they were not warm.\n\n", sc.pods)
 			}
 		}
+		p("%s", r.scaleTargetsSection())
 	}
 
 	p("%s", r.offlineSection())

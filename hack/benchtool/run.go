@@ -170,7 +170,7 @@ func (b *bench) configure() error {
 	b.realTimeout = envDuration("BENCH_REAL_TIMEOUT", 40*time.Minute, &errs)
 	b.offlinePods = envInt("BENCH_OFFLINE_PODS", 100000, &errs)
 	if envString("BENCH_SCALE", "") == "1" {
-		b.scalePods = envInts("BENCH_SCALE_PODS", []int{50000, 100000}, &errs)
+		b.scalePods = envInts("BENCH_SCALE_PODS", []int{10000, 100000, 150000}, &errs)
 	}
 	b.fleetClusters = envInt("BENCH_FLEET_CLUSTERS", 10, &errs)
 	b.fleetPods = envInt("BENCH_FLEET_PODS", 10000, &errs)
@@ -614,27 +614,35 @@ func (b *bench) waitForLoad(ctx context.Context) {
 	}
 }
 
-// scale repeats queries 1 and 2 and their floors at more pods, then query
-// 1 without and through a warm cache started for that pod count (and
-// stopped after it), with the cache process's memory.
+// scale repeats queries 1 and 2 and their floors at more pods with
+// scaleCases, then query 1 without and through a warm cache started for
+// that pod count (and stopped after it) with scaleWarmCases, the cache
+// process's memory and what it served warm.
 func (b *bench) scale(ctx context.Context) error {
 	for _, n := range b.scalePods {
 		if err := b.seedPods(ctx, n); err != nil {
 			return err
 		}
-		results, err := b.measureCases(ctx, b.podCases(b.seeded(), false))
+		results, err := b.measureCases(ctx, append(b.podCases(b.seeded(), false), b.scaleCases(b.seeded())...))
 		if err != nil {
 			return err
 		}
 		b.rep.scale = append(b.rep.scale, scaleResult{pods: n, results: results})
 		b.write()
+		var served map[string]string
 		w, err := b.measureWarm(ctx, fmt.Sprintf("scale-%d-xdg", n), func(env []string) []benchCase {
-			return b.warmQ1Cases(b.seeded(), env)
+			cases := b.scaleWarmCases(b.seeded(), env)
+			var perr error
+			if served, perr = b.probeWarm(ctx, env, cases); perr != nil {
+				b.logf("scale: asking the warm cache what it served: %v", perr)
+			}
+			return cases
 		})
 		if err != nil {
 			return fmt.Errorf("scale: the warm cache at %d pods: %w", n, err)
 		}
 		b.rep.scale[len(b.rep.scale)-1].warm = w
+		b.rep.scale[len(b.rep.scale)-1].served = served
 		b.write()
 	}
 	return nil
