@@ -98,29 +98,11 @@ func TestEngineStreamsReducedLists(t *testing.T) {
 	for _, asJSON := range []bool{false, true} {
 		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
 			srv := &listServer{pods: pods, asJSON: asJSON}
-			hs := httptest.NewServer(srv)
-			t.Cleanup(hs.Close)
-			typed, err := newTypedClient(&rest.Config{Host: hs.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mapper := (&memorySource{}).RESTMapper()
-			mappings, err := Resolve(mapper, []string{"pods"})
-			if err != nil {
-				t.Fatal(err)
-			}
 			r := &countingReduce{seen: map[string]bool{}}
-			e, err := New(&APIServer{Typed: typed, Mapper: mapper}, mappings, Config{
+			e := startListEngine(t, srv, Config{
 				FullObjects: true, Reduce: r.reduce, Reads: []string{"spec.nodeName"},
 				Indexes: []index.Definition{labelIndex("node", "node")}, SyncTimeout: 30 * time.Second,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(e.Shutdown)
-			if err := e.Start(t.Context()); err != nil {
-				t.Fatalf("Start() = %v", err)
-			}
 			srv.mu.Lock()
 			lists := append([]string(nil), srv.lists...)
 			srv.mu.Unlock()
@@ -180,17 +162,6 @@ func TestStreamedItemsReturnedWholeAreNotReused(t *testing.T) {
 	for i := range n {
 		pods.Items = append(pods.Items, *memoryPod(fmt.Sprintf("p-%04d", i), fmt.Sprintf("node-%d", i%3), "web", strconv.Itoa(i+1)))
 	}
-	hs := httptest.NewServer(&listServer{pods: pods})
-	t.Cleanup(hs.Close)
-	typed, err := newTypedClient(&rest.Config{Host: hs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mapper := (&memorySource{}).RESTMapper()
-	mappings, err := Resolve(mapper, []string{"pods"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := &countingReduce{seen: map[string]bool{}}
 	reduce := func(obj interface{}) (interface{}, error) {
 		if pod, ok := obj.(*corev1.Pod); ok && pod.Spec.NodeName == "node-0" {
@@ -198,14 +169,7 @@ func TestStreamedItemsReturnedWholeAreNotReused(t *testing.T) {
 		}
 		return r.reduce(obj)
 	}
-	e, err := New(&APIServer{Typed: typed, Mapper: mapper}, mappings, Config{FullObjects: true, Reduce: reduce, SyncTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Shutdown)
-	if err := e.Start(t.Context()); err != nil {
-		t.Fatalf("Start() = %v", err)
-	}
+	e := startListEngine(t, &listServer{pods: pods}, Config{FullObjects: true, Reduce: reduce, SyncTimeout: 30 * time.Second})
 	all, err := e.Types()[0].Lookup(nil)
 	if err != nil || len(all) != n {
 		t.Fatalf("Lookup(nil) = %d objects, %v; want %d", len(all), err, n)
@@ -240,21 +204,6 @@ func TestEngineStreamsMetadataLists(t *testing.T) {
 	for name, mode := range map[string]ManagedFields{"drop": DropManagedFields, "keep": KeepManagedFields} {
 		t.Run(name, func(t *testing.T) {
 			srv := &listServer{pods: pods}
-			hs := httptest.NewServer(srv)
-			t.Cleanup(hs.Close)
-			typed, err := newTypedClient(&rest.Config{Host: hs.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mapper := (&memorySource{}).RESTMapper()
-			mappings, err := Resolve(mapper, []string{"pods"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			md, err := metadata.NewForConfig(&rest.Config{Host: hs.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var withFields atomic.Int64
 			reduce := func(obj interface{}) (interface{}, error) {
 				m := obj.(*metav1.PartialObjectMetadata)
@@ -263,14 +212,7 @@ func TestEngineStreamsMetadataLists(t *testing.T) {
 				}
 				return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion}}, nil
 			}
-			e, err := New(&APIServer{Typed: typed, Metadata: md, Mapper: mapper}, mappings, Config{Reduce: reduce, ManagedFields: mode, SyncTimeout: 30 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(e.Shutdown)
-			if err := e.Start(t.Context()); err != nil {
-				t.Fatalf("Start() = %v", err)
-			}
+			e := startListEngine(t, srv, Config{Reduce: reduce, ManagedFields: mode, SyncTimeout: 30 * time.Second})
 			srv.mu.Lock()
 			lists, accepts := append([]string(nil), srv.lists...), append([]string(nil), srv.accepts...)
 			srv.mu.Unlock()
@@ -291,4 +233,34 @@ func TestEngineStreamsMetadataLists(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startListEngine starts an engine of cfg over the pods of an API server
+// that srv serves, with typed and metadata clients, and waits for its sync.
+func startListEngine(t *testing.T, srv http.Handler, cfg Config) *Engine {
+	t.Helper()
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	typed, err := newTypedClient(&rest.Config{Host: hs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := metadata.NewForConfig(&rest.Config{Host: hs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := (&memorySource{}).RESTMapper()
+	mappings, err := Resolve(mapper, []string{"pods"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(&APIServer{Typed: typed, Metadata: md, Mapper: mapper}, mappings, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	if err := e.Start(t.Context()); err != nil {
+		t.Fatalf("Start() = %v", err)
+	}
+	return e
 }
