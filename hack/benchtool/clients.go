@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -100,30 +99,10 @@ type cacheState struct {
 }
 
 func (b *bench) cacheState(ctx context.Context, env []string) (cacheState, error) {
-	out, err := b.pluginCmd(ctx, env, "cache", "status", "-o", "json")
+	s, err := b.cacheStatus(ctx, env)
 	if err != nil {
 		return cacheState{}, err
 	}
-	var st []struct {
-		Status *struct {
-			Pid      int   `json:"pid"`
-			RSSBytes int64 `json:"rssBytes"`
-			Answered int64 `json:"answered"`
-			Declined int64 `json:"declined"`
-			Caches   []struct {
-				Type    string   `json:"type"`
-				Objects int      `json:"objects"`
-				Indexes []string `json:"indexes"`
-			} `json:"caches"`
-		} `json:"status"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return cacheState{}, fmt.Errorf("decoding cache status: %w", err)
-	}
-	if len(st) != 1 || st[0].Status == nil {
-		return cacheState{}, fmt.Errorf("cache status lists %d caches, want one answering:\n%s", len(st), out)
-	}
-	s := st[0].Status
 	cs := cacheState{pid: s.Pid, rss: s.RSSBytes, answered: s.Answered, declined: s.Declined}
 	for _, c := range s.Caches {
 		if c.Type == "pods" {

@@ -30,6 +30,7 @@ var reportSections = []struct {
 	{"Memory per cached object (%d pods)", []string{"memory"}},
 	{"Watch under churn (`kubectl informer watch pods -n NS -o json` and `-o text`)", []string{"watch"}},
 	{"Scale (BENCH_SCALE=1; median of %d runs)", []string{"scale"}},
+	{"Watch under load (%d pods, %d watches through one warm cache)", []string{"load"}},
 	{"Offline: `--from` a dump of %d pods (median of %d runs)", []string{"offline"}},
 	{"Recording: a busy hour of %d pods", []string{"recording"}},
 	{"Fleet (%d clusters × %d pods, median of %d runs)", []string{"fleet"}},

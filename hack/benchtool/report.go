@@ -37,6 +37,7 @@ type report struct {
 	micro     string
 	microLoad float64
 	scale     []scaleResult
+	load      *loadResult
 
 	loadWaits int
 	loadEnd   float64
@@ -337,6 +338,7 @@ func (r *report) markdown() string {
 		}
 		p("%s", r.scaleTargetsSection())
 	}
+	p("%s", r.loadSection())
 
 	p("%s", r.offlineSection())
 	p("%s", r.recordingSection())

@@ -69,6 +69,10 @@ type bench struct {
 	// fleetClusters, fleetPods, fleetRuns and fleetSeedParallel are the
 	// fleet step's BENCH_FLEET_CLUSTERS, _PODS, _RUNS and _SEED_PARALLEL.
 	fleetClusters, fleetPods, fleetRuns, fleetSeedParallel int
+	// loadClients, loadRate and loadDuration are the load step's
+	// BENCH_LOAD_CLIENTS, _RATE and _DURATION.
+	loadClients, loadRate int
+	loadDuration          time.Duration
 	// stepList is BENCH_STEPS in its order.
 	stepList []string
 
@@ -90,9 +94,10 @@ func (b *bench) needsSeed() bool {
 	return false
 }
 
-// ran says whether a step runs in this invocation.
+// ran says whether a step runs in this invocation: scale and load only
+// with BENCH_SCALE=1.
 func (b *bench) ran(step string) bool {
-	return b.steps[step] && (step != "scale" || len(b.scalePods) > 0)
+	return b.steps[step] && (step != "scale" && step != "load" || len(b.scalePods) > 0)
 }
 
 func cmdRun(args []string) error {
@@ -172,6 +177,12 @@ func (b *bench) configure() error {
 	if envString("BENCH_SCALE", "") == "1" {
 		b.scalePods = envInts("BENCH_SCALE_PODS", []int{10000, 100000, 150000}, &errs)
 	}
+	b.loadClients = envInt("BENCH_LOAD_CLIENTS", 3, &errs)
+	b.loadRate = envInt("BENCH_LOAD_RATE", 1000, &errs)
+	b.loadDuration = envDuration("BENCH_LOAD_DURATION", 5*time.Minute, &errs)
+	if b.loadClients < 1 || b.loadRate < 1 || b.loadDuration <= 0 {
+		errs = append(errs, errors.New("BENCH_LOAD_CLIENTS, BENCH_LOAD_RATE and BENCH_LOAD_DURATION must be positive"))
+	}
 	b.fleetClusters = envInt("BENCH_FLEET_CLUSTERS", 10, &errs)
 	b.fleetPods = envInt("BENCH_FLEET_PODS", 10000, &errs)
 	b.fleetRuns = envInt("BENCH_FLEET_RUNS", 3, &errs)
@@ -182,7 +193,7 @@ func (b *bench) configure() error {
 	if b.fleetPods < 1 || b.fleetRuns < 1 || b.fleetSeedParallel < 1 {
 		errs = append(errs, errors.New("BENCH_FLEET_PODS, BENCH_FLEET_RUNS and BENCH_FLEET_SEED_PARALLEL must be at least 1"))
 	}
-	steps := envString("BENCH_STEPS", "queries,warm,clients,realistic,memory,watch,offline,recording,fleet,profile,micro,scale")
+	steps := envString("BENCH_STEPS", "queries,warm,clients,realistic,memory,watch,offline,recording,fleet,profile,micro,scale,load")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
@@ -309,10 +320,16 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		b.write()
 	}
-	if b.steps["scale"] && len(b.scalePods) > 0 {
+	if b.ran("scale") {
 		if err := b.scale(ctx); err != nil {
 			return err
 		}
+	}
+	if b.ran("load") {
+		if err := b.load(ctx); err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
+		b.write()
 	}
 	b.rep.elapsed = time.Since(began)
 	b.rep.loadEnd = loadavg1()

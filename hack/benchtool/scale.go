@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -147,25 +146,10 @@ func warmVerdict(answered, declined int64) string {
 }
 
 // cacheCounters reads the one running cache's answered and declined
-// counters from cache status -o json.
+// counters.
 func (b *bench) cacheCounters(ctx context.Context, env []string) (answered, declined int64, err error) {
-	out, err := b.pluginCmd(ctx, env, "cache", "status", "-o", "json")
-	if err != nil {
-		return 0, 0, err
-	}
-	var st []struct {
-		Status *struct {
-			Answered int64 `json:"answered"`
-			Declined int64 `json:"declined"`
-		} `json:"status"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return 0, 0, fmt.Errorf("decoding cache status: %w", err)
-	}
-	if len(st) != 1 || st[0].Status == nil {
-		return 0, 0, fmt.Errorf("cache status lists %d caches, want one answering", len(st))
-	}
-	return st[0].Status.Answered, st[0].Status.Declined, nil
+	st, err := b.cacheStatus(ctx, env)
+	return st.Answered, st.Declined, err
 }
 
 // scaleRows are the rows of scaleCases in the scale table.

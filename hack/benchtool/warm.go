@@ -103,31 +103,53 @@ func (b *bench) pluginCmd(ctx context.Context, env []string, args ...string) (st
 	return string(out), nil
 }
 
-// cacheMemory returns the one running cache's RSS and how many objects it
-// holds, from cache status -o json.
-func (b *bench) cacheMemory(ctx context.Context, env []string) (rss int64, objects int, err error) {
+// cacheStatusJSON is what the bench reads of the one running cache's
+// status (cache status -o json).
+type cacheStatusJSON struct {
+	Pid      int   `json:"pid"`
+	Active   int   `json:"active"`
+	RSSBytes int64 `json:"rssBytes"`
+	Answered int64 `json:"answered"`
+	Declined int64 `json:"declined"`
+	Caches   []struct {
+		Type    string   `json:"type"`
+		Objects int      `json:"objects"`
+		Indexes []string `json:"indexes"`
+	} `json:"caches"`
+}
+
+// objects is how many objects the cache's informers hold.
+func (s cacheStatusJSON) objects() int {
+	n := 0
+	for _, c := range s.Caches {
+		n += c.Objects
+	}
+	return n
+}
+
+// cacheStatus reads the status of the one cache running with env.
+func (b *bench) cacheStatus(ctx context.Context, env []string) (cacheStatusJSON, error) {
 	out, err := b.pluginCmd(ctx, env, "cache", "status", "-o", "json")
 	if err != nil {
-		return 0, 0, err
+		return cacheStatusJSON{}, err
 	}
 	var st []struct {
-		Status *struct {
-			RSSBytes int64 `json:"rssBytes"`
-			Caches   []struct {
-				Objects int `json:"objects"`
-			} `json:"caches"`
-		} `json:"status"`
+		Status *cacheStatusJSON `json:"status"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return 0, 0, fmt.Errorf("decoding cache status: %w", err)
+		return cacheStatusJSON{}, fmt.Errorf("decoding cache status: %w", err)
 	}
 	if len(st) != 1 || st[0].Status == nil {
-		return 0, 0, fmt.Errorf("cache status lists %d caches, want one answering:\n%s", len(st), out)
+		return cacheStatusJSON{}, fmt.Errorf("cache status lists %d caches, want one answering:\n%s", len(st), out)
 	}
-	for _, c := range st[0].Status.Caches {
-		objects += c.Objects
-	}
-	return st[0].Status.RSSBytes, objects, nil
+	return *st[0].Status, nil
+}
+
+// cacheMemory returns the one running cache's RSS and how many objects it
+// holds.
+func (b *bench) cacheMemory(ctx context.Context, env []string) (rss int64, objects int, err error) {
+	st, err := b.cacheStatus(ctx, env)
+	return st.RSSBytes, st.objects(), err
 }
 
 // warmQ1Rows are the rows of warmQ1Cases, in the warm section and, at each

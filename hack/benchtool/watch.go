@@ -270,10 +270,14 @@ type floorWatch struct {
 	waited bool
 }
 
-// startFloorWatch starts floor watch of the namespace's pods and waits
-// until its watch is open.
+// startFloorWatch starts floor watch of the namespace's pods (every
+// namespace's for "") and waits until its watch is open.
 func (b *bench) startFloorWatch(ctx context.Context, namespace string) (*floorWatch, error) {
-	cmd := exec.CommandContext(ctx, b.floor, "watch", "--kubeconfig", b.kubeconfig, "--namespace", namespace)
+	scope := []string{"--namespace", namespace}
+	if namespace == "" {
+		scope = []string{"--all-namespaces"}
+	}
+	cmd := exec.CommandContext(ctx, b.floor, append([]string{"watch", "--kubeconfig", b.kubeconfig}, scope...)...)
 	cmd.Env = b.cmdEnv()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -3,12 +3,12 @@
 // values, with none of the plugin's work (informers, indexes, diffs).
 //
 //	floor list --kubeconfig FILE [--metadata]
-//	floor watch --kubeconfig FILE --namespace NS [--gzip]
+//	floor watch --kubeconfig FILE --namespace NS|--all-namespaces [--gzip]
 //
 // list GETs every pod in one unpaginated request, as protobuf, and decodes
 // the body into a []v1.Pod with client-go's typed client (--metadata: a
 // PartialObjectMetadataList with the metadata client), then prints the
-// count. watch watches the pods of NS from the current resourceVersion with
+// count. watch watches the pods of NS (or of every namespace) from the current resourceVersion with
 // the typed client (protobuf), decodes each event, and prints one line per
 // event, "TYPE NAMESPACE/NAME RESOURCEVERSION", flushed when no event is
 // pending, until SIGTERM or SIGINT; like the plugin's watch it asks for the
@@ -45,18 +45,19 @@ func main() {
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file")
 	metadataOnly := fs.Bool("metadata", false, "list: decode PartialObjectMetadata with the metadata client")
 	namespace := fs.String("namespace", "", "watch: the namespace whose pods to watch")
+	allNamespaces := fs.Bool("all-namespaces", false, "watch: the pods of every namespace")
 	gzip := fs.Bool("gzip", false, "watch: accept a gzip-compressed stream")
 	_ = fs.Parse(os.Args[2:])
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, verb, *kubeconfig, *metadataOnly, *namespace, *gzip)
+	err := run(ctx, verb, *kubeconfig, *metadataOnly, *namespace, *allNamespaces, *gzip)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "floor: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, verb, kubeconfig string, metadataOnly bool, namespace string, gzip bool) error {
+func run(ctx context.Context, verb, kubeconfig string, metadataOnly bool, namespace string, allNamespaces, gzip bool) error {
 	if kubeconfig == "" {
 		return errors.New("--kubeconfig is required")
 	}
@@ -71,8 +72,8 @@ func run(ctx context.Context, verb, kubeconfig string, metadataOnly bool, namesp
 	case "list":
 		return list(ctx, cfg, metadataOnly)
 	case "watch":
-		if namespace == "" {
-			return errors.New("watch needs --namespace")
+		if (namespace == "") == !allNamespaces {
+			return errors.New("watch needs one of --namespace and --all-namespaces")
 		}
 		if !gzip {
 			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return identity{rt} })
