@@ -252,7 +252,7 @@ func (st *clusterState) startAPIServer(a *apiServerState, p pkiFiles, timeout ti
 		return fmt.Errorf("etcd (pid %d) is not running; see %s", st.Etcd.PID, st.Etcd.Log)
 	}
 	if !portFree(a.Port) {
-		return fmt.Errorf("port %d of %s is in use by another process", a.Port, a.Name)
+		return fmt.Errorf("port %d of %s is in use by another process (%w)", a.Port, a.Name, errPortTaken)
 	}
 	args := a.Binary
 	for _, arg := range a.Args {

@@ -108,7 +108,7 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		return up(pos[0], *timeout, *ownerPID, *nodes)
+		return upRetrying(pos[0], *timeout, *ownerPID, *nodes)
 	case "down":
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {

@@ -93,6 +93,9 @@ func waitHTTP(what, url, want string, tlsConfig *tls.Config, c *child, logPath s
 	for {
 		select {
 		case <-c.exited:
+			if bindFailed(logPath) {
+				return fmt.Errorf("%s exited before it was ready (%v): %w; see %s:\n%s", what, c.err, errPortTaken, logPath, tail(logPath, 20))
+			}
 			return fmt.Errorf("%s exited before it was ready (%v); see %s:\n%s", what, c.err, logPath, tail(logPath, 20))
 		default:
 		}
