@@ -32,11 +32,12 @@ type loadResult struct {
 	sync    time.Duration
 	watches []loadWatch
 	// The cache process: its CPU from just before churn to the watches'
-	// quiet second after it, its RSS then (before), the highest RSS
-	// polled every second meanwhile (peak), and after.
-	cacheCPU                     time.Duration
-	rssBefore, rssPeak, rssAfter int64
-	objects                      int
+	// quiet second after it; its RSS started (empty), with the watches
+	// synced (before churn), the highest polled every second meanwhile
+	// (peak), and after.
+	cacheCPU                               time.Duration
+	rssEmpty, rssBefore, rssPeak, rssAfter int64
+	objects                                int
 	// The floor watch (client-go, every namespace) over the same span,
 	// and the reference metadata watch's lag.
 	floorEvents    int
@@ -333,6 +334,11 @@ func (b *bench) load(ctx context.Context) error {
 			b.logf("stopping the warm cache: %v", err)
 		}
 	}()
+	empty, err := b.cacheStatus(ctx, env)
+	if err != nil {
+		return err
+	}
+	l.rssEmpty = empty.RSSBytes
 	var clients []*loadClient
 	defer func() {
 		for _, c := range clients {

@@ -22,17 +22,18 @@ func (l *loadResult) perEvent(d time.Duration) time.Duration {
 }
 
 // oneWatchCPU is what one watch costs per event: the cache's CPU (one
-// informer decoding the stream, a diff and a send per watch) and the mean
-// watch process's.
+// informer decoding the stream, and for each watch its diff and output,
+// which the cache renders) and every watch process's (reading the output
+// off the socket and printing it), over the watches.
 func (l *loadResult) oneWatchCPU() time.Duration {
 	if len(l.watches) == 0 {
 		return 0
 	}
-	var clients time.Duration
+	total := l.cacheCPU
 	for _, w := range l.watches {
-		clients += w.cpu
+		total += w.cpu
 	}
-	return l.perEvent(l.cacheCPU + clients/time.Duration(len(l.watches)))
+	return l.perEvent(total / time.Duration(len(l.watches)))
 }
 
 // coresShare is the share of the machine's CPU time over the churn that
@@ -58,8 +59,8 @@ type loadTarget struct {
 
 // loadTargets checks issue 28's targets for a watch under load: nothing
 // lost or reordered by any watch, the worst watch's lag p99 within
-// loadLagLimit, and one watch's CPU per event within loadCPULimit above
-// the floor's.
+// loadLagLimit, and one watch's share of the CPU per event within
+// loadCPULimit above the floor's.
 func (l *loadResult) loadTargets() []loadTarget {
 	var lost, reordered, duplicates int
 	var worst time.Duration
@@ -77,8 +78,9 @@ func (l *loadResult) loadTargets() []loadTarget {
 			note: fmt.Sprintf("%d reordered, %d repeated", reordered, duplicates)},
 		{name: "print lag p99 (the worst watch)", measured: ms(worst), limit: ms(loadLagLimit), met: worst <= loadLagLimit,
 			note: fmt.Sprintf("reference watch p99 %s", ms(l.rawP99))},
-		{name: "one watch's CPU per event above the floor's", measured: fmt.Sprintf("%.1f µs", us(above)), limit: fmt.Sprintf("%.0f µs", us(loadCPULimit)), met: above <= loadCPULimit,
-			note: fmt.Sprintf("the cache's %.1f µs and a watch process's %.1f µs per event, the floor's %.1f µs", us(l.perEvent(l.cacheCPU)), us(l.oneWatchCPU()-l.perEvent(l.cacheCPU)), us(l.perEvent(l.floorCPU)))},
+		{name: "one watch's share of the CPU per event, above the floor's", measured: fmt.Sprintf("%.1f µs", us(above)), limit: fmt.Sprintf("%.0f µs", us(loadCPULimit)), met: above <= loadCPULimit,
+			note: fmt.Sprintf("%.1f µs per event per watch: the cache's %.1f µs and the %d watch processes' %.1f µs per event, over %d watches; the floor's %.1f µs",
+				us(l.oneWatchCPU()), us(l.perEvent(l.cacheCPU)), len(l.watches), us(l.oneWatchCPU()*time.Duration(len(l.watches))-l.perEvent(l.cacheCPU)), len(l.watches), us(l.perEvent(l.floorCPU)))},
 	}
 }
 
@@ -103,8 +105,8 @@ func (r *report) loadSection() string {
 		"Each watch's lines are read as they arrive and checked against the stamps: every stamped change must be printed (ADDED/MODIFIED with its resourceVersion) or be counted in a `coalesced` field, every stamped delete must be a DELETED event of that object, and no object's resourceVersion may go back or repeat. *Lag* is a line's arrival minus its change's stamp. CPU is user+system from `/proc/PID/stat` from just before churn to one quiet second of every watch after it; *per event* divides by the events of the stream (the floor watch's count). RSS of the cache is polled every second.\n\n",
 		l.clients, l.clients, l.rate, l.duration)
 	p("- churn: `%s`; %d changes and %d deletes stamped; load %.2f when the step began.\n", l.churnLine, len(l.stamps.changes), l.stamps.deleteCount(), l.load1)
-	p("- the cache: listed %d pods for the first watch in %.1f s; RSS %.0f MiB synced (%.2f KiB per object over %d objects, started empty at its own baseline), %.0f MiB at the peak under churn, %.0f MiB after; CPU %.1f s over %.0f s, %.1f µs per event.\n",
-		l.pods, l.sync.Seconds(), mib(l.rssBefore), float64(l.rssBefore)/1024/float64(max(l.objects, 1)), l.objects, mib(l.rssPeak), mib(l.rssAfter), l.cacheCPU.Seconds(), l.wall.Seconds(), us(l.perEvent(l.cacheCPU)))
+	p("- the cache: listed %d pods for the first watch in %.1f s; RSS %.0f MiB started, %.0f MiB with the watches synced (%.2f KiB per object over %d objects: a watch's informer keeps the managedFields that name who changed what), %.0f MiB at the peak under churn, %.0f MiB after; CPU %.1f s over %.0f s, %.1f µs per event (one decode of the stream, and each watch's diff and `-o json` rendering, which the cache does for the watch).\n",
+		l.pods, l.sync.Seconds(), mib(l.rssEmpty), mib(l.rssBefore), float64(l.rssBefore-l.rssEmpty)/1024/float64(max(l.objects, 1)), l.objects, mib(l.rssPeak), mib(l.rssAfter), l.cacheCPU.Seconds(), l.wall.Seconds(), us(l.perEvent(l.cacheCPU)))
 	p("- the floor: %d events, %.1f µs CPU per event; the reference watch matched %d stamps, lag p50 %s, p99 %s.\n",
 		l.floorEvents, us(l.perEvent(l.floorCPU)), l.rawMatched, ms(l.rawP50), ms(l.rawP99))
 	p("- the cache and the %d watch processes together took %.0f%% of the machine's CPU time during the churn.\n\n", l.clients, 100*l.coresShare(r.machine.nproc))
