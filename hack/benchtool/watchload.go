@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -194,7 +195,7 @@ func checkLoadEvents(events []loadEvent, stamps churnStamps) loadWatch {
 
 // loadClient is one running watch of the load step.
 type loadClient struct {
-	cmd     interface{ Wait() error }
+	cmd     *exec.Cmd
 	rr      *runnerRun
 	pid     int
 	mu      sync.Mutex
@@ -432,9 +433,9 @@ func (b *bench) load(ctx context.Context) error {
 	sortDurations(rawLags)
 	l.rawMatched = len(rawLags)
 	l.rawP50, l.rawP99 = percentile(rawLags, 0.50), percentile(rawLags, 0.99)
-	running := clients
-	clients = nil
-	for _, c := range running {
+	for len(clients) > 0 {
+		c := clients[0]
+		clients = clients[1:]
 		events, rep, err := c.stop()
 		if err != nil {
 			return err

@@ -8,12 +8,12 @@
 // list GETs every pod in one unpaginated request, as protobuf, and decodes
 // the body into a []v1.Pod with client-go's typed client (--metadata: a
 // PartialObjectMetadataList with the metadata client), then prints the
-// count. watch watches the pods of NS (or of every namespace) from the current resourceVersion with
-// the typed client (protobuf), decodes each event, and prints one line per
-// event, "TYPE NAMESPACE/NAME RESOURCEVERSION", flushed when no event is
-// pending, until SIGTERM or SIGINT; like the plugin's watch it asks for the
-// stream uncompressed unless --gzip. It says "watching" on stderr once the
-// watch is open. Both use client-go's transport as the plugin does.
+// count. watch watches the pods of NS (or of every namespace) from the
+// current resourceVersion with the typed client (protobuf), decodes each
+// event, and prints one line per event, "TYPE NAMESPACE/NAME
+// RESOURCEVERSION", flushed when no event is pending, until SIGTERM or
+// SIGINT; like the plugin's watch it asks for the stream uncompressed
+// unless --gzip. It says "watching" on stderr once the watch is open. Both use client-go's transport as the plugin does.
 package main
 
 import (
