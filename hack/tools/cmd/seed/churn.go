@@ -123,8 +123,11 @@ func churn(ctx context.Context, cs kubernetes.Interface, workers int, o churnOpt
 	defer timer.Stop()
 schedule:
 	for n := 0; ; n++ {
+		// Stop at the end of --duration even when the API server has
+		// kept the workers behind the schedule: --rate is what is asked
+		// for, the duration what is spent.
 		at := began.Add(time.Duration(n) * interval)
-		if !at.Before(end) {
+		if !at.Before(end) || !time.Now().Before(end) {
 			break
 		}
 		timer.Reset(time.Until(at))

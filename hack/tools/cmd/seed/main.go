@@ -53,7 +53,8 @@ Verbs:
         [--recreate-percent 5] [--stamp FILE]
         Update R seeded pods per second for T: labels (tier, churn),
         annotations, status (via pods/status), and delete-and-recreate a
-        few. Prints the achieved rate. --stamp writes one line per response:
+        few. Stops sending at T even when the API server keeps it below
+        R. Prints the achieved rate. --stamp writes one line per response:
         "<unix-nanos> <op> <namespace>/<name> <resourceVersion>".
   help
         Print this text.
