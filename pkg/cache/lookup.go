@@ -2,7 +2,8 @@ package cache
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
@@ -14,6 +15,18 @@ import (
 // no selectors it returns every cached object. Each selector's index name
 // must have been registered through Config.Indexes.
 func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
+	objs, err := t.LookupUnordered(selectors)
+	if err != nil {
+		return nil, err
+	}
+	sortObjects(objs)
+	return objs, nil
+}
+
+// LookupUnordered is Lookup in no particular order, for callers that group,
+// count or sum what it returns: sorting every object of a big type by key
+// costs more than looking them up.
+func (t *Type) LookupUnordered(selectors []index.Selector) ([]interface{}, error) {
 	var objs []interface{}
 	for i := range t.Informers {
 		indexer := t.indexer(i)
@@ -43,7 +56,6 @@ func (t *Type) Lookup(selectors []index.Selector) ([]interface{}, error) {
 			}
 		}
 	}
-	sortObjects(objs)
 	return objs, nil
 }
 
@@ -96,21 +108,22 @@ func (t *Type) Len() int {
 // (k8s.io/apiserver pkg/storage: NamespaceKeyFunc, NoNamespaceKeyFunc). So
 // namespace "team-a" lists before "team" ('-' is below '/'), and a
 // cluster-scoped type lists by name.
+//
+// Storage keys are unique within a type, so the sort need not be stable.
 func sortObjects(objs []interface{}) {
-	keys := make([]string, len(objs))
+	type keyed struct {
+		key string
+		obj interface{}
+	}
+	ks := make([]keyed, len(objs))
 	for i, obj := range objs {
-		keys[i], _ = object.Key(obj)
+		key, _ := object.Key(obj)
+		ks[i] = keyed{key: key, obj: obj}
 	}
-	idx := make([]int, len(objs))
-	for i := range idx {
-		idx[i] = i
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		objs[i] = ks[i].obj
 	}
-	sort.SliceStable(idx, func(i, j int) bool { return keys[idx[i]] < keys[idx[j]] })
-	sorted := make([]interface{}, len(objs))
-	for i, j := range idx {
-		sorted[i] = objs[j]
-	}
-	copy(objs, sorted)
 }
 
 // GetByKey returns the cached object of t whose storage key is key

@@ -56,6 +56,16 @@ func TestSortObjects(t *testing.T) {
 	}
 }
 
+// sortedKeys returns the storage keys of objs in byte order.
+func sortedKeys(objs []interface{}) []string {
+	keys := make([]string, len(objs))
+	for i, obj := range objs {
+		keys[i] = storageKey(obj)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // objectWithKey returns a metadata-only object whose storage key is key.
 func objectWithKey(key string) *metav1.PartialObjectMetadata {
 	obj := &metav1.PartialObjectMetadata{}

@@ -67,6 +67,15 @@ func TestViewAnswersAsANarrowerInformer(t *testing.T) {
 					if !slices.Equal(names(got), names(wantObjs)) {
 						t.Errorf("view %s Lookup(%s) = %v, want %v", view.Name(), name, names(got), names(wantObjs))
 					}
+					for _, typ := range []*Type{view, want} {
+						unordered, err := typ.LookupUnordered(selectors)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if keys := sortedKeys(unordered); !slices.Equal(keys, sortedKeys(wantObjs)) {
+							t.Errorf("%s LookupUnordered(%s) holds %v, want %v", typ.Name(), name, keys, sortedKeys(wantObjs))
+						}
+					}
 				}
 				for _, indexName := range []string{"app", "tier"} {
 					got, err := view.Count(indexName)

@@ -356,12 +356,19 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relation
 // lookup returns each type's objects that the --index selectors select and
 // that pass --filter, all evaluated at one instant (the expression's now).
 // With neither flag, a group holds every cached object and says so (whole).
-// It fails when an expression hit CEL's cost limit.
+// The objects are in the API server's list order, unless the query only
+// counts them per group (--group-by without --sum), which reads no order
+// (a sum's format is its first quantity's, so sums keep the order). It
+// fails when an expression hit CEL's cost limit.
 func (o *QueryOptions) lookup(ctx context.Context, types []*cache.Type) ([]typeObjects, error) {
 	now := time.Now()
 	groups := make([]typeObjects, 0, len(types))
 	for _, t := range types {
-		objs, err := t.Lookup(o.selectors)
+		look := t.Lookup
+		if len(o.GroupBy) > 0 && len(o.Sums) == 0 {
+			look = t.LookupUnordered
+		}
+		objs, err := look(o.selectors)
 		if err != nil {
 			return nil, err
 		}
