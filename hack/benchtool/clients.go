@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -171,19 +169,11 @@ func (b *bench) clients(ctx context.Context) error {
 		direct[k.id] = out
 	}
 
-	xdg := filepath.Join(b.workDir, "clients-xdg")
-	if err := os.MkdirAll(xdg, 0o700); err != nil {
+	env, stop, err := b.startWarmCache(ctx, "clients-xdg")
+	if err != nil {
 		return err
 	}
-	env := []string{"XDG_RUNTIME_DIR=" + xdg}
-	if _, err := b.pluginCmd(ctx, env, "cache", "start", "--idle-timeout", "0"); err != nil {
-		return err
-	}
-	defer func() {
-		if _, err := b.pluginCmd(context.WithoutCancel(ctx), env, "cache", "stop", "--all"); err != nil {
-			b.logf("stopping the warm cache: %v", err)
-		}
-	}()
+	defer stop()
 	res := &clientsResult{pods: b.pods, clients: n, rounds: rounds, kinds: kinds, load: loadavg1(),
 		walls: map[string][]time.Duration{}, failures: map[string]int{}, settleDelay: 5 * time.Second}
 

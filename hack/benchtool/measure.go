@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,6 +229,37 @@ func startRunner(cmd *exec.Cmd) (*runnerRun, error) {
 		rr.done <- rep
 	}()
 	return rr, nil
+}
+
+// pipedRun is a runnerCmd started with its stdout and stderr on pipes.
+type pipedRun struct {
+	cmd            *exec.Cmd
+	rr             *runnerRun
+	pid            int // the command's, not the runner's
+	stdout, stderr io.ReadCloser
+}
+
+// startPiped starts cmd, a runnerCmd, with its stdout and stderr on pipes
+// and waits for the command's pid; what names the command in errors.
+func startPiped(cmd *exec.Cmd, what string) (*pipedRun, error) {
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	rr, err := startRunner(cmd)
+	if err != nil {
+		return nil, err
+	}
+	pid, ok := <-rr.pid
+	if !ok {
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("%s did not start: %v", what, (<-rr.done).err)
+	}
+	return &pipedRun{cmd: cmd, rr: rr, pid: pid, stdout: stdout, stderr: stderr}, nil
 }
 
 // loadavg1 is the 1-minute load average, or -1.

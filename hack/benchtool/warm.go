@@ -59,26 +59,36 @@ func (b *bench) warm(ctx context.Context) error {
 	return nil
 }
 
+// startWarmCache starts a warm cache (no idle timeout) whose
+// $XDG_RUNTIME_DIR is the work directory's dir, and returns the environment
+// that reaches it and a func that stops it.
+func (b *bench) startWarmCache(ctx context.Context, dir string) (env []string, stop func(), err error) {
+	xdg := filepath.Join(b.workDir, dir)
+	if err := os.MkdirAll(xdg, 0o700); err != nil {
+		return nil, nil, err
+	}
+	env = []string{"XDG_RUNTIME_DIR=" + xdg}
+	if _, err := b.pluginCmd(ctx, env, "cache", "start", "--idle-timeout", "0"); err != nil {
+		return nil, nil, err
+	}
+	return env, func() {
+		if _, err := b.pluginCmd(context.WithoutCancel(ctx), env, "cache", "stop", "--all"); err != nil {
+			b.logf("stopping the warm cache: %v", err)
+		}
+	}, nil
+}
+
 // measureWarm starts a warm cache with $XDG_RUNTIME_DIR in the work
 // directory's dir, measures the cases cases builds for it (the unmeasured
 // warm-up run of each fills the cache), reads the cache's memory before and
 // after, and stops the cache, whatever happened.
 func (b *bench) measureWarm(ctx context.Context, dir string, cases func(env []string) []benchCase) (*warmResult, error) {
-	xdg := filepath.Join(b.workDir, dir)
-	if err := os.MkdirAll(xdg, 0o700); err != nil {
+	env, stop, err := b.startWarmCache(ctx, dir)
+	if err != nil {
 		return nil, err
 	}
-	env := []string{"XDG_RUNTIME_DIR=" + xdg}
-	if _, err := b.pluginCmd(ctx, env, "cache", "start", "--idle-timeout", "0"); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if _, err := b.pluginCmd(context.WithoutCancel(ctx), env, "cache", "stop", "--all"); err != nil {
-			b.logf("stopping the warm cache: %v", err)
-		}
-	}()
+	defer stop()
 	w := &warmResult{pods: b.pods, load: loadavg1()}
-	var err error
 	if w.rssEmpty, _, err = b.cacheMemory(ctx, env); err != nil {
 		return nil, err
 	}

@@ -91,23 +91,11 @@ func (b *bench) watch(ctx context.Context, rate int, output string, profile []st
 	defer cancel()
 	cmd := b.runnerCmd(ctx, argv)
 	cmd.Env = b.cmdEnv()
-	stdout, err := cmd.StdoutPipe()
+	run, err := startPiped(cmd, "the watch")
 	if err != nil {
 		return w, err
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return w, err
-	}
-	rr, err := startRunner(cmd)
-	if err != nil {
-		return w, err
-	}
-	pid, ok := <-rr.pid
-	if !ok {
-		_ = cmd.Wait()
-		return w, fmt.Errorf("the watch did not start: %v", (<-rr.done).err)
-	}
+	rr, pid, stdout, stderr := run.rr, run.pid, run.stdout, run.stderr
 	finished := false
 	defer func() {
 		if !finished {

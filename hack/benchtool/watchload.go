@@ -213,25 +213,12 @@ type loadClient struct {
 func (b *bench) startLoadClient(ctx context.Context, env []string) (*loadClient, error) {
 	cmd := b.runnerCmd(ctx, []string{"kubectl", "informer", "watch", "pods", "-A", "-o", "json"})
 	cmd.Env = append(b.cmdEnv(), env...)
-	stdout, err := cmd.StdoutPipe()
+	run, err := startPiped(cmd, "a watch")
 	if err != nil {
 		return nil, err
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	rr, err := startRunner(cmd)
-	if err != nil {
-		return nil, err
-	}
-	c := &loadClient{cmd: cmd, rr: rr, synced: make(chan struct{}), outDone: make(chan struct{}), errDone: make(chan struct{})}
-	pid, ok := <-rr.pid
-	if !ok {
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("a watch did not start: %v", (<-rr.done).err)
-	}
-	c.pid = pid
+	stdout, stderr := run.stdout, run.stderr
+	c := &loadClient{cmd: cmd, rr: run.rr, pid: run.pid, synced: make(chan struct{}), outDone: make(chan struct{}), errDone: make(chan struct{})}
 	go func() {
 		defer close(c.outDone)
 		r := bufio.NewReaderSize(stdout, 1<<20)
@@ -322,19 +309,11 @@ func (b *bench) load(ctx context.Context) error {
 	}
 	l := &loadResult{pods: b.pods, clients: b.loadClients, rate: b.loadRate, duration: b.loadDuration, load1: loadavg1()}
 	b.logf("load: %d watches of %d pods through one warm cache, churn at %d/s for %s (load %.2f)", l.clients, l.pods, l.rate, l.duration, l.load1)
-	xdg := filepath.Join(b.workDir, "load-xdg")
-	if err := os.MkdirAll(xdg, 0o700); err != nil {
+	env, stop, err := b.startWarmCache(ctx, "load-xdg")
+	if err != nil {
 		return err
 	}
-	env := []string{"XDG_RUNTIME_DIR=" + xdg}
-	if _, err := b.pluginCmd(ctx, env, "cache", "start", "--idle-timeout", "0"); err != nil {
-		return err
-	}
-	defer func() {
-		if _, err := b.pluginCmd(context.WithoutCancel(ctx), env, "cache", "stop", "--all"); err != nil {
-			b.logf("stopping the warm cache: %v", err)
-		}
-	}()
+	defer stop()
 	empty, err := b.cacheStatus(ctx, env)
 	if err != nil {
 		return err
