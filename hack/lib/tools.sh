@@ -21,9 +21,20 @@ run_tool() {
 run_tool_package() {
 	local name="$1" pkg="$2"
 	shift 2
-	local hack_dir tools_dir cache bin
-	hack_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-	tools_dir="${hack_dir}/tools"
+	local bin
+	bin="$(build_tool_package "${name}" "${pkg}")"
+	export KUBECTL_INFORMER_TOOLS_DIR
+	KUBECTL_INFORMER_TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)"
+	export KUBECTL_INFORMER_CACHE="${KUBECTL_INFORMER_CACHE:-${HOME}/.cache/kubectl-informer}"
+	exec "${bin}" "$@"
+}
+
+# build_tool_package NAME PACKAGE: build PACKAGE as NAME, as run_tool_package
+# does, and print the binary's path.
+build_tool_package() {
+	local name="$1" pkg="$2"
+	local tools_dir cache bin
+	tools_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)"
 	cache="${KUBECTL_INFORMER_CACHE:-${HOME}/.cache/kubectl-informer}"
 	bin="${cache}/tools/${name}"
 
@@ -32,11 +43,9 @@ run_tool_package() {
 		exit 1
 	fi
 	mkdir -p "${cache}/tools"
-	if ! (cd "${tools_dir}" && GOWORK=off go build -o "${bin}" "${pkg}"); then
+	if ! (cd "${tools_dir}" && GOWORK=off go build -o "${bin}" "${pkg}") >&2; then
 		echo "${name}: building ${pkg} from hack/tools failed" >&2
 		exit 1
 	fi
-	export KUBECTL_INFORMER_TOOLS_DIR="${tools_dir}"
-	export KUBECTL_INFORMER_CACHE="${cache}"
-	exec "${bin}" "$@"
+	echo "${bin}"
 }
