@@ -66,9 +66,9 @@ fuzz:
 demo: build cluster-bins
 	hack/demo
 
-## dist: release archives for linux/darwin/windows on amd64 and arm64, and checksums, in dist/
+## dist: release archives for linux/darwin/windows on amd64 and arm64, and checksums, in dist/: a goreleaser snapshot (.goreleaser.yaml)
 dist:
-	hack/dist
+	hack/goreleaser release --snapshot --clean
 
 ## krew-manifest: render .krew.yaml for the archives in dist/ into dist/informer.yaml
 krew-manifest:
@@ -78,7 +78,7 @@ krew-manifest:
 bench: build cluster-bins
 	hack/bench
 
-## lint: gofmt and go mod tidy must change nothing; go vet and staticcheck (pinned in hack/tools; also run on the tools module) must pass
+## lint: gofmt and go mod tidy must change nothing; go vet and staticcheck (pinned in hack/tools; also run on the tools module), and goreleaser check must pass
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -87,6 +87,7 @@ lint:
 	$(GO) mod tidy -diff
 	cd hack/tools && GOWORK=off $(GO) mod tidy -diff
 	cd hack/kwok && GOWORK=off $(GO) mod tidy -diff
+	hack/goreleaser check
 
 clean:
 	rm -rf bin dist
