@@ -70,7 +70,7 @@ demo: build cluster-bins
 dist:
 	hack/goreleaser release --snapshot --clean
 
-## krew-manifest: render .krew.yaml for the archives in dist/ into dist/informer.yaml
+## krew-manifest: render .krew.yaml for the archives in dist/ into dist/informer.yaml, as krew-release-bot will; validate it with krew's validate-krew-manifest
 krew-manifest:
 	hack/krew-manifest
 
