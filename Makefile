@@ -78,7 +78,7 @@ krew-manifest:
 bench: build cluster-bins
 	hack/bench
 
-## lint: gofmt and go mod tidy must change nothing; go vet and staticcheck (pinned in hack/tools; also run on the tools module), and goreleaser check must pass
+## lint: gofmt and go mod tidy must change nothing; go vet and staticcheck (pinned in hack/tools; also run on the tools module), goreleaser check and actionlint must pass
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -88,6 +88,7 @@ lint:
 	cd hack/tools && GOWORK=off $(GO) mod tidy -diff
 	cd hack/kwok && GOWORK=off $(GO) mod tidy -diff
 	hack/goreleaser check
+	hack/actionlint
 
 clean:
 	rm -rf bin dist
