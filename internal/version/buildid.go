@@ -12,7 +12,7 @@ import (
 
 // BuildID identifies the running executable's build, so that two different
 // binaries can tell each other apart even when Version is the same (every
-// build outside the Makefile is v0.0.0-dev): the Go build ID the linker
+// unstamped build of a checkout is v0.0.0-dev): the Go build ID the linker
 // writes into the executable (a hash of the build's inputs, the one
 // `go tool buildid` prints), read once. Without one (a binary linked with
 // -buildid=), it is the VCS revision and the executable's size and

@@ -1,5 +1,5 @@
 // Package version holds the build's version, commit and date, stamped by the
-// Makefile with -ldflags "-X …".
+// Makefile and .goreleaser.yaml with -ldflags "-X …".
 package version
 
 import (
@@ -8,13 +8,45 @@ import (
 	"runtime/debug"
 )
 
-// Version, Commit and Date are set at build time; the defaults mark a build
-// that did not go through the Makefile.
+// Version, Commit and Date are set at build time. A build that did not stamp
+// them takes what the Go toolchain recorded instead (see fromBuildInfo): the
+// module's version of `go install …@vX.Y.Z`, the revision and its time of a
+// build in a git checkout. The defaults mark a build with neither.
 var (
-	Version = "v0.0.0-dev"
-	Commit  = "unknown"
-	Date    = "unknown"
+	Version = defaultVersion
+	Commit  = defaultUnknown
+	Date    = defaultUnknown
 )
+
+const (
+	defaultVersion = "v0.0.0-dev"
+	defaultUnknown = "unknown"
+)
+
+func init() {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		Version, Commit, Date = fromBuildInfo(info, Version, Commit, Date)
+	}
+}
+
+// fromBuildInfo returns version, commit and date with those still at their
+// defaults taken from info where it has them: the main module's version
+// (not "(devel)", what a build of a checkout's own module records without
+// VCS information), vcs.revision, and vcs.time.
+func fromBuildInfo(info *debug.BuildInfo, version, commit, date string) (string, string, string) {
+	if version == defaultVersion && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		version = info.Main.Version
+	}
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && commit == defaultUnknown && s.Value != "":
+			commit = s.Value
+		case s.Key == "vcs.time" && date == defaultUnknown && s.Value != "":
+			date = s.Value
+		}
+	}
+	return version, commit, date
+}
 
 // UserAgent is the User-Agent the plugin sends, so that audit logs and
 // apiserver metrics name the plugin and its version.
