@@ -2,8 +2,11 @@
 // demo run against: kube-apiserver and etcd, built from the Go module proxy.
 // It also holds the programs behind hack/cluster and hack/seed (cmd/cluster,
 // cmd/seed), and pins staticcheck, which make lint runs through
-// hack/staticcheck. It is separate from the plugin's go.mod so the plugin's
-// dependencies stay small.
+// hack/staticcheck, and the release tools (the tool block: go tool NAME):
+// goreleaser (hack/goreleaser), actionlint (hack/actionlint), and krew and
+// its validate-krew-manifest, which hack/krew-manifest (cmd/krew-manifest)
+// and test/install run. It is separate from the plugin's go.mod so the
+// plugin's dependencies stay small.
 module github.com/kubectl-informer/kubectl-informer/hack/tools
 
 go 1.26.1
