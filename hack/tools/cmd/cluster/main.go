@@ -50,6 +50,11 @@ Verbs:
         --kill sends SIGKILL at once instead of SIGTERM.
   start-apiserver DIR [NAME] [--timeout 60s]
         Start a stopped kube-apiserver again with the same flags and port.
+  components DIR NAME [--timeout 60s]
+        Restart kube-controller-manager, kube-scheduler and kwok against
+        the apiserver NAME ("kube-apiserver" is the primary), as a load
+        balancer of an HA control plane would send them there: they keep
+        driving the cluster while another apiserver is stopped.
   compact DIR
         Compact etcd's history up to its current revision: a watch that
         resumes from an older resourceVersion through an apiserver without a
@@ -135,6 +140,12 @@ func run(args []string) error {
 			return err
 		}
 		return startAPIServer(pos[0], nameArg(pos), *timeout)
+	case "components":
+		pos, err := parseArgs(fs, args, 2, 2)
+		if err != nil {
+			return err
+		}
+		return moveComponents(pos[0], pos[1], *timeout)
 	case "compact":
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {
