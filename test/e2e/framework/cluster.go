@@ -297,3 +297,12 @@ func (a *APIServer) Start() error {
 func (a *APIServer) AuditLog() ([]AuditEvent, error) {
 	return ReadAuditLog(a.AuditLogPath)
 }
+
+// MoveComponents restarts kube-controller-manager, kube-scheduler and kwok
+// against the apiserver called name, as an HA control plane's load balancer
+// would send them there: they keep driving workloads while the primary is
+// stopped. The cluster must run them (WithNodes).
+func (c *Cluster) MoveComponents(name string) error {
+	_, err := c.hack("cluster", "components", c.Dir, name)
+	return err
+}
