@@ -130,9 +130,12 @@ type Config struct {
 	// and the transport's goroutines, possibly concurrently, and must
 	// return quickly.
 	OnWatchError func(t *Type, err error)
-	// OnWatchResumed, when set, is called when a watch request of a type
-	// succeeds after OnWatchError was called for it, once per outage; like
-	// OnWatchError, from any goroutine.
+	// OnWatchResumed, when set, is called once per outage, after
+	// OnWatchError was called for a type, when its informer is live again:
+	// a relist has been read, or a watch from the informer's
+	// resourceVersion was accepted. The changes made meanwhile reach the
+	// handlers after it. Like OnWatchError, it is called from any
+	// goroutine.
 	OnWatchResumed func(t *Type)
 	// RequireWatch makes a type's first watch request that is forbidden a
 	// failure of the engine (see Failed), even after sync: a user who may

@@ -188,8 +188,11 @@ func (e *Engine) observeRequest(path string, watch bool, err error) {
 		switch {
 		case err != nil:
 			e.watchFailed(t, err)
-		case watch && t.failing.CompareAndSwap(true, false) && e.cfg.OnWatchResumed != nil:
-			e.cfg.OnWatchResumed(t)
+		case !watch:
+			// A relist by LIST: the informer is live again once it is
+			// read. A watch request resumes only once its stream shows
+			// it can (Engine.resumeWatch).
+			e.resumed(t)
 		}
 	}
 }

@@ -79,7 +79,9 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return feed.WatchWithContext(ctx, opts)
+			return e.watchThroughOutages(ctx, key, opts, func(ctx context.Context) (watch.Interface, error) {
+				return feed.WatchWithContext(ctx, opts)
+			})
 		},
 	}
 	var source toolscache.ListerWatcher = lw
