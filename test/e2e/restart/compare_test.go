@@ -82,14 +82,27 @@ func finalDiffs(server, printed map[string]finalState) []string {
 	return diffs
 }
 
-// printedEvents decodes the lines p has printed so far.
-func printedEvents(t *testing.T, p *framework.Process) []framework.WatchEvent {
+// printedEvents decodes the lines p has printed so far; with context set,
+// those of that context only (a watch across contexts names each event's).
+func printedEvents(t *testing.T, p *framework.Process, context string) []framework.WatchEvent {
 	t.Helper()
 	var events []framework.WatchEvent
 	for _, line := range strings.Split(p.Stdout(), "\n") {
-		if strings.TrimSpace(line) != "" {
-			events = append(events, framework.DecodeEvent(t, line))
+		if strings.TrimSpace(line) == "" {
+			continue
 		}
+		if context != "" {
+			var named struct {
+				Context string `json:"context"`
+			}
+			if err := json.Unmarshal([]byte(line), &named); err != nil {
+				t.Fatalf("decoding %q: %v", line, err)
+			}
+			if named.Context != context {
+				continue
+			}
+		}
+		events = append(events, framework.DecodeEvent(t, line))
 	}
 	return events
 }
@@ -111,7 +124,7 @@ func (r *rollout) caughtUp(when string) int {
 		n, diffs = len(events), nil
 		server := serverFinal(events)
 		for i, p := range r.watches {
-			for _, d := range finalDiffs(server, printedFinal(printedEvents(r.t, p))) {
+			for _, d := range finalDiffs(server, printedFinal(printedEvents(r.t, p, r.context))) {
 				diffs = append(diffs, fmt.Sprintf("watch %d: %s", i+1, d))
 			}
 		}

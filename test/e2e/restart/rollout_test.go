@@ -37,6 +37,10 @@ type rollout struct {
 	ns      string
 	server  *framework.ServerWatch
 	watches []*framework.Process
+	// context, when set, is the context whose events the watches' lines
+	// must name (a watch across contexts); the others' are not the
+	// rollout's.
+	context string
 	// live are the stretches of the server's events (indexes into its
 	// Snapshot) sent while every watch was caught up and its API server up:
 	// each state in them must be printed as it was sent.
@@ -173,19 +177,20 @@ func (r *rollout) resumed(outage int) int {
 }
 
 // hasResumed reports whether stderr says typ's watch resumed at least n
-// times, and nothing about typ after the last of them.
+// times, and nothing about typ after the last of them. A watch across
+// contexts says it after its context's name.
 func hasResumed(stderr, typ string, n int) bool {
 	resumed := "watch of " + typ + " resumed; changes made meanwhile follow"
 	count, last := 0, ""
 	for _, line := range strings.Split(stderr, "\n") {
 		if strings.Contains(line, " "+typ+" ") {
 			last = line
-			if line == resumed {
+			if strings.HasSuffix(line, resumed) {
 				count++
 			}
 		}
 	}
-	return count >= n && last == resumed
+	return count >= n && strings.HasSuffix(last, resumed)
 }
 
 func (r *rollout) serverLen() int {

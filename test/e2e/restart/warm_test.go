@@ -40,7 +40,7 @@ func TestWarmCacheWatchesThroughRestarts(t *testing.T) {
 	r.run()
 	for i, p := range r.watches {
 		stop(t, p)
-		events := printedEvents(t, p)
+		events := printedEvents(t, p, "")
 		r.check("watch "+string(rune('1'+i)), events)
 		t.Logf("watch %d printed %d events for %d objects", i+1, len(events), len(printedFinal(events)))
 	}

@@ -22,7 +22,7 @@ func TestWatchThroughRestarts(t *testing.T) {
 	r.watches = []*framework.Process{p}
 	r.run()
 	stop(t, p)
-	events := printedEvents(t, p)
+	events := printedEvents(t, p, "")
 	r.check("watch", events)
 	t.Logf("the watch printed %d events for %d objects; the server sent %d; stderr:\n%s", len(events), len(printedFinal(events)), r.serverLen(), p.Stderr())
 }
