@@ -31,6 +31,7 @@ var reportSections = []struct {
 	{"Watch under churn (`kubectl informer watch pods -n NS -o json` and `-o text`)", []string{"watch"}},
 	{"Scale (BENCH_SCALE=1; median of %d runs)", []string{"scale"}},
 	{"Watch under load (%d pods, %d watches through one warm cache)", []string{"load"}},
+	{"Soak: watches through API server restarts (%d pods, %d watches through one warm cache, %s)", []string{"soak"}},
 	{"Offline: `--from` a dump of %d pods (median of %d runs)", []string{"offline"}},
 	{"Recording: a busy hour of %d pods", []string{"recording"}},
 	{"Fleet (%d clusters × %d pods, median of %d runs)", []string{"fleet"}},

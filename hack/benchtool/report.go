@@ -38,6 +38,7 @@ type report struct {
 	microLoad float64
 	scale     []scaleResult
 	load      *loadResult
+	soak      *soakResult
 
 	loadWaits int
 	loadEnd   float64
@@ -339,6 +340,7 @@ func (r *report) markdown() string {
 		p("%s", r.scaleTargetsSection())
 	}
 	p("%s", r.loadSection())
+	p("%s", r.soakSection())
 
 	p("%s", r.offlineSection())
 	p("%s", r.recordingSection())

@@ -73,6 +73,12 @@ type bench struct {
 	// BENCH_LOAD_CLIENTS, _RATE and _DURATION.
 	loadClients, loadRate int
 	loadDuration          time.Duration
+	// soakPods, soakClients, soakRate, soakDuration, soakEvery and
+	// soakHolds are the soak step's BENCH_SOAK_PODS, _CLIENTS, _RATE,
+	// _DURATION, _RESTART_EVERY and _DOWN.
+	soakPods, soakClients, soakRate int
+	soakDuration, soakEvery         time.Duration
+	soakHolds                       []time.Duration
 	// stepList is BENCH_STEPS in its order.
 	stepList []string
 
@@ -83,11 +89,14 @@ type bench struct {
 // clusterFreeSteps are the steps that need no seeded objects.
 var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true}
 
+// selfSeedingSteps seed the pods they need themselves (and no widgets).
+var selfSeedingSteps = map[string]bool{"soak": true}
+
 // needsSeed says whether a step of this invocation reads the seeded pods
 // and widgets.
 func (b *bench) needsSeed() bool {
 	for _, s := range b.stepList {
-		if !clusterFreeSteps[s] {
+		if !clusterFreeSteps[s] && !selfSeedingSteps[s] {
 			return true
 		}
 	}
@@ -183,6 +192,15 @@ func (b *bench) configure() error {
 	if b.loadClients < 1 || b.loadRate < 1 || b.loadDuration <= 0 {
 		errs = append(errs, errors.New("BENCH_LOAD_CLIENTS, BENCH_LOAD_RATE and BENCH_LOAD_DURATION must be positive"))
 	}
+	b.soakPods = envInt("BENCH_SOAK_PODS", 10000, &errs)
+	b.soakClients = envInt("BENCH_SOAK_CLIENTS", 3, &errs)
+	b.soakRate = envInt("BENCH_SOAK_RATE", 200, &errs)
+	b.soakDuration = envDuration("BENCH_SOAK_DURATION", 30*time.Minute, &errs)
+	b.soakEvery = envDuration("BENCH_SOAK_RESTART_EVERY", 4*time.Minute, &errs)
+	b.soakHolds = envDurations("BENCH_SOAK_DOWN", []time.Duration{2 * time.Second, 8 * time.Second, 14 * time.Second}, &errs)
+	if b.soakPods < 1 || b.soakClients < 1 || b.soakRate < 1 || b.soakDuration <= 0 || b.soakEvery <= 0 {
+		errs = append(errs, errors.New("BENCH_SOAK_PODS, BENCH_SOAK_CLIENTS, BENCH_SOAK_RATE, BENCH_SOAK_DURATION and BENCH_SOAK_RESTART_EVERY must be positive"))
+	}
 	b.fleetClusters = envInt("BENCH_FLEET_CLUSTERS", 10, &errs)
 	b.fleetPods = envInt("BENCH_FLEET_PODS", 10000, &errs)
 	b.fleetRuns = envInt("BENCH_FLEET_RUNS", 3, &errs)
@@ -238,8 +256,9 @@ func (b *bench) run(ctx context.Context) error {
 			return err
 		}
 	} else {
-		b.logf("not seeding: the steps %s need no objects in the cluster", strings.Join(b.stepList, ","))
-		b.rep.seedNotes = append(b.rep.seedNotes, "none seeded in the main cluster (the steps run, "+strings.Join(b.stepList, ", ")+", read files they write or start clusters of their own)")
+		b.pods = 0 // none seeded yet: a step that needs pods seeds them
+		b.logf("not seeding: the steps %s need no objects in the cluster or seed their own", strings.Join(b.stepList, ","))
+		b.rep.seedNotes = append(b.rep.seedNotes, "none seeded in the main cluster before the steps (the steps run, "+strings.Join(b.stepList, ", ")+", seed the pods they need, read files they write or start clusters of their own)")
 	}
 	b.write()
 	if b.steps["queries"] {
@@ -330,6 +349,13 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("load: %w", err)
 		}
 		b.write()
+	}
+	if b.steps["soak"] {
+		err := b.soak(ctx)
+		b.write()
+		if err != nil {
+			return fmt.Errorf("soak: %w", err)
+		}
 	}
 	b.rep.elapsed = time.Since(began)
 	b.rep.loadEnd = loadavg1()
@@ -763,6 +789,25 @@ func envInts(key string, def []int, errs *[]error) []int {
 			return def
 		}
 		out = append(out, n)
+	}
+	return out
+}
+
+// envDurations reads a list of durations separated by commas, each at
+// least 0.
+func envDurations(key string, def []time.Duration, errs *[]error) []time.Duration {
+	v := envString(key, "")
+	if v == "" {
+		return def
+	}
+	var out []time.Duration
+	for _, s := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d < 0 {
+			*errs = append(*errs, fmt.Errorf("%s=%q: want durations separated by commas", key, v))
+			return def
+		}
+		out = append(out, d)
 	}
 	return out
 }

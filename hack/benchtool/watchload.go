@@ -124,6 +124,9 @@ type loadEvent struct {
 	key       string
 	rv        uint64
 	coalesced int
+	// deleting: the object has a deletionTimestamp (the soak step reads
+	// it: a delete writes that state before the object goes).
+	deleting bool
 }
 
 // parseLoadEvent reads one -o json line of watch.
@@ -133,9 +136,10 @@ func parseLoadEvent(at time.Time, data []byte) (loadEvent, error) {
 		Coalesced int    `json:"coalesced"`
 		Object    struct {
 			Metadata struct {
-				Namespace       string `json:"namespace"`
-				Name            string `json:"name"`
-				ResourceVersion string `json:"resourceVersion"`
+				Namespace         string `json:"namespace"`
+				Name              string `json:"name"`
+				ResourceVersion   string `json:"resourceVersion"`
+				DeletionTimestamp string `json:"deletionTimestamp"`
 			} `json:"metadata"`
 		} `json:"object"`
 	}
@@ -147,7 +151,7 @@ func parseLoadEvent(at time.Time, data []byte) (loadEvent, error) {
 	if err != nil {
 		return loadEvent{}, fmt.Errorf("a watch line's resourceVersion %q: %w", m.ResourceVersion, err)
 	}
-	return loadEvent{at: at, typ: ev.Type, key: m.Namespace + "/" + m.Name, rv: rv, coalesced: ev.Coalesced}, nil
+	return loadEvent{at: at, typ: ev.Type, key: m.Namespace + "/" + m.Name, rv: rv, coalesced: ev.Coalesced, deleting: m.DeletionTimestamp != ""}, nil
 }
 
 // checkLoadEvents compares one watch's events with what churn stamped.
@@ -206,6 +210,10 @@ type loadClient struct {
 	stderr  []string
 	outDone chan struct{}
 	errDone chan struct{}
+
+	// stderrAt is when each line of stderr arrived (the soak step's
+	// outage accounting reads it).
+	stderrAt []time.Time
 }
 
 // startLoadClient starts kubectl informer watch pods -A -o json with the
@@ -252,6 +260,7 @@ func (b *bench) startLoadClient(ctx context.Context, env []string) (*loadClient,
 			}
 			c.mu.Lock()
 			c.stderr = append(c.stderr, sc.Text())
+			c.stderrAt = append(c.stderrAt, time.Now())
 			c.mu.Unlock()
 		}
 	}()
