@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,6 +248,9 @@ outages:
 		return fmt.Errorf("listing the pods through the second API server: %w", err)
 	}
 	in := soakInput{initial: initial, final: final, outages: s.outages}
+	if err := writeSoakState(b.workDir, in); err != nil {
+		b.logf("soak: keeping the outages and the server's lists: %v", err)
+	}
 	for len(clients) > 0 {
 		c := clients[0]
 		clients = clients[1:]
@@ -311,6 +315,50 @@ func (b *bench) soakLogResumes(clients []*loadClient, o soakOutage, wait time.Du
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// writeSoakState writes the outages and the server's lists of pods into
+// dir beside the watches' lines: soak-outages.txt ("<n> kill|term
+// <stop-apiserver run> <returned> <start-apiserver run> <returned>", unix
+// nanoseconds), soak-initial.txt and soak-final.txt ("<ns>/<name> <rv>").
+func writeSoakState(dir string, in soakInput) error {
+	write := func(name string, lines func(w *bufio.Writer)) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		lines(w)
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	rvs := func(m map[string]uint64) func(w *bufio.Writer) {
+		return func(w *bufio.Writer) {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(w, "%s %d\n", k, m[k])
+			}
+		}
+	}
+	return errors.Join(
+		write("soak-outages.txt", func(w *bufio.Writer) {
+			for i, o := range in.outages {
+				how := "term"
+				if o.kill {
+					how = "kill"
+				}
+				fmt.Fprintf(w, "%d %s %d %d %d %d\n", i+1, how, o.stopAt.UnixNano(), o.stopped.UnixNano(), o.startAt.UnixNano(), o.readyAt.UnixNano())
+			}
+		}),
+		write("soak-initial.txt", rvs(in.initial)),
+		write("soak-final.txt", rvs(in.final)))
 }
 
 // writeSoakLog writes one watch's lines as the accounting read them into

@@ -220,9 +220,9 @@ func TestSoakSection(t *testing.T) {
 	md := r.soakSection()
 	for _, want := range []string{
 		"## Soak: watches through API server restarts (8 pods, 2 watches through one warm cache, 3m0s)\n",
-		"| before the first | – | – | – | – | – | – | – | – | – | – | 0 | 0 | 0 | 0 | 0 | 0 |\n",
-		"| 1 | SIGKILL | 0.2 | 9.8 | 5 | 1.0 / never | never (3 pods) | 3 | 0 | 3 / 0 | 10 / 0 | 1 / 11 | 1 | 1 | 1 | 1 | 2 |\n",
-		"| **all 1** | | | 9.8 | 5 | never 1 times | never 1 times | | | | 16 / 3 | 1 / 11 | 1 | 1 | 1 | 1 | 2 |\n",
+		"| before the first | – | – | – | – | – | – | – | – | – | – | – | 0 | 0 | 0 | 0 | 0 | 0 |\n",
+		"| 1 | SIGKILL | 0.2 | 9.8 | 7.8 | 5 | 1.0 / never | never (3 pods) | 3 | 0 | 3 / 0 | 10 / 0 | 1 / 11 | 1 | 1 | 1 | 1 | 2 |\n",
+		"| **all 1** | | | 9.8 | | 5 | never 1 times | never 1 times | | | | 16 / 3 | 1 / 11 | 1 | 1 | 1 | 1 | 2 |\n",
 		"- watch 1: **3 pods' last printed states differ from the server's final ones**; `watch of pods resumed; changes made meanwhile follow` lines on its stderr: 1, for 1 outages.\n",
 		"**1 lost, 1 doubled, 1 reordered, 2 invented, 10 final states differ, 1 resumes and 1 catch-ups never came**",
 	} {
@@ -244,5 +244,25 @@ func TestPerWatch(t *testing.T) {
 	ws[1].events = 1
 	if got := perWatch(ws, f); got != "xxx / x" {
 		t.Errorf("perWatch of different figures = %q", got)
+	}
+}
+
+func TestSoakGone(t *testing.T) {
+	in := soakScenario()
+	// The server went (both watches said so at 100.5 s) well before
+	// stop-apiserver returned, as after a SIGTERM.
+	in.outages[0].stopped = in.outages[0].stopAt.Add(12 * time.Second)
+	c := checkSoak(in)
+	if want := in.watches[0].stderr[1].at; !c.gone[0].Equal(want) {
+		t.Errorf("gone at %s, want the first failed line's %s", clock(c.gone[0]), clock(want))
+	}
+	if c.changesDown[0] != 5 {
+		t.Errorf("changes while down %d, want 5", c.changesDown[0])
+	}
+	// Without a failed line, it went when stop-apiserver returned.
+	in.watches[0].stderr = in.watches[0].stderr[2:]
+	in.watches[1].stderr = nil
+	if c := checkSoak(in); !c.gone[0].Equal(in.outages[0].stopped) {
+		t.Errorf("gone at %s, want stop-apiserver's return %s", clock(c.gone[0]), clock(in.outages[0].stopped))
 	}
 }

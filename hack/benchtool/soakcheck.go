@@ -73,10 +73,10 @@ type soakOutage struct {
 	kill bool          // SIGKILL, else SIGTERM
 	hold time.Duration // how long it stayed stopped before start-apiserver
 	// stopAt is when stop-apiserver was run, stopped when it returned
-	// (the server's process gone; a SIGTERM drains first), startAt when
-	// start-apiserver was run, readyAt when it returned (the server
-	// answered /readyz). The accounting's spans start at stopped: until
-	// then the server may still have been sending.
+	// (the server's process gone: after SIGTERM the server closes its
+	// connections at once, but its process may take the tool's 10 s grace
+	// and a SIGKILL), startAt when start-apiserver was run, readyAt when
+	// it returned (the server answered /readyz).
 	stopAt, stopped, startAt, readyAt time.Time
 }
 
@@ -179,6 +179,11 @@ func (w soakWatchCheck) total() soakCount {
 // soakCheck is the account of every watch, with what is the same for all.
 type soakCheck struct {
 	watches []soakWatchCheck
+	// gone is when each outage's server went, as the watches saw it: the
+	// first "watch of pods failed" line of any watch after stop-apiserver
+	// was run, or when it returned if that came first. The outage's spans
+	// start there.
+	gone []time.Time
 	// changesDown are the stamped changes and deletes made while the
 	// server was down, per outage.
 	changesDown []int
@@ -190,7 +195,7 @@ const soakMaxExamples = 10
 
 // checkSoak does the accounting of every watch.
 func checkSoak(in soakInput) soakCheck {
-	c := soakCheck{changesDown: make([]int, len(in.outages))}
+	c := soakCheck{changesDown: make([]int, len(in.outages)), gone: soakGone(in)}
 	for _, s := range in.stamps {
 		if s.op == "delete" {
 			c.deletes++
@@ -198,15 +203,31 @@ func checkSoak(in soakInput) soakCheck {
 			c.changes++
 		}
 		for i, o := range in.outages {
-			if !s.at.Before(o.stopped) && s.at.Before(o.readyAt) {
+			if !s.at.Before(c.gone[i]) && s.at.Before(o.readyAt) {
 				c.changesDown[i]++
 			}
 		}
 	}
 	for _, w := range in.watches {
-		c.watches = append(c.watches, checkSoakWatch(in, w))
+		c.watches = append(c.watches, checkSoakWatch(in, c.gone, w))
 	}
 	return c
+}
+
+// soakGone is soakCheck.gone.
+func soakGone(in soakInput) []time.Time {
+	gone := make([]time.Time, len(in.outages))
+	for i, o := range in.outages {
+		gone[i] = o.stopped
+		for _, w := range in.watches {
+			for _, l := range w.stderr {
+				if !l.at.Before(o.stopAt) && l.at.Before(gone[i]) && strings.Contains(l.text, soakFailedLine) {
+					gone[i] = l.at
+				}
+			}
+		}
+	}
+	return gone
 }
 
 // stampsByKey are one key's stamps in the file's order (the order churn's
@@ -219,7 +240,7 @@ func stampsByKey(stamps []soakStamp) map[string][]soakStamp {
 	return by
 }
 
-func checkSoakWatch(in soakInput, log soakWatchLog) soakWatchCheck {
+func checkSoakWatch(in soakInput, gone []time.Time, log soakWatchLog) soakWatchCheck {
 	w := soakWatchCheck{events: len(log.events), periods: make([]soakCount, len(in.outages)+1), outages: make([]soakWatchOutage, len(in.outages))}
 	// Every example is kept (up to a bound), then sorted and cut to
 	// soakMaxExamples, so that which are shown does not depend on map
@@ -230,11 +251,11 @@ func checkSoakWatch(in soakInput, log soakWatchLog) soakWatchCheck {
 		}
 	}
 	// period is the row of a change or a line at t: 0 before the first
-	// outage's server was gone, i from outage i's to the next one's.
+	// outage's server went, i from outage i's to the next one's.
 	period := func(t time.Time) int {
 		p := 0
-		for i, o := range in.outages {
-			if !t.Before(o.stopped) {
+		for i := range in.outages {
+			if !t.Before(gone[i]) {
 				p = i + 1
 			}
 		}
@@ -264,7 +285,9 @@ func checkSoakWatch(in soakInput, log soakWatchLog) soakWatchCheck {
 		}
 	}
 	// before[i] is the highest resourceVersion printed before outage i's
-	// server was gone: what it had sent by then.
+	// stop-apiserver returned: what the server had sent by then (a watch
+	// stream is in resourceVersion order; lines printed after the server
+	// went are of what it sent before).
 	before := make([]uint64, len(in.outages))
 	var high uint64
 	next := 0
@@ -472,7 +495,7 @@ func checkSoakWatch(in soakInput, log soakWatchLog) soakWatchCheck {
 			var at time.Time
 			for _, j := range byKey[key] {
 				ev := log.events[j]
-				if !ev.at.Before(o.stopped) && (ev.typ == "DELETED" || ev.rv >= rv) {
+				if !ev.at.Before(gone[i]) && (ev.typ == "DELETED" || ev.rv >= rv) {
 					at = ev.at
 					break
 				}
@@ -490,7 +513,7 @@ func checkSoakWatch(in soakInput, log soakWatchLog) soakWatchCheck {
 		}
 		end := in.end
 		if i+1 < len(in.outages) {
-			end = in.outages[i+1].stopped
+			end = gone[i+1]
 		}
 		upTo := wo.caughtUp
 		if upTo.IsZero() {
@@ -498,7 +521,7 @@ func checkSoakWatch(in soakInput, log soakWatchLog) soakWatchCheck {
 		}
 		for _, ev := range log.events {
 			switch {
-			case ev.at.Before(o.stopped) || !ev.at.Before(end):
+			case ev.at.Before(gone[i]) || !ev.at.Before(end):
 			case ev.at.Before(o.readyAt):
 				wo.printedDown++
 			case !ev.at.After(upTo):

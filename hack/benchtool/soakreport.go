@@ -20,14 +20,14 @@ func (r *report) soakSection() string {
 		"Every %s of the churn the primary is stopped (`hack/cluster stop-apiserver`, SIGKILL and SIGTERM in turn), held down %s (in turn) and started again (`hack/cluster start-apiserver`, which returns once it answers `/readyz`). "+
 		"The pods' resourceVersions are listed through the second API server after the watches synced and after the churn, once every watch had been quiet for 2 s (the server's final state); each watch's lines and stderr are stamped as they arrive.\n\n",
 		s.clients, s.rate, s.duration, s.every, joinDurations(s.holds))
-	p("Per outage: *stop* is how long `stop-apiserver` took (a SIGTERM drains requests first; both wait for the process to go); *down* is from its return to `start-apiserver` returning ready (it polls `/readyz` every 100 ms); *changes while down* are churn's stamped changes and deletes in that span. "+
-		"*Resume* is from ready to each watch's `watch of pods resumed; changes made meanwhile follow` on its stderr (watch 1 / 2 / 3; one figure when all agree; below 0.1 s the line came with or before `/readyz`'s answer). "+
-		"*Caught up* is from ready to when the slowest watch had printed, for every pod changed after the last line it printed before the server went and before ready (*behind*, pods), that change or a later state of the pod. "+
-		"*Printed* counts one watch's lines while the primary was down, from ready to caught up, and from then until the next outage's server went. "+
-		"*Merged* are stamped changes a watch did not print because it was blind to them (made after the last line it printed before the server went and before it said it resumed): the relist printed a later state of the pod, which is what a relist may do. "+
-		"The fault columns sum over the watches and must be 0: *lost* is a stamped change made while the watch was live (before its last line before the server went, or after it said it resumed) that it never printed and no later line's `coalesced` accounts for, or a delete made while it was live never printed DELETED; "+
+	p("Per outage: the server *went* at the first `watch of pods failed` line of any watch after `hack/cluster stop-apiserver` was run (or when that returned, if sooner); *stop s* is from running it to then (the tool's own start, a build check, under load, and the signal); *down s* is from then to `start-apiserver` returning ready (it polls `/readyz` every 100 ms), of which *start s* is `start-apiserver`'s own time; *changes while down* are churn's stamped changes and deletes in that span. "+
+		"*Resume* is from ready to each watch's `watch of pods resumed; changes made meanwhile follow` on its stderr (watch 1 / 2 / 3; one figure when all agree; below 0 it came before `/readyz` answered: the restarted server serves watches before every post-start hook has finished). "+
+		"*Caught up* is from ready to when the slowest watch had printed, for every pod changed after the last line it printed before `stop-apiserver` returned and before ready (*behind*, pods), that change or a later state of the pod. "+
+		"*Printed* counts one watch's lines while the primary was down (what it had sent before it went, still on its way), from ready to caught up, and from then until the next outage's server went. "+
+		"*Merged* are stamped changes a watch did not print because it was blind to them (made after the last line it printed before `stop-apiserver` returned — a watch stream is in resourceVersion order, so what came before that line was sent — and before it said it resumed): the relist printed a later state of the pod, which is what a relist may do. "+
+		"The fault columns sum over the watches and must be 0: *lost* is a stamped change made while the watch was live (before that last line, or after it said it resumed) that it never printed and no later line's `coalesced` accounts for, or a delete made while it was live never printed DELETED; "+
 		"*doubled* a resourceVersion printed twice for a pod (or the one it had when the watch synced); *reordered* a pod's resourceVersion going back; *invented* a state (resourceVersion) churn never stamped for the pod — but for the state a delete writes first (deletionTimestamp set, between the pod's stamp before the delete and the create after it) — or a DELETED no delete of churn's explains (it may arrive up to %s before churn read the delete's response). "+
-		"A row's faults are those of changes stamped, or lines printed, from its outage's server going to the next one's. The final state: each pod's last printed state against the server's final list. Each watch's lines (time, type, pod, resourceVersion) and stderr are kept in the work directory (`soak-watch-N.events`, `soak-watch-N.stderr`; `BENCH_KEEP=1`).\n\n", soakDeleteSlack)
+		"A row's faults are those of changes stamped, or lines printed, from its outage's server going to the next one's. The final state: each pod's last printed state against the server's final list. The evidence stays in the work directory (`BENCH_KEEP=1`): each watch's lines (time, type, pod, resourceVersion) and stderr (`soak-watch-N.events`, `soak-watch-N.stderr`), churn's stamps (`soak-stamps.txt`), the outages' times (`soak-outages.txt`) and the server's lists (`soak-initial.txt`, `soak-final.txt`).\n\n", soakDeleteSlack)
 	if s.churnLine != "" {
 		p("- churn: `%s`; %d changes and %d deletes stamped.\n", s.churnLine, s.check.changes, s.check.deletes)
 	}
@@ -45,8 +45,8 @@ func (r *report) soakSection() string {
 		p("No account: the step ended before the watches were checked.\n\n")
 		return b.String()
 	}
-	p("| outage | stop | stop s | down s | changes while down | resume s | caught up s | behind | printed while down | printed ready → caught up | printed after | merged | coalesced | lost | doubled | reordered | invented |\n")
-	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	p("| outage | stop | stop s | down s | start s | changes while down | resume s | caught up s | behind | printed while down | printed ready → caught up | printed after | merged | coalesced | lost | doubled | reordered | invented |\n")
+	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	faults := func(period int) string {
 		var t soakCount
 		for _, w := range c.watches {
@@ -55,7 +55,7 @@ func (r *report) soakSection() string {
 		return fmt.Sprintf("%s | %d | %d | %d | %d | %d", perWatch(c.watches, func(w soakWatchCheck) string { return fmt.Sprint(w.periods[period].merged) }),
 			t.coalesced, t.lost, t.doubled, t.reordered, t.invented)
 	}
-	p("| before the first | – | – | – | – | – | – | – | – | – | – | %s |\n", faults(0))
+	p("| before the first | – | – | – | – | – | – | – | – | – | – | – | %s |\n", faults(0))
 	var worstResume, worstCaught time.Duration
 	never, neverResumed, neverCaught := 0, 0, 0
 	for i, o := range s.outages {
@@ -87,7 +87,7 @@ func (r *report) soakSection() string {
 			caughtCell = fmt.Sprintf("%.1f", caught.Seconds())
 			worstCaught = max(worstCaught, caught)
 		}
-		p("| %d | %s | %.1f | %.1f | %d | %s | %s | %s | %s | %s | %s | %s |\n", i+1, how, o.stopped.Sub(o.stopAt).Seconds(), o.readyAt.Sub(o.stopped).Seconds(), c.changesDown[i], resume, caughtCell,
+		p("| %d | %s | %.1f | %.1f | %.1f | %d | %s | %s | %s | %s | %s | %s | %s |\n", i+1, how, c.gone[i].Sub(o.stopAt).Seconds(), o.readyAt.Sub(c.gone[i]).Seconds(), o.readyAt.Sub(o.startAt).Seconds(), c.changesDown[i], resume, caughtCell,
 			perWatch(c.watches, func(w soakWatchCheck) string { return fmt.Sprint(w.outages[i].behind) }),
 			perWatch(c.watches, func(w soakWatchCheck) string { return fmt.Sprint(w.outages[i].printedDown) }),
 			perWatch(c.watches, func(w soakWatchCheck) string { return fmt.Sprint(w.outages[i].printedCatchUp) }),
@@ -102,7 +102,7 @@ func (r *report) soakSection() string {
 	}
 	for i, o := range s.outages {
 		down += c.changesDown[i]
-		downFor += o.readyAt.Sub(o.stopped)
+		downFor += o.readyAt.Sub(c.gone[i])
 	}
 	never = neverResumed + neverCaught
 	worst := func(d time.Duration, nevers int) string {
@@ -111,7 +111,7 @@ func (r *report) soakSection() string {
 		}
 		return fmt.Sprintf("≤ %.1f", d.Seconds())
 	}
-	p("| **all %d** | | | %.1f | %d | %s | %s | | | | %s | %s | %d | %d | %d | %d | %d |\n", len(s.outages), downFor.Seconds(), down,
+	p("| **all %d** | | | %.1f | | %d | %s | %s | | | | %s | %s | %d | %d | %d | %d | %d |\n", len(s.outages), downFor.Seconds(), down,
 		worst(worstResume, neverResumed), worst(worstCaught, neverCaught),
 		perWatch(c.watches, func(w soakWatchCheck) string { return fmt.Sprint(w.events) }),
 		perWatch(c.watches, func(w soakWatchCheck) string { return fmt.Sprint(w.total().merged) }),
