@@ -165,7 +165,7 @@ func TestCheckSoak(t *testing.T) {
 	if w.finalDiffs != 3 {
 		t.Errorf("final diffs %d, want 3: %v", w.finalDiffs, w.examples)
 	}
-	for _, want := range []string{"ns/c: label at resourceVersion 19", "ns/g: MODIFIED at resourceVersion 99", "ns/c: DELETED (printed", "ns/f: MODIFIED at resourceVersion 21 printed again"} {
+	for _, want := range []string{"ns/c: label at resourceVersion 19", "ns/g: MODIFIED at resourceVersion 99", "ns/c: DELETED at resourceVersion 12", "ns/f: MODIFIED at resourceVersion 21 printed again"} {
 		if !slices.ContainsFunc(w.examples, func(e string) bool { return strings.HasPrefix(e, want) }) {
 			t.Errorf("no example starts with %q: %q", want, w.examples)
 		}
@@ -194,6 +194,34 @@ func TestCheckSoakDeletingState(t *testing.T) {
 	}
 	if got := checkSoak(in).watches[0].periods[1].invented; got != 3 {
 		t.Errorf("invented %d, want 3", got)
+	}
+}
+
+func TestCheckSoakDeletePrintedBeforeItsStamp(t *testing.T) {
+	in := soakScenario()
+	in.watches = in.watches[:1]
+	// churn read the response to b's delete 3 s after the watch printed
+	// it, and deleted b again later: each DELETED is its incarnation's.
+	at := func(sec float64) time.Time { return time.Unix(0, 0).Add(time.Duration(sec * float64(time.Second))) }
+	for i, s := range in.stamps {
+		if s.key == "ns/b" && s.op == "delete" {
+			in.stamps[i].at = at(143)
+		}
+	}
+	in.stamps = append(in.stamps,
+		soakStamp{at: at(160), op: "delete", key: "ns/b"}, soakStamp{at: at(160.01), op: "create", key: "ns/b", rv: 30})
+	in.final["ns/b"] = 30
+	in.watches[0].events = append(in.watches[0].events,
+		loadEvent{at: at(160.001), typ: "DELETED", key: "ns/b", rv: 29},
+		loadEvent{at: at(160.02), typ: "ADDED", key: "ns/b", rv: 30})
+	w := checkSoak(in).watches[0]
+	if p := w.periods[1]; p.lost != 1 || p.invented != 2 || p.doubled != 1 {
+		t.Errorf("%+v, want only the scenario's faults (c's lost change, g's and c's invented states, f's doubled)", p)
+	}
+	// A second DELETED of one incarnation is doubled.
+	in.watches[0].events = append(in.watches[0].events, loadEvent{at: at(161), typ: "DELETED", key: "ns/b", rv: 29})
+	if got := checkSoak(in).watches[0].periods[1].doubled; got != 2 {
+		t.Errorf("doubled %d, want 2", got)
 	}
 }
 

@@ -24,11 +24,6 @@ const (
 	soakResumedLine = "watch of pods resumed; changes made meanwhile follow"
 )
 
-// soakDeleteSlack is how much earlier than churn's stamp of a delete a
-// DELETED line may arrive and still be that delete's: the watch event can
-// reach the harness before churn has read its own response.
-const soakDeleteSlack = 2 * time.Second
-
 // soakStamp is one line of churn's --stamp file, in the file's order.
 type soakStamp struct {
 	at  time.Time
@@ -425,56 +420,79 @@ func checkSoakWatch(in soakInput, gone []time.Time, log soakWatchLog) soakWatchC
 		}
 	}
 
-	// Deletes: each made while the watch was live must be a DELETED line
-	// of the object; a DELETED line that no delete of churn's explains is
-	// invented. A delete made while it was blind may be merged into the
-	// relist (its object replaced by the recreated one).
-	for key, ss := range stamps {
-		var deleted []int
-		for _, i := range byKey[key] {
+	// Deletes, by the object's incarnations: churn's recreate deletes a
+	// pod and creates it anew, so each create's resourceVersion starts an
+	// incarnation, and a DELETED line belongs to the one its
+	// resourceVersion falls in (the last state's or the delete's, both
+	// before the next create's). Each delete made while the watch was live
+	// must be a DELETED line of its incarnation; one made while it was
+	// blind may be merged into the relist (the object replaced by the
+	// recreated one). A DELETED line of an incarnation churn did not
+	// delete is invented; a second one of the same, doubled.
+	deleteKeys := map[string]bool{}
+	for key, idx := range byKey {
+		for _, i := range idx {
 			if log.events[i].typ == "DELETED" {
-				deleted = append(deleted, i)
+				deleteKeys[key] = true
 			}
 		}
-		used := make([]bool, len(deleted))
-		match := func(at time.Time) bool {
-			for j, i := range deleted {
-				if !used[j] && !log.events[i].at.Before(at.Add(-soakDeleteSlack)) {
-					used[j] = true
-					return true
+	}
+	for key, ss := range stamps {
+		for _, s := range ss {
+			if s.op == "delete" {
+				deleteKeys[key] = true
+			}
+		}
+	}
+	for key := range deleteKeys {
+		ss := stamps[key]
+		// ends[k] is the resourceVersion that ends incarnation k (the
+		// next create's; the last never ends), deletes[k] its delete.
+		var ends []uint64
+		var dels []*soakStamp
+		for j := range ss {
+			if ss[j].op == "create" {
+				ends = append(ends, ss[j].rv)
+				if len(dels) < len(ends) {
+					dels = append(dels, nil)
 				}
 			}
-			return false
+			if ss[j].op == "delete" {
+				dels = append(dels, &ss[j])
+			}
 		}
-		var blind []soakStamp
-		for j, s := range ss {
-			if s.op != "delete" {
+		ends = append(ends, 1<<64-1)
+		for len(dels) < len(ends) {
+			dels = append(dels, nil)
+		}
+		printed := make([]int, len(ends))
+		for _, i := range byKey[key] {
+			ev := log.events[i]
+			if ev.typ != "DELETED" {
 				continue
 			}
-			// A recreate: the delete's place in the server's history
-			// is just before its create's resourceVersion.
-			var rv uint64 = 1<<64 - 1
-			if j+1 < len(ss) && ss[j+1].op == "create" {
-				rv = ss[j+1].rv
-			}
-			if blindIn(s.at, rv) >= 0 {
-				blind = append(blind, s)
-				continue
-			}
-			if !match(s.at) {
-				w.periods[period(s.at)].lost++
-				example("%s: deleted (stamped %s) while the watch was live, never printed DELETED", key, clock(s.at))
-			}
-		}
-		for _, s := range blind {
-			match(s.at)
-		}
-		for j, i := range deleted {
-			if !used[j] {
-				ev := log.events[i]
+			k := sort.Search(len(ends), func(k int) bool { return ev.rv < ends[k] })
+			printed[k]++
+			switch {
+			case dels[k] == nil:
 				w.periods[period(ev.at)].invented++
-				example("%s: DELETED (printed %s), but churn did not delete it then", key, clock(ev.at))
+				example("%s: DELETED at resourceVersion %d (printed %s), but churn did not delete it", key, ev.rv, clock(ev.at))
+			case printed[k] > 1:
+				w.periods[period(ev.at)].doubled++
+				example("%s: DELETED at resourceVersion %d (printed %s) again", key, ev.rv, clock(ev.at))
 			}
+		}
+		for k, d := range dels {
+			if d == nil || printed[k] > 0 {
+				continue
+			}
+			// A delete's place in the server's history is just before
+			// the create that ends its incarnation.
+			if blindIn(d.at, ends[k]) >= 0 {
+				continue
+			}
+			w.periods[period(d.at)].lost++
+			example("%s: deleted (stamped %s) while the watch was live, never printed DELETED", key, clock(d.at))
 		}
 	}
 

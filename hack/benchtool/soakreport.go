@@ -20,14 +20,14 @@ func (r *report) soakSection() string {
 		"Every %s of the churn the primary is stopped (`hack/cluster stop-apiserver`, SIGKILL and SIGTERM in turn), held down %s (in turn) and started again (`hack/cluster start-apiserver`, which returns once it answers `/readyz`). "+
 		"The pods' resourceVersions are listed through the second API server after the watches synced and after the churn, once every watch had been quiet for 2 s (the server's final state); each watch's lines and stderr are stamped as they arrive.\n\n",
 		s.clients, s.rate, s.duration, s.every, joinDurations(s.holds))
-	p("Per outage: the server *went* at the first `watch of pods failed` line of any watch after `hack/cluster stop-apiserver` was run (or when that returned, if sooner); *stop s* is from running it to then (the tool's own start, a build check, under load, and the signal); *down s* is from then to `start-apiserver` returning ready (it polls `/readyz` every 100 ms), of which *start s* is `start-apiserver`'s own time; *changes while down* are churn's stamped changes and deletes in that span. "+
-		"*Resume* is from ready to each watch's `watch of pods resumed; changes made meanwhile follow` on its stderr (watch 1 / 2 / 3; one figure when all agree; below 0 it came before `/readyz` answered: the restarted server serves watches before every post-start hook has finished). "+
-		"*Caught up* is from ready to when the slowest watch had printed, for every pod changed after the last line it printed before `stop-apiserver` returned and before ready (*behind*, pods), that change or a later state of the pod. "+
-		"*Printed* counts one watch's lines while the primary was down (what it had sent before it went, still on its way), from ready to caught up, and from then until the next outage's server went. "+
-		"*Merged* are stamped changes a watch did not print because it was blind to them (made after the last line it printed before `stop-apiserver` returned — a watch stream is in resourceVersion order, so what came before that line was sent — and before it said it resumed): the relist printed a later state of the pod, which is what a relist may do. "+
-		"The fault columns sum over the watches and must be 0: *lost* is a stamped change made while the watch was live (before that last line, or after it said it resumed) that it never printed and no later line's `coalesced` accounts for, or a delete made while it was live never printed DELETED; "+
-		"*doubled* a resourceVersion printed twice for a pod (or the one it had when the watch synced); *reordered* a pod's resourceVersion going back; *invented* a state (resourceVersion) churn never stamped for the pod — but for the state a delete writes first (deletionTimestamp set, between the pod's stamp before the delete and the create after it) — or a DELETED no delete of churn's explains (it may arrive up to %s before churn read the delete's response). "+
-		"A row's faults are those of changes stamped, or lines printed, from its outage's server going to the next one's. The final state: each pod's last printed state against the server's final list. The evidence stays in the work directory (`BENCH_KEEP=1`): each watch's lines (time, type, pod, resourceVersion) and stderr (`soak-watch-N.events`, `soak-watch-N.stderr`), churn's stamps (`soak-stamps.txt`), the outages' times (`soak-outages.txt`) and the server's lists (`soak-initial.txt`, `soak-final.txt`).\n\n", soakDeleteSlack)
+	p("Per outage: the server *went* at the first `watch of pods failed` line of any watch after `hack/cluster stop-apiserver` was run (or when that returned, if sooner); *stop s* is from running it to then (the tool's own start, a build check, under load, and the signal); *down s* is from then to `start-apiserver` returning ready (it polls `/readyz` every 100 ms), of which *start s* is `start-apiserver`'s own time; *changes while down* are churn's stamped changes and deletes in that span. " +
+		"*Resume* is from ready to each watch's `watch of pods resumed; changes made meanwhile follow` on its stderr (watch 1 / 2 / 3; one figure when all agree; below 0 it came before `/readyz` answered: the restarted server serves watches before every post-start hook has finished). " +
+		"*Caught up* is from ready to when the slowest watch had printed, for every pod changed after the last line it printed before `stop-apiserver` returned and before ready (*behind*, pods), that change or a later state of the pod. " +
+		"*Printed* counts one watch's lines while the primary was down (what it had sent before it went, still on its way), from ready to caught up, and from then until the next outage's server went. " +
+		"*Merged* are stamped changes a watch did not print because it was blind to them (made after the last line it printed before `stop-apiserver` returned — a watch stream is in resourceVersion order, so what came before that line was sent — and before it said it resumed): the relist printed a later state of the pod, which is what a relist may do. " +
+		"The fault columns sum over the watches and must be 0: *lost* is a stamped change made while the watch was live (before that last line, or after it said it resumed) that it never printed and no later line's `coalesced` accounts for, or a delete made while it was live never printed DELETED; " +
+		"*doubled* a resourceVersion printed twice for a pod (or the one it had when the watch synced); *reordered* a pod's resourceVersion going back; *invented* a state (resourceVersion) churn never stamped for the pod — but for the state a delete writes first (deletionTimestamp set, between the pod's stamp before the delete and the create after it) — or a DELETED of an incarnation of the pod (from one create's resourceVersion to the next's) that churn did not delete; a second DELETED of one incarnation counts as doubled. " +
+		"A row's faults are those of changes stamped, or lines printed, from its outage's server going to the next one's. The final state: each pod's last printed state against the server's final list. The evidence stays in the work directory (`BENCH_KEEP=1`): each watch's lines (time, type, pod, resourceVersion) and stderr (`soak-watch-N.events`, `soak-watch-N.stderr`), churn's stamps (`soak-stamps.txt`), the outages' times (`soak-outages.txt`) and the server's lists (`soak-initial.txt`, `soak-final.txt`).\n\n")
 	if s.churnLine != "" {
 		p("- churn: `%s`; %d changes and %d deletes stamped.\n", s.churnLine, s.check.changes, s.check.deletes)
 	}
@@ -56,7 +56,7 @@ func (r *report) soakSection() string {
 			t.coalesced, t.lost, t.doubled, t.reordered, t.invented)
 	}
 	p("| before the first | – | – | – | – | – | – | – | – | – | – | – | %s |\n", faults(0))
-	var worstResume, worstCaught time.Duration
+	worstResume, worstCaught := time.Duration(-1<<62), time.Duration(-1<<62)
 	never, neverResumed, neverCaught := 0, 0, 0
 	for i, o := range s.outages {
 		how := "SIGTERM"
@@ -72,7 +72,7 @@ func (r *report) soakSection() string {
 			worstResume = max(worstResume, r.Sub(o.readyAt))
 			return fmt.Sprintf("%.1f", r.Sub(o.readyAt).Seconds())
 		})
-		var caught time.Duration
+		caught := time.Duration(-1 << 62)
 		caughtCell := ""
 		for _, w := range c.watches {
 			wo := w.outages[i]
