@@ -11,6 +11,7 @@
 //	benchtool profile --cpu FILE [--heap FILE] [--repeat N] -- PLUGIN-ARGS...
 //	benchtool memory --kubeconfig FILE [--resource pods] [--kind typed|dynamic|metadata] [--managed-fields drop|summarize|intern|keep]
 //	benchtool dump --pods N --out FILE
+//	benchtool soak-check --dir DIR
 //
 // hack/bench starts and stops the control plane and calls run; run starts
 // profile and memory as child processes. The raw LIST floor is a separate,
@@ -45,6 +46,11 @@ Verbs:
   dump --pods N --out FILE
         Write the offline step's dump: N realistic pods as
         kubectl get pods -A -o json writes them.
+  soak-check --dir DIR
+        Print the soak step's section again from the files a run kept in
+        its work directory DIR (BENCH_KEEP=1): the accounting of every
+        outage from the watches' lines, churn's stamps, the outages'
+        times and the server's lists.
 `
 
 func main() {
@@ -62,6 +68,8 @@ func main() {
 		err = cmdMemory(args)
 	case "dump":
 		err = cmdDump(args)
+	case "soak-check":
+		err = cmdSoakCheck(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return

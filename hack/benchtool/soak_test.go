@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -292,5 +294,44 @@ func TestSoakGone(t *testing.T) {
 	in.watches[1].stderr = nil
 	if c := checkSoak(in); !c.gone[0].Equal(in.outages[0].stopped) {
 		t.Errorf("gone at %s, want stop-apiserver's return %s", clock(c.gone[0]), clock(in.outages[0].stopped))
+	}
+}
+
+// TestReadSoakDir: what a run keeps reads back as the same input, so
+// soak-check prints the run's account.
+func TestReadSoakDir(t *testing.T) {
+	in := soakScenario()
+	dir := t.TempDir()
+	var stamps strings.Builder
+	for _, s := range in.stamps {
+		rv := "-"
+		if s.op != "delete" {
+			rv = fmt.Sprint(s.rv)
+		}
+		fmt.Fprintf(&stamps, "%d %s %s %s\n", s.at.UnixNano(), s.op, s.key, rv)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "soak-stamps.txt"), []byte(stamps.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSoakState(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range in.watches {
+		if err := writeSoakLog(dir, i+1, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := readSoakDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := checkSoak(in)
+	// The kept files end with the last line; the run ended later.
+	in.end = got.end
+	if !reflect.DeepEqual(checkSoak(got), checkSoak(in)) {
+		t.Errorf("read back, the account is\n%+v\nwant\n%+v", checkSoak(got), want)
+	}
+	if len(got.watches) != 2 || len(got.outages) != 1 || len(got.stamps) != len(in.stamps) || len(got.initial) != len(in.initial) {
+		t.Errorf("read %d watches, %d outages, %d stamps, %d pods", len(got.watches), len(got.outages), len(got.stamps), len(got.initial))
 	}
 }
