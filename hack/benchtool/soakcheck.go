@@ -143,7 +143,8 @@ type soakWatchOutage struct {
 	// behind is how many objects had to be caught up.
 	behind int
 	// printedDown are the events printed while the server was down
-	// (stop to ready), printedCatchUp from ready to caught up,
+	// (from when it went until it was back: ready, or the watch's resumed
+	// line if that came first), printedCatchUp from then to caught up,
 	// printedAfter from then to the next outage (or the end).
 	printedDown, printedCatchUp, printedAfter int
 }
@@ -537,10 +538,14 @@ func checkSoakWatch(in soakInput, gone []time.Time, log soakWatchLog) soakWatchC
 		if upTo.IsZero() {
 			upTo = end
 		}
+		back := o.readyAt
+		if !wo.resumed.IsZero() && wo.resumed.Before(back) {
+			back = wo.resumed
+		}
 		for _, ev := range log.events {
 			switch {
 			case ev.at.Before(gone[i]) || !ev.at.Before(end):
-			case ev.at.Before(o.readyAt):
+			case ev.at.Before(back):
 				wo.printedDown++
 			case !ev.at.After(upTo):
 				wo.printedCatchUp++

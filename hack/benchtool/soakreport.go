@@ -23,7 +23,7 @@ func (r *report) soakSection() string {
 	p("Per outage: the server *went* at the first `watch of pods failed` line of any watch after `hack/cluster stop-apiserver` was run (or when that returned, if sooner); *stop s* is from running it to then (the tool's own start, a build check, under load, and the signal); *down s* is from then to `start-apiserver` returning ready (it polls `/readyz` every 100 ms), of which *start s* is `start-apiserver`'s own time; *changes while down* are churn's stamped changes and deletes in that span. " +
 		"*Resume* is from ready to each watch's `watch of pods resumed; changes made meanwhile follow` on its stderr (watch 1 / 2 / 3; one figure when all agree; below 0 it came before `/readyz` answered: the restarted server serves watches before every post-start hook has finished). " +
 		"*Caught up* is from ready to when the slowest watch had printed, for every pod changed after the last line it printed before `stop-apiserver` returned and before ready (*behind*, pods), that change or a later state of the pod. " +
-		"*Printed* counts one watch's lines while the primary was down (what it had sent before it went, still on its way), from ready to caught up, and from then until the next outage's server went. " +
+		"*Printed* counts one watch's lines while the primary was down (what it had sent before it went, still on its way), from its being *back* (ready, or the watch's resumed line if that came first) to caught up, and from then until the next outage's server went. " +
 		"*Merged* are stamped changes a watch did not print because it was blind to them (made after the last line it printed before `stop-apiserver` returned — a watch stream is in resourceVersion order, so what came before that line was sent — and before it said it resumed): the relist printed a later state of the pod, which is what a relist may do. " +
 		"The fault columns sum over the watches and must be 0: *lost* is a stamped change made while the watch was live (before that last line, or after it said it resumed) that it never printed and no later line's `coalesced` accounts for, or a delete made while it was live never printed DELETED; " +
 		"*doubled* a resourceVersion printed twice for a pod (or the one it had when the watch synced); *reordered* a pod's resourceVersion going back; *invented* a state (resourceVersion) churn never stamped for the pod — but for the state a delete writes first (deletionTimestamp set, between the pod's stamp before the delete and the create after it) — or a DELETED of an incarnation of the pod (from one create's resourceVersion to the next's) that churn did not delete; a second DELETED of one incarnation counts as doubled. " +
@@ -45,7 +45,7 @@ func (r *report) soakSection() string {
 		p("No account: the step ended before the watches were checked.\n\n")
 		return b.String()
 	}
-	p("| outage | stop | stop s | down s | start s | changes while down | resume s | caught up s | behind | printed while down | printed ready → caught up | printed after | merged | coalesced | lost | doubled | reordered | invented |\n")
+	p("| outage | stop | stop s | down s | start s | changes while down | resume s | caught up s | behind | printed while down | printed back → caught up | printed after | merged | coalesced | lost | doubled | reordered | invented |\n")
 	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	faults := func(period int) string {
 		var t soakCount
