@@ -150,3 +150,28 @@ func CheckPatch(t testing.TB, prev, cur WatchEvent, ignoreMetadata ...string) {
 		t.Errorf("previous object + patch of %s =\n%.2000s\nwant the event's object\n%.2000s", cur, gotJSON, wantJSON)
 	}
 }
+
+// Bookkeeping are the metadata fields the plugin leaves out of its diffs: a
+// server state that differs from the one before only in them is not a
+// change the plugin prints.
+var Bookkeeping = []string{"managedFields", "resourceVersion", "generation"}
+
+// WithoutBookkeeping returns a copy of obj without the Bookkeeping fields;
+// obj is not changed.
+func WithoutBookkeeping(obj map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]interface{}); ok {
+		md2 := make(map[string]interface{}, len(md))
+		for k, v := range md {
+			md2[k] = v
+		}
+		for _, f := range Bookkeeping {
+			delete(md2, f)
+		}
+		out["metadata"] = md2
+	}
+	return out
+}

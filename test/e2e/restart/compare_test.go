@@ -20,11 +20,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
 
-// bookkeeping are the metadata fields the plugin leaves out of its diffs: a
-// server state that differs from the one before only in them is not a
-// change the plugin prints.
-var bookkeeping = []string{"managedFields", "resourceVersion", "generation"}
-
 // finalState is an object's last state, as the server sent it or a watch
 // printed it.
 type finalState struct {
@@ -69,7 +64,7 @@ func finalDiffs(server, printed map[string]finalState) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: live on the server (resourceVersion %s), never printed", name, rvOf(s.object)))
 		case p.deleted:
 			diffs = append(diffs, fmt.Sprintf("%s: live on the server (resourceVersion %s), printed DELETED", name, rvOf(s.object)))
-		case !reflect.DeepEqual(withoutBookkeeping(s.object), withoutBookkeeping(p.object)):
+		case !reflect.DeepEqual(framework.WithoutBookkeeping(s.object), framework.WithoutBookkeeping(p.object)):
 			diffs = append(diffs, fmt.Sprintf("%s: last printed at resourceVersion %s, the server's is %s", name, rvOf(p.object), rvOf(s.object)))
 		}
 	}
@@ -213,8 +208,8 @@ func (r *rollout) check(name string, printed []framework.WatchEvent) {
 			switch {
 			case !ok:
 				t.Errorf("%s: %s printed %s at resourceVersion %s, a state the server never sent", name, obj, ev.Type, rv)
-			case !reflect.DeepEqual(withoutBookkeeping(s.Object), withoutBookkeeping(ev.Object)):
-				t.Errorf("%s: %s printed %s at resourceVersion %s as\n%s\nthe server sent\n%s", name, obj, ev.Type, rv, toJSON(withoutBookkeeping(ev.Object)), toJSON(withoutBookkeeping(s.Object)))
+			case !reflect.DeepEqual(framework.WithoutBookkeeping(s.Object), framework.WithoutBookkeeping(ev.Object)):
+				t.Errorf("%s: %s printed %s at resourceVersion %s as\n%s\nthe server sent\n%s", name, obj, ev.Type, rv, toJSON(framework.WithoutBookkeeping(ev.Object)), toJSON(framework.WithoutBookkeeping(s.Object)))
 			}
 			n, err := strconv.ParseInt(rv, 10, 64)
 			if err != nil {
@@ -230,7 +225,7 @@ func (r *rollout) check(name string, printed []framework.WatchEvent) {
 			case ev.Type == "ADDED" && i != 0:
 				t.Errorf("%s: %s printed ADDED after %s", name, obj, evs[i-1])
 			case ev.Type == "MODIFIED" && i > 0:
-				framework.CheckPatch(t, evs[i-1], ev, bookkeeping...)
+				framework.CheckPatch(t, evs[i-1], ev, framework.Bookkeeping...)
 			}
 			lastRV = n
 		}
@@ -252,7 +247,7 @@ func (r *rollout) check(name string, printed []framework.WatchEvent) {
 	previous := map[string]map[string]interface{}{}
 	for i, ev := range server {
 		uid := uidOf(ev.Object)
-		state := withoutBookkeeping(ev.Object)
+		state := framework.WithoutBookkeeping(ev.Object)
 		bookkeepingOnly := ev.Type == watch.Modified && reflect.DeepEqual(previous[uid], state)
 		previous[uid] = state
 		if bookkeepingOnly || !inSpans(r.live, i) {
@@ -271,9 +266,9 @@ func (r *rollout) check(name string, printed []framework.WatchEvent) {
 
 // printedState reports whether one of evs shows obj, bookkeeping aside.
 func printedState(evs []framework.WatchEvent, obj map[string]interface{}) bool {
-	want := withoutBookkeeping(obj)
+	want := framework.WithoutBookkeeping(obj)
 	for _, ev := range evs {
-		if ev.Type != "DELETED" && reflect.DeepEqual(withoutBookkeeping(ev.Object), want) {
+		if ev.Type != "DELETED" && reflect.DeepEqual(framework.WithoutBookkeeping(ev.Object), want) {
 			return true
 		}
 	}
@@ -296,25 +291,6 @@ func serverDeleted(events []framework.ServerEvent, uid string) bool {
 		}
 	}
 	return false
-}
-
-// withoutBookkeeping returns a copy of obj without the bookkeeping fields.
-func withoutBookkeeping(obj map[string]interface{}) map[string]interface{} {
-	out := make(map[string]interface{}, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]interface{}); ok {
-		md2 := make(map[string]interface{}, len(md))
-		for k, v := range md {
-			md2[k] = v
-		}
-		for _, f := range bookkeeping {
-			delete(md2, f)
-		}
-		out["metadata"] = md2
-	}
-	return out
 }
 
 func uidOf(obj map[string]interface{}) string { return framework.NestedString(obj, "metadata", "uid") }

@@ -227,7 +227,7 @@ func compareExactly(t *testing.T, server []framework.ServerEvent, printed []fram
 		if len(seq) == 0 {
 			order = append(order, uid)
 		}
-		if ev.Type == watch.Modified && len(seq) > 0 && reflect.DeepEqual(withoutBookkeeping(seq[len(seq)-1].Object), withoutBookkeeping(ev.Object)) {
+		if ev.Type == watch.Modified && len(seq) > 0 && reflect.DeepEqual(framework.WithoutBookkeeping(seq[len(seq)-1].Object), framework.WithoutBookkeeping(ev.Object)) {
 			continue
 		}
 		want[uid] = append(seq, ev)
@@ -248,11 +248,11 @@ func compareExactly(t *testing.T, server []framework.ServerEvent, printed []fram
 		}
 		for i := range w {
 			if g[i].Type != string(w[i].Type) || rvOf(g[i].Object) != rvOf(w[i].Object) ||
-				!reflect.DeepEqual(withoutBookkeeping(g[i].Object), withoutBookkeeping(w[i].Object)) {
+				!reflect.DeepEqual(framework.WithoutBookkeeping(g[i].Object), framework.WithoutBookkeeping(w[i].Object)) {
 				t.Errorf("the steady context: %s: state %d printed as %s at %s, its server sent %s at %s", name, i+1, g[i].Type, rvOf(g[i].Object), w[i].Type, rvOf(w[i].Object))
 			}
 			if i > 0 && g[i].Type == "MODIFIED" {
-				framework.CheckPatch(t, g[i-1], g[i], bookkeeping...)
+				framework.CheckPatch(t, g[i-1], g[i], framework.Bookkeeping...)
 			}
 		}
 	}

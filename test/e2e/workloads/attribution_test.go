@@ -136,11 +136,11 @@ func changeOwners(parser *managedfields.GvkParser, old, new map[string]interface
 	if pt == nil {
 		return nil, "", fmt.Errorf("no schema for %s", new["kind"])
 	}
-	ov, err := pt.FromUnstructured(withoutBookkeeping(old))
+	ov, err := pt.FromUnstructured(framework.WithoutBookkeeping(old))
 	if err != nil {
 		return nil, "", fmt.Errorf("typing the old object: %w", err)
 	}
-	nv, err := pt.FromUnstructured(withoutBookkeeping(new))
+	nv, err := pt.FromUnstructured(framework.WithoutBookkeeping(new))
 	if err != nil {
 		return nil, "", fmt.Errorf("typing the new object: %w", err)
 	}

@@ -15,11 +15,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
 )
 
-// bookkeeping are the metadata fields the plugin leaves out of its diffs: a
-// server state that differs from the one before only in them is not a
-// change the plugin prints.
-var bookkeeping = []string{"managedFields", "resourceVersion", "generation"}
-
 // TestRolloutWatchMatchesServer rolls a Deployment out, changes its image,
 // scales it and deletes it through kubectl, with kube-controller-manager,
 // kube-scheduler and kwok doing the rest, while `kubectl informer watch
@@ -105,7 +100,7 @@ func expectedStates(events []framework.ServerEvent) (map[string][]printedState, 
 	var order []string
 	for _, ev := range events {
 		uid := framework.NestedString(ev.Object, "metadata", "uid")
-		obj := withoutBookkeeping(ev.Object)
+		obj := framework.WithoutBookkeeping(ev.Object)
 		seq := states[uid]
 		if len(seq) == 0 {
 			order = append(order, uid)
@@ -151,12 +146,12 @@ func compareWithServer(t *testing.T, server []framework.ServerEvent, printed []f
 				t.Errorf("%s: printed %s as state %d, but the server sent only %d states", name, g[i], i+1, len(w))
 				continue
 			}
-			obj := withoutBookkeeping(g[i].Object)
+			obj := framework.WithoutBookkeeping(g[i].Object)
 			if g[i].Type != w[i].typ || !reflect.DeepEqual(obj, w[i].object) {
 				t.Errorf("%s: state %d printed as %s\n%s\nthe server sent %s\n%s", name, i+1, g[i].Type, toJSON(obj), w[i].typ, toJSON(w[i].object))
 			}
 			if i > 0 && g[i].Type == "MODIFIED" {
-				framework.CheckPatch(t, g[i-1], g[i], bookkeeping...)
+				framework.CheckPatch(t, g[i-1], g[i], framework.Bookkeeping...)
 			}
 		}
 	}
@@ -172,25 +167,6 @@ func compareWithServer(t *testing.T, server []framework.ServerEvent, printed []f
 			t.Errorf("no MODIFIED %s was printed: the controllers did not act, so the test proved little", kind)
 		}
 	}
-}
-
-// withoutBookkeeping returns a copy of obj without the bookkeeping fields.
-func withoutBookkeeping(obj map[string]interface{}) map[string]interface{} {
-	out := make(map[string]interface{}, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]interface{}); ok {
-		md2 := make(map[string]interface{}, len(md))
-		for k, v := range md {
-			md2[k] = v
-		}
-		for _, f := range bookkeeping {
-			delete(md2, f)
-		}
-		out["metadata"] = md2
-	}
-	return out
 }
 
 func kindName(obj map[string]interface{}) string {
