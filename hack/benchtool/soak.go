@@ -123,30 +123,12 @@ func (b *bench) soakRun(ctx context.Context, s *soakResult, schedule []time.Dura
 		return err
 	}
 	defer stopCache()
-	var clients []*loadClient
-	defer func() {
-		for _, c := range clients {
-			c.kill()
-		}
-	}()
-	for i := range s.clients {
-		began := time.Now()
-		c, err := b.startLoadClient(ctx, env)
-		if err != nil {
-			return err
-		}
-		clients = append(clients, c)
-		if i == 0 {
-			s.sync = time.Since(began)
-		}
-	}
-	st, err := b.cacheStatus(ctx, env)
+	clients, sync, _, err := b.startLoadClients(ctx, env, s.clients)
+	defer killLoadClients(clients)
 	if err != nil {
 		return err
 	}
-	if st.Active != s.clients {
-		return fmt.Errorf("the cache runs %d commands, want the %d watches: a watch ran without it", st.Active, s.clients)
-	}
+	s.sync = sync
 	initial, err := listPodRVs(ctx, second)
 	if err != nil {
 		return fmt.Errorf("listing the pods through the second API server: %w", err)
@@ -323,17 +305,7 @@ func (b *bench) soakLogResumes(clients []*loadClient, o soakOutage, wait time.Du
 // nanoseconds), soak-initial.txt and soak-final.txt ("<ns>/<name> <rv>").
 func writeSoakState(dir string, in soakInput) error {
 	write := func(name string, lines func(w *bufio.Writer)) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriter(f)
-		lines(w)
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeLines(filepath.Join(dir, name), lines)
 	}
 	rvs := func(m map[string]uint64) func(w *bufio.Writer) {
 		return func(w *bufio.Writer) {
@@ -367,17 +339,7 @@ func writeSoakState(dir string, in soakInput) error {
 // the evidence behind the report's counts.
 func writeSoakLog(dir string, n int, log soakWatchLog) error {
 	write := func(name string, lines func(w *bufio.Writer)) error {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("soak-watch-%d.%s", n, name)))
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriter(f)
-		lines(w)
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeLines(filepath.Join(dir, fmt.Sprintf("soak-watch-%d.%s", n, name)), lines)
 	}
 	return errors.Join(
 		write("events", func(w *bufio.Writer) {
@@ -390,6 +352,21 @@ func writeSoakLog(dir string, n int, log soakWatchLog) error {
 				fmt.Fprintf(w, "%d %s\n", l.at.UnixNano(), l.text)
 			}
 		}))
+}
+
+// writeLines creates path and writes into it what lines writes.
+func writeLines(path string, lines func(w *bufio.Writer)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	lines(w)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // listPodRVs lists every pod's metadata through kubeconfig and returns

@@ -218,6 +218,41 @@ type loadClient struct {
 
 // startLoadClient starts kubectl informer watch pods -A -o json with the
 // cache's environment and waits for its synced line.
+// startLoadClients starts n watches through the warm cache of env, one
+// after the other, and checks that the cache runs them all. It returns the
+// watches started (to be killed with killLoadClients, also on error), how
+// long the first took to sync, and the cache's status with them running.
+func (b *bench) startLoadClients(ctx context.Context, env []string, n int) ([]*loadClient, time.Duration, cacheStatusJSON, error) {
+	var clients []*loadClient
+	var sync time.Duration
+	for i := range n {
+		began := time.Now()
+		c, err := b.startLoadClient(ctx, env)
+		if err != nil {
+			return clients, 0, cacheStatusJSON{}, err
+		}
+		clients = append(clients, c)
+		if i == 0 {
+			sync = time.Since(began)
+		}
+	}
+	st, err := b.cacheStatus(ctx, env)
+	if err != nil {
+		return clients, 0, cacheStatusJSON{}, err
+	}
+	if st.Active != n {
+		return clients, 0, cacheStatusJSON{}, fmt.Errorf("the cache runs %d commands, want the %d watches: a watch ran without it", st.Active, n)
+	}
+	return clients, sync, st, nil
+}
+
+// killLoadClients kills the watches startLoadClients started.
+func killLoadClients(clients []*loadClient) {
+	for _, c := range clients {
+		c.kill()
+	}
+}
+
 func (b *bench) startLoadClient(ctx context.Context, env []string) (*loadClient, error) {
 	cmd := b.runnerCmd(ctx, []string{"kubectl", "informer", "watch", "pods", "-A", "-o", "json"})
 	cmd.Env = append(b.cmdEnv(), env...)
@@ -328,30 +363,12 @@ func (b *bench) load(ctx context.Context) error {
 		return err
 	}
 	l.rssEmpty = empty.RSSBytes
-	var clients []*loadClient
-	defer func() {
-		for _, c := range clients {
-			c.kill()
-		}
-	}()
-	for i := range l.clients {
-		began := time.Now()
-		c, err := b.startLoadClient(ctx, env)
-		if err != nil {
-			return err
-		}
-		clients = append(clients, c)
-		if i == 0 {
-			l.sync = time.Since(began)
-		}
-	}
-	st, err := b.cacheStatus(ctx, env)
+	clients, sync, st, err := b.startLoadClients(ctx, env, l.clients)
+	defer killLoadClients(clients)
 	if err != nil {
-		return err
+		return fmt.Errorf("load: %w", err)
 	}
-	if st.Active != l.clients {
-		return fmt.Errorf("load: the cache runs %d commands, want the %d watches: a watch ran without it", st.Active, l.clients)
-	}
+	l.sync = sync
 	cachePid := st.Pid
 	l.rssBefore, l.objects = st.RSSBytes, st.objects()
 	raw, err := b.startRawWatch(ctx, "")
