@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
@@ -37,16 +38,13 @@ func addCacheFleetFlags(cmd *cobra.Command, verb string) *cacheFleetFlags {
 
 // isFleet reports whether contexts are chosen the fleet way.
 func (f *cacheFleetFlags) isFleet(cf *genericclioptions.ConfigFlags) bool {
-	return f != nil && (f.allContexts || fleet.IsSelection(contextFlag(cf)))
+	return f != nil && (f.allContexts || targets.IsSelection(targets.ContextFlag(cf)))
 }
 
 // cacheContexts selects the contexts of a fleet cache command and refuses
 // flags that would give every context the same identity.
-func cacheContexts(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags) (fleet.Selection, error) {
-	if set := identityFlags(cf); len(set) > 0 {
-		return fleet.Selection{}, fmt.Errorf("%s would make every context the same identity: a cache per context uses each context's own server and credentials", strings.Join(set, ", "))
-	}
-	return selectContexts(cf, f.allContexts)
+func cacheContexts(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags) (targets.Set, error) {
+	return targets.New(cf, f.allContexts, true)
 }
 
 // withContextArg returns the kubeconfig arguments of a cache process
@@ -72,41 +70,34 @@ func prefixLines(w io.Writer, name, text string) {
 	}
 }
 
-// eachContext runs fn for each selected context, all at once, and then
-// writes, context by context in the order selected, its stdout and stderr
+// eachContext runs fn for each target of set, all at once, and then
+// writes, target by target in the order selected, its stdout and stderr
 // prefixed by the context's name; a context missing from the kubeconfig or
-// whose fn fails is named on errOut. It returns a *fleet.PartialError when
-// any failed.
-func eachContext(sel fleet.Selection, out, errOut io.Writer, fn func(name string, out, errOut io.Writer) error) error {
+// whose fn fails is named on errOut. It returns a *targets.PartialError
+// when any failed.
+func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Target, out, errOut io.Writer) error) error {
 	failed := 0
-	for _, name := range sel.Missing {
+	for _, name := range set.Missing {
 		failed++
 		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
 	}
-	type result struct {
-		out, errOut bytes.Buffer
-		err         error
-	}
-	results := make([]result, len(sel.Names))
-	var wg sync.WaitGroup
-	for i, name := range sel.Names {
-		wg.Go(func() {
-			r := &results[i]
-			r.err = fn(name, &r.out, &r.errOut)
-		})
-	}
-	wg.Wait()
-	for i, name := range sel.Names {
-		o, e, err := &results[i].out, &results[i].errOut, results[i].err
-		prefixLines(out, name, o.String())
-		prefixLines(errOut, name, e.String())
-		if err != nil {
+	type output struct{ out, errOut bytes.Buffer }
+	results := targets.Run(context.Background(), set.Targets, 0, func(_ context.Context, t targets.Target) (*output, error) {
+		o := &output{}
+		return o, fn(t, &o.out, &o.errOut)
+	})
+	for _, r := range results {
+		if r.Value != nil {
+			prefixLines(out, r.Target.Name, r.Value.out.String())
+			prefixLines(errOut, r.Target.Name, r.Value.errOut.String())
+		}
+		if r.Err != nil {
 			failed++
-			fmt.Fprintf(errOut, "error: context %s: %v\n", name, err)
+			fmt.Fprintf(errOut, "error: context %s: %v\n", r.Target.Name, r.Err)
 		}
 	}
 	if failed > 0 {
-		return &fleet.PartialError{Failed: failed, Total: len(sel.Names) + len(sel.Missing)}
+		return &targets.PartialError{Failed: failed, Total: set.Total()}
 	}
 	return nil
 }
@@ -133,10 +124,10 @@ func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetF
 		}
 		return bySocket[socket]
 	}
-	return eachContext(sel, o.Out, o.ErrOut, func(name string, out, errOut io.Writer) error {
+	return eachContext(sel, o.Out, o.ErrOut, func(t targets.Target, out, errOut io.Writer) error {
 		co := *o
-		co.configFlags = contextConfigFlags(o.configFlags, name)
-		co.kubeArgs = withContextArg(o.kubeArgs, name)
+		co.configFlags = t.ConfigFlags
+		co.kubeArgs = withContextArg(o.kubeArgs, t.Name)
 		co.Out, co.ErrOut = out, errOut
 		if err := co.Complete(cmd, nil); err != nil {
 			return err
@@ -157,8 +148,8 @@ func runFleetCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
 	if err != nil {
 		return err
 	}
-	return eachContext(sel, o.Out, o.ErrOut, func(name string, out, errOut io.Writer) error {
-		id, err := resolveCacheIdentity(contextConfigFlags(o.configFlags, name))
+	return eachContext(sel, o.Out, o.ErrOut, func(t targets.Target, out, errOut io.Writer) error {
+		id, err := resolveCacheIdentity(t.ConfigFlags)
 		if err != nil {
 			return err
 		}
@@ -192,13 +183,14 @@ func resolveFleetStatus(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags, e
 	if err != nil {
 		return nil, err
 	}
-	fs := &fleetStatus{contexts: map[string][]string{}, total: len(sel.Names) + len(sel.Missing)}
+	fs := &fleetStatus{contexts: map[string][]string{}, total: sel.Total()}
 	for _, name := range sel.Missing {
 		fs.failed++
 		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
 	}
-	for _, name := range sel.Names {
-		id, err := resolveCacheIdentity(contextConfigFlags(cf, name))
+	for _, t := range sel.Targets {
+		name := t.Name
+		id, err := resolveCacheIdentity(t.ConfigFlags)
 		if err != nil {
 			fs.failed++
 			fmt.Fprintf(errOut, "error: context %s: %v\n", name, err)
@@ -212,11 +204,11 @@ func resolveFleetStatus(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags, e
 	return fs, nil
 }
 
-// err is the status command's error: a *fleet.PartialError when a context
+// err is the status command's error: a *targets.PartialError when a context
 // failed.
 func (fs *fleetStatus) err() error {
 	if fs.failed > 0 {
-		return &fleet.PartialError{Failed: fs.failed, Total: fs.total}
+		return &targets.PartialError{Failed: fs.failed, Total: fs.total}
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -31,9 +31,10 @@ func TestWithContextArg(t *testing.T) {
 }
 
 func TestEachContextNamesFailures(t *testing.T) {
-	sel := fleet.Selection{Names: []string{"a", "b", "c"}, Missing: []string{"gone"}}
+	sel := targets.Set{Targets: []targets.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}}, Missing: []string{"gone"}}
 	var out, errOut bytes.Buffer
-	err := eachContext(sel, &out, &errOut, func(name string, o, e io.Writer) error {
+	err := eachContext(sel, &out, &errOut, func(t targets.Target, o, e io.Writer) error {
+		name := t.Name
 		if name == "b" {
 			io.WriteString(e, "warning: slow\n")
 			return errors.New("refused")
@@ -41,7 +42,7 @@ func TestEachContextNamesFailures(t *testing.T) {
 		io.WriteString(o, "started "+name+"\n")
 		return nil
 	})
-	var partial *fleet.PartialError
+	var partial *targets.PartialError
 	if !errors.As(err, &partial) || partial.Failed != 2 || partial.Total != 4 {
 		t.Errorf("error %v, want 2 of 4 contexts failed", err)
 	}
@@ -52,7 +53,7 @@ func TestEachContextNamesFailures(t *testing.T) {
 	if errOut.String() != want {
 		t.Errorf("stderr %q, want %q", errOut.String(), want)
 	}
-	if err := eachContext(fleet.Selection{Names: []string{"a"}}, io.Discard, io.Discard, func(string, io.Writer, io.Writer) error { return nil }); err != nil {
+	if err := eachContext(targets.Set{Targets: []targets.Target{{Name: "a"}}}, io.Discard, io.Discard, func(targets.Target, io.Writer, io.Writer) error { return nil }); err != nil {
 		t.Errorf("no failure: error %v", err)
 	}
 }

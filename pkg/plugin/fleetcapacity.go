@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // This file runs capacity across several contexts (--context a,b, a
@@ -38,7 +39,7 @@ import (
 // chosen the fleet way, next otherwise.
 func fleetCapacityRunE(o *CapacityOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) && o.GroupBy != fleet.ContextIndex {
+		if !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.configFlags)) && o.GroupBy != fleet.ContextIndex {
 			return next(cmd, args)
 		}
 		return runFleetCapacity(cmd, args, o, f)
@@ -49,28 +50,29 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
 	}
-	if set := identityFlags(o.configFlags); len(set) > 0 {
-		return fmt.Errorf("%s would make every context the same identity: capacity across contexts uses each context's own server and credentials", strings.Join(set, ", "))
-	}
 	switch o.Output {
 	case "", "json", "yaml":
 	default:
 		return fmt.Errorf("-o/--output must be json or yaml (or absent, for a table), got %q", o.Output)
 	}
 	byContext := o.GroupBy == fleet.ContextIndex
-	sel, err := selectContexts(o.configFlags, f.allContexts)
+	sel, err := targets.New(o.configFlags, f.allContexts, true)
 	if err != nil {
 		return err
 	}
-	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	progress := newFleetProgress(o.ErrOut, sel.Names)
-	results := fleet.Run(ctx, sel.Names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (a *fleetCapacityAnswer, err error) {
+	names := make([]string, len(sel.Targets))
+	for i, t := range sel.Targets {
+		names[i] = t.Name
+	}
+	progress := newFleetProgress(o.ErrOut, names)
+	results := targets.Run(ctx, sel.Targets, fleetDeadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *fleetCapacityAnswer, err error) {
+		name := t.Name
 		defer func() { progress.done(name, err) }()
 		a = &fleetCapacityAnswer{stderr: &lockedWriter{w: &bytes.Buffer{}}}
 		co := *o
-		co.configFlags = contextConfigFlags(o.configFlags, name)
+		co.configFlags = t.ConfigFlags
 		co.engines = directEngines{}
 		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
 		if o.Output == "" {
@@ -105,15 +107,15 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	var list fleetList
 	for _, r := range results {
 		if r.Value != nil {
-			(&fleetAnswer{name: r.Context, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
+			(&targetAnswer{name: r.Target.Name, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
 		}
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Context, r.Err)
+			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Target.Name, r.Err)
 			continue
 		}
-		tables = append(tables, fleet.ContextTable{Context: r.Context, Table: r.Value.table})
-		list.add(r.Context, r.Value.object)
+		tables = append(tables, fleet.ContextTable{Context: r.Target.Name, Table: r.Value.table})
+		list.add(r.Target.Name, r.Value.object)
 	}
 	if o.Output != "" {
 		if err := list.write(o.Out, o.Output, &printers.JSONPrinter{}); err != nil {
@@ -141,7 +143,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 		}
 	}
 	if failed > 0 {
-		return &fleet.PartialError{Failed: failed, Total: len(sel.Names) + len(sel.Missing)}
+		return &targets.PartialError{Failed: failed, Total: sel.Total()}
 	}
 	return nil
 }

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // This file runs a query across several kubeconfig contexts (a fleet):
@@ -44,19 +43,11 @@ func addFleetFlags(cmd *cobra.Command) *fleetFlags {
 // chosen the fleet way or the context index is named, next otherwise.
 func fleetQueryRunE(o *QueryOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) && !namesContextIndex(o) {
+		if !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.configFlags)) && !namesContextIndex(o) {
 			return next(cmd, args)
 		}
 		return runFleetQuery(cmd, args, o, f)
 	}
-}
-
-// contextFlag is the value of --context, "" if not given.
-func contextFlag(cf *genericclioptions.ConfigFlags) string {
-	if cf.Context == nil {
-		return ""
-	}
-	return *cf.Context
 }
 
 // namesContextIndex reports whether --index or --group-by names the
@@ -132,56 +123,19 @@ func unsupportedFleetQueryFlags(o *QueryOptions) []string {
 	return set
 }
 
-// identityFlags are the flags that would make every context the same
-// identity; a fleet query refuses them.
-func identityFlags(cf *genericclioptions.ConfigFlags) []string {
-	var set []string
-	for _, f := range []struct {
-		name  string
-		value *string
-	}{
-		{"--server", cf.APIServer}, {"--cluster", cf.ClusterName}, {"--user", cf.AuthInfoName},
-		{"--token", cf.BearerToken}, {"--client-certificate", cf.CertFile}, {"--client-key", cf.KeyFile},
-		{"--username", cf.Username}, {"--password", cf.Password}, {"--tls-server-name", cf.TLSServerName},
-		{"--certificate-authority", cf.CAFile},
-	} {
-		if f.value != nil && *f.value != "" {
-			set = append(set, f.name)
-		}
-	}
-	return set
-}
-
-// contextConfigFlags returns ConfigFlags for context name that keep the
-// command's other flags (--kubeconfig, -n, --as, --request-timeout, …).
-// An exec credential plugin that needs the terminal has its credentials
-// fetched one context at a time (fleet.SerializeTerminalExec).
-func contextConfigFlags(cf *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
-	c := genericclioptions.NewConfigFlags(true).WithDiscoveryBurst(300).WithDiscoveryQPS(50)
-	c.CacheDir, c.KubeConfig = cf.CacheDir, cf.KubeConfig
-	c.Namespace, c.Timeout, c.Insecure, c.DisableCompression, c.ProxyURL = cf.Namespace, cf.Timeout, cf.Insecure, cf.DisableCompression, cf.ProxyURL
-	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup, c.ImpersonateUserExtra = cf.Impersonate, cf.ImpersonateUID, cf.ImpersonateGroup, cf.ImpersonateUserExtra
-	c.WrapConfigFn = fleet.SerializeTerminalExec(cf.WrapConfigFn)
-	c.Context = &name
-	return c
-}
-
-// fleetDeadline is how long one context may take in all: discovery and
-// sync each get --sync-timeout; the rest is slack for lists that end just
-// in time and for the answer.
+// fleetDeadline is how long one context of several may take in all:
+// discovery and sync each get --sync-timeout; the rest is slack for lists
+// that end just in time and for the answer.
 func fleetDeadline(syncTimeout time.Duration) time.Duration {
 	return 2*syncTimeout + 30*time.Second
 }
 
-// runFleetQuery selects the contexts, answers the query in each in
-// parallel, names each failed context on stderr once, prints the merged
-// answer of the others, and returns a *fleet.PartialError when any failed.
+// runFleetQuery answers the query in each context of a selection: o's
+// flags completed for each context on its own (answerContext), then
+// answered and printed as one (answerTargets).
 func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetFlags) error {
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
-	}
-	if set := identityFlags(o.configFlags); len(set) > 0 {
-		return fmt.Errorf("%s would make every context the same identity: a query across contexts uses each context's own server and credentials", strings.Join(set, ", "))
 	}
 	if set := unsupportedFleetQueryFlags(o); len(set) > 0 {
 		return fmt.Errorf("%s: not supported across contexts yet (ask one context at a time)", strings.Join(set, ", "))
@@ -196,32 +150,54 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	if q.grouped && o.Output != "" && o.Output != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
 	}
-	sel, err := selectContexts(o.configFlags, f.allContexts)
+	set, err := targets.New(o.configFlags, f.allContexts, true)
 	if err != nil {
 		return err
 	}
-	names := slices.DeleteFunc(slices.Clone(sel.Names), func(name string) bool {
+	set.Keep(func(name string) bool {
 		for _, s := range q.contextSelectors {
 			if !s.Matches([]string{name}) {
-				return true
+				return false
 			}
 		}
-		return false
+		return true
 	})
 	if o.watching() {
-		return runFleetQueryWatch(cmd, args, o, q, sel, names)
+		return runFleetQueryWatch(cmd, args, o, q, set)
 	}
-
-	quietErrorHandlers()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	progress := newFleetProgress(o.ErrOut, names)
-	results := fleet.Run(ctx, names, fleetDeadline(o.SyncTimeout), func(ctx context.Context, name string) (*fleetAnswer, error) {
-		if progress != nil {
-			ctx = withFleetProgress(ctx, progress.engineProgress(name))
+	return o.answerTargets(ctx, set, q.contextAt, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
+		return answerContext(ctx, cmd, args, o, q, t)
+	})
+}
+
+// answerTargets answers the query in each target of set (answer), in
+// parallel, and prints the answers as one (answerPrinter). With one target
+// (not set.Several) its error is the command's, and its stderr is the
+// command's as it is written. With several, each failed context is named
+// on stderr once, each context's stderr lines follow, prefixed with its
+// name, once every context is answered; the others' answers are printed,
+// and the error is a *targets.PartialError when any failed. contextAt is
+// where a context key column goes among the --group-by keys, -1 for none.
+func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, contextAt int, answer func(ctx context.Context, t targets.Target) (*targetAnswer, error)) error {
+	var (
+		progress *fleetProgress
+		deadline time.Duration
+	)
+	if set.Several {
+		names := make([]string, len(set.Targets))
+		for i, t := range set.Targets {
+			names[i] = t.Name
 		}
-		a, err := answerContext(ctx, cmd, args, o, q, name)
-		progress.done(name, err)
+		progress, deadline = newFleetProgress(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+	}
+	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
+		if progress != nil {
+			ctx = withFleetProgress(ctx, progress.engineProgress(t.Name))
+		}
+		a, err := answer(ctx, t)
+		progress.done(t.Name, err)
 		return a, err
 	})
 	progress.end()
@@ -232,33 +208,34 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 			}
 		}
 	}()
-
 	failed := 0
-	for _, name := range sel.Missing {
+	for _, name := range set.Missing {
 		failed++
 		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
 	}
-	var answers []*fleetAnswer
+	var answers []*targetAnswer
 	for _, r := range results {
 		if r.Value != nil {
 			r.Value.flushStderr(o.ErrOut)
 		}
-		if r.Err != nil {
+		switch {
+		case r.Err != nil && !set.Several:
+			return r.Err
+		case r.Err != nil:
 			failed++
-			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Context, r.Err)
-			continue
+			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Target.Name, r.Err)
+		default:
+			answers = append(answers, r.Value)
 		}
-		answers = append(answers, r.Value)
 	}
-	total := len(sel.Missing) + len(names)
-	if len(answers) > 0 || total == 0 {
-		p := fleetPrinter{answers: answers, q: q, out: o.Out, errOut: o.ErrOut, sortBy: o.SortBy, top: o.Top, noHeaders: o.NoHeaders}
+	if len(answers) > 0 || set.Total() == 0 {
+		p := answerPrinter{answers: answers, several: set.Several, contextAt: contextAt, out: o.Out, errOut: o.ErrOut}
 		if err := p.print(ctx); err != nil {
 			return err
 		}
 	}
 	if failed > 0 {
-		return &fleet.PartialError{Failed: failed, Total: total}
+		return &targets.PartialError{Failed: failed, Total: set.Total()}
 	}
 	return nil
 }
@@ -266,18 +243,14 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 // answerContext answers the query in context name: o's flags with the
 // context index taken out, its own ConfigFlags, and stderr kept to be
 // printed once the answers are in.
-func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, name string) (a *fleetAnswer, err error) {
+func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, t targets.Target) (a *targetAnswer, err error) {
 	stderr := &lockedWriter{w: &bytes.Buffer{}}
 	co := *o
-	co.configFlags = contextConfigFlags(o.configFlags, name)
+	co.configFlags = t.ConfigFlags
 	co.engines = directEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
 	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
-	if q.grouped {
-		// The merged table is sorted and cut (fleetprint.go).
-		co.SortBy, co.Top = "", 0
-	}
-	a = &fleetAnswer{name: name, stderr: stderr, shutdown: func() {}}
+	a = &targetAnswer{name: t.Name, several: true, stderr: stderr, shutdown: func() {}}
 	if err := co.Complete(cmd, args); err != nil {
 		return a, err
 	}
@@ -300,21 +273,6 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 	return a, nil
 }
 
-// quietErrorHandlers makes client-go's unreturned errors (such as a dead
-// context's discovery failures, "Couldn't get current server API group
-// list") klog lines at -v=2 instead of on stderr always: they do not name
-// their context, and each context's failure is named once by
-// runFleetQuery. The first of utilruntime.ErrorHandlers is the one that
-// logs; the others (a backoff) stay.
-func quietErrorHandlers() {
-	v2 := func(_ context.Context, err error, msg string, keysAndValues ...interface{}) {
-		klog.V(2).ErrorS(err, msg, keysAndValues...)
-	}
-	if len(utilruntime.ErrorHandlers) > 0 {
-		utilruntime.ErrorHandlers = append([]utilruntime.ErrorHandler{v2}, utilruntime.ErrorHandlers[1:]...)
-	}
-}
-
 // fleetCommands are the commands that take several contexts.
 var fleetCommands = map[string]bool{"query": true, "watch": true, "capacity": true, "tree": true}
 
@@ -334,28 +292,8 @@ func takesContexts(cmd *cobra.Command) bool {
 // in the commands that do not take them (takesContexts), instead of
 // letting clientcmd look for a context called "a,b".
 func checkFleetCommand(cmd *cobra.Command, cf *genericclioptions.ConfigFlags) error {
-	if value := contextFlag(cf); fleet.IsSelection(value) && !takesContexts(cmd) {
+	if value := targets.ContextFlag(cf); targets.IsSelection(value) && !takesContexts(cmd) {
 		return fmt.Errorf("--context %q: several contexts and patterns are supported by query, watch, capacity, tree and cache start|status|stop only; %s takes one context", value, cmd.CommandPath())
 	}
 	return nil
-}
-
-// selectContexts returns the contexts --context and --all-contexts choose
-// among the kubeconfig's; no --context means the current context.
-func selectContexts(cf *genericclioptions.ConfigFlags, all bool) (fleet.Selection, error) {
-	raw, err := cf.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return fleet.Selection{}, fmt.Errorf("reading the kubeconfig: %w", err)
-	}
-	available := make([]string, 0, len(raw.Contexts))
-	for name := range raw.Contexts {
-		available = append(available, name)
-	}
-	value := contextFlag(cf)
-	if value == "" && !all {
-		if value = raw.CurrentContext; value == "" {
-			return fleet.Selection{}, fmt.Errorf("the kubeconfig has no current context: use --context or --all-contexts")
-		}
-	}
-	return fleet.Select(available, value, all)
 }

@@ -77,25 +77,6 @@ func TestNamesContextIndex(t *testing.T) {
 	}
 }
 
-func TestFleetIdentityAndContextFlags(t *testing.T) {
-	cf := genericclioptions.NewConfigFlags(true)
-	if got := identityFlags(cf); len(got) != 0 {
-		t.Errorf("identityFlags of defaults = %q, want none", got)
-	}
-	server, token, ns, as := "https://x", "t", "shop", "jane"
-	cf.APIServer, cf.BearerToken, cf.Namespace, cf.Impersonate = &server, &token, &ns, &as
-	if got, want := identityFlags(cf), []string{"--server", "--token"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("identityFlags = %q, want %q", got, want)
-	}
-	c := contextConfigFlags(cf, "prod")
-	if *c.Context != "prod" || *c.Namespace != "shop" || *c.Impersonate != "jane" {
-		t.Errorf("contextConfigFlags: context %q, namespace %q, as %q; want prod, shop, jane", *c.Context, *c.Namespace, *c.Impersonate)
-	}
-	if c.APIServer != nil && *c.APIServer != "" {
-		t.Errorf("contextConfigFlags kept --server %q; each context has its own", *c.APIServer)
-	}
-}
-
 func TestUnsupportedFleetQueryFlags(t *testing.T) {
 	tests := []struct {
 		name string

@@ -20,7 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // This file holds query -w and --watch-only across contexts: one query -w
@@ -58,7 +58,7 @@ type fleetRows struct {
 	// contexts are the contexts watched, in order; answers the answers of
 	// those synced, until they are printed.
 	contexts []string
-	answers  map[string]*fleetAnswer
+	answers  map[string]*targetAnswer
 	printers map[string]*rowPrinter
 	// waiting counts the contexts neither synced nor ended; ready is
 	// closed when it reaches 0, printed once the answer is printed.
@@ -80,7 +80,7 @@ func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly boo
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
-		answers: map[string]*fleetAnswer{}, printers: map[string]*rowPrinter{},
+		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
 		sortBy: sortBy, watchOnly: watchOnly,
 	}
@@ -119,7 +119,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer close(s.printed)
-	var answers []*fleetAnswer
+	var answers []*targetAnswer
 	for _, name := range s.contexts {
 		if a := s.answers[name]; a != nil {
 			answers = append(answers, a)
@@ -129,7 +129,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	if s.watchOnly || len(answers) == 0 {
 		return nil
 	}
-	p := fleetPrinter{answers: answers, sortBy: s.sortBy}
+	p := answerPrinter{answers: answers, several: true}
 	now := time.Now()
 	for _, entries := range p.mergeTypes() {
 		if err := p.sortEntries(entries); err != nil {
@@ -178,7 +178,7 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *cache.Queu
 	s.mu.Lock()
 	s.printers[c.name] = rp
 	if s.answers != nil {
-		s.answers[c.name] = &fleetAnswer{name: c.name, p: w.printer, groups: groups}
+		s.answers[c.name] = &targetAnswer{name: c.name, several: true, p: w.printer, groups: groups}
 	}
 	s.settle()
 	s.mu.Unlock()
@@ -268,8 +268,11 @@ func (p *rowPrinter) printFleetObject(typ cache.EventType, u *unstructured.Unstr
 
 // runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
 // parallel, and prints their rows as one stream until Ctrl-C.
-func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, sel fleet.Selection, names []string) error {
-	quietErrorHandlers()
+func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, set targets.Set) error {
+	names := make([]string, len(set.Targets))
+	for i, t := range set.Targets {
+		names[i] = t.Name
+	}
 	signals, stop := interruptible(cmd.Context())
 	defer stop()
 	// A failed print (stdout closed) ends every context's watch.
@@ -278,7 +281,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 
 	var mu sync.Mutex // one line at a time on stderr
 	failed := 0
-	for _, name := range sel.Missing {
+	for _, name := range set.Missing {
 		failed++
 		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
 	}
@@ -328,7 +331,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 		}
 	}
 	if failed > 0 {
-		return &fleet.PartialError{Failed: failed, Total: len(names) + len(sel.Missing)}
+		return &targets.PartialError{Failed: failed, Total: set.Total()}
 	}
 	if printErr != nil {
 		return printErr
@@ -340,7 +343,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 // ConfigFlags and stderr, its rows going to c.
 func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, stderr io.Writer, progress *fleetProgress) error {
 	co := *o
-	co.configFlags = contextConfigFlags(o.configFlags, c.name)
+	co.configFlags = targets.ForContext(o.configFlags, c.name)
 	co.engines = directEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
 	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy

@@ -43,7 +43,7 @@ import (
 // context's warm cache into a. It reports whether the cache answered
 // (warm): when not, the caller reads the context directly. err is the
 // cache's answer that the query failed (a warm answer too), or ctx's end.
-func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, args []string, q fleetQuery, a *fleetAnswer) (warm bool, err error) {
+func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, args []string, q fleetQuery, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
 		klog.V(1).InfoS("fleet query: reading the context directly", "context", a.name, "reason", reason)
 		return false, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -214,7 +215,7 @@ current-context: a
 				t.Fatal(err)
 			}
 			q.grouped = q.grouped || cmd.Flags().Changed("sum")
-			co := NewQueryOptions(contextConfigFlags(rootConfigFlags(kubeconfig), tc.ctx), genericiooptions.NewTestIOStreamsDiscard())
+			co := NewQueryOptions(targets.ForContext(rootConfigFlags(kubeconfig), tc.ctx), genericiooptions.NewTestIOStreamsDiscard())
 			got, err := fleetWarmArgs(cmd, []string{"pods"}, co, q)
 			if err != nil {
 				t.Fatal(err)

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -18,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // This file runs a watch across several contexts (--context a,b, a
@@ -48,7 +47,7 @@ import (
 // otherwise.
 func fleetWatchRunE(o *WatchOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if _, at, _ := splitGroupByContext(o.GroupBy); !f.allContexts && !fleet.IsSelection(contextFlag(o.configFlags)) && at < 0 {
+		if _, at, _ := splitGroupByContext(o.GroupBy); !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.configFlags)) && at < 0 {
 			return next(cmd, args)
 		}
 		return runFleetWatch(cmd, args, o, f)
@@ -58,9 +57,6 @@ func fleetWatchRunE(o *WatchOptions, f *fleetFlags, next func(*cobra.Command, []
 func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetFlags) error {
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts or several contexts")
-	}
-	if set := identityFlags(o.configFlags); len(set) > 0 {
-		return fmt.Errorf("%s would make every context the same identity: a watch across contexts uses each context's own server and credentials", strings.Join(set, ", "))
 	}
 	if err := o.validateGroups(); err != nil {
 		return err
@@ -72,19 +68,22 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if err != nil {
 		return err
 	}
-	sel, err := selectContexts(o.configFlags, f.allContexts)
+	sel, err := targets.New(o.configFlags, f.allContexts, true)
 	if err != nil {
 		return err
 	}
-	names := slices.DeleteFunc(slices.Clone(sel.Names), func(name string) bool {
+	sel.Keep(func(name string) bool {
 		for _, s := range contextWhere {
 			if !s.Matches([]string{name}) {
-				return true
+				return false
 			}
 		}
-		return false
+		return true
 	})
-	quietErrorHandlers()
+	names := make([]string, len(sel.Targets))
+	for i, t := range sel.Targets {
+		names[i] = t.Name
+	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -162,7 +161,7 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 		}
 	}
 	if failed > 0 {
-		return &fleet.PartialError{Failed: failed, Total: len(names) + len(sel.Missing)}
+		return &targets.PartialError{Failed: failed, Total: sel.Total()}
 	}
 	return printErr
 }
@@ -187,7 +186,7 @@ type fleetWatchContext struct {
 // writing to stdout and stderr.
 func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c fleetWatchContext, stdout, stderr io.Writer) error {
 	co := *o
-	co.configFlags = contextConfigFlags(o.configFlags, c.name)
+	co.configFlags = targets.ForContext(o.configFlags, c.name)
 	co.engines = directEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
 	co.Where = c.where

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 const queryExample = `  # Pods on one node, across all namespaces
@@ -252,24 +253,28 @@ func (o *QueryOptions) fullObjects() bool {
 	return false
 }
 
-// Run starts the informers, waits for sync, looks the answer up and hands
-// it to a queryPrinter. It changes nothing in o: the relationship indexes,
-// bound to their caches after sync, go to a copy of the print config.
+// Run starts the informers, waits for sync, looks the answer up and prints
+// it, as the answer of a set of one target (answerTargets): the target the
+// command's own kubeconfig flags name. It changes nothing in o: the
+// relationship indexes, bound to their caches after sync, go to a copy of
+// the print config.
 func (o *QueryOptions) Run(ctx context.Context) error {
 	if o.watching() {
 		return o.runWatch(ctx)
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-
-	a, err := o.lookUpAnswer(ctx)
-	if err != nil {
-		return err
-	}
-	defer a.shutdown()
-	defer a.report()
-	p := queryPrinter{cfg: a.cfg, out: o.Out, errOut: o.ErrOut, source: o.source}
-	return p.print(ctx, a.groups)
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
+	return o.answerTargets(ctx, one, -1, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
+		a := &targetAnswer{name: t.Name, shutdown: func() {}}
+		if err := o.collect(ctx, a); err != nil {
+			return a, err
+		}
+		if o.grouped() {
+			a.groupNow()
+		}
+		return a, nil
+	})
 }
 
 // lookedUp is a query's answer looked up and not yet printed: its objects

@@ -153,53 +153,6 @@ func checkMeasureTypes(measures []aggregate.Measure, mappings []*meta.RESTMappin
 	return nil
 }
 
-// printGroups prints the grouped table: a row per value (or combination of
-// values) of the --group-by indexes over every type's matching objects (those
-// --index selects and --filter passes), with the count and the --sum
-// measures, a TOTAL row when there are measures, ordered by count (largest
-// first) or --sort-by, and cut to --top rows.
-//
-// One --group-by index without --sum, --index or --filter counts from the
-// index itself, without reading objects, and prints as it always has: largest
-// count first, ties in byte order.
-func (p queryPrinter) printGroups(groups []typeObjects) error {
-	var (
-		table aggregate.Table
-		err   error
-	)
-	whole := true
-	for _, g := range groups {
-		whole = whole && g.whole
-	}
-	if len(p.cfg.groupBy) == 1 && len(p.cfg.measures) == 0 && whole {
-		types := make([]*cache.Type, len(groups))
-		for i, g := range groups {
-			types[i] = g.t
-		}
-		table, err = p.countTable(types)
-	} else {
-		table, err = p.sumTable(groups)
-	}
-	if err != nil {
-		return err
-	}
-	if len(p.cfg.groupBy) > 0 && len(table.Rows) == 0 {
-		p.printNotFound()
-		return nil
-	}
-	if p.cfg.sortBy != "" {
-		// The key columns (or the "group" column) come first and hold
-		// names, sorted ascending; counts and sums sort largest first.
-		col, _ := table.Column(p.cfg.sortBy)
-		if err := table.SortBy(p.cfg.sortBy, col >= max(len(p.cfg.groupBy), 1)); err != nil {
-			return err
-		}
-	}
-	table.Top(p.cfg.top)
-	header, rows := table.Strings()
-	return writeTable(p.out, header, rows, p.cfg.noHeaders)
-}
-
 // countTable counts the objects per value of the one --group-by index from
 // the index's buckets, summed over types.
 func (p queryPrinter) countTable(types []*cache.Type) (aggregate.Table, error) {

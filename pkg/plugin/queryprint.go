@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -119,30 +118,6 @@ type queryPrinter struct {
 	source cache.Source
 }
 
-// print prints groups, the engine's answer per type in the API server's
-// list order: a grouped table; or the objects, reordered by --sort-by, as
-// tables, custom columns, or a list (-o json, yaml, name, templates).
-func (p queryPrinter) print(ctx context.Context, groups []typeObjects) error {
-	if p.cfg.grouped() {
-		return p.printGroups(groups)
-	}
-	groups = slices.DeleteFunc(groups, func(g typeObjects) bool { return len(g.objs) == 0 })
-	if len(groups) == 0 {
-		p.printNotFound()
-		return nil
-	}
-	if err := p.sortObjects(groups); err != nil {
-		return err
-	}
-	switch {
-	case !p.cfg.out.isTable():
-		return p.writeObjects(groups)
-	case p.cfg.out.format == "custom-columns":
-		return p.printCustomColumns(groups)
-	}
-	return p.printTables(ctx, groups)
-}
-
 // printNotFound says on stderr that nothing matched, as kubectl does.
 func (p queryPrinter) printNotFound() {
 	switch len(p.cfg.namespaces) {
@@ -217,39 +192,6 @@ func parseSortBy(set *index.Set, sortBy string) (*index.Definition, *columns.Sor
 	}
 	key, err := columns.ParseSortKey(sortBy)
 	return nil, key, err
-}
-
-// writeObjects prints every group's objects in one list (-o json, yaml,
-// name and templates), in order.
-func (p queryPrinter) writeObjects(groups []typeObjects) error {
-	var objs []interface{}
-	for _, g := range groups {
-		objs = append(objs, g.objs...)
-	}
-	return printList(p.out, p.cfg.out.printer, p.cfg.out.format, objs)
-}
-
-// printCustomColumns prints every group's objects in one table of the
-// -o custom-columns columns.
-func (p queryPrinter) printCustomColumns(groups []typeObjects) error {
-	cols := p.cfg.out.columns
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = c.header
-	}
-	var objs []interface{}
-	for _, g := range groups {
-		objs = append(objs, g.objs...)
-	}
-	table := make([][]string, 0, len(objs))
-	for _, obj := range objs {
-		row, err := customColumnCells(cols, obj)
-		if err != nil {
-			return err
-		}
-		table = append(table, row)
-	}
-	return writeTable(p.out, header, table, p.cfg.noHeaders)
 }
 
 // customColumnCells is obj's row of the -o custom-columns columns cols:

@@ -7,16 +7,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// TestQueryPrinterKeepsTheEngineOrder checks that the printer prints objects
+// TestAnswerPrinterKeepsTheEngineOrder checks that the printer prints objects
 // in the order the engine returns them, and reorders them only for
 // --sort-by: the answer is sorted once, by cache.Type.Lookup (the API
 // server's order, team-a before team). The objects here come in an order no
 // sort would give, so that any sort in the printer shows.
-func TestQueryPrinterKeepsTheEngineOrder(t *testing.T) {
+func TestAnswerPrinterKeepsTheEngineOrder(t *testing.T) {
 	pod := func(ns, name, node string) *corev1.Pod {
 		return &corev1.Pod{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
@@ -53,12 +54,57 @@ func TestQueryPrinterKeepsTheEngineOrder(t *testing.T) {
 			}
 			objs := append([]interface{}(nil), engineOrder...)
 			var stdout, stderr bytes.Buffer
-			p := queryPrinter{cfg: cfg, out: &stdout, errOut: &stderr}
-			if err := p.print(context.Background(), []typeObjects{{objs: objs}}); err != nil {
+			a := &targetAnswer{p: queryPrinter{cfg: cfg}, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
+			p := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1, out: &stdout, errOut: &stderr}
+			if err := p.print(context.Background()); err != nil {
 				t.Fatalf("print: %v", err)
 			}
 			if got := stdout.String(); got != tt.want {
 				t.Errorf("print(%s) printed\n%s\nwant\n%s", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAnswerPrinterOneAndSeveral checks that one target prints as kubectl
+// prints one cluster, and that several add the context of each row, each
+// target's rows in the same order as when it is printed alone.
+func TestAnswerPrinterOneAndSeveral(t *testing.T) {
+	pod := func(ns, name string) *corev1.Pod {
+		return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	tests := []struct {
+		output       string
+		one, several string
+	}{
+		{"name", "pod/web\npod/api\n", "a/pod/web\na/pod/api\nb/pod/db\n"},
+		{"custom-columns=NAME:.metadata.name", "NAME\nweb\napi\n", "CONTEXT   NAME\na         web\na         api\nb         db\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.output, func(t *testing.T) {
+			out, err := parseOutput(tt.output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer := func(name string, objs ...interface{}) *targetAnswer {
+				return &targetAnswer{name: name, p: queryPrinter{cfg: queryPrintConfig{out: out}}, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
+			}
+			for _, c := range []struct {
+				answers []*targetAnswer
+				several bool
+				want    string
+			}{
+				{[]*targetAnswer{answer("a", pod("team", "web"), pod("team", "api"))}, false, tt.one},
+				{[]*targetAnswer{answer("a", pod("team", "web"), pod("team", "api")), answer("b", pod("team", "db"))}, true, tt.several},
+			} {
+				var stdout, stderr bytes.Buffer
+				p := answerPrinter{answers: c.answers, several: c.several, contextAt: -1, out: &stdout, errOut: &stderr}
+				if err := p.print(context.Background()); err != nil {
+					t.Fatalf("print: %v", err)
+				}
+				if got := stdout.String(); got != c.want {
+					t.Errorf("%d targets, several %v: printed\n%s\nwant\n%s", len(c.answers), c.several, got, c.want)
+				}
 			}
 		})
 	}

@@ -37,37 +37,6 @@ type typeObjects struct {
 	whole bool
 }
 
-// printTables prints one table per type, as kubectl get does: kubectl's
-// columns for the type (the CRD's printer columns for a custom resource;
-// NAME and AGE for a type kubectl has no columns for), NAMESPACE first with
-// -A or several namespaces (-n a,b), then the -L label columns, LABELS with --show-labels, and the queried
-// index values last. Names carry their kind when several types print or with
-// --show-kind; a blank line separates the tables.
-func (p queryPrinter) printTables(ctx context.Context, groups []typeObjects) error {
-	wide := p.cfg.out.format == "wide"
-	withKind := p.cfg.showKind || len(groups) > 1
-	now := time.Now()
-	for n, g := range groups {
-		table := p.tableFor(ctx, g.t)
-		header := p.cfg.tableHeader(g.t, table, wide)
-		rows := make([][]string, 0, len(g.objs))
-		for _, obj := range p.tableOrder(table, g.objs) {
-			row, err := p.tableRow(g.t, table, obj, now, wide, withKind)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, row)
-		}
-		if n > 0 {
-			fmt.Fprintln(p.out)
-		}
-		if err := writeTable(p.out, header, rows, p.cfg.noHeaders); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // tableHeader is the header of printTables' table of t: NAMESPACE with
 // -A or several namespaces, kubectl's columns, the -L label columns, LABELS
 // with --show-labels, the queried indexes and the events columns.
@@ -88,24 +57,6 @@ func (c queryPrintConfig) tableHeader(t *cache.Type, table columns.Table, wide b
 		header = append(header, strings.ToUpper(def.Name))
 	}
 	return append(header, c.eventHeaders()...)
-}
-
-// tableOrder returns objs in the order table prints them: the order of its
-// Compare where it has one and --sort-by does not say another, else objs'.
-func (p queryPrinter) tableOrder(table columns.Table, objs []interface{}) []interface{} {
-	if table.Compare == nil || p.cfg.sortBy != "" {
-		return objs
-	}
-	sorted := slices.Clone(objs)
-	slices.SortStableFunc(sorted, func(a, b interface{}) int {
-		ra, okA := a.(runtime.Object)
-		rb, okB := b.(runtime.Object)
-		if !okA || !okB {
-			return 0
-		}
-		return table.Compare(ra, rb)
-	})
-	return sorted
 }
 
 // tableRow is one object's row of printTables.

@@ -298,9 +298,9 @@ func (l *liveTable) render(ctx context.Context) ([]string, []string, error) {
 		objects[i] = fmt.Sprintf("%s: %d", g.t.Name(), len(g.objs))
 	}
 	var buf bytes.Buffer
-	p := l.w.printer
-	p.out, p.errOut = &buf, &buf
-	if err := p.print(ctx, groups); err != nil {
+	a := &targetAnswer{p: l.w.printer, groups: groups}
+	p := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1, out: &buf, errOut: &buf}
+	if err := p.print(ctx); err != nil {
 		return nil, nil, err
 	}
 	text := strings.TrimSuffix(buf.String(), "\n")

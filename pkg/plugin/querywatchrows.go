@@ -357,28 +357,14 @@ func (p *rowPrinter) printGroups(ctx context.Context) error {
 }
 
 // groupTable is the grouped table printGroups prints: counted from the
-// index when it can be, sorted by --sort-by and cut to --top.
+// index when it can be (targetAnswer.groupTable), sorted by --sort-by and
+// cut to --top.
 func (p queryPrinter) groupTable(groups []typeObjects) (aggregate.Table, error) {
-	whole := true
-	for _, g := range groups {
-		whole = whole && g.whole
-	}
-	var (
-		table aggregate.Table
-		err   error
-	)
-	if len(p.cfg.groupBy) == 1 && len(p.cfg.measures) == 0 && whole {
-		types := make([]*cache.Type, len(groups))
-		for i, g := range groups {
-			types[i] = g.t
-		}
-		table, err = p.countTable(types)
-	} else {
-		table, err = p.sumTable(groups)
-	}
+	t, err := (&targetAnswer{p: p, groups: groups}).groupTable()
 	if err != nil {
 		return aggregate.Table{}, err
 	}
+	table := t.Table
 	if p.cfg.sortBy != "" {
 		col, _ := table.Column(p.cfg.sortBy)
 		if err := table.SortBy(p.cfg.sortBy, col >= max(len(p.cfg.groupBy), 1)); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
 )
 
@@ -187,38 +188,17 @@ func (o *TreeOptions) Validate() error {
 	return nil
 }
 
-// Run starts the informers, builds the trees and prints them.
+// Run starts the informers, builds the trees and prints them, as the
+// answer of a set of one target (answerTreeTargets): the target the
+// command's own kubeconfig flags name.
 func (o *TreeOptions) Run(ctx context.Context) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-
-	full := o.out.format != "name" || o.Refs
-	roots, shutdown, err := o.findRoots(ctx, full)
-	defer shutdown()
-	if err != nil {
-		return err
-	}
-	if len(roots) == 0 {
-		if o.namespace == "" {
-			fmt.Fprintln(o.ErrOut, "No resources found")
-		} else {
-			fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespace)
-		}
-		return nil
-	}
-	var trees []*tree.Node
-	switch {
-	case o.Refs:
-		trees, err = o.refsTrees(ctx, roots)
-	case o.Up:
-		trees, err = o.upTrees(ctx, roots, full)
-	default:
-		trees, err = o.downTrees(ctx, roots, full)
-	}
-	if err != nil {
-		return err
-	}
-	return o.print(tree.Lines(trees))
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
+	return o.answerTreeTargets(ctx, one, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
+		a := &treeAnswer{name: t.Name, shutdown: func() {}}
+		return a, o.collectTree(ctx, a)
+	})
 }
 
 // findRoots caches each root type, with the label selector, or a field selector on the name
@@ -272,7 +252,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 				return nil, shutdown, fmt.Errorf("reading %s %q from the cache: %w", t.Name(), name, err)
 			}
 			if !exists {
-				return nil, shutdown, fmt.Errorf("%s %q not found", t.Name(), name)
+				return nil, shutdown, &rootNotFoundError{resource: t.Name(), name: name}
 			}
 			roots = append(roots, typeObject(t, obj))
 		}
@@ -427,35 +407,14 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	return trees, nil
 }
 
-// print writes the lines: names, a List of every object, or the tree with kubectl's READY and
-// STATUS cells and the AGE.
-func (o *TreeOptions) print(lines []tree.Line) error {
-	switch o.out.format {
-	case "name":
-		return printTreeNames(o.Out, lines)
-	case "json", "yaml":
-		var objs []interface{}
-		for _, l := range lines {
-			if l.Obj != nil {
-				objs = append(objs, l.Obj)
-			}
-		}
-		return printList(o.Out, o.out.printer, o.out.format, objs)
-	}
-	now := time.Now()
-	rows := make([][]string, 0, len(lines))
-	for _, l := range lines {
-		ready, status := statusCells(l.Object, now)
-		if o.Refs {
-			rows = append(rows, []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, ready, status, age(l.Obj, now)})
-			continue
-		}
-		rows = append(rows, []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, ready, status, age(l.Obj, now)})
-	}
-	if o.Refs {
-		return writeTable(o.Out, []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}, rows, o.NoHeaders)
-	}
-	return writeTable(o.Out, []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}, rows, o.NoHeaders)
+// rootNotFoundError is the error of a named root that does not exist, as
+// kubectl get says it.
+type rootNotFoundError struct {
+	resource, name string
+}
+
+func (e *rootNotFoundError) Error() string {
+	return fmt.Sprintf("%s %q not found", e.resource, e.name)
 }
 
 // printTreeNames prints kubectl's -o name for each object, "deployment.apps/web", and

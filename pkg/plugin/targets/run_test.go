@@ -1,4 +1,4 @@
-package fleet
+package targets
 
 import (
 	"context"
@@ -9,16 +9,20 @@ import (
 
 func TestRun(t *testing.T) {
 	boom := errors.New("boom")
-	block := make(chan struct{})
-	defer close(block)
-	results := Run(context.Background(), []string{"ok", "fails", "ignores-cancel", "honours-cancel", "panics"}, 100*time.Millisecond,
-		func(ctx context.Context, name string) (string, error) {
+	var set []Target
+	for _, name := range []string{"ok", "fails", "late", "honours-cancel", "panics"} {
+		set = append(set, Target{Name: name})
+	}
+	results := Run(context.Background(), set, 100*time.Millisecond,
+		func(ctx context.Context, target Target) (string, error) {
+			name := target.Name
 			switch name {
 			case "fails":
 				return "", boom
-			case "ignores-cancel":
-				<-block
-				return "late", nil
+			case "late":
+				<-ctx.Done()
+				time.Sleep(50 * time.Millisecond)
+				return "late", ctx.Err()
 			case "honours-cancel":
 				<-ctx.Done()
 				return "", ctx.Err()
@@ -37,12 +41,12 @@ func TestRun(t *testing.T) {
 	}{
 		{"ok", "answer of ok", nil},
 		{"fails", "", boom},
-		{"ignores-cancel", "", ErrDeadline},
-		{"honours-cancel", "", context.DeadlineExceeded},
+		{"late", "late", ErrDeadline},
+		{"honours-cancel", "", ErrDeadline},
 		{"panics", "", nil},
 	} {
 		r := results[i]
-		if r.Context != want.name || r.Value != want.value {
+		if r.Target.Name != want.name || r.Value != want.value {
 			t.Errorf("result %d = %+v, want context %s value %q", i, r, want.name, want.value)
 		}
 		switch {

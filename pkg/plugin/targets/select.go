@@ -1,4 +1,4 @@
-package fleet
+package targets
 
 import (
 	"fmt"
@@ -9,8 +9,7 @@ import (
 
 // IsSelection reports whether a --context value selects contexts the fleet
 // way: several names joined by commas, or a shell-style pattern (path.Match:
-// '*', '?', '[...]', '\\'). A plain name is not: it is one context, and the
-// command behaves exactly as without this package.
+// '*', '?', '[...]', '\\'). A plain name is not: it is a set of one.
 func IsSelection(value string) bool {
 	return strings.ContainsAny(value, ",*?[\\")
 }

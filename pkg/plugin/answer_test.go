@@ -14,7 +14,7 @@ import (
 )
 
 // groupedAnswer is a context's answer grouped by node with requests.cpu summed, over objs.
-func groupedAnswer(t *testing.T, shutdowns *int, objs ...interface{}) *fleetAnswer {
+func groupedAnswer(t *testing.T, shutdowns *int, objs ...interface{}) *targetAnswer {
 	t.Helper()
 	m, err := aggregate.ParseMeasure("requests.cpu")
 	if err != nil {
@@ -26,7 +26,7 @@ func groupedAnswer(t *testing.T, shutdowns *int, objs ...interface{}) *fleetAnsw
 		}
 		return nil, nil
 	}}
-	return &fleetAnswer{
+	return &targetAnswer{several: true,
 		name:     "ctx-1",
 		p:        queryPrinter{cfg: queryPrintConfig{groupBy: []index.Definition{node}, measures: []aggregate.Measure{m}}},
 		groups:   []typeObjects{{objs: objs}},
@@ -41,10 +41,10 @@ func tableStrings(ct fleet.ContextTable) [][]string {
 }
 
 // groupNow keeps the table the objects make, drops the objects and stops the informers once.
-func TestFleetAnswerGroupNow(t *testing.T) {
+func TestTargetAnswerGroupNow(t *testing.T) {
 	shutdowns := 0
 	a := groupedAnswer(t, &shutdowns, cpuPod("a", "web", "node-1", "250m"), cpuPod("b", "web", "node-1", "1"), cpuPod("c", "web", "node-2", "100m"))
-	want, err := a.contextTable()
+	want, err := a.groupTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestFleetAnswerGroupNow(t *testing.T) {
 	if shutdowns != 1 || a.groups != nil {
 		t.Fatalf("after groupNow: %d shutdowns, groups %v; want 1 and none", shutdowns, a.groups)
 	}
-	got, err := a.contextTable()
+	got, err := a.groupTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +71,8 @@ func TestFleetAnswerGroupNow(t *testing.T) {
 	shutdowns = 0
 	bad := groupedAnswer(t, &shutdowns, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}})
 	bad.groupNow()
-	if _, err := bad.contextTable(); err == nil || !strings.Contains(err.Error(), "context ctx-1: --sum") {
-		t.Errorf("contextTable error = %v, want one naming the context and --sum", err)
+	if _, err := bad.groupTable(); err == nil || !strings.Contains(err.Error(), "context ctx-1: --sum") {
+		t.Errorf("groupTable error = %v, want one naming the context and --sum", err)
 	}
 	if shutdowns != 1 {
 		t.Errorf("%d shutdowns after a failed grouping, want 1", shutdowns)

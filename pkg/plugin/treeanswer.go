@@ -1,0 +1,282 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
+)
+
+// errNoRootHere marks a target in which a named root does not exist.
+var errNoRootHere = errors.New("no such root here")
+
+// fleetTreeRunE returns tree's RunE: across contexts when they are chosen
+// the fleet way (runFleetTree), next otherwise.
+func fleetTreeRunE(o *TreeOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if !targets.Selected(o.configFlags, f.allContexts) {
+			return next(cmd, args)
+		}
+		return runFleetTree(cmd, args, o, f)
+	}
+}
+
+// treeAnswer is one target's tree lines, the namespace it looked in, and
+// what it wrote on stderr when it is one of several.
+type treeAnswer struct {
+	name      string
+	namespace string
+	lines     []tree.Line
+	missing   string // why errNoRootHere
+	stderr    *lockedWriter
+	shutdown  func()
+}
+
+// runFleetTree answers tree in each context of a selection, o's flags
+// completed for each context on its own, and prints the trees as one
+// (answerTreeTargets).
+func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFlags) error {
+	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
+		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
+	}
+	set, err := targets.New(o.configFlags, f.allContexts, true)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	return o.answerTreeTargets(ctx, set, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
+		a := &treeAnswer{name: t.Name, stderr: &lockedWriter{w: &bytes.Buffer{}}, shutdown: func() {}}
+		co := *o
+		co.configFlags = t.ConfigFlags
+		co.engines = directEngines{}
+		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
+		if err := co.Complete(cmd, args); err != nil {
+			return a, err
+		}
+		if err := co.Validate(); err != nil {
+			return a, err
+		}
+		return a, co.collectTree(ctx, a)
+	})
+}
+
+// answerTreeTargets builds the trees of each target of set (answer), in
+// parallel, and prints them as one (printTrees). With one target (not
+// set.Several) its error is the command's. With several, a target where a
+// named root does not exist is left out without an error, unless no
+// target has it; each failed context is named on stderr once, the others'
+// trees are printed, and the error is a *targets.PartialError.
+func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, answer func(ctx context.Context, t targets.Target) (*treeAnswer, error)) error {
+	var (
+		progress *fleetProgress
+		deadline time.Duration
+	)
+	if set.Several {
+		names := make([]string, len(set.Targets))
+		for i, t := range set.Targets {
+			names[i] = t.Name
+		}
+		progress, deadline = newFleetProgress(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+	}
+	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
+		defer func() {
+			if errors.Is(err, errNoRootHere) {
+				progress.set(t.Name, "no root here")
+				return
+			}
+			progress.done(t.Name, err)
+		}()
+		if progress != nil {
+			progress.set(t.Name, "reading")
+			ctx = withFleetProgress(ctx, progress.listingProgress(t.Name))
+		}
+		return answer(ctx, t)
+	})
+	progress.end()
+	defer func() {
+		for _, r := range results {
+			if r.Value != nil {
+				r.Value.shutdown()
+			}
+		}
+	}()
+	failed, missing := 0, 0
+	for _, name := range set.Missing {
+		failed++
+		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
+	}
+	var (
+		answers     []*treeAnswer
+		lastMissing string
+	)
+	for _, r := range results {
+		if r.Value != nil && r.Value.stderr != nil {
+			(&targetAnswer{name: r.Target.Name, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
+		}
+		switch {
+		case r.Err != nil && !set.Several:
+			if errors.Is(r.Err, errNoRootHere) {
+				return errors.New(r.Value.missing)
+			}
+			return r.Err
+		case errors.Is(r.Err, errNoRootHere):
+			missing++
+			lastMissing = r.Value.missing
+		case r.Err != nil:
+			failed++
+			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Target.Name, r.Err)
+		default:
+			answers = append(answers, r.Value)
+		}
+	}
+	if len(answers) == 0 && missing > 0 {
+		if failed == 0 {
+			return fmt.Errorf("%s in any of the %d contexts", lastMissing, missing)
+		}
+		fmt.Fprintf(o.ErrOut, "error: %s in any of the %d contexts that answered\n", lastMissing, missing)
+	} else if len(answers) > 0 {
+		if err := o.printTrees(answers, set.Several); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &targets.PartialError{Failed: failed, Total: set.Total()}
+	}
+	return nil
+}
+
+// collectTree builds the target's trees into a; a named root the target
+// does not have is errNoRootHere (a.missing says which). The informers stay
+// up until a.shutdown.
+func (o *TreeOptions) collectTree(ctx context.Context, a *treeAnswer) error {
+	a.namespace = o.namespace
+	full := o.out.format != "name" || o.Refs
+	roots, shutdown, err := o.findRoots(ctx, full)
+	a.shutdown = shutdown
+	if err != nil {
+		var notFound *rootNotFoundError
+		if errors.As(err, &notFound) {
+			a.missing = err.Error()
+			return fmt.Errorf("%w: %v", errNoRootHere, err)
+		}
+		return err
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	var trees []*tree.Node
+	switch {
+	case o.Refs:
+		trees, err = o.refsTrees(ctx, roots)
+	case o.Up:
+		trees, err = o.upTrees(ctx, roots, full)
+	default:
+		trees, err = o.downTrees(ctx, roots, full)
+	}
+	if err != nil {
+		return err
+	}
+	a.lines = tree.Lines(trees)
+	return nil
+}
+
+// printTrees writes the answers' lines: names, a List of every object, or
+// the trees with kubectl's READY and STATUS cells and the AGE (and the
+// RELATION of each edge with --refs). Several targets add where each line
+// came from, as a query does (answerPrinter). When no target has a root,
+// it says "No resources found" on stderr, as kubectl does.
+func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
+	lines := 0
+	namespace := answers[0].namespace
+	for _, a := range answers {
+		lines += len(a.lines)
+		if a.namespace != namespace {
+			namespace = ""
+		}
+	}
+	if lines == 0 {
+		if namespace == "" {
+			fmt.Fprintln(o.ErrOut, "No resources found")
+		} else {
+			fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", namespace)
+		}
+		return nil
+	}
+	withContext := func(name string, row []string) []string {
+		if !several {
+			return row
+		}
+		return append([]string{name}, row...)
+	}
+	switch o.out.format {
+	case "name":
+		for _, a := range answers {
+			var b bytes.Buffer
+			if err := printTreeNames(&b, a.lines); err != nil {
+				return err
+			}
+			for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+				if line == "" {
+					continue
+				}
+				if several {
+					line = a.name + "/" + line
+				}
+				if _, err := fmt.Fprintln(o.Out, line); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case "json", "yaml":
+		var (
+			list fleetList
+			objs []interface{}
+		)
+		for _, a := range answers {
+			for _, l := range a.lines {
+				if l.Obj == nil {
+					continue
+				}
+				objs = append(objs, l.Obj)
+				m, err := object.Content(l.Obj)
+				if err != nil {
+					return err
+				}
+				list.add(a.name, m)
+			}
+		}
+		if !several {
+			return printList(o.Out, o.out.printer, o.out.format, objs)
+		}
+		return list.write(o.Out, o.out.format, o.out.printer)
+	}
+	now := time.Now()
+	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
+	if o.Refs {
+		header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
+	}
+	var rows [][]string
+	for _, a := range answers {
+		for _, l := range a.lines {
+			ready, status := statusCells(l.Object, now)
+			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, ready, status, age(l.Obj, now)}
+			if o.Refs {
+				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, ready, status, age(l.Obj, now)}
+			}
+			rows = append(rows, withContext(a.name, row))
+		}
+	}
+	return writeTable(o.Out, withContext("CONTEXT", header), rows, o.NoHeaders)
+}
