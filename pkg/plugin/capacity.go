@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 const capacityExample = `  # Requests and limits of every node against its allocatable
@@ -211,66 +212,17 @@ func (o *CapacityOptions) capacityOptions(nodes []*corev1.Node, nodesKnown bool)
 }
 
 // Run checks whether nodes may be listed, starts the informers of pods (and
-// nodes), waits for sync, and prints the table.
+// nodes), waits for sync, and prints the table, as the answer of a set of
+// one target (answerCapacityTargets): the target the command's own
+// kubeconfig flags name.
 func (o *CapacityOptions) Run(ctx context.Context) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-
-	mappings, err := o.resolve("pods,nodes")
-	if err != nil {
-		return err
-	}
-	nodesKnown := true
-	if reason := o.nodesDenied(ctx, mappings[1]); reason != "" {
-		if o.groupBy != nil || o.LabelSelector != "" {
-			return fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
-		}
-		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
-		mappings, nodesKnown = mappings[:1], false
-	}
-	engine, err := cache.New(o.source, mappings, o.config)
-	if err != nil {
-		return err
-	}
-	defer engine.Shutdown()
-	if err := startEngine(ctx, engine); err != nil {
-		return err
-	}
-
-	pods := engine.Types()[0]
-	var nodes []*corev1.Node
-	usage := aggregate.NewUsageByNode()
-	if nodesKnown {
-		nodes, err = o.selectedNodes(engine.Types()[1])
-		if err != nil {
-			return err
-		}
-		err = o.addPodsOf(usage, pods, nodes)
-	} else {
-		var all []interface{}
-		if all, err = pods.Lookup(nil); err == nil {
-			err = addAll(usage, all)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	table, err := o.capacityTable(usage, nodes, nodesKnown)
-	if err != nil {
-		return err
-	}
-	if o.SortBy != "" {
-		col, _ := table.Column(o.SortBy)
-		if err := table.SortBy(o.SortBy, col > 0); err != nil {
-			return err
-		}
-	}
-	table.Top(o.Top)
-	if o.Output != "" {
-		return o.printCapacityObject(table, usage, nodesKnown)
-	}
-	header, rows := table.Strings()
-	return writeTable(o.Out, header, rows, o.NoHeaders)
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
+	return o.answerCapacityTargets(ctx, one, false, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
+		a := &capacityAnswer{name: t.Name}
+		return a, o.collectCapacity(ctx, a, false)
+	})
 }
 
 // nodesDenied lists one node (metadata only) to learn whether the user may
@@ -366,25 +318,26 @@ type capacityShare struct {
 	Percent     *int64      `json:"percent,omitempty"`
 }
 
-// printCapacityObject prints the table as JSON or YAML.
-func (o *CapacityOptions) printCapacityObject(table aggregate.Table, usage *aggregate.UsageByNode, nodesKnown bool) error {
-	obj := capacityObject{GroupBy: table.Columns[0], NodesListed: nodesKnown, Columns: table.Columns,
+// capacityObjectOf is table as capacity's -o json and -o yaml print it.
+func capacityObjectOf(table aggregate.Table, usage *aggregate.UsageByNode, nodesKnown bool) *capacityObject {
+	obj := &capacityObject{GroupBy: table.Columns[0], NodesListed: nodesKnown, Columns: table.Columns,
 		Rows: []map[string]interface{}{}, UnscheduledPods: usage.Unscheduled, TerminalPods: usage.Terminal}
 	for _, r := range table.Rows {
 		obj.Rows = append(obj.Rows, capacityRecord(table.Columns, r))
 	}
 	obj.Total = capacityRecord(table.Columns, table.Total)
+	return obj
+}
+
+// printCapacityObject prints the table as JSON or YAML.
+func (o *CapacityOptions) printCapacityObject(table aggregate.Table, usage *aggregate.UsageByNode, nodesKnown bool) error {
+	obj := capacityObjectOf(table, usage, nodesKnown)
 	var (
 		data []byte
 		err  error
 	)
 	if o.Output == "yaml" {
-		var m interface{}
-		if data, err = json.Marshal(obj); err == nil {
-			if err = json.Unmarshal(data, &m); err == nil {
-				data, err = marshalYAML(m)
-			}
-		}
+		data, err = marshalYAML(obj)
 	} else {
 		data, err = json.MarshalIndent(obj, "", "    ")
 		data = append(data, '\n')
