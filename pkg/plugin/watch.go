@@ -108,13 +108,13 @@ func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, o.resolvedColor, o.redrawsHere)
+	cmd.RunE = runE(o)
+	if env == nil {
+		cmd.RunE = watchTargetsRunE(o, addFleetFlags(cmd))
+	}
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	addFromFlags(cmd, o, &o.engineOptions)
-	if env == nil {
-		cmd.RunE = fleetWatchRunE(o, addFleetFlags(cmd), cmd.RunE)
-	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")

@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/printers"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -92,24 +90,23 @@ func (o *WatchOptions) validateGroups() error {
 	return nil
 }
 
-// runGroups prints the live grouped table of the synced caches until ctx
-// ends (Ctrl-C, --timeout) or the engine fails.
+// runGroups keeps the live grouped table of the synced caches until ctx
+// ends (Ctrl-C, --timeout) or the engine fails: the watch's part of the
+// table of several targets, or a table of its own, a merge of one.
 func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queue *cache.Queue, names map[string]map[string]bool) error {
 	if o.fleetGroups != nil {
 		return o.fleetGroups.run(ctx, o, engine, queue, names)
 	}
-	g := o.newGroupWatch(names, o.Out)
-	if err := g.seed(engine.Types()); err != nil {
+	groups, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, o.Timestamps, []string{""}, o.Out)
+	if err != nil {
 		return err
 	}
-	printSyncedFrom(o.ErrOut, o.engines, engine.Types())
-	ctx, cancel := o.watchContext(ctx, engine)
-	defer cancel()
-	err := g.run(ctx, queue)
-	if failed := engine.Err(); failed != nil {
-		return failed
-	}
-	return err
+	one := &fleetGroupContext{shared: groups}
+	return runGroupTargets(groups, func() error {
+		err := one.run(ctx, o, engine, queue, names)
+		groups.ended(one.name, err)
+		return err
+	})
 }
 
 // groupWatch keeps the live grouped table of a watch and prints it.
@@ -130,18 +127,6 @@ type groupWatch struct {
 	tableOf func() aggregate.Table
 }
 
-// newGroupWatch returns the group watch of o, writing to out.
-func (o *WatchOptions) newGroupWatch(names map[string]map[string]bool, out io.Writer) *groupWatch {
-	keys := make([]string, len(o.groupBy))
-	for i, def := range o.groupBy {
-		keys[i] = def.Name
-	}
-	return &groupWatch{
-		live: aggregate.NewLive(keys, o.measures), keys: o.groupBy, measures: o.measures, names: names, cfg: o.print,
-		title: o.groupTitle(), tty: printers.IsTerminal(out), out: bufio.NewWriterSize(out, 64*1024), now: time.Now,
-	}
-}
-
 // groupTitle is "pods by node, label:app; sum of requests.cpu".
 func (o *WatchOptions) groupTitle() string {
 	title := strings.Join(o.typeArgs, ",")
@@ -154,56 +139,8 @@ func (o *WatchOptions) groupTitle() string {
 	return title
 }
 
-// seed adds every cached object of types, before any event: the table
-// starts from the synced state. Events of the initial list that follow set
-// the same objects again, which changes nothing.
-func (g *groupWatch) seed(types []*cache.Type) error {
-	for _, t := range types {
-		objs, err := t.Lookup(nil)
-		if err != nil {
-			return err
-		}
-		for _, obj := range objs {
-			a, err := meta.Accessor(obj)
-			if err != nil {
-				continue
-			}
-			key := a.GetName()
-			if ns := a.GetNamespace(); ns != "" {
-				key = ns + "/" + key
-			}
-			if _, err := g.set(t, key, obj); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// apply applies one event to the table and returns the groups it changed.
-// An object counts while it is named (when names were given) and in the
-// query of --where and --filter.
-func (g *groupWatch) apply(ev *cache.Event) ([]aggregate.GroupChange, error) {
-	if ev.New == nil {
-		return g.live.Delete(liveKey(ev.Resource, ev.Key)), nil
-	}
-	return g.set(ev.Resource, ev.Key, ev.New)
-}
-
-func (g *groupWatch) set(t *cache.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
-	if !g.counts(t, obj) {
-		return g.live.Delete(liveKey(t, key)), nil
-	}
-	keyValues := make([][]string, len(g.keys))
-	for i, def := range g.keys {
-		keyValues[i] = index.Values(def, obj)
-	}
-	changes, err := g.live.Set(liveKey(t, key), obj, keyValues)
-	if err != nil {
-		return nil, fmt.Errorf("--sum: %w", err)
-	}
-	return changes, nil
-}
+// liveKey keeps objects of different types apart.
+func liveKey(t *cache.Type, key string) string { return t.Name() + "/" + key }
 
 // counts reports whether obj is in the table: named, if names were given,
 // and in the query of --where and --filter.
@@ -214,60 +151,6 @@ func (g *groupWatch) counts(t *cache.Type, obj interface{}) bool {
 		}
 	}
 	return g.cfg.matches(obj)
-}
-
-// liveKey keeps objects of different types apart.
-func liveKey(t *cache.Type, key string) string { return t.Name() + "/" + key }
-
-// run prints the table, then follows the events until ctx ends: on a
-// terminal it redraws the table at most every redrawInterval; otherwise it
-// prints one line per group each event changed.
-func (g *groupWatch) run(ctx context.Context, q *cache.Queue) error {
-	defer g.out.Flush()
-	lastDraw := g.now()
-	if err := g.draw(); err != nil {
-		return quietPipe(err)
-	}
-	dirty := false
-	for {
-		ev, ok := q.Pop(ctx)
-		if !ok {
-			return quietPipe(g.out.Flush())
-		}
-		changes, err := g.apply(ev)
-		if err != nil {
-			return err
-		}
-		if !g.tty {
-			for _, c := range changes {
-				g.out.WriteString(g.changeLine(c))
-			}
-		} else if len(changes) > 0 {
-			dirty = true
-		}
-		if pending, _ := q.Stats(); pending > 0 && (!g.tty || g.now().Sub(lastDraw) < redrawInterval) {
-			continue
-		}
-		if g.tty && dirty {
-			if wait := redrawInterval - g.now().Sub(lastDraw); wait > 0 {
-				// Drawn a moment ago: wait, then take in what came meanwhile.
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
-				if pending, _ := q.Stats(); pending > 0 {
-					continue
-				}
-			}
-			if err := g.draw(); err != nil {
-				return quietPipe(err)
-			}
-			lastDraw, dirty = g.now(), false
-		}
-		if err := g.out.Flush(); err != nil {
-			return quietPipe(err)
-		}
-	}
 }
 
 // draw prints the whole table: on a terminal in place of the last one,

@@ -30,9 +30,14 @@ func cpuPod(name, app, node, cpu string) *corev1.Pod {
 	}
 }
 
-// newTestGroupWatch is a group watch of pods by label:app summing requests.cpu, writing to out
-// as not a terminal, at a fixed time.
-func newTestGroupWatch(t *testing.T, out *bytes.Buffer) *groupWatch {
+// testGroups is the table of one watch of pods by label:app summing requests.cpu, writing to
+// out as not a terminal, at a fixed time, and the watch's feed of it.
+type testGroups struct {
+	*fleetGroups
+	feed *groupWatch
+}
+
+func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 	t.Helper()
 	streams, _, _, _ := genericiooptions.NewTestIOStreams()
 	o := NewWatchOptions(nil, streams)
@@ -40,15 +45,31 @@ func newTestGroupWatch(t *testing.T, out *bytes.Buffer) *groupWatch {
 	if _, err := o.completeGroups(nil); err != nil {
 		t.Fatal(err)
 	}
-	g := o.newGroupWatch(nil, out)
-	g.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
-	return g
+	s, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, false, []string{""}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.g.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
+	return testGroups{fleetGroups: s, feed: &groupWatch{keys: o.groupBy, cfg: o.print}}
+}
+
+// run seeds the table with nothing, then prints it and follows q until ctx ends, as one
+// watch's table does.
+func (g testGroups) run(ctx context.Context, q *cache.Queue) error {
+	if err := g.seed("", g.feed, nil); err != nil {
+		return err
+	}
+	return runGroupTargets(g.fleetGroups, func() error {
+		err := g.follow(ctx, "", g.feed, q)
+		g.ended("", err)
+		return err
+	})
 }
 
 func TestGroupWatchPrintsChangedGroups(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	if g.tty {
+	if g.g.tty {
 		t.Fatal("a buffer is not a terminal")
 	}
 	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
@@ -83,7 +104,7 @@ label:app=web: count 3 → 2, requests.cpu 1500m → 1250m
 	if got := out.String(); got != want {
 		t.Errorf("output =\n%s\nwant\n%s", got, want)
 	}
-	table := g.live.Table()
+	table := g.g.live.Table()
 	_, rows := table.Strings()
 	if len(rows) != 2 || strings.Join(rows[0], " ") != "web 2 1250m" {
 		t.Errorf("table at the end = %v", rows)
@@ -95,14 +116,14 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 	g := newTestGroupWatch(t, &out)
 	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	web1 := cpuPod("web-1", "web", "n1", "250m")
-	if _, err := g.set(pods, "shop/web-1", web1); err != nil {
+	if _, err := g.set("", g.feed, pods, "shop/web-1", web1); err != nil {
 		t.Fatal(err)
 	}
 	// The initial list's event for an object already seeded changes nothing.
-	if changes, err := g.apply(&cache.Event{Type: cache.Added, Resource: pods, New: web1, Key: "shop/web-1", Initial: true}); err != nil || len(changes) != 0 {
-		t.Errorf("apply(initial add of a seeded pod) = %v, %v, want no change", changes, err)
+	if changes, err := g.set("", g.feed, pods, "shop/web-1", web1); err != nil || len(changes) != 0 {
+		t.Errorf("set(initial add of a seeded pod) = %v, %v, want no change", changes, err)
 	}
-	if err := g.draw(); err != nil {
+	if err := g.g.draw(); err != nil {
 		t.Fatal(err)
 	}
 	if want := "LABEL:APP   COUNT   REQUESTS.CPU\nweb         1       250m\nTOTAL       1       250m\n"; out.String() != want {
@@ -113,8 +134,8 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 func TestGroupWatchTerminalRedraw(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	g.tty = true
-	if err := g.draw(); err != nil {
+	g.g.tty = true
+	if err := g.g.draw(); err != nil {
 		t.Fatal(err)
 	}
 	want := "\x1b[Hpods by label:app; sum of requests.cpu — 0 objects — 13:00:00\x1b[K\n\x1b[K\n" +
@@ -126,7 +147,7 @@ func TestGroupWatchTerminalRedraw(t *testing.T) {
 
 func TestChangeLine(t *testing.T) {
 	var out bytes.Buffer
-	g := newTestGroupWatch(t, &out)
+	g := newTestGroupWatch(t, &out).g
 	g.cfg.timestamps = true
 	q := func(s string) resource.Quantity { return resource.MustParse(s) }
 	tests := []struct {
@@ -179,7 +200,7 @@ func TestWatchGroupFlags(t *testing.T) {
 func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	g.tty, g.now = true, time.Now
+	g.g.tty, g.g.now = true, time.Now
 	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	q := cache.NewQueue(1000)
 	ctx, cancel := context.WithCancel(context.Background())

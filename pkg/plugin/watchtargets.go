@@ -19,10 +19,11 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-// This file runs a watch across several contexts (--context a,b, a
-// pattern, --all-contexts): one WatchOptions per context, in parallel,
-// each with its own ConfigFlags, their events interleaved on stdout as
-// they come, each naming its context:
+// This file runs a watch for each target of its set, one WatchOptions per
+// target, in parallel, their events on stdout as they come. One target (no
+// selection) writes as a watch of one cluster does. Several targets (--context
+// a,b, a pattern, --all-contexts, --group-by context) each have their own
+// ConfigFlags, and each event names its context:
 //
 //   - text: every line (the event's line and its diff) starts with the
 //     context's name and a space;
@@ -33,28 +34,46 @@ import (
 // A context that fails to start, or whose watch fails, is named on stderr
 // with its reason once; the others go on, and the exit code is 1. Other
 // stderr lines of a context (sync, warnings) are prefixed "context NAME: ".
+// Each target's watch runs in the warm cache of its identity when one runs
+// (as a watch of one context does), unless it feeds a shared table or
+// budget.
 //
 // --until and --until-all are judged in each context as in a watch of that
 // context alone; a context's watch ends once its condition holds there, and
-// the fleet watch ends when every context has ended (met, failed or
-// interrupted). --max-events counts the events of the merged stream.
-// --where context… chooses contexts (the built-in context index); the other
-// --where selectors apply in each context. --group-by and --sum keep one
-// table merged over the contexts (fleetwatchgroups.go).
+// the watch ends when every context has ended (met, failed or interrupted).
+// --max-events counts the events of the merged stream. --where context…
+// chooses contexts (the built-in context index); the other --where
+// selectors apply in each context. --group-by and --sum keep one table
+// merged over the contexts (fleetwatchgroups.go); one target's table is a
+// merge of one.
 
-// fleetWatchRunE returns watch's RunE: a fleet watch when contexts are
-// chosen the fleet way or --group-by names the context index, next
-// otherwise.
-func fleetWatchRunE(o *WatchOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+// watchTargetsRunE returns watch's RunE outside a warm cache process: the
+// watch of each target the kubeconfig flags and --all-contexts choose.
+func watchTargetsRunE(o *WatchOptions, f *fleetFlags) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if _, at, _ := splitGroupByContext(o.GroupBy); !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.configFlags)) && at < 0 {
-			return next(cmd, args)
+		_, at, err := splitGroupByContext(o.GroupBy)
+		if err != nil {
+			return err
 		}
-		return runFleetWatch(cmd, args, o, f)
+		contextWhere, _, err := splitContextWhere(o.Where)
+		if err != nil {
+			return err
+		}
+		set, err := targets.New(o.configFlags, f.allContexts, at >= 0 || len(contextWhere) > 0)
+		if err != nil {
+			return err
+		}
+		return runWatchTargets(cmd, args, o, set)
 	}
 }
 
-func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetFlags) error {
+// runWatchTargets runs the watch in each target of set and returns the
+// error of the one target, or a *targets.PartialError when some of several
+// failed.
+func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set targets.Set) error {
+	if !set.Several {
+		return watchOne(cmd.Context(), cmd, args, o, watchTarget{target: set.Targets[0], where: o.Where}, o.Out, o.ErrOut)
+	}
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts or several contexts")
 	}
@@ -68,11 +87,7 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 	if err != nil {
 		return err
 	}
-	sel, err := targets.New(o.configFlags, f.allContexts, true)
-	if err != nil {
-		return err
-	}
-	sel.Keep(func(name string) bool {
+	set.Keep(func(name string) bool {
 		for _, s := range contextWhere {
 			if !s.Matches([]string{name}) {
 				return false
@@ -80,8 +95,8 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 		}
 		return true
 	})
-	names := make([]string, len(sel.Targets))
-	for i, t := range sel.Targets {
+	names := make([]string, len(set.Targets))
+	for i, t := range set.Targets {
 		names[i] = t.Name
 	}
 	ctx, stop := interruptible(cmd.Context())
@@ -95,7 +110,7 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 
 	var mu sync.Mutex // one line at a time on stdout and on stderr
 	failed := 0
-	for _, name := range sel.Missing {
+	for _, name := range set.Missing {
 		failed++
 		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
 	}
@@ -113,83 +128,94 @@ func runFleetWatch(cmd *cobra.Command, args []string, o *WatchOptions, f *fleetF
 		}
 		groups.beforeDraw = progress.end
 	}
-	errs := make([]error, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	watchAll := func() error {
+		results := targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+			name := t.Name
 			stdout := &linePrefixer{mu: &mu, w: o.Out, prefix: watchLinePrefix(o.Output, name), above: stdoutAbove}
 			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
 				return append([]byte("context "+name+": "), line...)
 			}, above: stderrAbove}
-			c := fleetWatchContext{name: name, where: where, budget: budget}
+			c := watchTarget{target: t, several: true, where: where, budget: budget}
 			if groups != nil {
 				c.groups = &fleetGroupContext{shared: groups, name: name}
 			}
 			if progress != nil {
 				c.progress = progress.engineProgress(name)
 			}
-			errs[i] = watchContext(ctx, cmd, args, o, c, stdout, stderr)
+			err := watchOne(ctx, cmd, args, o, c, stdout, stderr)
 			if groups != nil {
-				groups.ended(name, errs[i])
+				groups.ended(name, err)
 			}
 			stdout.flush()
 			stderr.flush()
-			progress.done(name, errs[i])
-			if errs[i] != nil {
+			progress.done(name, err)
+			if err != nil {
 				stderr.mu.Lock()
-				progress.above(func() { fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, errs[i]) })
+				progress.above(func() { fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, err) })
 				stderr.mu.Unlock()
 			}
-		}()
+			return struct{}{}, err
+		})
+		failed += len(targets.Failed(results))
+		return nil
 	}
 	var printErr error
 	if groups != nil {
-		done := make(chan struct{})
-		printed := make(chan struct{})
-		go func() { printErr = groups.print(done); close(printed) }()
-		wg.Wait()
-		close(done)
-		<-printed
+		printErr = runGroupTargets(groups, watchAll)
 	} else {
-		wg.Wait()
-	}
-	for _, err := range errs {
-		if err != nil {
-			failed++
-		}
+		_ = watchAll()
 	}
 	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: sel.Total()}
+		return &targets.PartialError{Failed: failed, Total: set.Total()}
 	}
 	return printErr
 }
 
-// fleetWatchContext is what one context's watch of a fleet watch gets
-// beside the command's options.
-type fleetWatchContext struct {
-	name string
+// runGroupTargets runs watch, the watches that feed groups, while groups
+// prints the table; it returns watch's error, else the print's.
+func runGroupTargets(groups *fleetGroups, watch func() error) error {
+	done := make(chan struct{})
+	printed := make(chan error, 1)
+	go func() { printed <- groups.print(done) }()
+	err := watch()
+	close(done)
+	if printErr := <-printed; err == nil {
+		err = printErr
+	}
+	return err
+}
+
+// watchTarget is what one target's watch gets beside the command's
+// options.
+type watchTarget struct {
+	target  targets.Target
+	several bool
 	// where are the --where selectors other than the context index's.
 	where []string
 	// budget is the shared --max-events, nil without one.
 	budget *fleetEventBudget
-	// progress is the engine progress callback of the context's line of
-	// the fleet's progress, nil without one.
+	// progress is the engine progress callback of the target's line of
+	// the progress of several, nil without one.
 	progress func(cache.Progress)
-	// groups, for --group-by and --sum, is the context's part of the
-	// fleet's table, nil otherwise.
+	// groups, for --group-by and --sum, is the target's part of the
+	// table, nil otherwise.
 	groups *fleetGroupContext
 }
 
-// watchContext runs the watch in context c.name with its own ConfigFlags,
-// writing to stdout and stderr.
-func watchContext(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c fleetWatchContext, stdout, stderr io.Writer) error {
+// watchOne runs the watch of c.target, writing to stdout and stderr: in
+// the warm cache of its identity when one runs and the watch feeds no
+// shared table or budget and redraws no table on this terminal, else here
+// (Complete, Validate, Run) with the target's own ConfigFlags.
+func watchOne(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c watchTarget, stdout, stderr io.Writer) error {
 	co := *o
-	co.configFlags = targets.ForContext(o.configFlags, c.name)
-	co.engines = directEngines{}
+	co.configFlags = c.target.ConfigFlags
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
 	co.Where = c.where
+	if c.groups == nil && c.budget == nil && len(c.where) == len(o.Where) && co.Cache != "off" && !verbose(cmd) && !co.redrawsHere() {
+		if handled, err := forwardToCache(cmd, args, &co.engineOptions, co.IOStreams, co.resolvedColor); handled {
+			return err
+		}
+	}
 	if c.budget != nil {
 		co.MaxEvents = 0
 	}
