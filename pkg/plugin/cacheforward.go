@@ -159,14 +159,15 @@ func otherBuild(hello protocol.Hello) string {
 
 // forwardArgs rebuilds the command's arguments for the cache process: the
 // command's name, every flag the user set except kubeconfig and credential
-// flags (root's persistent flags) and --cache, the namespace made explicit
+// flags (root's persistent flags), --cache and --all-contexts (the cache
+// serves one context: the target's), the namespace made explicit
 // as this side resolves it, extra (flags this side resolves, such as
 // --color), and the positional arguments.
 func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []string) ([]string, error) {
 	argv := []string{cmd.Name()}
 	persistent := cmd.Root().PersistentFlags()
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if persistent.Lookup(f.Name) != nil || f.Name == "cache" {
+		if persistent.Lookup(f.Name) != nil || f.Name == "cache" || f.Name == "all-contexts" {
 			return
 		}
 		if f.Name == "output" {
