@@ -82,8 +82,12 @@ func (a *targetAnswer) groupTable() (fleet.ContextTable, error) {
 
 // groupNow builds a's grouped table in the target's own goroutine, then
 // stops its informers and drops its objects: the grouped table reads
-// nothing else of a target.
+// nothing else of a target. A table that came as data (a warm cache's)
+// is kept as it is.
 func (a *targetAnswer) groupNow() {
+	if a.grouped {
+		return
+	}
 	a.table, a.tableErr = a.groupTable()
 	a.grouped = true
 	a.groups = nil

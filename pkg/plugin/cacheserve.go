@@ -206,7 +206,12 @@ func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, s
 	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	root := newRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
-	err := root.ExecuteContext(ctx)
+	return outcomeOf(root.ExecuteContext(ctx))
+}
+
+// outcomeOf is how a request that ended with err ends for its client: a
+// Fallback when the cache declined it, an Exit otherwise.
+func outcomeOf(err error) server.Outcome {
 	var declined *declinedError
 	switch {
 	case errors.As(err, &declined):

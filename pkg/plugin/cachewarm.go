@@ -29,9 +29,6 @@ type serveEnv struct {
 	// stderr as the client's own command would (apiWarnings).
 	location     *time.Location
 	printWarning func(message string)
-	// collect is set for a Collect request: query writes its answer as
-	// data (fleetwarmserve.go).
-	collect bool
 }
 
 // warmEngines leases the warm cache's engines, and the related types the

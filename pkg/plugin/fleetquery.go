@@ -79,6 +79,12 @@ type fleetQuery struct {
 	grouped bool
 }
 
+// wholeQuery is the split of a query of one target: every --index and
+// --group-by is the target's.
+func wholeQuery(o *QueryOptions) fleetQuery {
+	return fleetQuery{indexSelectors: o.IndexSelectors, groupBy: o.GroupBy, contextAt: -1, grouped: o.grouped()}
+}
+
 // splitFleetQuery takes the context index out of o's --index and
 // --group-by.
 func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
@@ -257,7 +263,7 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 	if err := co.Validate(); err != nil {
 		return a, err
 	}
-	if warm, err := co.collectWarm(ctx, cmd, args, q, a); warm {
+	if warm, err := co.collectWarm(ctx, q, a); warm {
 		if err == nil && q.grouped {
 			a.groupNow()
 		}

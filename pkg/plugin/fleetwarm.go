@@ -9,10 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,36 +22,37 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// This file lets a fleet query use warm caches: each context whose warm
-// cache runs (the cache of that context's identity, as a query with
-// --context NAME finds it) is answered by that cache as data (a Collect
-// request, protocol.Answer), and the merged printer prints it exactly as
-// a context read directly. A context without a cache, whose cache is
-// unusable (another build, not answering) or declines (what it does not
-// share, --max-staleness), is read directly. With -v=1 each context says
-// which it was, and why.
+// This file lets a query use warm caches: each target whose warm cache
+// runs (the cache of that target's identity) is asked the query as data (a
+// Collect request carrying a protocol.Query) and answers as data (a
+// protocol.Answer: its objects, or its table of groups), which the client
+// prints exactly as an answer read directly. A target without a cache,
+// whose cache is unusable (another build, not answering) or declines (what
+// it does not share, --max-staleness), is read directly. With -v=1 each
+// target says which it was, and why.
 
-// collectWarm answers the query of context name (co, completed and
-// validated for that context; q the fleet's split of it) from the
-// context's warm cache into a. It reports whether the cache answered
-// (warm): when not, the caller reads the context directly. err is the
+// collectWarm answers the query of target a.name (co, completed and
+// validated for that target; q the split of a query of several) from the
+// target's warm cache into a. It reports whether the cache answered
+// (warm): when not, the caller reads the target directly. err is the
 // cache's answer that the query failed (a warm answer too), or ctx's end.
-func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, args []string, q fleetQuery, a *targetAnswer) (warm bool, err error) {
+func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
-		klog.V(1).InfoS("fleet query: reading the context directly", "context", a.name, "reason", reason)
+		klog.V(1).InfoS("reading the context directly", "context", a.name, "reason", reason)
 		return false, nil
 	}
 	unusable := func(reason string) (bool, error) {
-		fmt.Fprintf(a.stderr, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
+		fmt.Fprintf(co.ErrOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if co.Cache == "off" {
-		return direct("--cache off")
+	if co.Cache == "off" || co.engines.shared() {
+		return direct("--cache off, or in a cache process")
 	}
 	id, err := resolveCacheIdentity(co.configFlags)
 	if err != nil {
@@ -77,12 +76,12 @@ func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, arg
 	if other := otherBuild(conn.Hello); other != "" {
 		return unusable(other)
 	}
-	argv, err := fleetWarmArgs(cmd, args, co, q)
+	question, err := co.question(q)
 	if err != nil {
 		return direct(err.Error())
 	}
 	var answerJSON bytes.Buffer
-	res, err := conn.Collect(ctx, protocol.Request{Args: argv, TZ: clientTZ()}, co.SyncTimeout+firstFrameMargin, &answerJSON, a.stderr)
+	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+firstFrameMargin, &answerJSON, co.ErrOut)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return true, ctx.Err()
@@ -90,16 +89,23 @@ func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, arg
 		return unusable(err.Error())
 	case res.Fallback != nil:
 		if res.Fallback.Warning != "" {
-			fmt.Fprintln(a.stderr, res.Fallback.Warning)
+			fmt.Fprintln(co.ErrOut, res.Fallback.Warning)
 		}
 		return direct("the warm cache declined: " + res.Fallback.Reason)
 	case res.Exit.Code != 0:
-		klog.V(1).InfoS("fleet query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
+		klog.V(1).InfoS("answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
 		return true, errors.New(res.Exit.Error)
 	}
 	var answer protocol.Answer
 	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.source}
+	if answer.Table != nil {
+		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
+		a.grouped = true
+		klog.V(1).InfoS("answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+		return true, nil
 	}
 	groups, bound, events, err := decodeAnswer(&answer)
 	if err != nil {
@@ -115,65 +121,48 @@ func (co *QueryOptions) collectWarm(ctx context.Context, cmd *cobra.Command, arg
 	}
 	cfg.events = events
 	a.groups = groups
-	a.p = queryPrinter{cfg: cfg, out: co.Out, errOut: co.ErrOut, source: co.source}
-	klog.V(1).InfoS("fleet query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+	a.p.cfg = cfg
+	klog.V(1).InfoS("answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 	return true, nil
 }
 
-// warmQueryFlags returns the flags of query in a cache process: a fleet's
-// flags that are not among them (--all-contexts) are not sent.
-func warmQueryFlags() *pflag.FlagSet {
-	warmQueryFlagsOnce.Do(func() {
-		cmd := newCmdQuery(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{}, &serveEnv{})
-		warmQueryFlagSet = cmd.Flags()
-	})
-	return warmQueryFlagSet
-}
-
-var (
-	warmQueryFlagsOnce sync.Once
-	warmQueryFlagSet   *pflag.FlagSet
-)
-
-// fleetWarmArgs returns the arguments of context co's query for its warm
-// cache, as forwardArgs does for a single context, with the fleet's
-// changes: the context index taken out of --index and --group-by, and no
-// --sort-by or --top for a grouped query (the merged table is sorted and
-// cut); flags a cache's query does not have are left out.
-func fleetWarmArgs(cmd *cobra.Command, args []string, co *QueryOptions, q fleetQuery) ([]string, error) {
-	argv := []string{"query"}
-	persistent := cmd.Root().PersistentFlags()
-	known := warmQueryFlags()
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		switch {
-		case persistent.Lookup(f.Name) != nil || known.Lookup(f.Name) == nil:
-			return
-		case f.Name == "cache" || f.Name == "index" || f.Name == "group-by":
-			return
-		case q.grouped && (f.Name == "sort-by" || f.Name == "top"):
-			return
-		case f.Name == "output":
-			if format, path, ok := strings.Cut(f.Value.String(), "="); ok && strings.HasSuffix(format, "-file") && path != "" {
-				if abs, err := filepath.Abs(path); err == nil {
-					argv = append(argv, "--output="+format+"="+abs)
-					return
-				}
-			}
-		}
-		argv = append(argv, flagArgs(f)...)
-	})
-	for _, s := range q.indexSelectors {
-		argv = append(argv, "--index="+s)
-	}
-	for _, g := range q.groupBy {
-		argv = append(argv, "--group-by="+g)
-	}
+// question returns co's query as data for its warm cache: its flags, the
+// context index taken out of --index and --group-by (q), the namespace as
+// this side resolves it, and a file -o names made absolute (the cache
+// process runs in another directory).
+func (co *QueryOptions) question(q fleetQuery) (protocol.Query, error) {
 	ns, err := co.engines.namespace(co.configFlags)
 	if err != nil {
-		return nil, err
+		return protocol.Query{}, err
 	}
-	argv = append(argv, "--namespace="+ns, "--")
-	return append(argv, args...), nil
+	output := co.Output
+	if format, path, ok := strings.Cut(output, "="); ok && strings.HasSuffix(format, "-file") && path != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			output = format + "=" + abs
+		}
+	}
+	return protocol.Query{
+		Types: co.typeArg, Namespace: ns, AllNamespaces: co.AllNamespaces,
+		LabelSelector: co.LabelSelector, FieldSelector: co.FieldSelector, Indexers: co.Indexers,
+		Index: q.indexSelectors, GroupBy: q.groupBy, Sums: co.Sums, Filter: co.Filter, SortBy: co.SortBy,
+		Output: output, ShowEvents: co.ShowEvents,
+		SyncTimeout: protocol.Duration(co.SyncTimeout), MaxStaleness: protocol.Duration(co.MaxStaleness),
+	}, nil
+}
+
+// queryOf returns QueryOptions that ask q, to be completed with args
+// queryArgs(q): the options a query command's flags would hold.
+func queryOf(q protocol.Query, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *QueryOptions {
+	o := NewQueryOptions(configFlags, streams)
+	o.AllNamespaces, o.LabelSelector, o.FieldSelector, o.Indexers = q.AllNamespaces, q.LabelSelector, q.FieldSelector, q.Indexers
+	o.IndexSelectors, o.GroupBy, o.Sums, o.Filter, o.SortBy = q.Index, q.GroupBy, q.Sums, q.Filter, q.SortBy
+	o.Output, o.ShowEvents = q.Output, q.ShowEvents
+	o.SyncTimeout, o.MaxStaleness = time.Duration(q.SyncTimeout), time.Duration(q.MaxStaleness)
+	if o.SyncTimeout <= 0 {
+		o.SyncTimeout = 60 * time.Second
+	}
+	o.Cache = "off"
+	return o
 }
 
 // decodeAnswer returns an Answer's objects per type, definitions of its

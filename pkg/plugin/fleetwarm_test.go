@@ -66,7 +66,7 @@ func TestAnswerRoundTrip(t *testing.T) {
 		{t: answerTypeOf(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, "widgets", true), objs: []interface{}{widget}},
 		{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, "configmaps", true), objs: []interface{}{meta1}},
 	}
-	answer, err := encodeAnswer(cfg, groups, nil)
+	answer, err := encodeAnswer(cfg, groups)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,10 +163,11 @@ func TestDecodeAnswerRefusesBadAnswers(t *testing.T) {
 	}
 }
 
-// TestFleetWarmArgs checks what a context's warm cache is asked: the
-// query's own flags, the context index and fleet flags taken out, the
-// context's namespace explicit, no kubeconfig flag.
-func TestFleetWarmArgs(t *testing.T) {
+// TestQuestion checks that a query asked of a warm cache carries what the
+// client resolved (the target's namespace, the context index taken out,
+// absolute file paths), and that the cache's options read it back as the
+// flags would have set them.
+func TestQuestion(t *testing.T) {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
 kind: Config
@@ -179,52 +180,31 @@ current-context: a
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name  string
-		flags []string
-		ctx   string
-		want  []string
-	}{
-		{
-			name:  "table with context index",
-			flags: []string{"--context", "a,b", "--index", "context=a", "--index", "node=n1", "--sort-by", "{.metadata.name}", "--cache", "auto"},
-			ctx:   "a",
-			want:  []string{"query", "--sort-by={.metadata.name}", "--index=node=n1", "--namespace=team-a", "--", "pods"},
-		},
-		{
-			name:  "grouped: no sort or top",
-			flags: []string{"--all-contexts", "-A", "--group-by", "context,node", "--sum", "requests.cpu", "--sort-by", "count", "--top", "2"},
-			ctx:   "b",
-			want:  []string{"query", "--all-namespaces=true", "--sum=requests.cpu", "--group-by=node", "--namespace=default", "--", "pods"},
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := newRoot(genericiooptions.NewTestIOStreamsDiscard(), nil)
-			cmd, _, err := root.Find([]string{"query"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.ParseFlags(append(tc.flags, "--kubeconfig", kubeconfig)); err != nil {
-				t.Fatal(err)
-			}
-			o := &QueryOptions{}
-			o.GroupBy, _ = cmd.Flags().GetStringSlice("group-by")
-			o.IndexSelectors, _ = cmd.Flags().GetStringArray("index")
-			q, err := splitFleetQuery(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q.grouped = q.grouped || cmd.Flags().Changed("sum")
-			co := NewQueryOptions(targets.ForContext(rootConfigFlags(kubeconfig), tc.ctx), genericiooptions.NewTestIOStreamsDiscard())
-			got, err := fleetWarmArgs(cmd, []string{"pods"}, co, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Visit goes through the flags in name order.
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("fleetWarmArgs = %q, want %q", got, tc.want)
-			}
-		})
+	o := NewQueryOptions(targets.ForContext(rootConfigFlags(kubeconfig), "a"), genericiooptions.NewTestIOStreamsDiscard())
+	o.typeArg, o.AllNamespaces, o.LabelSelector, o.Indexers = "pods,deploy", false, "app=web", []string{"img={.spec.containers[*].image}"}
+	o.IndexSelectors, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
+	o.Output, o.SyncTimeout, o.MaxStaleness = "jsonpath-file=tmpl.txt", 5*time.Second, time.Minute
+	q, err := splitFleetQuery(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.question(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("tmpl.txt")
+	want := protocol.Query{
+		Types: "pods,deploy", Namespace: "team-a", LabelSelector: "app=web", Indexers: o.Indexers,
+		Index: []string{"node=n1"}, GroupBy: []string{"node"}, Sums: []string{"requests.cpu"},
+		Output: "jsonpath-file=" + abs, SyncTimeout: protocol.Duration(5 * time.Second), MaxStaleness: protocol.Duration(time.Minute),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("question = %+v, want %+v", got, want)
+	}
+	back := queryOf(got, rootConfigFlags(kubeconfig), genericiooptions.NewTestIOStreamsDiscard())
+	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.IndexSelectors, q.indexSelectors) || !reflect.DeepEqual(back.GroupBy, q.groupBy) ||
+		!reflect.DeepEqual(back.Sums, o.Sums) || back.Output != want.Output || back.SyncTimeout != o.SyncTimeout || back.MaxStaleness != o.MaxStaleness || back.Cache != "off" {
+		t.Errorf("queryOf(question) = %+v, want the options the flags set", back)
 	}
 }
 

@@ -5,59 +5,60 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
-	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
-// This file is the warm cache's side of a fleet query (fleetwarm.go is the
-// client's): a Collect request runs the query in the cache process, with
-// the cache's engines, up to the lookup, and sends the answer as data (a
-// protocol.Answer) instead of printing it.
+// This file is the warm cache's side of a query asked as data
+// (fleetwarm.go is the client's): a Collect request's query is answered in
+// the cache process, with the cache's engines, up to the lookup, and the
+// answer is sent as data (a protocol.Answer) instead of printed.
 
-// handleCollect answers a Collect request: a query command whose answer
-// is written on stdout as one protocol.Answer in JSON.
-func (env *serveEnv) handleCollect(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
-	if len(req.Args) == 0 || req.Args[0] != "query" {
-		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "the warm cache collects the answers of query only"}}
+// handleCollect answers a Collect request: its query's answer is written on
+// stdout as one protocol.Answer in JSON.
+func (env *serveEnv) handleCollect(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+	if req.Query == nil {
+		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
 	}
-	collectEnv := *env
-	collectEnv.collect = true
-	return collectEnv.handle(ctx, req, stdout, stderr)
-}
-
-// warmCollectRunE returns query's RunE: inside a cache process answering a
-// Collect request (env.collect), Complete, Validate and writeAnswer; next
-// otherwise.
-func warmCollectRunE(o *QueryOptions, env *serveEnv, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
-	if env == nil || !env.collect {
-		return next
-	}
-	return func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(cmd, args); err != nil {
-			return err
+	q := *req.Query
+	defer func() {
+		if r := recover(); r != nil {
+			klog.ErrorS(fmt.Errorf("%v", r), "query panicked", "query", q)
+			outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
 		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.writeAnswer(cmd.Context())
+	}()
+	reqEnv := *env
+	printer := apiWarnings(stderr, req.WarningColor)
+	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+	configFlags := genericclioptions.NewConfigFlags(true)
+	configFlags.Namespace = &q.Namespace
+	o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
+	o.engines = warmEngines{env: &reqEnv, maxStaleness: &o.MaxStaleness}
+	err := o.Complete(nil, []string{q.Types})
+	if err == nil {
+		err = o.Validate()
 	}
+	if err == nil {
+		err = o.writeAnswer(ctx)
+	}
+	return outcomeOf(err)
 }
 
 // writeAnswer does what Run does up to printing and writes the answer on
-// o.Out as one protocol.Answer (encodeAnswer).
+// o.Out as one protocol.Answer (encodeAnswer), or, for a grouped query, its
+// table of groups.
 func (o *QueryOptions) writeAnswer(ctx context.Context) error {
-	if o.watching() {
-		return fmt.Errorf("-w/--watch: a collected answer is one-shot")
-	}
 	l, err := o.lookUpAnswer(ctx)
 	if err != nil {
 		return err
@@ -65,11 +66,14 @@ func (o *QueryOptions) writeAnswer(ctx context.Context) error {
 	defer l.shutdown()
 	defer l.report()
 	cfg := l.cfg
-	var transform func(interface{}) (interface{}, error)
-	if cfg.grouped() && o.podTransformSafe() {
-		transform = aggregate.TransformPod
+	if cfg.grouped() {
+		t, err := (&targetAnswer{p: queryPrinter{cfg: cfg}, groups: l.groups}).groupTable()
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Table: &t.Table})
 	}
-	answer, err := encodeAnswer(cfg, l.groups, transform)
+	answer, err := encodeAnswer(cfg, l.groups)
 	if err != nil {
 		return err
 	}
@@ -102,9 +106,8 @@ func answerIndexes(cfg queryPrintConfig) []index.Definition {
 
 // encodeAnswer returns groups as an Answer: each object as JSON, with its
 // values of answerIndexes(cfg) and, with --show-events, the latest Event
-// about it. transform, when set, is applied to each object before it is
-// encoded (never before its index values are read).
-func encodeAnswer(cfg queryPrintConfig, groups []typeObjects, transform func(interface{}) (interface{}, error)) (*protocol.Answer, error) {
+// about it.
+func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer, error) {
 	defs := answerIndexes(cfg)
 	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups))}
 	for _, def := range defs {
@@ -136,13 +139,7 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects, transform func(int
 					ao.Event = latest[0]
 				}
 			}
-			encoded := obj
-			if transform != nil {
-				if encoded, err = transform(obj); err != nil {
-					return nil, err
-				}
-			}
-			if ao.Object, err = json.Marshal(encoded); err != nil {
+			if ao.Object, err = json.Marshal(obj); err != nil {
 				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
 			}
 			at.Objects = append(at.Objects, ao)

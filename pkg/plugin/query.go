@@ -110,14 +110,15 @@ func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
 	}
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, o.liveHere)
+	// A one-shot query asks a warm cache as data (collectWarm); query -w
+	// runs in it (cacheRunE).
+	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, func() bool { return !o.watching() || o.liveHere() })
 	o.engineOptions.addFlags(cmd)
 	o.engineOptions.addCacheFlags(cmd)
 	addFromFlags(cmd, o, &o.engineOptions)
 	if env == nil {
 		cmd.RunE = fleetQueryRunE(o, addFleetFlags(cmd), cmd.RunE)
 	}
-	cmd.RunE = warmCollectRunE(o, env, cmd.RunE)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
@@ -255,7 +256,8 @@ func (o *QueryOptions) fullObjects() bool {
 
 // Run starts the informers, waits for sync, looks the answer up and prints
 // it, as the answer of a set of one target (answerTargets): the target the
-// command's own kubeconfig flags name. It changes nothing in o: the
+// command's own kubeconfig flags name, answered by its warm cache when one
+// runs (collectWarm). It changes nothing in o: the
 // relationship indexes, bound to their caches after sync, go to a copy of
 // the print config.
 func (o *QueryOptions) Run(ctx context.Context) error {
@@ -267,6 +269,9 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
 	return o.answerTargets(ctx, one, -1, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
 		a := &targetAnswer{name: t.Name, shutdown: func() {}}
+		if warm, err := o.collectWarm(ctx, wholeQuery(o), a); warm {
+			return a, err
+		}
 		if err := o.collect(ctx, a); err != nil {
 			return a, err
 		}

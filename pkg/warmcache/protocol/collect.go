@@ -4,30 +4,35 @@ import (
 	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 )
 
-// Collect asks the cache to run a query command and send its answer as
-// data, one Answer, instead of printed text: a fleet query merges the
-// answers of several contexts (warm or read directly) in one printer on
-// the client. The Request's Args are those of a Run of the query. The
-// server answers as a Run: Stdout frames whose bytes, joined, are the
-// Answer as JSON, Stderr frames (the query's warnings), and Exit or
-// Fallback. A cache of an older protocol Version never gets it (Dial
-// refuses another Version).
+// Collect asks the cache to answer a query given as data (the Request's
+// Query) and send its answer as data, one Answer: the client prints it,
+// alone or merged with the answers of other contexts (warm or read
+// directly). The server answers as a Run: Stdout frames whose bytes,
+// joined, are the Answer as JSON, Stderr frames (the query's warnings),
+// and Exit or Fallback. A cache of another protocol Version never gets it
+// (Dial refuses another Version).
 const Collect RequestKind = "collect"
 
 // Answer is one context's answer to a query, as a Collect sends it: per
 // type, the matching objects in the order the query prints them, and what
 // the printer reads besides the objects that depends on the context's
-// other caches.
+// other caches; or, for a query with --group-by or --sum, the table of
+// groups alone (Table), neither sorted nor cut.
 type Answer struct {
+	// Table is the answer of a grouped query: a row per group with its
+	// count and sums, and the totals row.
+	Table *aggregate.Table `json:"table,omitempty"`
 	// Indexes names the index values each AnswerObject carries, in order:
 	// every index the query prints or groups by, and the --sort-by index.
 	// Relationship indexes (owner-root, uses, selected-by, …) read the
 	// cache's other types: their values are those of the cache.
 	Indexes []string `json:"indexes,omitempty"`
 	// Types are the query's types, in the order it asked them.
-	Types []AnswerType `json:"types"`
+	Types []AnswerType `json:"types,omitempty"`
 }
 
 // Object forms: how an AnswerObject's Object is decoded.

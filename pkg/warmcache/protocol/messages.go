@@ -33,10 +33,12 @@ const (
 // Request is the client's one message on a connection.
 type Request struct {
 	Kind RequestKind `json:"kind"`
-	// Args are the command's arguments after the program name ("query",
+	// Args are a Run's command arguments after the program name ("query",
 	// "pods", "-n", "shop", ...), with every kubeconfig and credential flag
 	// removed and the namespace made explicit by the client.
 	Args []string `json:"args,omitempty"`
+	// Query is a Collect's query.
+	Query *Query `json:"query,omitempty"`
 	// TZ is the client's TZ environment variable, nil when it is unset: the
 	// cache prints local times (watch --timestamps) in the client's time
 	// zone, resolved from TZ as Go resolves its own (unset: /etc/localtime;
