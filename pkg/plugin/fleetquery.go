@@ -118,17 +118,6 @@ func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
 	return q, nil
 }
 
-// unsupportedFleetQueryFlags are the query flags a fleet query does not
-// answer yet, as the user spelled them: -w keeps rows of objects, not a
-// grouped table, across contexts (fleetquerywatch.go).
-func unsupportedFleetQueryFlags(o *QueryOptions) []string {
-	var set []string
-	if o.watching() && (len(o.GroupBy) > 0 || len(o.Sums) > 0) {
-		set = append(set, "-w/--watch with --group-by or --sum (use watch --group-by)")
-	}
-	return set
-}
-
 // fleetDeadline is how long one context of several may take in all:
 // discovery and sync each get --sync-timeout; the rest is slack for lists
 // that end just in time and for the answer.
@@ -142,9 +131,6 @@ func fleetDeadline(syncTimeout time.Duration) time.Duration {
 func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetFlags) error {
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
-	}
-	if set := unsupportedFleetQueryFlags(o); len(set) > 0 {
-		return fmt.Errorf("%s: not supported across contexts yet (ask one context at a time)", strings.Join(set, ", "))
 	}
 	q, err := splitFleetQuery(o)
 	if err != nil {

@@ -77,28 +77,6 @@ func TestNamesContextIndex(t *testing.T) {
 	}
 }
 
-func TestUnsupportedFleetQueryFlags(t *testing.T) {
-	tests := []struct {
-		name string
-		o    QueryOptions
-		want []string
-	}{
-		{name: "none", o: QueryOptions{}},
-		{name: "show-events is answered", o: QueryOptions{ShowEvents: true}},
-		{name: "watch is answered", o: QueryOptions{queryWatchFlags: queryWatchFlags{Watch: true}}},
-		{name: "watch-only and show-events are answered", o: QueryOptions{ShowEvents: true, queryWatchFlags: queryWatchFlags{WatchOnly: true}}},
-		{name: "watch and group-by", o: QueryOptions{GroupBy: []string{"node"}, queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch with --group-by or --sum (use watch --group-by)"}},
-		{name: "watch and sum", o: QueryOptions{Sums: []string{"restarts"}, queryWatchFlags: queryWatchFlags{Watch: true}}, want: []string{"-w/--watch with --group-by or --sum (use watch --group-by)"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := unsupportedFleetQueryFlags(&tt.o); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("unsupportedFleetQueryFlags = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestCheckFleetCommand(t *testing.T) {
 	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
 	for _, tc := range []struct {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -67,6 +68,11 @@ type fleetRows struct {
 	printed   chan struct{}
 	sortBy    string
 	watchOnly bool
+	// grouped is set for --group-by or --sum: the contexts' tables of
+	// groups are merged (groupState, with the print config groupCfg).
+	grouped  bool
+	groups   groupState
+	groupCfg queryPrintConfig
 }
 
 // fleetRowsContext is one context's part of a fleetRows: a QueryOptions
@@ -76,13 +82,14 @@ type fleetRowsContext struct {
 	name   string
 }
 
-func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool) *fleetRows {
+func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool, q fleetQuery) *fleetRows {
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
 		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
 		sortBy: sortBy, watchOnly: watchOnly,
+		grouped: q.grouped, groups: groupState{contextAt: q.contextAt, tables: map[string]fleet.ContextTable{}},
 	}
 	if s.waiting == 0 {
 		close(s.ready)
@@ -98,14 +105,24 @@ func (s *fleetRows) settle() {
 	}
 }
 
-// ended records that context name's watch ended: one that never synced
-// no longer holds the answer back.
-func (s *fleetRows) ended(name string) {
+// ended records that context name's watch ended with err: one that never
+// synced no longer holds the answer back, and a failed one's groups leave
+// the merged table (their rows printed as they change).
+func (s *fleetRows) ended(name string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.printers[name]; !ok {
 		s.printers[name] = nil
 		s.settle()
+	}
+	if _, ok := s.groups.tables[name]; !ok || err == nil {
+		return
+	}
+	delete(s.groups.tables, name)
+	select {
+	case <-s.printed:
+		_ = s.printGroupRows(s.groupCfg)
+	default:
 	}
 }
 
@@ -119,6 +136,9 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer close(s.printed)
+	if s.grouped {
+		return s.printGroupRows(s.groupCfg)
+	}
 	var answers []*targetAnswer
 	for _, name := range s.contexts {
 		if a := s.answers[name]; a != nil {
@@ -165,6 +185,9 @@ func (s *fleetRows) flush() error {
 // run is runRows for one context: its answer goes to the shared output,
 // then, once the merged answer is printed, its changes, until ctx ends.
 func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *cache.Queue) error {
+	if w.printer.cfg.grouped() {
+		return c.runGroups(ctx, w, q)
+	}
 	s := c.shared
 	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*cache.Type]columns.Table{},
 		withKind: w.printer.cfg.showKind || len(w.types) > 1, fleet: c}
@@ -287,7 +310,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	}
 	progress := newFleetProgress(o.ErrOut, names).untilWatching()
 	defer progress.end()
-	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly)
+	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q)
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
@@ -299,7 +322,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 			}, above: progress.above}
 			c := &fleetRowsContext{shared: rows, name: name}
 			errs[i] = watchQueryContext(ctx, cmd, args, o, q, c, stderr, progress)
-			rows.ended(name)
+			rows.ended(name, errs[i])
 			stderr.flush()
 			if errors.Is(errs[i], ErrInterrupted) {
 				errs[i] = nil
