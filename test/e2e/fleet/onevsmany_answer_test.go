@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -569,4 +570,62 @@ func groupsAnswer(sums map[string][]string) ovmAnswer {
 		a = append(a, append([]string{k}, sums[k]...))
 	}
 	return a
+}
+
+// TestOneVersusManyReading checks, without a cluster, how
+// TestOneVersusMany reads answers: ages within their tolerance, empty
+// cells and a tree's indentation kept, a fleet's rows split by context
+// with capacity's TOTAL row apart, and sums of grouped rows.
+func TestOneVersusManyReading(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"5s", "6s", true}, {"5s", "9s", false}, {"2m5s", "2m6s", true}, {"5m", "6m", true},
+		{"5m", "8m", false}, {"3h", "3h", true}, {"<none>", "5s", false}, {"1/110", "1/110", true},
+	} {
+		if got := sameCell(ageMark+tc.a, ageMark+tc.b); got != tc.want {
+			t.Errorf("sameCell(age %s, age %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	if sameCell("100m", "101m") {
+		t.Errorf("sameCell(100m, 101m) = true for cells that are not ages, want false")
+	}
+
+	tree := "NAMESPACE   NAME                    READY   STATUS    AGE\n" +
+		"onevsmany   Deployment/web          0/0               17s\n" +
+		"onevsmany   └─ReplicaSet/web-6d4b   0                 17s\n" +
+		"onevsmany     └─Pod/web-6d4b-1      0/1     Pending   16s\n"
+	got := parseTables(tree)
+	want := []ovmTable{{
+		header: []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"},
+		rows: [][]string{
+			{"onevsmany", "Deployment/web", "0/0", "", ageMark + "17s"},
+			{"onevsmany", "└─ReplicaSet/web-6d4b", "0", "", ageMark + "17s"},
+			{"onevsmany", "  └─Pod/web-6d4b-1", "0/1", "Pending", ageMark + "16s"},
+		},
+	}}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("parseTables(tree) = %q, want %q", got, want)
+	}
+
+	capacity := "CONTEXT   NODE      PODS         CPU REQUESTS\n" +
+		"fleet-1   ovm-1-a   1/110 (0%)   100m (3%)\n" +
+		"fleet-2   ovm-2-a   2/110 (1%)   400m (10%)\n" +
+		"TOTAL               3/220 (1%)   500m (7%)\n"
+	s := splitTables(parseTables(capacity), []string{"fleet-1", "fleet-2"})
+	if got, want := s.byContext["fleet-2"], (ovmAnswer{{"NODE", "PODS", "CPU REQUESTS"}, {"ovm-2-a", "2/110 (1%)", "400m (10%)"}}); !got.equal(want) {
+		t.Errorf("splitTables(capacity): fleet-2's part\n%swant\n%s", got, want)
+	}
+	if got, want := s.none, (ovmAnswer{{"NODE", "PODS", "CPU REQUESTS"}, {"TOTAL", "3/220 (1%)", "500m (7%)"}}); !got.equal(want) {
+		t.Errorf("splitTables(capacity): the part of no context\n%swant\n%s", got, want)
+	}
+
+	groups := []ovmTable{
+		{rows: [][]string{{"web", "2", "300m"}, {"TOTAL", "2", "300m"}}},
+		{rows: [][]string{{"web", "3", "0.6"}, {"solo", "1", "50m"}, {"TOTAL", "4", "650m"}}},
+	}
+	if got, want := groupsAnswer(groupSums(groups)), (ovmAnswer{{"TOTAL", "6", "0.950"}, {"solo", "1", "0.050"}, {"web", "5", "0.900"}}); !got.equal(want) {
+		t.Errorf("groupSums:\n%swant\n%s", got, want)
+	}
 }
