@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // memoryResult is what one `benchtool memory` run prints: the heap a synced
@@ -39,11 +39,11 @@ func (m memoryResult) inusePerObject() float64 {
 	return float64(int64(m.InuseAfter)-int64(m.InuseBefore)) / float64(max(m.Objects, 1))
 }
 
-var managedFieldsModes = map[string]cache.ManagedFields{
-	"drop":      cache.DropManagedFields,
-	"summarize": cache.SummarizeManagedFields,
-	"intern":    cache.InternManagedFields,
-	"keep":      cache.KeepManagedFields,
+var managedFieldsModes = map[string]engine.ManagedFields{
+	"drop":      engine.DropManagedFields,
+	"summarize": engine.SummarizeManagedFields,
+	"intern":    engine.InternManagedFields,
+	"keep":      engine.KeepManagedFields,
 }
 
 // cmdMemory measures, in this process, what the plugin's engine keeps per
@@ -67,7 +67,7 @@ func cmdMemory(args []string) error {
 	if !ok {
 		return fmt.Errorf("--managed-fields must be drop, summarize, intern or keep, got %q", *mf)
 	}
-	cfg := cache.Config{ManagedFields: mode, SyncTimeout: 5 * time.Minute}
+	cfg := engine.Config{ManagedFields: mode, SyncTimeout: 5 * time.Minute}
 	switch *kind {
 	case "typed":
 		cfg.FullObjects = true
@@ -86,7 +86,7 @@ func cmdMemory(args []string) error {
 		return err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	clients, err := cache.NewAPIServer(restConfig, mapper, "kubectl-informer-bench-memory")
+	clients, err := engine.NewAPIServer(restConfig, mapper, "kubectl-informer-bench-memory")
 	if err != nil {
 		return err
 	}
@@ -95,26 +95,26 @@ func cmdMemory(args []string) error {
 		// types as JSON into unstructured objects, as it does custom ones.
 		clients.Typed = nil
 	}
-	mappings, err := cache.Resolve(mapper, []string{*resource})
+	mappings, err := engine.Resolve(mapper, []string{*resource})
 	if err != nil {
 		return err
 	}
-	engine, err := cache.New(clients, mappings, cfg)
+	eng, err := engine.New(clients, mappings, cfg)
 	if err != nil {
 		return err
 	}
-	defer engine.Shutdown()
+	defer eng.Shutdown()
 
 	res := memoryResult{Kind: *kind, ManagedFields: *mf}
 	res.LiveBefore, res.InuseBefore = heapAfterGC()
 	start := time.Now()
-	if err := engine.Start(context.Background()); err != nil {
+	if err := eng.Start(context.Background()); err != nil {
 		return err
 	}
 	res.Sync = time.Since(start)
-	res.Objects = engine.Types()[0].Len()
+	res.Objects = eng.Types()[0].Len()
 	res.LiveAfter, res.InuseAfter = heapAfterGC()
-	runtime.KeepAlive(engine)
+	runtime.KeepAlive(eng)
 	return json.NewEncoder(os.Stdout).Encode(res)
 }
 

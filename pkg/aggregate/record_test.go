@@ -26,7 +26,7 @@ import (
 // server serves it (managedFields, owner, defaults, kubelet's status).
 func testdataPod(t testing.TB) *corev1.Pod {
 	t.Helper()
-	data, err := os.ReadFile("../cache/testdata/deployment-pod.json")
+	data, err := os.ReadFile("../engine/testdata/deployment-pod.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@
 // Definition's [Relation] says which (relation.go); [Set.Lookup] returns them unbound (no
 // value), and the engine, once it has started and synced the related caches, binds them with
 // [Bind] and holds their values in a [RelationIndex]. Owners, PodSelectors, Nodes and Pods are
-// small interfaces the engine (pkg/cache) provides, so this package does not import it. A value
+// small interfaces the engine (pkg/engine) provides, so this package does not import it. A value
 // is computed from what the related caches hold at the time.
 //
 // client-go panics when an IndexFunc returns an error while it updates an index, so the functions

@@ -14,7 +14,7 @@ const ownerRootIndexName = "owner-root"
 const maxOwnerDepth = 16
 
 // Owners is what owner-root (OwnerRelation) reads of the owner types' caches: the engine that
-// holds the owner types' informers provides it (pkg/cache.Owners), and tests provide fakes over
+// holds the owner types' informers provides it (pkg/engine.Owners), and tests provide fakes over
 // cache.NewIndexer. Implementations must be safe for concurrent use.
 type Owners interface {
 	// Owner returns the cached object ref names, for a dependent in namespace (cluster-scoped

@@ -8,7 +8,7 @@ import "strings"
 // event.message.
 // selected-by, selects, node.label:KEY, node.annotation:KEY, uses and used-by.
 //
-// Set.Lookup returns a relation index unbound: its Func gives no value. The engine (pkg/cache,
+// Set.Lookup returns a relation index unbound: its Func gives no value. The engine (pkg/engine,
 // StartRelations) caches the related types once the indexed types have synced, binds the
 // Definition to them with Bind, and holds its values in a RelationIndex, never in a client-go
 // indexer (see RelationIndex for why).

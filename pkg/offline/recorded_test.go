@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -157,7 +157,7 @@ func TestRecorded(t *testing.T) {
 				t.Fatalf("Recorded(at %s) is not finished", tt.at)
 			}
 			// A recorded type without objects resolves.
-			if _, err := cache.Resolve(source.RESTMapper(), []string{"services"}); err != nil {
+			if _, err := engine.Resolve(source.RESTMapper(), []string{"services"}); err != nil {
 				t.Fatalf("resolving services: %v", err)
 			}
 		})
@@ -165,13 +165,13 @@ func TestRecorded(t *testing.T) {
 }
 
 // listPods lists the pods of source in namespace shop, as name=image.
-func listPods(t *testing.T, source cache.Source) string {
+func listPods(t *testing.T, source engine.Source) string {
 	t.Helper()
-	mappings, err := cache.Resolve(source.RESTMapper(), []string{"pods"})
+	mappings, err := engine.Resolve(source.RESTMapper(), []string{"pods"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := cache.List(context.Background(), source, mappings[0], "shop", true, metav1.ListOptions{})
+	list, err := engine.List(context.Background(), source, mappings[0], "shop", true, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -128,7 +128,7 @@ func recordingStart(path string) (time.Time, error) {
 // starts, it holds the state at the window's start; its Finished channel
 // closes once Run has ended, and its Offered count says how many events Run's
 // changes queued for its watches.
-func (p *Replay) Source() cache.Source { return p.source }
+func (p *Replay) Source() engine.Source { return p.source }
 
 // finish records err, the error Run ends with, and finishes the source: no
 // more events will come.

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 func TestReplayClock(t *testing.T) {
@@ -77,7 +77,7 @@ func TestReplay(t *testing.T) {
 			if got := listPods(t, source); got != tt.initial {
 				t.Fatalf("the state at the start = %q, want %q", got, tt.initial)
 			}
-			mappings, _ := cache.Resolve(source.RESTMapper(), []string{"pods"})
+			mappings, _ := engine.Resolve(source.RESTMapper(), []string{"pods"})
 			feed, err := source.Feed(mappings[0], "shop", true)
 			if err != nil {
 				t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // TestTypedFieldSet checks that the field sets read from pods' and nodes'
@@ -94,7 +94,7 @@ func TestListSharesObjects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		list, err := cache.List(context.Background(), s, mapping, "", true, metav1.ListOptions{})
+		list, err := engine.List(context.Background(), s, mapping, "", true, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

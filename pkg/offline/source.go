@@ -1,4 +1,4 @@
-// Package offline is a cache.Source over objects held in memory: those of
+// Package offline is a engine.Source over objects held in memory: those of
 // a dump read from files, or the state of a recording being replayed. Its
 // REST mapper needs no discovery, its lists apply namespaces and selectors
 // as the API server does, and its watches deliver the changes Apply makes.
@@ -25,10 +25,10 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
-// Source is a cache.Source over objects held in memory. Its feeds serve
+// Source is a engine.Source over objects held in memory. Its feeds serve
 // whole objects: typed (client-go's Go types) for the kinds client-go's
 // scheme holds, as a live API server's feeds do, unstructured for the
 // others. Lists apply the namespace, the label selector and the field
@@ -346,21 +346,21 @@ func (s *Source) RESTMapper() meta.RESTMapper { return s.mapper }
 
 // Feed returns the list and watch of mapping's objects in namespace:
 // whole objects whatever full says.
-func (s *Source) Feed(mapping *meta.RESTMapping, namespace string, _ bool) (cache.Feed, error) {
+func (s *Source) Feed(mapping *meta.RESTMapping, namespace string, _ bool) (engine.Feed, error) {
 	f := &feed{source: s, mapping: mapping, namespace: namespace}
 	if mapping.Scope != nil && mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		f.namespace = ""
 	}
-	kind, example := cache.Dynamic, runtime.Object(&unstructured.Unstructured{})
+	kind, example := engine.Dynamic, runtime.Object(&unstructured.Unstructured{})
 	if servesTyped(mapping.GroupVersionKind) {
 		typed, err := scheme.Scheme.New(mapping.GroupVersionKind)
 		if err != nil {
-			return cache.Feed{}, err
+			return engine.Feed{}, err
 		}
-		kind, example = cache.Typed, typed
+		kind, example = engine.Typed, typed
 		f.typed = true
 	}
-	return cache.Feed{
+	return engine.Feed{
 		ListerWatcherWithContext: f,
 		Kind:                     kind,
 		Example:                  example,
@@ -615,6 +615,6 @@ func (f *feed) WatchWithContext(_ context.Context, opts metav1.ListOptions) (wat
 
 // var checks.
 var (
-	_ cache.Source                        = (*Source)(nil)
+	_ engine.Source                       = (*Source)(nil)
 	_ toolscache.ListerWatcherWithContext = (*feed)(nil)
 )

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/manifest"
 )
@@ -89,7 +89,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
-			mappings, err := cache.Resolve(s.RESTMapper(), []string{tt.arg})
+			mappings, err := engine.Resolve(s.RESTMapper(), []string{tt.arg})
 			if err != nil {
 				t.Fatalf("Resolve(%s) = %v", tt.arg, err)
 			}
@@ -98,7 +98,7 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
-	if _, err := cache.Resolve(s.RESTMapper(), []string{"gadgets"}); err == nil || !strings.Contains(err.Error(), `resource type "gadgets"`) {
+	if _, err := engine.Resolve(s.RESTMapper(), []string{"gadgets"}); err == nil || !strings.Contains(err.Error(), `resource type "gadgets"`) {
 		t.Errorf("Resolve(gadgets) = %v, want an unknown resource type", err)
 	}
 }
@@ -122,7 +122,7 @@ func TestResolveOtherKinds(t *testing.T) {
 		"gizmos": "acme.io/v2, Resource=gizmos namespace", "Gizmo": "acme.io/v2, Resource=gizmos namespace",
 		"sprockets": "acme.io/v1, Resource=sprockets root",
 	} {
-		mappings, err := cache.Resolve(s.RESTMapper(), []string{arg})
+		mappings, err := engine.Resolve(s.RESTMapper(), []string{arg})
 		if err != nil {
 			t.Fatalf("Resolve(%s) = %v", arg, err)
 		}
@@ -135,11 +135,11 @@ func TestResolveOtherKinds(t *testing.T) {
 // list lists resource through s with opts and returns the storage keys.
 func list(t *testing.T, s *Source, resource, namespace string, opts metav1.ListOptions) ([]string, error) {
 	t.Helper()
-	mappings, err := cache.Resolve(s.RESTMapper(), []string{resource})
+	mappings, err := engine.Resolve(s.RESTMapper(), []string{resource})
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := cache.List(context.Background(), s, mappings[0], namespace, true, opts)
+	obj, err := engine.List(context.Background(), s, mappings[0], namespace, true, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +285,8 @@ func testFieldsOfOtherKinds(t *testing.T, s *Source) {
 // source feeds them, and other types unstructured.
 func TestFeedForms(t *testing.T) {
 	s := testdataSource(t)
-	for resource, want := range map[string]cache.InformerKind{"pods": cache.Typed, "deployments": cache.Typed, "widgets": cache.Dynamic, "crd": cache.Dynamic} {
-		mappings, err := cache.Resolve(s.RESTMapper(), []string{resource})
+	for resource, want := range map[string]engine.InformerKind{"pods": engine.Typed, "deployments": engine.Typed, "widgets": engine.Dynamic, "crd": engine.Dynamic} {
+		mappings, err := engine.Resolve(s.RESTMapper(), []string{resource})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,8 +298,8 @@ func TestFeedForms(t *testing.T) {
 			t.Errorf("Feed(%s) = kind %v, NoWatchList %v; want %v, true", resource, feed.Kind, feed.NoWatchList, want)
 		}
 	}
-	mappings, _ := cache.Resolve(s.RESTMapper(), []string{"pods"})
-	obj, err := cache.Get(context.Background(), s, mappings[0], "shop", "web-5d8f-a")
+	mappings, _ := engine.Resolve(s.RESTMapper(), []string{"pods"})
+	obj, err := engine.Get(context.Background(), s, mappings[0], "shop", "web-5d8f-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,15 +310,15 @@ func TestFeedForms(t *testing.T) {
 }
 
 // startEngine starts an engine of resource over s with cfg and events to q.
-func startEngine(t *testing.T, s *Source, resource string, cfg cache.Config, q *cache.Queue) *cache.Engine {
+func startEngine(t *testing.T, s *Source, resource string, cfg engine.Config, q *engine.Queue) *engine.Engine {
 	t.Helper()
-	mappings, err := cache.Resolve(s.RESTMapper(), []string{resource})
+	mappings, err := engine.Resolve(s.RESTMapper(), []string{resource})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.FullObjects = true
 	cfg.SyncTimeout = 10 * time.Second
-	e, err := cache.New(s, mappings, cfg)
+	e, err := engine.New(s, mappings, cfg)
 	if err != nil {
 		t.Fatalf("New() = %v", err)
 	}
@@ -334,7 +334,7 @@ func startEngine(t *testing.T, s *Source, resource string, cfg cache.Config, q *
 	return e
 }
 
-func popEvent(t *testing.T, q *cache.Queue) string {
+func popEvent(t *testing.T, q *engine.Queue) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -354,8 +354,8 @@ func TestEngineOverSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := cache.NewQueue(1000)
-	e := startEngine(t, s, "po", cache.Config{
+	q := engine.NewQueue(1000)
+	e := startEngine(t, s, "po", engine.Config{
 		Namespaces: []string{"shop"}, LabelSelector: "app=web", FieldSelector: "status.phase=Running",
 		Indexes: []index.Definition{node},
 	}, q)
@@ -420,11 +420,11 @@ func TestEngineOverSource(t *testing.T) {
 // the type does not support fails its sync with the API server's words.
 func TestEngineRefusesField(t *testing.T) {
 	s := testdataSource(t)
-	mappings, err := cache.Resolve(s.RESTMapper(), []string{"deploy"})
+	mappings, err := engine.Resolve(s.RESTMapper(), []string{"deploy"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := cache.New(s, mappings, cache.Config{FieldSelector: "spec.paused=true", FullObjects: true, SyncTimeout: 10 * time.Second})
+	e, err := engine.New(s, mappings, engine.Config{FieldSelector: "spec.paused=true", FullObjects: true, SyncTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestEngineRefusesField(t *testing.T) {
 // changes is told to list again (410 Gone).
 func TestWatchFromEarlier(t *testing.T) {
 	s := testdataSource(t)
-	mappings, _ := cache.Resolve(s.RESTMapper(), []string{"cm"})
+	mappings, _ := engine.Resolve(s.RESTMapper(), []string{"cm"})
 	feed, err := s.Feed(mappings[0], "x", true)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 )
 
@@ -66,7 +66,7 @@ func (a *targetAnswer) groupTable() (fleet.ContextTable, error) {
 		err   error
 	)
 	if len(cfg.groupBy) == 1 && len(cfg.measures) == 0 && whole {
-		types := make([]*cache.Type, len(a.groups))
+		types := make([]*engine.Type, len(a.groups))
 		for i, g := range a.groups {
 			types[i] = g.t
 		}

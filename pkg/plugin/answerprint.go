@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
@@ -45,7 +45,7 @@ type answerPrinter struct {
 // answerEntry is one object of an answer with where it came from.
 type answerEntry struct {
 	a   *targetAnswer
-	t   *cache.Type
+	t   *engine.Type
 	obj interface{}
 }
 

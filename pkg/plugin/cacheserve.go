@@ -18,7 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -118,7 +118,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	// handler).
 	warnings := server.NewWarnings()
 	restConfig.Wrap(warnings.WrapTransport)
-	source, err := cache.NewAPIServer(restConfig, mapper, version.UserAgent())
+	source, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return err
 	}

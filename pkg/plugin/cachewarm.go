@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
@@ -19,7 +19,7 @@ import (
 // its pool of warm engines.
 type serveEnv struct {
 	server string
-	source cache.Source
+	source engine.Source
 	pool   *server.Pool
 	// warnings are the API server's warnings the process's lists and
 	// watches got.
@@ -66,21 +66,21 @@ func (w warmEngines) namespace(configFlags *genericclioptions.ConfigFlags) (stri
 
 // connect returns the process's source: commands never build clients of
 // their own inside a cache.
-func (w warmEngines) connect(*genericclioptions.ConfigFlags) (cache.Source, string, error) {
+func (w warmEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
 	return w.env.source, w.env.server, nil
 }
 
 // resolve resolves through the process's discovery, which is as old as the
 // cache: a type created since (a new CRD) is found after one fresh
 // discovery, as a command of its own would find it.
-func (w warmEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error) {
-	mappings, err := cache.Resolve(source.RESTMapper(), args)
+func (w warmEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMapping, error) {
+	mappings, err := engine.Resolve(source.RESTMapper(), args)
 	if err == nil {
 		return mappings, nil
 	}
 	if mapper, ok := source.RESTMapper().(meta.ResettableRESTMapper); ok {
 		mapper.Reset()
-		return cache.Resolve(source.RESTMapper(), args)
+		return engine.Resolve(source.RESTMapper(), args)
 	}
 	return nil, err
 }
@@ -118,7 +118,7 @@ type declinedError struct {
 
 func (e *declinedError) Error() string { return "the warm cache declined: " + e.reason }
 
-func (w warmEngines) start(ctx context.Context, _ cache.Source, req engineRequest) (runningEngine, error) {
+func (w warmEngines) start(ctx context.Context, _ engine.Source, req engineRequest) (runningEngine, error) {
 	resources := make([]schema.GroupVersionResource, 0, len(req.mappings))
 	for _, m := range req.mappings {
 		resources = append(resources, m.Resource)
@@ -159,7 +159,7 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Leas
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.config.SyncTimeout)
 	}
-	var timeout *cache.SyncTimeoutError
+	var timeout *engine.SyncTimeoutError
 	if errors.As(err, &timeout) {
 		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
 	}
@@ -167,7 +167,7 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Leas
 	if errors.As(err, &notShared) {
 		return nil, &declinedError{reason: notShared.Reason}
 	}
-	if cache.IsForbidden(err) {
+	if engine.IsForbidden(err) {
 		// Let the command ask the API server itself and print its refusal
 		// exactly as a command without the cache does.
 		return nil, &declinedError{reason: "the API server refused the cache's list: " + err.Error()}

@@ -6,13 +6,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
 // related leases the related types from the warm cache's pool, shared with
 // other commands: they stay warm after the command (server.PoolTypes).
-func (w warmEngines) related(cache.Source) cache.RelatedTypes {
+func (w warmEngines) related(engine.Source) engine.RelatedTypes {
 	return warnedRelated{PoolTypes: server.PoolTypes{Pool: w.env.pool}, env: w.env}
 }
 
@@ -25,8 +25,8 @@ type warnedRelated struct {
 	env *serveEnv
 }
 
-// Start implements cache.RelatedTypes.
-func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, cfg cache.Config) (*cache.Each, error) {
+// Start implements engine.RelatedTypes.
+func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, cfg engine.Config) (*engine.Each, error) {
 	resources := make([]schema.GroupVersionResource, 0, len(mappings))
 	for _, m := range mappings {
 		resources = append(resources, m.Resource)
@@ -42,16 +42,16 @@ func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, 
 		return each, err
 	}
 	warnings.Release()
-	return cache.NewEach(each.Types, each.Unreadable, func() {
+	return engine.NewEach(each.Types, each.Unreadable, func() {
 		warnings.Cancel()
 		each.Shutdown()
 	}), nil
 }
 
-// UseRelated implements cache.KeptRelationsUser: a command reading kept
+// UseRelated implements engine.KeptRelationsUser: a command reading kept
 // relation indexes prints the API warnings of their related types as it
 // prints those of the related types it leases itself (Start).
-func (r warnedRelated) UseRelated(related []*cache.Type) func() {
+func (r warnedRelated) UseRelated(related []*engine.Type) func() {
 	resources := make([]schema.GroupVersionResource, 0, len(related))
 	for _, t := range related {
 		resources = append(resources, t.Mapping.Resource)

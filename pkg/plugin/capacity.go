@@ -20,7 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -233,7 +233,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMapping) string {
 	ctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
 	defer cancel()
-	_, err := cache.List(ctx, o.source, nodes, "", false, metav1.ListOptions{Limit: 1})
+	_, err := engine.List(ctx, o.source, nodes, "", false, metav1.ListOptions{Limit: 1})
 	switch {
 	case apierrors.IsForbidden(err):
 		return err.Error()
@@ -244,7 +244,7 @@ func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMappi
 }
 
 // selectedNodes returns the cached nodes that -l selects.
-func (o *CapacityOptions) selectedNodes(t *cache.Type) ([]*corev1.Node, error) {
+func (o *CapacityOptions) selectedNodes(t *engine.Type) ([]*corev1.Node, error) {
 	objs, err := t.Lookup(nil)
 	if err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ func (o *CapacityOptions) selectedNodes(t *cache.Type) ([]*corev1.Node, error) {
 // addPodsOf adds the pods bound to nodes, read through the node index; with
 // every node selected, it adds every pod, those bound to a node that is gone
 // included.
-func (o *CapacityOptions) addPodsOf(usage *aggregate.UsageByNode, pods *cache.Type, nodes []*corev1.Node) error {
+func (o *CapacityOptions) addPodsOf(usage *aggregate.UsageByNode, pods *engine.Type, nodes []*corev1.Node) error {
 	if o.nodeSelector.Empty() {
 		all, err := pods.Lookup(nil)
 		if err != nil {

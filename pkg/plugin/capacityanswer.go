@@ -153,16 +153,16 @@ func (o *CapacityOptions) collectCapacity(ctx context.Context, a *capacityAnswer
 		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
 		mappings, a.nodesKnown = mappings[:1], false
 	}
-	engine, err := o.engines.start(ctx, o.source, engineRequest{mappings: mappings, config: o.config, errOut: o.ErrOut})
+	eng, err := o.engines.start(ctx, o.source, engineRequest{mappings: mappings, config: o.config, errOut: o.ErrOut})
 	if err != nil {
 		return err
 	}
-	defer engine.Shutdown()
-	pods := engine.Types()[0]
+	defer eng.Shutdown()
+	pods := eng.Types()[0]
 	var nodes []*corev1.Node
 	a.usage = aggregate.NewUsageByNode()
 	if a.nodesKnown {
-		if nodes, err = o.selectedNodes(engine.Types()[1]); err != nil {
+		if nodes, err = o.selectedNodes(eng.Types()[1]); err != nil {
 			return err
 		}
 		err = o.addPodsOf(a.usage, pods, nodes)

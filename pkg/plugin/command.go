@@ -19,7 +19,7 @@
 //     (SIGINT) or SIGTERM cancels it and the command ends cleanly, informers
 //     shut down.
 //
-// The engine (pkg/cache, pkg/index) has no cobra: commands turn flags into
+// The engine (pkg/engine, pkg/index) has no cobra: commands turn flags into
 // its typed configs, and its answers into text.
 package plugin
 

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -42,8 +42,8 @@ type engineOptions struct {
 	namespaces []string // none means all namespaces
 	server     string   // the API server URL, for messages
 	indexSet   *index.Set
-	source     cache.Source
-	config     cache.Config // what query and watch share; each adds its own
+	source     engine.Source
+	config     engine.Config // what query and watch share; each adds its own
 }
 
 func (o *engineOptions) addFlags(cmd *cobra.Command) {
@@ -121,7 +121,7 @@ func (o *engineOptions) complete() error {
 	if o.source, o.server, err = o.engines.connect(o.configFlags); err != nil {
 		return err
 	}
-	o.config = cache.Config{
+	o.config = engine.Config{
 		Namespaces:    o.namespaces,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
@@ -155,9 +155,9 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 
 // startEngine starts engine and waits for sync; when the sync deadline
 // passes it names the flag that raises it.
-func startEngine(ctx context.Context, engine *cache.Engine) error {
-	err := engine.Start(ctx)
-	var timeout *cache.SyncTimeoutError
+func startEngine(ctx context.Context, eng *engine.Engine) error {
+	err := eng.Start(ctx)
+	var timeout *engine.SyncTimeoutError
 	if errors.As(err, &timeout) {
 		return fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
 	}

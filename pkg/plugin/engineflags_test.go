@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // TestStartEngineNamesTheSyncTimeoutFlag starts an engine against a server
@@ -25,7 +25,7 @@ func TestStartEngineNamesTheSyncTimeoutFlag(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(done)
-	clients, err := cache.NewAPIServer(&rest.Config{Host: srv.URL}, nil, "plugin-test")
+	clients, err := engine.NewAPIServer(&rest.Config{Host: srv.URL}, nil, "plugin-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,12 +34,12 @@ func TestStartEngineNamesTheSyncTimeoutFlag(t *testing.T) {
 		GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
 		Scope:            meta.RESTScopeNamespace,
 	}
-	engine, err := cache.New(clients, []*meta.RESTMapping{pods}, cache.Config{SyncTimeout: 100 * time.Millisecond})
+	eng, err := engine.New(clients, []*meta.RESTMapping{pods}, engine.Config{SyncTimeout: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer engine.Shutdown()
-	err = startEngine(t.Context(), engine)
+	defer eng.Shutdown()
+	err = startEngine(t.Context(), eng)
 	want := "timed out after 100ms waiting for the cache of [pods (0 objects received)] to sync (raise --sync-timeout for very large lists)"
 	if err == nil || err.Error() != want {
 		t.Errorf("startEngine() = %v, want %q", err, want)

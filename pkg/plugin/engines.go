@@ -10,15 +10,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // runningEngine is what query and watch read of a synced engine: a
-// *cache.Engine the command started itself, or a lease on a warm cache's
+// *engine.Engine the command started itself, or a lease on a warm cache's
 // engines (server.Lease). Shutdown ends the command's use of it.
 type runningEngine interface {
-	Types() []*cache.Type
+	Types() []*engine.Type
 	Failed() <-chan struct{}
 	Err() error
 	Shutdown()
@@ -27,10 +27,10 @@ type runningEngine interface {
 // engineRequest is what a command asks of its engines.
 type engineRequest struct {
 	mappings []*meta.RESTMapping
-	config   cache.Config
+	config   engine.Config
 	// queue, when set, gets every event of the types, the initial list
 	// first (a watch).
-	queue *cache.Queue
+	queue *engine.Queue
 	// indexes are every index the command uses, relationship and --indexer
 	// ones included (config.Indexes holds only those registered before
 	// sync): a warm cache declines what it cannot share.
@@ -54,14 +54,14 @@ type engineSource interface {
 	namespace(configFlags *genericclioptions.ConfigFlags) (string, error)
 	// connect returns the source the command's engines read, and the API
 	// server URL for messages.
-	connect(configFlags *genericclioptions.ConfigFlags) (source cache.Source, server string, err error)
+	connect(configFlags *genericclioptions.ConfigFlags) (source engine.Source, server string, err error)
 	// resolve maps what the user typed to REST mappings through source.
-	resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error)
+	resolve(source engine.Source, args []string) ([]*meta.RESTMapping, error)
 	// start returns synced engines of req's types.
-	start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error)
+	start(ctx context.Context, source engine.Source, req engineRequest) (runningEngine, error)
 	// related returns where the command's relations get the types they
 	// read besides its own (owner types, selecting kinds, nodes, pods).
-	related(source cache.Source) cache.RelatedTypes
+	related(source engine.Source) engine.RelatedTypes
 	// shared reports whether the command runs in a warm cache process,
 	// beside other clients' commands.
 	shared() bool
@@ -81,7 +81,7 @@ func (directEngines) namespace(configFlags *genericclioptions.ConfigFlags) (stri
 	return ns, nil
 }
 
-func (directEngines) connect(configFlags *genericclioptions.ConfigFlags) (cache.Source, string, error) {
+func (directEngines) connect(configFlags *genericclioptions.ConfigFlags) (engine.Source, string, error) {
 	restConfig, err := configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, "", err
@@ -90,38 +90,38 @@ func (directEngines) connect(configFlags *genericclioptions.ConfigFlags) (cache.
 	if err != nil {
 		return nil, "", err
 	}
-	source, err := cache.NewAPIServer(restConfig, mapper, version.UserAgent())
+	source, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return nil, "", err
 	}
 	return source, restConfig.Host, nil
 }
 
-func (directEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error) {
-	return cache.Resolve(source.RESTMapper(), args)
+func (directEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMapping, error) {
+	return engine.Resolve(source.RESTMapper(), args)
 }
 
-func (directEngines) start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error) {
-	engine, err := cache.New(source, req.mappings, withPushdown(req.config, req.mappings, req.pushdown))
+func (directEngines) start(ctx context.Context, source engine.Source, req engineRequest) (runningEngine, error) {
+	eng, err := engine.New(source, req.mappings, withPushdown(req.config, req.mappings, req.pushdown))
 	if err != nil {
 		return nil, err
 	}
 	if req.queue != nil {
-		if err := engine.SendEvents(req.queue); err != nil {
-			engine.Shutdown()
+		if err := eng.SendEvents(req.queue); err != nil {
+			eng.Shutdown()
 			return nil, err
 		}
 	}
-	if err := startEngine(ctx, engine); err != nil {
-		engine.Shutdown()
+	if err := startEngine(ctx, eng); err != nil {
+		eng.Shutdown()
 		return nil, err
 	}
-	return engine, nil
+	return eng, nil
 }
 
 // related starts an engine of the command's own per related type.
-func (directEngines) related(source cache.Source) cache.RelatedTypes {
-	return cache.SourceTypes{Source: source}
+func (directEngines) related(source engine.Source) engine.RelatedTypes {
+	return engine.SourceTypes{Source: source}
 }
 
 func (directEngines) shared() bool { return false }

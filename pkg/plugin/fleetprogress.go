@@ -11,7 +11,7 @@ import (
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -160,8 +160,8 @@ func (p *fleetProgress) above(write func()) {
 }
 
 // engineProgress returns the engine progress callback of context name.
-func (p *fleetProgress) engineProgress(name string) func(cache.Progress) {
-	return func(e cache.Progress) {
+func (p *fleetProgress) engineProgress(name string) func(engine.Progress) {
+	return func(e engine.Progress) {
 		if allSynced(e) {
 			p.set(name, p.syncedState())
 			return
@@ -237,14 +237,14 @@ type fleetProgressKey struct{}
 
 // withFleetProgress returns ctx carrying the engine progress callback of
 // one context of a fleet query.
-func withFleetProgress(ctx context.Context, progress func(cache.Progress)) context.Context {
+func withFleetProgress(ctx context.Context, progress func(engine.Progress)) context.Context {
 	return context.WithValue(ctx, fleetProgressKey{}, progress)
 }
 
 // fleetProgressFrom returns the engine progress callback ctx carries, or
 // fallback.
-func fleetProgressFrom(ctx context.Context, fallback func(cache.Progress)) func(cache.Progress) {
-	if p, ok := ctx.Value(fleetProgressKey{}).(func(cache.Progress)); ok {
+func fleetProgressFrom(ctx context.Context, fallback func(engine.Progress)) func(engine.Progress) {
+	if p, ok := ctx.Value(fleetProgressKey{}).(func(engine.Progress)); ok {
 		return p
 	}
 	return fallback
@@ -255,10 +255,10 @@ func fleetProgressFrom(ctx context.Context, fallback func(cache.Progress)) func(
 // it follows): the state is listing N, N the objects received over every
 // type so far, and never synced, which the command's own end says through
 // done.
-func (p *fleetProgress) listingProgress(name string) func(cache.Progress) {
+func (p *fleetProgress) listingProgress(name string) func(engine.Progress) {
 	var mu sync.Mutex
 	received := map[string]int64{}
-	return func(e cache.Progress) {
+	return func(e engine.Progress) {
 		mu.Lock()
 		var total int64
 		for _, t := range e.Types {

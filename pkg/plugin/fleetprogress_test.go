@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -34,10 +34,10 @@ func TestFleetProgressStates(t *testing.T) {
 	}{
 		{func() { p.set("dead", "resolving") }, []string{"a: resolving", "b: resolving", "dead: resolving"}},
 		{func() {
-			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Received: 7}, {Name: "nodes", Received: 3, Synced: true}}})
+			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 7}, {Name: "nodes", Received: 3, Synced: true}}})
 		}, []string{"a: listing 10", "b: resolving"}},
 		{func() {
-			p.engineProgress("b")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Received: 2, Synced: true}}})
+			p.engineProgress("b")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 2, Synced: true}}})
 		}, []string{"a: listing 10", "b: synced"}},
 		{func() { p.done("dead", errors.New("connection refused")) }, []string{"dead: failed"}},
 	}
@@ -90,17 +90,17 @@ func TestFleetWatchProgress(t *testing.T) {
 		want []string
 	}{
 		{"a lists", func() {
-			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Received: 4}}})
+			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 4}}})
 		},
 			[]string{"a: listing 4", "b: resolving", "c: resolving"}},
 		{"a synced", func() {
-			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Received: 4, Synced: true}}})
+			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 4, Synced: true}}})
 		},
 			[]string{"a: watching", "b: resolving", "c: resolving"}},
 		{"an event of a", func() { line("a ADDED pod/x") },
 			[]string{"a ADDED pod/x", "a: watching", "b: resolving", "c: resolving"}},
 		{"a relation engine of a lists", func() {
-			p.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "nodes", Received: 1}}})
+			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "nodes", Received: 1}}})
 		},
 			[]string{"a ADDED pod/x", "a: watching", "b: resolving", "c: resolving"}},
 		{"b fails", func() {
@@ -132,7 +132,7 @@ func TestFleetProgressAboveOffTerminal(t *testing.T) {
 	quiet := newFleetProgressOn(&out, func() int { return 80 }, []string{"a"}).untilWatching()
 	quiet.start = time.Now().Add(time.Hour)
 	quiet.above(func() { out.WriteString("y\n") })
-	quiet.engineProgress("a")(cache.Progress{Types: []cache.TypeProgress{{Name: "pods", Synced: true}}})
+	quiet.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Synced: true}}})
 	if got := out.String(); got != "x\ny\n" {
 		t.Errorf("wrote %q, want the lines alone", got)
 	}
@@ -146,13 +146,13 @@ func TestFleetProgressListing(t *testing.T) {
 	p.start = time.Now().Add(-time.Second)
 	listing := p.listingProgress("a")
 	steps := []struct {
-		progress cache.Progress
+		progress engine.Progress
 		want     string
 	}{
-		{cache.Progress{Types: []cache.TypeProgress{{Name: "deployments", Received: 2}}}, "a: listing 2"},
-		{cache.Progress{Types: []cache.TypeProgress{{Name: "deployments", Received: 3, Synced: true}}}, "a: listing 3"},
-		{cache.Progress{Types: []cache.TypeProgress{{Name: "replicasets", Received: 4}, {Name: "pods", Received: 10, Synced: true}}}, "a: listing 17"},
-		{cache.Progress{Types: []cache.TypeProgress{{Name: "replicasets", Received: 5, Synced: true}, {Name: "pods", Received: 10, Synced: true}}}, "a: listing 18"},
+		{engine.Progress{Types: []engine.TypeProgress{{Name: "deployments", Received: 2}}}, "a: listing 2"},
+		{engine.Progress{Types: []engine.TypeProgress{{Name: "deployments", Received: 3, Synced: true}}}, "a: listing 3"},
+		{engine.Progress{Types: []engine.TypeProgress{{Name: "replicasets", Received: 4}, {Name: "pods", Received: 10, Synced: true}}}, "a: listing 17"},
+		{engine.Progress{Types: []engine.TypeProgress{{Name: "replicasets", Received: 5, Synced: true}, {Name: "pods", Received: 10, Synced: true}}}, "a: listing 18"},
 	}
 	for i, s := range steps {
 		out.Reset()

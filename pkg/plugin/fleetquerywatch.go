@@ -18,8 +18,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -158,7 +158,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 		for _, e := range entries {
 			rp := s.printers[e.a.name]
 			rp.now = now
-			if err := s.print(ctx, rp, e.t, cache.Added, e.obj); err != nil {
+			if err := s.print(ctx, rp, e.t, engine.Added, e.obj); err != nil {
 				return err
 			}
 		}
@@ -167,7 +167,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 }
 
 // print prints one row (or object) of context rp's; s.mu is held.
-func (s *fleetRows) print(ctx context.Context, rp *rowPrinter, t *cache.Type, typ cache.EventType, obj interface{}) error {
+func (s *fleetRows) print(ctx context.Context, rp *rowPrinter, t *engine.Type, typ engine.EventType, obj interface{}) error {
 	rp.lastHeader = s.lastHeader
 	err := rp.print(ctx, t, typ, obj)
 	s.lastHeader = rp.lastHeader
@@ -184,12 +184,12 @@ func (s *fleetRows) flush() error {
 
 // run is runRows for one context: its answer goes to the shared output,
 // then, once the merged answer is printed, its changes, until ctx ends.
-func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *cache.Queue) error {
+func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Queue) error {
 	if w.printer.cfg.grouped() {
 		return c.runGroups(ctx, w, q)
 	}
 	s := c.shared
-	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*cache.Type]columns.Table{},
+	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*engine.Type]columns.Table{},
 		withKind: w.printer.cfg.showKind || len(w.types) > 1, fleet: c}
 	var groups []typeObjects
 	if !s.watchOnly {
@@ -223,7 +223,7 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *cache.Queu
 			continue
 		}
 		obj := ev.Object()
-		if r.typ == cache.Deleted && ev.Old != nil {
+		if r.typ == engine.Deleted && ev.Old != nil {
 			obj = ev.Old
 		}
 		s.mu.Lock()
@@ -245,7 +245,7 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *cache.Queu
 // printFleetObject is printObject for a context of a fleet query -w: the
 // object as the fleet query's List of it alone, -o name prefixed by the
 // context.
-func (p *rowPrinter) printFleetObject(typ cache.EventType, u *unstructured.Unstructured) error {
+func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unstructured) error {
 	out := p.w.printer.cfg.out
 	name := p.fleet.name
 	if out.format == "name" {

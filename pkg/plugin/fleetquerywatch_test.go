@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // TestFleetRowsNameTheirContext prints changed objects of two contexts of a
@@ -21,7 +21,7 @@ import (
 // context in contexts (in a watch event with --output-watch-events), YAML
 // documents separated over the contexts.
 func TestFleetRowsNameTheirContext(t *testing.T) {
-	pods := &cache.Type{Mapping: &meta.RESTMapping{
+	pods := &engine.Type{Mapping: &meta.RESTMapping{
 		Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
 	}}
@@ -93,9 +93,9 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 					o:       &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
 					printer: queryPrinter{cfg: queryPrintConfig{out: out}},
 				}
-				rp := &rowPrinter{w: w, out: shared.out, tabs: shared.tabs, tables: map[*cache.Type]columns.Table{},
+				rp := &rowPrinter{w: w, out: shared.out, tabs: shared.tabs, tables: map[*engine.Type]columns.Table{},
 					fleet: &fleetRowsContext{shared: shared, name: c.name}}
-				if err := shared.print(t.Context(), rp, pods, cache.Modified, c.pod); err != nil {
+				if err := shared.print(t.Context(), rp, pods, engine.Modified, c.pod); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 )
 
@@ -112,7 +112,7 @@ func (s *fleetRows) writeCells(cells []string) {
 // runGroups is run for one context of a grouped query -w: its table goes
 // to the shared output, then, once the merged table is printed, its
 // changes, at most every groupRowsInterval, until ctx ends.
-func (c *fleetRowsContext) runGroups(ctx context.Context, w *queryWatch, q *cache.Queue) error {
+func (c *fleetRowsContext) runGroups(ctx context.Context, w *queryWatch, q *engine.Queue) error {
 	s := c.shared
 	if err := s.setTable(ctx, c.name, w); err != nil {
 		return err

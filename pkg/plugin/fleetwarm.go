@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
@@ -181,7 +181,7 @@ func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, i
 		if at.Namespaced {
 			scope = meta.RESTScopeNamespace
 		}
-		t := &cache.Type{Mapping: &meta.RESTMapping{
+		t := &engine.Type{Mapping: &meta.RESTMapping{
 			Resource:         schema.GroupVersionResource{Group: at.Group, Version: at.Version, Resource: at.Resource},
 			GroupVersionKind: gvk,
 			Scope:            scope,

@@ -16,20 +16,20 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// answerTypeOf returns a cache.Type of the mapping of gvk and resource.
-func answerTypeOf(gvk schema.GroupVersionKind, resource string, namespaced bool) *cache.Type {
+// answerTypeOf returns a engine.Type of the mapping of gvk and resource.
+func answerTypeOf(gvk schema.GroupVersionKind, resource string, namespaced bool) *engine.Type {
 	scope := meta.RESTScopeRoot
 	if namespaced {
 		scope = meta.RESTScopeNamespace
 	}
-	return &cache.Type{Mapping: &meta.RESTMapping{
+	return &engine.Type{Mapping: &meta.RESTMapping{
 		Resource:         gvk.GroupVersion().WithResource(resource),
 		GroupVersionKind: gvk,
 		Scope:            scope,

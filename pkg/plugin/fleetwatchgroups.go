@@ -14,7 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -153,7 +153,7 @@ func (s *fleetGroups) keyValues(name string, values [][]string) [][]string {
 // set adds or replaces an object of context name in the table, or takes it
 // out when feed does not count it; feed holds the context's keys, names
 // and query. s.mu is held.
-func (s *fleetGroups) set(name string, feed *groupWatch, t *cache.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
+func (s *fleetGroups) set(name string, feed *groupWatch, t *engine.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
 	member := name + "\x00" + liveKey(t, key)
 	if obj == nil || !feed.counts(t, obj) {
 		delete(s.members[name], member)
@@ -176,7 +176,7 @@ func (s *fleetGroups) set(name string, feed *groupWatch, t *cache.Type, key stri
 
 // seed adds every cached object of context name's types and counts the
 // context as seeded.
-func (s *fleetGroups) seed(name string, feed *groupWatch, types []*cache.Type) error {
+func (s *fleetGroups) seed(name string, feed *groupWatch, types []*engine.Type) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, t := range types {
@@ -282,7 +282,7 @@ func (s *fleetGroups) changed(changes []aggregate.GroupChange) {
 
 // follow applies context name's events to the table, once it is printed,
 // until ctx ends.
-func (s *fleetGroups) follow(ctx context.Context, name string, feed *groupWatch, q *cache.Queue) error {
+func (s *fleetGroups) follow(ctx context.Context, name string, feed *groupWatch, q *engine.Queue) error {
 	select {
 	case <-s.drawn:
 	case <-ctx.Done():
@@ -382,16 +382,16 @@ func (s *fleetGroups) print(done <-chan struct{}) error {
 // run is runGroups for one context of a fleet group watch: its synced
 // objects go into the shared table, then its events, until ctx ends or its
 // engine fails.
-func (c *fleetGroupContext) run(ctx context.Context, o *WatchOptions, engine runningEngine, queue *cache.Queue, names map[string]map[string]bool) error {
+func (c *fleetGroupContext) run(ctx context.Context, o *WatchOptions, eng runningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
 	feed := &groupWatch{keys: o.groupBy, names: names, cfg: o.print}
-	if err := c.shared.seed(c.name, feed, engine.Types()); err != nil {
+	if err := c.shared.seed(c.name, feed, eng.Types()); err != nil {
 		return err
 	}
-	printSyncedFrom(o.ErrOut, o.engines, engine.Types())
-	ctx, cancel := o.watchContext(ctx, engine)
+	printSyncedFrom(o.ErrOut, o.engines, eng.Types())
+	ctx, cancel := o.watchContext(ctx, eng)
 	defer cancel()
 	err := c.shared.follow(ctx, c.name, feed, queue)
-	if failed := engine.Err(); failed != nil {
+	if failed := eng.Err(); failed != nil {
 		return failed
 	}
 	return err

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -56,7 +56,7 @@ var fleetTestPods = map[string][]*corev1.Pod{
 // watch, fed each context's pods, is the table a fleet query prints: the
 // contexts' grouped tables merged by fleet.MergeTables.
 func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
-	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	contexts := []string{"a", "b", "c"}
 	for _, groupBy := range [][]string{{"node"}, {"context"}, {"context", "node"}, {"node", "context"}, {"label:app", "context"}} {
 		for _, sums := range [][]string{nil, {"requests.cpu"}} {
@@ -113,7 +113,7 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 // after it was counted is taken out of the table, printed as the changes
 // of its groups, and that events change the groups of their own context.
 func TestFleetGroupsFailedContextLeaves(t *testing.T) {
-	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	var out bytes.Buffer
 	s, err := newFleetGroups("pods", []string{"context"}, []string{"requests.cpu"}, false, []string{"a", "b"}, &out)
 	if err != nil {
@@ -164,7 +164,7 @@ context=a: count 3 → 0, requests.cpu 1750m → 0
 // table is drawn in place once every context is counted, and drawn again
 // after a change in one context.
 func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
-	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	var out bytes.Buffer
 	s, err := newFleetGroups("pods", []string{"node"}, nil, false, []string{"a", "b"}, &out)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/manifest"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
 )
@@ -62,7 +62,7 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 // read: no command reads them from files (query, tree and capacity drop
 // them live too, and a dump has no updates for a watch to attribute). The
 // collector runs sooner while they are read (tightenGCWhileReading).
-func loadFrom(paths []string) (cache.Source, error) {
+func loadFrom(paths []string) (engine.Source, error) {
 	defer tightenGCWhileReading()()
 	objects, err := manifest.Options{Typed: offline.Typed, DropManagedFields: true}.ReadObjects(paths)
 	if err != nil {
@@ -79,7 +79,7 @@ func loadFrom(paths []string) (cache.Source, error) {
 // printSyncedFrom prints the line a watch prints once it is watching, or,
 // over --from files (a dump, which holds no changes), how many objects
 // each type's cache holds and that nothing more will come.
-func printSyncedFrom(errOut io.Writer, engines engineSource, types []*cache.Type) {
+func printSyncedFrom(errOut io.Writer, engines engineSource, types []*engine.Type) {
 	if _, dump := engines.(fromEngines); !dump {
 		printSynced(errOut, types)
 		return
@@ -105,15 +105,15 @@ func (fromEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string
 	return metav1.NamespaceDefault, nil
 }
 
-func (f fromEngines) connect(*genericclioptions.ConfigFlags) (cache.Source, string, error) {
+func (f fromEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
 	source, err := loadFrom(f.paths)
 	return source, "--from " + strings.Join(f.paths, ","), err
 }
 
 // resolve resolves as over discovery, with an unknown type's message
 // naming --from.
-func (fromEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapping, error) {
-	mappings, err := cache.Resolve(source.RESTMapper(), args)
+func (fromEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMapping, error) {
+	mappings, err := engine.Resolve(source.RESTMapper(), args)
 	if err != nil && strings.HasPrefix(err.Error(), "the server doesn't have a resource type") {
 		return nil, errors.New(strings.Replace(err.Error(), "the server doesn't have a", "the --from files have no", 1) + " (nor a CRD that defines it)")
 	}
@@ -122,26 +122,26 @@ func (fromEngines) resolve(source cache.Source, args []string) ([]*meta.RESTMapp
 
 // start starts a direct engine over source; a watch's engine also says
 // when every event of a finished source has been queued (drainedEngine).
-func (fromEngines) start(ctx context.Context, source cache.Source, req engineRequest) (runningEngine, error) {
+func (fromEngines) start(ctx context.Context, source engine.Source, req engineRequest) (runningEngine, error) {
 	finisher, finishes := source.(interface{ Finished() <-chan struct{} })
 	counted, counts := newCountingSource(source)
 	if req.queue == nil || !finishes || !counts {
 		return directEngines{}.start(ctx, source, req)
 	}
 	out := req.queue
-	req.queue = cache.NewQueue(math.MaxInt)
-	engine, err := directEngines{}.start(ctx, counted, req)
+	req.queue = engine.NewQueue(math.MaxInt)
+	eng, err := directEngines{}.start(ctx, counted, req)
 	if err != nil {
 		return nil, err
 	}
-	d := &drainedEngine{runningEngine: engine, stop: make(chan struct{}), drained: make(chan struct{})}
+	d := &drainedEngine{runningEngine: eng, stop: make(chan struct{}), drained: make(chan struct{})}
 	go d.pump(req.queue, out)
 	go d.watch(finisher.Finished(), counted, out)
 	return d, nil
 }
 
-func (fromEngines) related(source cache.Source) cache.RelatedTypes {
-	return cache.SourceTypes{Source: source}
+func (fromEngines) related(source engine.Source) engine.RelatedTypes {
+	return engine.SourceTypes{Source: source}
 }
 
 func (fromEngines) shared() bool { return false }
@@ -161,8 +161,8 @@ type drainedEngine struct {
 
 // sourceDrained returns the channel closed when engine's finished source
 // has nothing more to print, or nil for a live engine.
-func sourceDrained(engine runningEngine) <-chan struct{} {
-	if d, ok := engine.(*drainedEngine); ok {
+func sourceDrained(eng runningEngine) <-chan struct{} {
+	if d, ok := eng.(*drainedEngine); ok {
 		return d.drained
 	}
 	return nil
@@ -173,7 +173,7 @@ func (d *drainedEngine) Shutdown() {
 	d.runningEngine.Shutdown()
 }
 
-func (d *drainedEngine) pump(in, out *cache.Queue) {
+func (d *drainedEngine) pump(in, out *engine.Queue) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -195,7 +195,7 @@ func (d *drainedEngine) pump(in, out *cache.Queue) {
 // stayed empty this long is drained.
 const drainIdle = 2 * time.Second
 
-func (d *drainedEngine) watch(finished <-chan struct{}, counted *countingSource, out *cache.Queue) {
+func (d *drainedEngine) watch(finished <-chan struct{}, counted *countingSource, out *engine.Queue) {
 	select {
 	case <-finished:
 	case <-d.stop:
@@ -226,13 +226,13 @@ func (d *drainedEngine) watch(finished <-chan struct{}, counted *countingSource,
 // of every list, and the events the source's watches were given to
 // deliver (offline.Source.Offered).
 type countingSource struct {
-	cache.Source
+	engine.Source
 	offered func() int64
 	listed  atomic.Int64
 }
 
 // newCountingSource wraps source, whose watches count what they deliver.
-func newCountingSource(source cache.Source) (*countingSource, bool) {
+func newCountingSource(source engine.Source) (*countingSource, bool) {
 	o, ok := source.(interface{ Offered() int64 })
 	if !ok {
 		return nil, false
@@ -243,7 +243,7 @@ func newCountingSource(source cache.Source) (*countingSource, bool) {
 // sent returns how many objects the source's feeds have sent or will send.
 func (s *countingSource) sent() int64 { return s.listed.Load() + s.offered() }
 
-func (s *countingSource) Feed(mapping *meta.RESTMapping, namespace string, full bool) (cache.Feed, error) {
+func (s *countingSource) Feed(mapping *meta.RESTMapping, namespace string, full bool) (engine.Feed, error) {
 	feed, err := s.Source.Feed(mapping, namespace, full)
 	if err != nil {
 		return feed, err
@@ -268,10 +268,10 @@ func (f countingFeed) ListWithContext(ctx context.Context, opts metav1.ListOptio
 
 // fromEnded reports whether engine's finished source has nothing more to
 // print.
-func fromEnded(engine runningEngine) bool {
+func fromEnded(eng runningEngine) bool {
 	select {
-	case <-sourceDrained(engine):
-		return sourceDrained(engine) != nil
+	case <-sourceDrained(eng):
+		return sourceDrained(eng) != nil
 	default:
 		return false
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -127,7 +127,7 @@ type recordingEngines struct {
 	errOut io.Writer
 }
 
-func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (cache.Source, string, error) {
+func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
 	span, err := offline.ReadSpan(r.path)
 	if err != nil {
 		return nil, "", fmt.Errorf("--from %w", err)
@@ -234,12 +234,12 @@ func recordingEnginesFor(paths []string, flags *recordingFlags, errOut io.Writer
 // recordedTimes returns, for a replay, when the state each printed event
 // carries was recorded (--timestamps and -o json print it); nil for other
 // engines.
-func recordedTimes(engines engineSource) func(*cache.Event) time.Time {
+func recordedTimes(engines engineSource) func(*engine.Event) time.Time {
 	r, ok := engines.(*recordingEngines)
 	if !ok || r.replay == nil {
 		return nil
 	}
-	return func(ev *cache.Event) time.Time {
+	return func(ev *engine.Event) time.Time {
 		a, err := meta.Accessor(ev.Object())
 		if err != nil {
 			return r.replay.Since()

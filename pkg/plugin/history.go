@@ -16,7 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -153,7 +153,7 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 		typeIndex: typeIndex,
 		namespace: namespace,
 		name:      o.name,
-		resource:  &cache.Type{Mapping: mapping},
+		resource:  &engine.Type{Mapping: mapping},
 	}
 	p := newEventPrinter(o.print, nil, o.Out, o.ErrOut)
 	p.recordedAt = h.recordedAt
@@ -186,7 +186,7 @@ func historyType(h recording.Header, typeArg string) (*meta.RESTMapping, int, er
 	if err != nil {
 		return nil, 0, err
 	}
-	resolved, err := cache.Resolve(source.RESTMapper(), []string{typeArg})
+	resolved, err := engine.Resolve(source.RESTMapper(), []string{typeArg})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -203,18 +203,18 @@ func historyType(h recording.Header, typeArg string) (*meta.RESTMapping, int, er
 type objectHistory struct {
 	typeIndex       int
 	namespace, name string
-	resource        *cache.Type
+	resource        *engine.Type
 
 	// last is the object's last recorded state while it exists.
 	last *unstructured.Unstructured
 	// times are the recorded times of the events handed to the printer.
-	times  map[*cache.Event]time.Time
+	times  map[*engine.Event]time.Time
 	events int
 }
 
 // print reads r to its end and prints every event of the object.
 func (h *objectHistory) print(ctx context.Context, r recording.Events, p *eventPrinter) error {
-	h.times = map[*cache.Event]time.Time{}
+	h.times = map[*engine.Event]time.Time{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil
@@ -242,33 +242,33 @@ func (h *objectHistory) print(ctx context.Context, r recording.Events, p *eventP
 
 // event returns the watch event of a recorded one, or nil when it is of
 // another object.
-func (h *objectHistory) event(ev recording.Event) *cache.Event {
+func (h *objectHistory) event(ev recording.Event) *engine.Event {
 	obj := ev.Object
 	if ev.TypeIndex != h.typeIndex || obj.GetName() != h.name || obj.GetNamespace() != h.namespace {
 		return nil
 	}
-	ce := &cache.Event{Resource: h.resource, Key: obj.GetName(), Initial: ev.Initial}
+	ce := &engine.Event{Resource: h.resource, Key: obj.GetName(), Initial: ev.Initial}
 	if h.namespace != "" {
 		ce.Key = h.namespace + "/" + ce.Key
 	}
 	switch {
 	case ev.Type == watch.Deleted:
-		ce.Type, ce.Old = cache.Deleted, obj
+		ce.Type, ce.Old = engine.Deleted, obj
 		h.last = nil
 		return ce
 	case h.last == nil || h.last.GetUID() != obj.GetUID():
 		// The first state recorded of this object: an Added event, or
 		// a Modified one of an object whose earlier state is not in
 		// the recording.
-		ce.Type, ce.New = cache.Added, obj
+		ce.Type, ce.New = engine.Added, obj
 	default:
-		ce.Type, ce.Old, ce.New = cache.Modified, h.last, obj
+		ce.Type, ce.Old, ce.New = engine.Modified, h.last, obj
 	}
 	h.last = obj
 	return ce
 }
 
 // recordedAt returns the recorded time of an event print is printing.
-func (h *objectHistory) recordedAt(ev *cache.Event) time.Time {
+func (h *objectHistory) recordedAt(ev *engine.Event) time.Time {
 	return h.times[ev]
 }

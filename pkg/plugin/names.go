@@ -5,13 +5,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // This file holds how every command names types and objects in its output.
 
 // kindName is how a type is named in tables: "pod", "deployment.apps".
-func kindName(t *cache.Type) string {
+func kindName(t *engine.Type) string {
 	gk := t.Mapping.GroupVersionKind.GroupKind()
 	name := strings.ToLower(gk.Kind)
 	if gk.Group != "" {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // yamlHostile are strings sigs.k8s.io/yaml.Marshal refuses ("control
@@ -85,7 +85,7 @@ func TestQueryYAMLControlCharacters(t *testing.T) {
 // an event in -o json and yaml, whose patches work by index: otherwise the
 // next event's patch would not apply to the object printed before it.
 func TestWatchReorderOnly(t *testing.T) {
-	deployments := &cache.Type{Mapping: &meta.RESTMapping{
+	deployments := &engine.Type{Mapping: &meta.RESTMapping{
 		Resource:         schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
 		GroupVersionKind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
 		Scope:            meta.RESTScopeNamespace,
@@ -117,7 +117,7 @@ func TestWatchReorderOnly(t *testing.T) {
 		t.Run(tt.output+"-"+tt.diffMode, func(t *testing.T) {
 			var buf bytes.Buffer
 			p := testPrinter(t, &buf, tt.output, tt.diffMode)
-			shown, err := p.handle(&cache.Event{Type: cache.Modified, Resource: deployments, Old: old, New: reordered, Key: "shop/web"})
+			shown, err := p.handle(&engine.Event{Type: engine.Modified, Resource: deployments, Old: old, New: reordered, Key: "shop/web"})
 			if err != nil {
 				t.Fatalf("handle: %v", err)
 			}

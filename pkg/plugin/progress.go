@@ -9,17 +9,17 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // newProgress returns the engine's progress callback: a self-rewriting status
 // line on stderr when stderr is a terminal; otherwise klog lines at -v=1 or
 // more, once a second; otherwise nothing.
-func newProgress(errOut io.Writer) func(cache.Progress) {
+func newProgress(errOut io.Writer) func(engine.Progress) {
 	if printers.IsTerminal(errOut) {
 		shown := false
-		return func(p cache.Progress) {
+		return func(p engine.Progress) {
 			// Stay quiet for quick syncs; a line that flashes by is noise.
 			if p.Elapsed < 300*time.Millisecond && !shown {
 				return
@@ -35,7 +35,7 @@ func newProgress(errOut io.Writer) func(cache.Progress) {
 		}
 	}
 	var last time.Duration
-	return func(p cache.Progress) {
+	return func(p engine.Progress) {
 		if !klog.V(1).Enabled() {
 			return
 		}
@@ -47,7 +47,7 @@ func newProgress(errOut io.Writer) func(cache.Progress) {
 	}
 }
 
-func allSynced(p cache.Progress) bool {
+func allSynced(p engine.Progress) bool {
 	for _, t := range p.Types {
 		if !t.Synced {
 			return false
@@ -56,7 +56,7 @@ func allSynced(p cache.Progress) bool {
 	return true
 }
 
-func describeProgress(p cache.Progress) string {
+func describeProgress(p engine.Progress) string {
 	parts := make([]string, 0, len(p.Types))
 	for _, t := range p.Types {
 		state := fmt.Sprintf("%d received", t.Received)

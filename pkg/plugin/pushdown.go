@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -64,7 +64,7 @@ func (o *QueryOptions) pushableSelectors() []index.Selector {
 //
 // Only a command's own engine may take them: a warm cache's engines are
 // shared by commands with other selectors.
-func withPushdown(cfg cache.Config, mappings []*meta.RESTMapping, selectors []index.Selector) cache.Config {
+func withPushdown(cfg engine.Config, mappings []*meta.RESTMapping, selectors []index.Selector) engine.Config {
 	if len(selectors) == 0 || len(mappings) == 0 {
 		return cfg
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -96,7 +96,7 @@ func TestWithPushdown(t *testing.T) {
 	)
 	tests := []struct {
 		name       string
-		user       cache.Config
+		user       engine.Config
 		mappings   []*meta.RESTMapping
 		selectors  []string
 		wantLabel  string
@@ -107,10 +107,10 @@ func TestWithPushdown(t *testing.T) {
 		{name: "unscheduled pods", mappings: []*meta.RESTMapping{pods}, selectors: []string{"node="},
 			wantFields: "spec.nodeName="},
 		{name: "ANDed with the user's -l and --field-selector",
-			user:     cache.Config{LabelSelector: "tier in (front,back)", FieldSelector: "spec.restartPolicy=Always"},
+			user:     engine.Config{LabelSelector: "tier in (front,back)", FieldSelector: "spec.restartPolicy=Always"},
 			mappings: []*meta.RESTMapping{pods}, selectors: []string{"node!=node-003", "phase notin (Failed,Succeeded)", "label:app=web"},
 			wantLabel: "tier in (front,back),app=web", wantFields: "spec.restartPolicy=Always,spec.nodeName!=node-003,status.phase!=Failed,status.phase!=Succeeded"},
-		{name: "the user's selectors alone when nothing is expressed", user: cache.Config{LabelSelector: "a=b"},
+		{name: "the user's selectors alone when nothing is expressed", user: engine.Config{LabelSelector: "a=b"},
 			mappings: []*meta.RESTMapping{pods}, selectors: []string{"node in (a,b)", "image=nginx"}, wantLabel: "a=b"},
 		{name: "only what every type expresses", mappings: []*meta.RESTMapping{pods, deployments},
 			selectors: []string{"node=node-003", "label:app=web", "namespace=shop"},
@@ -119,7 +119,7 @@ func TestWithPushdown(t *testing.T) {
 			selectors: []string{"namespace=shop", "label:zone=a"}, wantLabel: "zone=a"},
 		{name: "namespace of a type outside kube-apiserver's own", mappings: []*meta.RESTMapping{widgets},
 			selectors: []string{"namespace=shop", "label:app notin (web)"}, wantLabel: "app notin (web)"},
-		{name: "no selectors", user: cache.Config{FieldSelector: "metadata.name=x"}, mappings: []*meta.RESTMapping{pods},
+		{name: "no selectors", user: engine.Config{FieldSelector: "metadata.name=x"}, mappings: []*meta.RESTMapping{pods},
 			wantFields: "metadata.name=x"},
 	}
 	for _, tt := range tests {

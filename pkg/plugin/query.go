@@ -13,7 +13,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -328,7 +328,7 @@ func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
 // the relations its indexes read, warning of related types that cannot be
 // read. The caller calls shutdown once it has printed; on an error nothing
 // is left running.
-func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relations, shutdown func(), err error) {
+func (o *QueryOptions) startAnswer(ctx context.Context) (related *engine.Relations, shutdown func(), err error) {
 	mappings, err := o.resolve(o.typeArg)
 	if err != nil {
 		return nil, nil, err
@@ -341,25 +341,25 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relation
 		// What is kept is small; the peak is decoding's garbage.
 		defer tightenGCWhileReading()()
 	}
-	engine, err := o.engines.start(ctx, o.source, engineRequest{
+	eng, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
 		pushdown: o.pushdown,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	related, err = cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
+	related, err = engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
 		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
 		Events: o.ShowEvents,
 	})
 	if err != nil {
-		engine.Shutdown()
+		eng.Shutdown()
 		return nil, nil, err
 	}
 	warnUnreadable(o.ErrOut, related.Unreadable())
 	return related, func() {
 		related.Shutdown()
-		engine.Shutdown()
+		eng.Shutdown()
 	}, nil
 }
 
@@ -370,7 +370,7 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *cache.Relation
 // counts them per group (--group-by without --sum), which reads no order
 // (a sum's format is its first quantity's, so sums keep the order). It
 // fails when an expression hit CEL's cost limit.
-func (o *QueryOptions) lookup(ctx context.Context, types []*cache.Type) ([]typeObjects, error) {
+func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]typeObjects, error) {
 	now := time.Now()
 	groups := make([]typeObjects, 0, len(types))
 	for _, t := range types {

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -155,7 +155,7 @@ func checkMeasureTypes(measures []aggregate.Measure, mappings []*meta.RESTMappin
 
 // countTable counts the objects per value of the one --group-by index from
 // the index's buckets, summed over types.
-func (p queryPrinter) countTable(types []*cache.Type) (aggregate.Table, error) {
+func (p queryPrinter) countTable(types []*engine.Type) (aggregate.Table, error) {
 	totals := map[string]int{}
 	for _, t := range types {
 		counts, err := t.Count(p.cfg.groupBy[0].Name)

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
@@ -115,7 +115,7 @@ type queryPrinter struct {
 	errOut io.Writer
 	// source reads the definitions of custom resources, for their
 	// printer columns.
-	source cache.Source
+	source engine.Source
 }
 
 // printNotFound says on stderr that nothing matched, as kubectl does.
@@ -131,7 +131,7 @@ func (p queryPrinter) printNotFound() {
 }
 
 // sortObjects orders each type's objects by --sort-by, if given. They come
-// from the engine in the order the API server lists them (cache.Type.Lookup),
+// from the engine in the order the API server lists them (engine.Type.Lookup),
 // the order kubectl get prints, and ties of --sort-by keep it.
 func (p queryPrinter) sortObjects(groups []typeObjects) error {
 	if p.cfg.sortKey == nil {

@@ -14,7 +14,7 @@ import (
 
 // TestAnswerPrinterKeepsTheEngineOrder checks that the printer prints objects
 // in the order the engine returns them, and reorders them only for
-// --sort-by: the answer is sorted once, by cache.Type.Lookup (the API
+// --sort-by: the answer is sorted once, by engine.Type.Lookup (the API
 // server's order, team-a before team). The objects here come in an order no
 // sort would give, so that any sort in the printer shows.
 func TestAnswerPrinterKeepsTheEngineOrder(t *testing.T) {

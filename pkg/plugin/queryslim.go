@@ -104,7 +104,7 @@ func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
 }
 
 // recordReads returns what a query with a recordPlan reads of its objects
-// besides their metadata (cache.Config.Reads): the fields its indexes and
+// besides their metadata (engine.Config.Reads): the fields its indexes and
 // measures declare. It returns nil, whole objects, when one of them
 // declares none (a JSONPath or CEL index, a custom measure), and for a
 // table, whose columns read any field (withTableRows).

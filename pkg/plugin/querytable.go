@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
@@ -30,7 +30,7 @@ var crdMapping = &meta.RESTMapping{
 
 // typeObjects are the matching objects of one type, in the order they print.
 type typeObjects struct {
-	t    *cache.Type
+	t    *engine.Type
 	objs []interface{}
 	// whole is set when objs are every cached object of t, so counts can
 	// be read from t's index buckets.
@@ -40,7 +40,7 @@ type typeObjects struct {
 // tableHeader is the header of printTables' table of t: NAMESPACE with
 // -A or several namespaces, kubectl's columns, the -L label columns, LABELS
 // with --show-labels, the queried indexes and the events columns.
-func (c queryPrintConfig) tableHeader(t *cache.Type, table columns.Table, wide bool) []string {
+func (c queryPrintConfig) tableHeader(t *engine.Type, table columns.Table, wide bool) []string {
 	var header []string
 	if len(c.namespaces) != 1 && t.Namespaced() {
 		header = append(header, "NAMESPACE")
@@ -60,7 +60,7 @@ func (c queryPrintConfig) tableHeader(t *cache.Type, table columns.Table, wide b
 }
 
 // tableRow is one object's row of printTables.
-func (p queryPrinter) tableRow(t *cache.Type, table columns.Table, obj interface{}, now time.Time, wide, withKind bool) ([]string, error) {
+func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interface{}, now time.Time, wide, withKind bool) ([]string, error) {
 	a, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of a cached %s: %w", t.Name(), err)
@@ -113,7 +113,7 @@ func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]strin
 // tableFor returns kubectl's table for t: a built-in type's columns, a
 // custom resource's printer columns read from its CRD, or NAME and AGE when
 // there are none or the CRD cannot be read (the reason is logged at -v=2).
-func (p queryPrinter) tableFor(ctx context.Context, t *cache.Type) columns.Table {
+func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Table {
 	gvr := t.Mapping.Resource
 	if table, ok := columns.For(gvr.GroupResource()); ok {
 		return table
@@ -123,7 +123,7 @@ func (p queryPrinter) tableFor(ctx context.Context, t *cache.Type) columns.Table
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		var crd *unstructured.Unstructured
-		obj, err := cache.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
+		obj, err := engine.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
 		if err == nil {
 			crd, err = toUnstructured(obj)
 		}

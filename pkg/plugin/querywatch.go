@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -87,7 +87,7 @@ func (o *QueryOptions) redraws() bool {
 // with what watch's has besides: a watch the user may make, plain watch
 // streams, and watch errors reported on stderr, or, for a table redrawn in
 // place, to notes, which the frame shows.
-func (o *QueryOptions) watchConfig(notes *lastLine) cache.Config {
+func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
 	config := o.config
 	config.RequireWatch = true
 	config.PlainWatchStreams = true
@@ -124,20 +124,20 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
 		return err
 	}
-	queue := cache.NewQueue(queueLimit)
-	engine, err := o.engines.start(ctx, o.source, engineRequest{
+	queue := engine.NewQueue(queueLimit)
+	eng, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.watchConfig(notes), queue: queue, indexes: o.indexDefs, errOut: o.ErrOut,
 		pushdown: o.pushdown,
 	})
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	defer engine.Shutdown()
-	related, err := cache.StartRelations(ctx, engine.Types(), o.indexDefs, cache.RelationsConfig{
+	defer eng.Shutdown()
+	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
 		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
-		OnRelated: func(t *cache.Type, cause string, changes []cache.RelationChange) {
+		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
 			for _, c := range changes {
-				queue.Push(&cache.Event{Type: cache.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
 			}
 		},
 	})
@@ -159,7 +159,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	defer cancel()
 	go func() {
 		select {
-		case <-engine.Failed():
+		case <-eng.Failed():
 			cancel()
 		case <-ctx.Done():
 		}
@@ -183,7 +183,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	default:
 		err = w.runRows(ctx, queue)
 	}
-	if failed := engine.Err(); failed != nil {
+	if failed := eng.Err(); failed != nil {
 		return failed
 	}
 	if err != nil {
@@ -206,7 +206,7 @@ func interrupted(ctx context.Context, err error) error {
 // change it.
 type queryWatch struct {
 	o       *QueryOptions
-	types   []*cache.Type
+	types   []*engine.Type
 	printer queryPrinter
 	changes *eventPrinter
 	// notes holds the last warning of a table redrawn in place.

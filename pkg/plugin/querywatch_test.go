@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 func TestFitFrame(t *testing.T) {
@@ -177,15 +177,15 @@ func TestRowPrinterPrintsAsKubectlGetWatch(t *testing.T) {
 		}
 	}
 	changes := []struct {
-		typ cache.EventType
+		typ engine.EventType
 		obj *corev1.Pod
 	}{
-		{cache.Added, pod("web-1", corev1.PodRunning)},
-		{cache.Added, pod("web-2", corev1.PodPending)},
+		{engine.Added, pod("web-1", corev1.PodRunning)},
+		{engine.Added, pod("web-2", corev1.PodPending)},
 		// after the table:
-		{cache.Modified, pod("web-2", corev1.PodRunning)},
-		{cache.Added, pod("web-with-a-long-name", corev1.PodPending)},
-		{cache.Deleted, pod("web-1", corev1.PodRunning)},
+		{engine.Modified, pod("web-2", corev1.PodRunning)},
+		{engine.Added, pod("web-with-a-long-name", corev1.PodPending)},
+		{engine.Deleted, pod("web-1", corev1.PodRunning)},
 	}
 	tests := []struct {
 		name   string
@@ -221,7 +221,7 @@ DELETED    web-1                  0/1     Running   0          60m
 			w := &queryWatch{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
 			var buf bytes.Buffer
 			bw := bufio.NewWriter(&buf)
-			p := &rowPrinter{w: w, out: bw, tabs: printers.GetNewTabWriter(bw), tables: map[*cache.Type]columns.Table{}, now: time.Now()}
+			p := &rowPrinter{w: w, out: bw, tabs: printers.GetNewTabWriter(bw), tables: map[*engine.Type]columns.Table{}, now: time.Now()}
 			types := podsType
 			for i, c := range changes {
 				if err := p.print(context.Background(), types, c.typ, c.obj); err != nil {

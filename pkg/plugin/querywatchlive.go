@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -90,13 +90,13 @@ type changeCounts struct {
 	last                     time.Time
 }
 
-func (c *changeCounts) add(typ cache.EventType, at time.Time) {
+func (c *changeCounts) add(typ engine.EventType, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch typ {
-	case cache.Added:
+	case engine.Added:
 		c.added++
-	case cache.Deleted:
+	case engine.Deleted:
 		c.deleted++
 	default:
 		c.modified++
@@ -208,7 +208,7 @@ type liveTable struct {
 
 // runLive draws the answer, then draws it again as events change it, until
 // ctx ends; the last frame is left on the screen, the cursor below it.
-func (w *queryWatch) runLive(ctx context.Context, q *cache.Queue) error {
+func (w *queryWatch) runLive(ctx context.Context, q *engine.Queue) error {
 	l := &liveTable{w: w, screen: terminalScreen(w.printer.out), now: time.Now}
 	l.since = l.now()
 	ctx, cancel := context.WithCancel(ctx)

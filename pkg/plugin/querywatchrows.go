@@ -15,8 +15,8 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -55,7 +55,7 @@ type rowPrinter struct {
 		io.Writer
 		Flush() error
 	}
-	tables     map[*cache.Type]columns.Table
+	tables     map[*engine.Type]columns.Table
 	lastHeader []string
 	withKind   bool
 	now        time.Time
@@ -68,9 +68,9 @@ type rowPrinter struct {
 
 // runRows prints the answer (unless --watch-only), then the changes, until
 // ctx ends.
-func (w *queryWatch) runRows(ctx context.Context, q *cache.Queue) error {
+func (w *queryWatch) runRows(ctx context.Context, q *engine.Queue) error {
 	out := bufio.NewWriterSize(w.printer.out, 64*1024)
-	p := &rowPrinter{w: w, out: out, tabs: printers.GetNewTabWriter(out), tables: map[*cache.Type]columns.Table{},
+	p := &rowPrinter{w: w, out: out, tabs: printers.GetNewTabWriter(out), tables: map[*engine.Type]columns.Table{},
 		withKind: w.printer.cfg.showKind || len(w.types) > 1}
 	defer out.Flush()
 	if w.printer.cfg.grouped() {
@@ -87,7 +87,7 @@ func (w *queryWatch) runRows(ctx context.Context, q *cache.Queue) error {
 		p.now = time.Now()
 		for _, g := range groups {
 			for _, obj := range g.objs {
-				if err := p.print(ctx, g.t, cache.Added, obj); err != nil {
+				if err := p.print(ctx, g.t, engine.Added, obj); err != nil {
 					return err
 				}
 			}
@@ -109,7 +109,7 @@ func (w *queryWatch) runRows(ctx context.Context, q *cache.Queue) error {
 			continue
 		}
 		obj := ev.Object()
-		if r.typ == cache.Deleted && ev.Old != nil {
+		if r.typ == engine.Deleted && ev.Old != nil {
 			obj = ev.Old
 		}
 		p.now = time.Now()
@@ -136,7 +136,7 @@ func (p *rowPrinter) flush() error {
 }
 
 // print prints one object, of type t, as what happened to it (typ).
-func (p *rowPrinter) print(ctx context.Context, t *cache.Type, typ cache.EventType, obj interface{}) error {
+func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.EventType, obj interface{}) error {
 	cfg := p.w.printer.cfg
 	if !cfg.out.isTable() {
 		return p.printObject(t, typ, obj)
@@ -178,11 +178,11 @@ func (p *rowPrinter) print(ctx context.Context, t *cache.Type, typ cache.EventTy
 }
 
 // watchEventCell is the EVENT cell of a row, as kubectl pads it.
-func watchEventCell(typ cache.EventType) string {
+func watchEventCell(typ engine.EventType) string {
 	switch typ {
-	case cache.Added:
+	case engine.Added:
 		return "ADDED   "
-	case cache.Deleted:
+	case engine.Deleted:
 		return "DELETED "
 	}
 	return string(typ)
@@ -202,7 +202,7 @@ func (p *rowPrinter) writeCells(cells []string) {
 
 // printObject prints obj alone with the -o printer (json, yaml, name,
 // templates), as a watch event with --output-watch-events.
-func (p *rowPrinter) printObject(t *cache.Type, typ cache.EventType, obj interface{}) error {
+func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj interface{}) error {
 	content, err := object.Content(obj)
 	if err != nil {
 		return err
@@ -242,7 +242,7 @@ func maps(m map[string]interface{}) map[string]interface{} {
 // tableHeader is the header of t's table as printTables prints it:
 // NAMESPACE unless one namespace is queried, kubectl's columns, -L, LABELS,
 // then the queried indexes.
-func tableHeader(cfg queryPrintConfig, t *cache.Type, table columns.Table) []string {
+func tableHeader(cfg queryPrintConfig, t *engine.Type, table columns.Table) []string {
 	var header []string
 	if len(cfg.namespaces) != 1 && t.Namespaced() {
 		header = append(header, "NAMESPACE")
@@ -272,7 +272,7 @@ func customColumnsHeader(cols []customColumn) []string {
 
 // runGroups prints the grouped table, then the rows of the groups that
 // changed, at most every groupRowsInterval.
-func (p *rowPrinter) runGroups(ctx context.Context, q *cache.Queue) error {
+func (p *rowPrinter) runGroups(ctx context.Context, q *engine.Queue) error {
 	if err := p.printGroups(ctx); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -90,7 +90,7 @@ func (o *RecordOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.config.FullObjects = true
-	o.config.ManagedFields = cache.KeepManagedFields
+	o.config.ManagedFields = engine.KeepManagedFields
 	o.config.PlainWatchStreams = true
 	o.config.Progress = newProgress(o.ErrOut)
 	o.config.RequireWatch = true
@@ -144,8 +144,8 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 		}
 		return fmt.Errorf("--to: %w", err)
 	}
-	queue := cache.NewQueue(queueLimit)
-	engine, err := o.engines.start(ctx, o.source, engineRequest{
+	queue := engine.NewQueue(queueLimit)
+	eng, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, queue: queue, errOut: o.ErrOut,
 	})
 	if err != nil {
@@ -157,9 +157,9 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	defer engine.Shutdown()
+	defer eng.Shutdown()
 	var counts []string
-	for _, t := range engine.Types() {
+	for _, t := range eng.Types() {
 		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
 	}
 	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", strings.Join(counts, ", "), o.To)
@@ -173,7 +173,7 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 	defer cancel()
 	go func() {
 		select {
-		case <-engine.Failed():
+		case <-eng.Failed():
 			cancel()
 		case <-ctx.Done():
 		}
@@ -187,11 +187,11 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recording to %s: %w", o.To, err)
 	}
-	return engine.Err()
+	return eng.Err()
 }
 
 // printSummary says on stderr what the recording holds.
-func (o *RecordOptions) printSummary(w *recording.Writer, queue *cache.Queue) {
+func (o *RecordOptions) printSummary(w *recording.Writer, queue *engine.Queue) {
 	size := ""
 	if fi, err := os.Stat(o.To); err == nil {
 		size = fmt.Sprintf(" (%.1f KiB)", float64(fi.Size())/1024)
@@ -270,7 +270,7 @@ func newRecorder(w *recording.Writer, types []recording.Type) *recorder {
 // run writes q's events until ctx ends, then those still pending, and
 // flushes. An event is flushed at most recordFlushDelay after it is
 // written; a lone event at once.
-func (r *recorder) run(ctx context.Context, q *cache.Queue) error {
+func (r *recorder) run(ctx context.Context, q *engine.Queue) error {
 	for {
 		popCtx, cancel := ctx, context.CancelFunc(func() {})
 		if r.dirty && ctx.Err() == nil {
@@ -308,7 +308,7 @@ func (r *recorder) flush() error {
 }
 
 // write records one event of the engine's queue.
-func (r *recorder) write(ev *cache.Event) error {
+func (r *recorder) write(ev *engine.Event) error {
 	if ev.Related != nil {
 		return nil // not a change of the object (no relations are started here)
 	}
@@ -332,11 +332,11 @@ func (r *recorder) write(ev *cache.Event) error {
 	}
 	var typ watch.EventType
 	switch ev.Type {
-	case cache.Added:
+	case engine.Added:
 		typ = watch.Added
-	case cache.Modified:
+	case engine.Modified:
 		typ = watch.Modified
-	case cache.Deleted:
+	case engine.Deleted:
 		typ = watch.Deleted
 	default:
 		return fmt.Errorf("an event of %s %s: unknown type %q", ev.Resource.Name(), ev.Key, ev.Type)

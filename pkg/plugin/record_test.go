@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -73,7 +73,7 @@ func TestRecorder(t *testing.T) {
 	if !types[0].BuiltIn || types[0].Kind != "Pod" || !types[0].Namespaced || types[0].ShortNames[0] != "po" || types[1].Group != "apps" {
 		t.Fatalf("recordingTypes = %+v", types)
 	}
-	pods, deployments := &cache.Type{Mapping: podsMapping}, &cache.Type{Mapping: deployMapping}
+	pods, deployments := &engine.Type{Mapping: podsMapping}, &engine.Type{Mapping: deployMapping}
 
 	// A typed pod, as a typed informer holds it (no apiVersion or kind),
 	// and an unstructured deployment.
@@ -88,14 +88,14 @@ func TestRecorder(t *testing.T) {
 		"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]interface{}{"name": "web", "namespace": "shop", "uid": "d1"},
 	}}
-	q := cache.NewQueue(100)
-	q.Push(&cache.Event{Type: cache.Added, Resource: pods, New: pod("Pending"), Key: "shop/web-1", Initial: true})
-	q.Push(&cache.Event{Type: cache.Modified, Resource: pods, Old: pod("Pending"), New: pod("Running"), Key: "shop/web-1"})
+	q := engine.NewQueue(100)
+	q.Push(&engine.Event{Type: engine.Added, Resource: pods, New: pod("Pending"), Key: "shop/web-1", Initial: true})
+	q.Push(&engine.Event{Type: engine.Modified, Resource: pods, Old: pod("Pending"), New: pod("Running"), Key: "shop/web-1"})
 	// The deployment's initial list comes after a live pod event.
-	q.Push(&cache.Event{Type: cache.Added, Resource: deployments, New: deploy, Key: "shop/web", Initial: true})
-	q.Push(&cache.Event{Type: cache.Modified, Resource: pods, Old: pod("Running"), New: pod("Running"), Key: "shop/web-1",
+	q.Push(&engine.Event{Type: engine.Added, Resource: deployments, New: deploy, Key: "shop/web", Initial: true})
+	q.Push(&engine.Event{Type: engine.Modified, Resource: pods, Old: pod("Running"), New: pod("Running"), Key: "shop/web-1",
 		Related: []index.Change{{}}, Cause: "node/n1"})
-	q.Push(&cache.Event{Type: cache.Deleted, Resource: pods, Old: pod("Running"), Key: "shop/web-1"})
+	q.Push(&engine.Event{Type: engine.Deleted, Resource: pods, Old: pod("Running"), Key: "shop/web-1"})
 
 	var buf bytes.Buffer
 	w, err := recording.NewWriter(&buf, recording.Header{Started: time.Now(), Types: types})

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // plainIndexes returns defs without the relation indexes (owner-root, selected-by, selects,
 // node.label:KEY, node.annotation:KEY, uses, used-by), which the engine adds only after the caches they read
-// have synced (cache.StartRelations).
+// have synced (engine.StartRelations).
 func plainIndexes(defs []index.Definition) []index.Definition {
 	var plain []index.Definition
 	for _, def := range defs {
@@ -32,7 +32,7 @@ func validateRelations(selectors []index.Selector) error {
 
 // warnUnreadable says on errOut which related types the relation indexes could not read, and
 // so which values they lack.
-func warnUnreadable(errOut io.Writer, unreadable []cache.UnreadableRelation) {
+func warnUnreadable(errOut io.Writer, unreadable []engine.UnreadableRelation) {
 	for _, u := range unreadable {
 		switch u.Relation {
 		case index.OwnerRelation:
@@ -57,17 +57,17 @@ func warnUnreadable(errOut io.Writer, unreadable []cache.UnreadableRelation) {
 
 // warnOwnersStop says on errOut that walks up the owners stop at u, an owner type that could
 // not be cached.
-func warnOwnersStop(errOut io.Writer, u cache.UnreadableType) {
+func warnOwnersStop(errOut io.Writer, u engine.UnreadableType) {
 	fmt.Fprintf(errOut, "Warning: owners stop at %s, which cannot be read: %v\n", u.Name, u.Err)
 }
 
 // startRelations has the engine cache what the relation indexes of --where and --group-by read,
-// once the watched types have synced (cache.StartRelations), and binds the clauses to them. The
+// once the watched types have synced (engine.StartRelations), and binds the clauses to them. The
 // clauses are evaluated on each event from what the related caches hold then; when a related
 // object's change alone changes the relation index values of watched objects, an event naming
 // it is pushed to queue for each of them, so they enter or leave the query (see
 // eventPrinter.classify). The caller shuts the returned relations down.
-func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine, queue *cache.Queue) (*cache.Relations, error) {
+func (o *WatchOptions) startRelations(ctx context.Context, eng runningEngine, queue *engine.Queue) (*engine.Relations, error) {
 	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupBy))
 	selectors := make([]index.Selector, len(o.print.where))
 	for i, w := range o.print.where {
@@ -77,11 +77,11 @@ func (o *WatchOptions) startRelations(ctx context.Context, engine runningEngine,
 	if err := validateRelations(selectors); err != nil {
 		return nil, err
 	}
-	related, err := cache.StartRelations(ctx, engine.Types(), defs, cache.RelationsConfig{
+	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
 		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
-		OnRelated: func(t *cache.Type, cause string, changes []cache.RelationChange) {
+		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
 			for _, c := range changes {
-				queue.Push(&cache.Event{Type: cache.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
 			}
 		},
 	})

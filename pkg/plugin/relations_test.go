@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -44,7 +44,7 @@ func TestWatchRelatedChangeEntersAndLeavesTheQuery(t *testing.T) {
 			if tt.name == "other index" {
 				name = "node.label:other"
 			}
-			ev := &cache.Event{Type: cache.Modified, Resource: podsType, Old: pod, New: pod, Key: "shop/web-1",
+			ev := &engine.Event{Type: engine.Modified, Resource: podsType, Old: pod, New: pod, Key: "shop/web-1",
 				Related: []index.Change{{Index: name, Old: tt.old, New: tt.new}}, Cause: "node/n1"}
 			if _, err := p.handle(ev); err != nil {
 				t.Fatal(err)
@@ -63,12 +63,12 @@ func TestWatchRelatedChangeEntersAndLeavesTheQuery(t *testing.T) {
 func TestWarnUnreadable(t *testing.T) {
 	denied := errors.New("forbidden")
 	var out bytes.Buffer
-	warnUnreadable(&out, []cache.UnreadableRelation{
-		{Relation: index.OwnerRelation, UnreadableType: cache.UnreadableType{Name: "replicasets.apps", Err: denied}},
-		{Relation: index.SelectorRelation, UnreadableType: cache.UnreadableType{Name: "PodDisruptionBudget.policy", Unresolved: true, Err: denied}},
-		{Relation: index.SelectorRelation, UnreadableType: cache.UnreadableType{Name: "services", Err: denied}},
-		{Relation: index.NodeRelation, UnreadableType: cache.UnreadableType{Name: "nodes", Err: denied}},
-		{Relation: index.PodRelation, UnreadableType: cache.UnreadableType{Name: "pods", Err: denied}},
+	warnUnreadable(&out, []engine.UnreadableRelation{
+		{Relation: index.OwnerRelation, UnreadableType: engine.UnreadableType{Name: "replicasets.apps", Err: denied}},
+		{Relation: index.SelectorRelation, UnreadableType: engine.UnreadableType{Name: "PodDisruptionBudget.policy", Unresolved: true, Err: denied}},
+		{Relation: index.SelectorRelation, UnreadableType: engine.UnreadableType{Name: "services", Err: denied}},
+		{Relation: index.NodeRelation, UnreadableType: engine.UnreadableType{Name: "nodes", Err: denied}},
+		{Relation: index.PodRelation, UnreadableType: engine.UnreadableType{Name: "pods", Err: denied}},
 	})
 	want := `Warning: owners stop at replicasets.apps, which cannot be read: forbidden
 Warning: selected-by does not read PodDisruptionBudget.policy, which the server does not serve: forbidden

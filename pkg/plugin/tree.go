@@ -18,8 +18,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
@@ -205,7 +205,7 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 // when one object is named, and returns the roots in argument order. A named root that does not
 // exist is an error, as in kubectl get. The returned func shuts the root engines down.
 func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, func(), error) {
-	var engines []*cache.Engine
+	var engines []*engine.Engine
 	shutdown := func() {
 		for _, e := range engines {
 			e.Shutdown()
@@ -219,19 +219,19 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		}
 		// A Service's pods are found by its selector, in its spec.
 		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
-		cfg := cache.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: fleetProgressFrom(ctx, nil)}
+		cfg := engine.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: fleetProgressFrom(ctx, nil)}
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
-		engine, err := cache.New(o.source, mappings, cfg)
+		eng, err := engine.New(o.source, mappings, cfg)
 		if err != nil {
 			return nil, shutdown, err
 		}
-		engines = append(engines, engine)
-		if err := startEngine(ctx, engine); err != nil {
+		engines = append(engines, eng)
+		if err := startEngine(ctx, eng); err != nil {
 			return nil, shutdown, err
 		}
-		t := engine.Types()[0]
+		t := eng.Types()[0]
 		if len(r.names) == 0 {
 			objs, err := t.Lookup(nil)
 			if err != nil {
@@ -260,7 +260,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 	return roots, shutdown, nil
 }
 
-func typeObject(t *cache.Type, obj interface{}) tree.Object {
+func typeObject(t *engine.Type, obj interface{}) tree.Object {
 	return tree.NewObject(t.Mapping.Resource.GroupResource(), t.Mapping.GroupVersionKind.Kind, obj)
 }
 
@@ -275,7 +275,7 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 	if err != nil {
 		return nil, err
 	}
-	each, err := cache.StartEach(ctx, o.source, mappings, cache.Config{
+	each, err := engine.StartEach(ctx, o.source, mappings, engine.Config{
 		Namespaces:  o.namespaces,
 		SyncTimeout: o.SyncTimeout,
 		FullObjects: full,
@@ -326,7 +326,7 @@ func (o *TreeOptions) followedTypes() ([]*meta.RESTMapping, error) {
 // cacheDependents finds dependents through the owner-uid index of each followed type, and the
 // pods a Service selects when pods are followed.
 type cacheDependents struct {
-	types []*cache.Type
+	types []*engine.Type
 	index string
 }
 
@@ -379,7 +379,7 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	for i, r := range roots {
 		seeds[i] = r.Obj
 	}
-	owners, err := cache.StartOwners(ctx, o.engines.related(o.source), seeds, cache.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
+	owners, err := engine.StartOwners(ctx, o.engines.related(o.source), seeds, engine.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
 )
@@ -60,19 +60,19 @@ func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tr
 		}
 		return mappings
 	}
-	referrers, err := related.Start(ctx, resolve(refsReferrerKinds), cache.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout, FullObjects: true})
+	referrers, err := related.Start(ctx, resolve(refsReferrerKinds), engine.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout, FullObjects: true})
 	defer referrers.Shutdown()
 	if err != nil {
 		return nil, err
 	}
-	targets, err := related.Start(ctx, resolve(refsTargetKinds), cache.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout})
+	targets, err := related.Start(ctx, resolve(refsTargetKinds), engine.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout})
 	defer targets.Shutdown()
 	if err != nil {
 		return nil, err
 	}
-	refs := cacheRefs{byKind: map[string]*cache.Type{}}
+	refs := cacheRefs{byKind: map[string]*engine.Type{}}
 	var objs []interface{}
-	for _, each := range []*cache.Each{referrers, targets} {
+	for _, each := range []*engine.Each{referrers, targets} {
 		for _, u := range each.Unreadable {
 			fmt.Fprintf(o.ErrOut, "Warning: the tree does not follow references of %s, which cannot be read: %v\n", u.Name, u.Err)
 		}
@@ -102,7 +102,7 @@ func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tr
 // cacheRefs are the tree.Refs of cached objects: what an object's spec names
 // (index.References), and who names it (an index.ReferenceSet of every cached referrer).
 type cacheRefs struct {
-	byKind map[string]*cache.Type
+	byKind map[string]*engine.Type
 	set    *index.ReferenceSet
 }
 

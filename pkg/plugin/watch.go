@@ -15,7 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
@@ -229,7 +229,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.config.Indexes = plainIndexes(indexDefs)
 	o.config.FullObjects = true
-	o.config.ManagedFields = cache.InternManagedFields
+	o.config.ManagedFields = engine.InternManagedFields
 	if o.grouped() {
 		o.completeGroupEngine(indexDefs)
 	}
@@ -312,13 +312,13 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err := checkMeasureTypes(o.measures, mappings); err != nil {
 		return err
 	}
-	queue := cache.NewQueue(queueLimit)
+	queue := engine.NewQueue(queueLimit)
 	var indexes []index.Definition
 	for _, w := range o.print.where {
 		indexes = append(indexes, w.def)
 	}
 	indexes = append(indexes, o.groupBy...)
-	engine, err := o.engines.start(ctx, o.source, engineRequest{
+	eng, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, queue: queue, indexes: indexes, errOut: o.ErrOut,
 	})
 	if err != nil {
@@ -327,8 +327,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	defer engine.Shutdown()
-	related, err := o.startRelations(ctx, engine, queue)
+	defer eng.Shutdown()
+	related, err := o.startRelations(ctx, eng, queue)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil
@@ -338,7 +338,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	defer related.Shutdown()
 	if o.grouped() {
 		playRecording(ctx, o.engines)
-		if err := o.runGroups(ctx, engine, queue, names); err != nil {
+		if err := o.runGroups(ctx, eng, queue, names); err != nil {
 			return err
 		}
 		return replayError(o.engines)
@@ -358,7 +358,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		p.until = newUntilCondition(o.until, o.until.Program().Flag(), mode, names)
 		p.until.byEvent = replays(o.engines)
-		p.until.seed(p, engine.Types())
+		p.until.seed(p, eng.Types())
 		if err := exprFatal(p.guards); err != nil {
 			return err
 		}
@@ -368,15 +368,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 	if !o.print.initial {
-		printSynced(o.ErrOut, engine.Types())
+		printSynced(o.ErrOut, eng.Types())
 	}
 	p.exprs.report(o.ErrOut)
 
-	ctx, cancel := o.watchContext(ctx, engine)
+	ctx, cancel := o.watchContext(ctx, eng)
 	defer cancel()
 	playRecording(ctx, o.engines)
 	err = p.run(ctx, queue)
-	if failed := engine.Err(); failed != nil {
+	if failed := eng.Err(); failed != nil {
 		return failed
 	}
 	if err != nil {
@@ -390,7 +390,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, p.until.metMessage())
 	case p.until != nil && o.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return p.until.timeoutError(o.Timeout)
-	case p.until != nil && fromEnded(engine):
+	case p.until != nil && fromEnded(eng):
 		return p.until.endError()
 	}
 	return nil
@@ -426,7 +426,7 @@ func newWatchErrorReporter(errOut interface{ Write([]byte) (int, error) }) *watc
 	return &watchErrorReporter{out: &lockedWriter{w: errOut}, last: map[string]string{}}
 }
 
-func (r *watchErrorReporter) report(t *cache.Type, err error) {
+func (r *watchErrorReporter) report(t *engine.Type, err error) {
 	msg := err.Error()
 	r.out.mu.Lock()
 	defer r.out.mu.Unlock()
@@ -435,13 +435,13 @@ func (r *watchErrorReporter) report(t *cache.Type, err error) {
 	}
 	r.last[t.Name()] = msg
 	hint := "retrying"
-	if cache.IsForbidden(err) {
+	if engine.IsForbidden(err) {
 		hint = "permission lost? retrying"
 	}
 	fmt.Fprintf(r.out.w, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
 }
 
-func (r *watchErrorReporter) resumed(t *cache.Type) {
+func (r *watchErrorReporter) resumed(t *engine.Type) {
 	r.out.mu.Lock()
 	defer r.out.mu.Unlock()
 	delete(r.last, t.Name())
@@ -453,7 +453,7 @@ func (r *watchErrorReporter) resumed(t *cache.Type) {
 // the engine fails for good after sync (a watch the user may not make), so
 // that the printer ends and the command reports why; the caller calls
 // cancel.
-func (o *WatchOptions) watchContext(ctx context.Context, engine runningEngine) (context.Context, context.CancelFunc) {
+func (o *WatchOptions) watchContext(ctx context.Context, eng runningEngine) (context.Context, context.CancelFunc) {
 	cancelTimeout := context.CancelFunc(func() {})
 	if o.Timeout > 0 {
 		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
@@ -461,9 +461,9 @@ func (o *WatchOptions) watchContext(ctx context.Context, engine runningEngine) (
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
-		case <-engine.Failed():
+		case <-eng.Failed():
 			cancel()
-		case <-sourceDrained(engine):
+		case <-sourceDrained(eng):
 			cancel()
 		case <-ctx.Done():
 		}
@@ -473,7 +473,7 @@ func (o *WatchOptions) watchContext(ctx context.Context, engine runningEngine) (
 
 // printSynced says on errOut how many objects each type's cache holds: the
 // line a watch prints once it is watching.
-func printSynced(errOut io.Writer, types []*cache.Type) {
+func printSynced(errOut io.Writer, types []*engine.Type) {
 	var counts []string
 	for _, t := range types {
 		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))

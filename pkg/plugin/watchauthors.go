@@ -3,20 +3,20 @@ package plugin
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fieldmanagers"
 )
 
 // This file says who made an update: the managers whose managedFields sets
-// own what it changed, as the engine keeps them (cache.InternManagedFields).
+// own what it changed, as the engine keeps them (engine.InternManagedFields).
 
 // attribute returns the names of the managers that own what the update u
 // of ev changed, and a label for a change the server records no owner for
 // but that is certain (fieldmanagers.Cause), or "". It reads u's
 // projections, so only the changes the diff options let through count:
 // --only and --ignore attribute what is shown.
-func (p *eventPrinter) attribute(ev *cache.Event, u *diff.Update) ([]string, string) {
+func (p *eventPrinter) attribute(ev *engine.Event, u *diff.Update) ([]string, string) {
 	if p.cfg.format == formatName {
 		return nil, "" // -o name prints neither
 	}

@@ -12,13 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // ownedPod returns testpods.Pod with managedFields as the engine keeps them for
-// watch (cache.InternManagedFields): the metadata and spec owned by
+// watch (engine.InternManagedFields): the metadata and spec owned by
 // kube-controller-manager, the status by kwok, both last written at the same
 // second.
 func ownedPod() *corev1.Pod {
@@ -177,7 +177,7 @@ func BenchmarkWatchAttribution(b *testing.B) {
 			p := testPrinter(b, io.Discard, output, "compact")
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
+				if _, err := p.handle(&engine.Event{Type: engine.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
 					b.Fatal(err)
 				}
 			}

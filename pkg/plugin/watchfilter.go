@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -16,7 +16,7 @@ import (
 // list only with --initial, objects by name when names were given, and with
 // --where or --filter an update that enters or leaves the query as ADDED or
 // DELETED.
-func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
+func (p *eventPrinter) classify(ev *engine.Event) (rendered, bool) {
 	if ev.Initial && !p.cfg.initial {
 		return rendered{}, false
 	}
@@ -31,9 +31,9 @@ func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 		oldIn, newIn := p.cfg.matchesWith(ev.Old, ev.Related, false), p.cfg.matchesWith(ev.New, ev.Related, true)
 		switch {
 		case newIn && !oldIn:
-			r.typ, r.note = cache.Added, "entered query: "+ev.Cause+" changed"
+			r.typ, r.note = engine.Added, "entered query: "+ev.Cause+" changed"
 		case oldIn && !newIn:
-			r.typ, r.note = cache.Deleted, "left query: "+ev.Cause+" changed"
+			r.typ, r.note = engine.Deleted, "left query: "+ev.Cause+" changed"
 		default:
 			return rendered{}, false
 		}
@@ -42,12 +42,12 @@ func (p *eventPrinter) classify(ev *cache.Event) (rendered, bool) {
 	if len(p.cfg.where) > 0 || p.cfg.filter != nil {
 		oldIn, newIn := p.cfg.matches(ev.Old), p.cfg.matches(ev.New)
 		switch {
-		case ev.Type == cache.Added && newIn, ev.Type == cache.Deleted && oldIn:
-		case ev.Type == cache.Modified && oldIn && newIn:
-		case ev.Type == cache.Modified && newIn:
-			r.typ, r.note = cache.Added, "entered query"
-		case ev.Type == cache.Modified && oldIn:
-			r.typ, r.note = cache.Deleted, "left query"
+		case ev.Type == engine.Added && newIn, ev.Type == engine.Deleted && oldIn:
+		case ev.Type == engine.Modified && oldIn && newIn:
+		case ev.Type == engine.Modified && newIn:
+			r.typ, r.note = engine.Added, "entered query"
+		case ev.Type == engine.Modified && oldIn:
+			r.typ, r.note = engine.Deleted, "left query"
 		default:
 			return rendered{}, false
 		}
@@ -102,7 +102,7 @@ func relatedValues(related []index.Change, name string, current bool) ([]string,
 
 // inWatch reports whether obj, of type t, is one the watch prints: named,
 // when names were given, and in the query of --where and --filter.
-func (p *eventPrinter) inWatch(t *cache.Type, obj interface{}) bool {
+func (p *eventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
 	if set := p.names[t.Name()]; len(set) > 0 && !set[objectName(obj)] {
 		return false
 	}

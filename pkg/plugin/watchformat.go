@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -16,8 +16,8 @@ import (
 
 // rendered is one event ready to print.
 type rendered struct {
-	ev   *cache.Event
-	typ  cache.EventType
+	ev   *engine.Event
+	typ  engine.EventType
 	note string
 	// update is ev's update (ev.Old to ev.New) when ev is one of an object
 	// in the watch: printed as an update (typ Modified), with its diff, or
@@ -32,18 +32,18 @@ type rendered struct {
 // handle prints ev if it is to be printed, and reports whether it was. An
 // update is seen through the diff options once, as one diff.Update, which
 // the check, the attribution and the writer read.
-func (p *eventPrinter) handle(ev *cache.Event) (bool, error) {
+func (p *eventPrinter) handle(ev *engine.Event) (bool, error) {
 	r, ok := p.classify(ev)
 	if !ok {
 		return false, nil
 	}
-	if ev.Type == cache.Modified && ev.Related == nil {
-		whole := r.typ == cache.Modified && p.cfg.format == formatText && p.cfg.diff == diffUnified
+	if ev.Type == engine.Modified && ev.Related == nil {
+		whole := r.typ == engine.Modified && p.cfg.format == formatText && p.cfg.diff == diffUnified
 		u, err := diff.NewUpdate(ev.Old, ev.New, p.updateOptions(ev.Resource), whole)
 		if err != nil {
 			return false, err
 		}
-		if r.typ == cache.Modified && !p.shows(u) {
+		if r.typ == engine.Modified && !p.shows(u) {
 			return false, nil
 		}
 		r.update = u
@@ -97,7 +97,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 			line.WriteString(time.Now().In(loc).Format("15:04:05.000 "))
 		}
 	}
-	color := map[cache.EventType]string{cache.Added: terminal.Green, cache.Modified: terminal.Yellow, cache.Deleted: terminal.Red}[r.typ]
+	color := map[engine.EventType]string{engine.Added: terminal.Green, engine.Modified: terminal.Yellow, engine.Deleted: terminal.Red}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
 	line.WriteString(" ")
 	line.WriteString(kindName(r.ev.Resource) + "/" + terminal.SanitizeText(objectName(r.ev.Object())))
@@ -127,7 +127,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 	if _, err := p.out.WriteString(line.String()); err != nil {
 		return err
 	}
-	if r.typ != cache.Modified {
+	if r.typ != engine.Modified {
 		return nil
 	}
 	switch p.cfg.diff {
@@ -144,7 +144,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 // objects of type t; for Secrets, unless --show-secret-values, they also hide
 // the values of data and stringData in text diffs (diff.Options.Redact; a
 // JSON Patch carries them, as the object itself does).
-func (p *eventPrinter) updateOptions(t *cache.Type) diff.Options {
+func (p *eventPrinter) updateOptions(t *engine.Type) diff.Options {
 	opts := p.cfg.diffOptions
 	if !p.cfg.showSecretValues && t.Mapping.Resource.Group == "" && t.Mapping.Resource.Resource == "secrets" {
 		opts.Redact = append(opts.Redact, secretPaths()...)
@@ -166,7 +166,7 @@ func secretPaths() []diff.Path {
 // jsonEvent is one line of -o json: the shape of kubectl get -w
 // --output-watch-events -o json, plus the patch and what we know of it.
 type jsonEvent struct {
-	Type cache.EventType `json:"type"`
+	Type engine.EventType `json:"type"`
 	// Time is when a recorded event was recorded (RFC 3339); a live
 	// watch leaves it out.
 	Time string `json:"time,omitempty"`
@@ -198,7 +198,7 @@ func (p *eventPrinter) event(r rendered) (jsonEvent, error) {
 		Coalesced:         r.ev.Coalesced,
 		Note:              r.note,
 	}
-	if r.typ == cache.Modified {
+	if r.typ == engine.Modified {
 		ev.Patch = r.update.Patch()
 	}
 	if p.recordedAt != nil {

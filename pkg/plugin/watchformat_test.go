@@ -19,11 +19,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
-var podsType = &cache.Type{Mapping: &meta.RESTMapping{
+var podsType = &engine.Type{Mapping: &meta.RESTMapping{
 	Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 	GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
 	Scope:            meta.RESTScopeNamespace,
@@ -48,7 +48,7 @@ func testPrinter(t testing.TB, out io.Writer, output, mode string) *eventPrinter
 func printEvent(t testing.TB, p *eventPrinter, out *bytes.Buffer, old, new interface{}) string {
 	t.Helper()
 	out.Reset()
-	if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
+	if _, err := p.handle(&engine.Event{Type: engine.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
 		t.Fatalf("handle: %v", err)
 	}
 	if err := p.out.Flush(); err != nil {
@@ -70,7 +70,7 @@ func BenchmarkWatchPrinter(b *testing.B) {
 				p := testPrinter(b, io.Discard, output.output, output.diff)
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
+					if _, err := p.handle(&engine.Event{Type: engine.Modified, Resource: podsType, Old: old, New: new, Key: "seed-0/pod-00042"}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -211,19 +211,19 @@ func TestTypedUpdatesOfOtherKinds(t *testing.T) {
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{"user": []byte("admin"), "password": []byte("hunter2")},
 	}
-	deployments := &cache.Type{Mapping: &meta.RESTMapping{
+	deployments := &engine.Type{Mapping: &meta.RESTMapping{
 		Resource:         schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
 		GroupVersionKind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
 		Scope:            meta.RESTScopeNamespace,
 	}}
-	secrets := &cache.Type{Mapping: &meta.RESTMapping{
+	secrets := &engine.Type{Mapping: &meta.RESTMapping{
 		Resource:         schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
 		GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
 		Scope:            meta.RESTScopeNamespace,
 	}}
 	tests := []struct {
 		name string
-		typ  *cache.Type
+		typ  *engine.Type
 		old  runtime.Object
 		edit func(obj runtime.Object)
 	}{
@@ -257,7 +257,7 @@ func TestTypedUpdatesOfOtherKinds(t *testing.T) {
 				print := func(old, new interface{}) string {
 					var out bytes.Buffer
 					p := testPrinter(t, &out, output, "compact")
-					if _, err := p.handle(&cache.Event{Type: cache.Modified, Resource: tt.typ, Old: old, New: new, Key: "shop/x"}); err != nil {
+					if _, err := p.handle(&engine.Event{Type: engine.Modified, Resource: tt.typ, Old: old, New: new, Key: "shop/x"}); err != nil {
 						t.Fatal(err)
 					}
 					if err := p.out.Flush(); err != nil {

@@ -14,7 +14,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -63,7 +63,7 @@ func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Def
 // managedFields (nothing is diffed), and stripped pods when every index and
 // measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroupEngine(indexDefs []index.Definition) {
-	o.config.ManagedFields = cache.DropManagedFields
+	o.config.ManagedFields = engine.DropManagedFields
 	if podTransformSafe(o.measures, indexDefs, o.Filter != "") {
 		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
@@ -93,9 +93,9 @@ func (o *WatchOptions) validateGroups() error {
 // runGroups keeps the live grouped table of the synced caches until ctx
 // ends (Ctrl-C, --timeout) or the engine fails: the watch's part of the
 // table of several targets, or a table of its own, a merge of one.
-func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queue *cache.Queue, names map[string]map[string]bool) error {
+func (o *WatchOptions) runGroups(ctx context.Context, eng runningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
 	if o.fleetGroups != nil {
-		return o.fleetGroups.run(ctx, o, engine, queue, names)
+		return o.fleetGroups.run(ctx, o, eng, queue, names)
 	}
 	groups, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, o.Timestamps, []string{""}, o.Out)
 	if err != nil {
@@ -103,7 +103,7 @@ func (o *WatchOptions) runGroups(ctx context.Context, engine runningEngine, queu
 	}
 	one := &fleetGroupContext{shared: groups}
 	return runGroupTargets(groups, func() error {
-		err := one.run(ctx, o, engine, queue, names)
+		err := one.run(ctx, o, eng, queue, names)
 		groups.ended(one.name, err)
 		return err
 	})
@@ -140,11 +140,11 @@ func (o *WatchOptions) groupTitle() string {
 }
 
 // liveKey keeps objects of different types apart.
-func liveKey(t *cache.Type, key string) string { return t.Name() + "/" + key }
+func liveKey(t *engine.Type, key string) string { return t.Name() + "/" + key }
 
 // counts reports whether obj is in the table: named, if names were given,
 // and in the query of --where and --filter.
-func (g *groupWatch) counts(t *cache.Type, obj interface{}) bool {
+func (g *groupWatch) counts(t *engine.Type, obj interface{}) bool {
 	if set := g.names[t.Name()]; len(set) > 0 {
 		if a, err := meta.Accessor(obj); err != nil || !set[a.GetName()] {
 			return false

@@ -16,7 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -55,7 +55,7 @@ func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 
 // run seeds the table with nothing, then prints it and follows q until ctx ends, as one
 // watch's table does.
-func (g testGroups) run(ctx context.Context, q *cache.Queue) error {
+func (g testGroups) run(ctx context.Context, q *engine.Queue) error {
 	if err := g.seed("", g.feed, nil); err != nil {
 		return err
 	}
@@ -72,18 +72,18 @@ func TestGroupWatchPrintsChangedGroups(t *testing.T) {
 	if g.g.tty {
 		t.Fatal("a buffer is not a terminal")
 	}
-	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
-	q := cache.NewQueue(100)
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	q := engine.NewQueue(100)
 	web1, web2, api1 := cpuPod("web-1", "web", "n1", "250m"), cpuPod("web-2", "web", "n2", "250m"), cpuPod("api-1", "api", "n1", "1")
 	moved := api1.DeepCopy()
 	moved.Labels["app"] = "web"
-	for _, ev := range []*cache.Event{
-		{Type: cache.Added, Resource: pods, New: web1, Key: "shop/web-1", Initial: true},
-		{Type: cache.Added, Resource: pods, New: web2, Key: "shop/web-2"},
-		{Type: cache.Added, Resource: pods, New: api1, Key: "shop/api-1"},
-		{Type: cache.Modified, Resource: pods, Old: web2, New: web2.DeepCopy(), Key: "shop/web-2"},
-		{Type: cache.Modified, Resource: pods, Old: api1, New: moved, Key: "shop/api-1"},
-		{Type: cache.Deleted, Resource: pods, Old: web1, Key: "shop/web-1"},
+	for _, ev := range []*engine.Event{
+		{Type: engine.Added, Resource: pods, New: web1, Key: "shop/web-1", Initial: true},
+		{Type: engine.Added, Resource: pods, New: web2, Key: "shop/web-2"},
+		{Type: engine.Added, Resource: pods, New: api1, Key: "shop/api-1"},
+		{Type: engine.Modified, Resource: pods, Old: web2, New: web2.DeepCopy(), Key: "shop/web-2"},
+		{Type: engine.Modified, Resource: pods, Old: api1, New: moved, Key: "shop/api-1"},
+		{Type: engine.Deleted, Resource: pods, Old: web1, Key: "shop/web-1"},
 	} {
 		q.Push(ev)
 	}
@@ -114,7 +114,7 @@ label:app=web: count 3 → 2, requests.cpu 1500m → 1250m
 func TestGroupWatchSeedsFromCache(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	web1 := cpuPod("web-1", "web", "n1", "250m")
 	if _, err := g.set("", g.feed, pods, "shop/web-1", web1); err != nil {
 		t.Fatal(err)
@@ -201,8 +201,8 @@ func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
 	g.g.tty, g.g.now = true, time.Now
-	pods := &cache.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
-	q := cache.NewQueue(1000)
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	q := engine.NewQueue(1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	start := time.Now()
@@ -210,7 +210,7 @@ func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	go func() {
 		for i := range 200 {
 			p := cpuPod(fmt.Sprintf("web-%d", i), "web", "n1", "10m")
-			q.Push(&cache.Event{Type: cache.Added, Resource: pods, New: p, Key: "shop/" + p.Name})
+			q.Push(&engine.Event{Type: engine.Added, Resource: pods, New: p, Key: "shop/" + p.Name})
 			time.Sleep(2 * time.Millisecond)
 		}
 		burst = time.Since(start)

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 )
 
@@ -42,7 +42,7 @@ type eventPrinter struct {
 	// event was recorded: --timestamps prints it, date included, and -o
 	// json and yaml carry it as "time". Nil for a live watch, whose
 	// --timestamps print the time of printing.
-	recordedAt func(*cache.Event) time.Time
+	recordedAt func(*engine.Event) time.Time
 
 	lastCoalesced int64
 	lastNotice    time.Time
@@ -57,7 +57,7 @@ func newEventPrinter(cfg watchPrintConfig, names map[string]map[string]bool, out
 // run prints events until ctx ends, --max-events is reached or the --until
 // condition is met (then p.met is set). A closed stdout ends it quietly; an
 // expression that hit CEL's cost limit ends it with an error.
-func (p *eventPrinter) run(ctx context.Context, q *cache.Queue) error {
+func (p *eventPrinter) run(ctx context.Context, q *engine.Queue) error {
 	// Unless SIGPIPE is handled, the Go runtime kills the process with it
 	// on the first write to a closed stdout (`| head`), before quietPipe
 	// sees EPIPE. Handled, the write fails with EPIPE instead.

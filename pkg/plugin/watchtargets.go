@@ -13,7 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -196,7 +196,7 @@ type watchTarget struct {
 	budget *fleetEventBudget
 	// progress is the engine progress callback of the target's line of
 	// the progress of several, nil without one.
-	progress func(cache.Progress)
+	progress func(engine.Progress)
 	// groups, for --group-by and --sum, is the target's part of the
 	// table, nil otherwise.
 	groups *fleetGroupContext

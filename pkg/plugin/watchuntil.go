@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
@@ -65,7 +65,7 @@ func newUntilCondition(guard *expr.Guard, flag string, mode untilMode, names map
 
 // seed evaluates the condition on every cached object of types, the synced
 // state, before any event is handled.
-func (u *untilCondition) seed(p *eventPrinter, types []*cache.Type) {
+func (u *untilCondition) seed(p *eventPrinter, types []*engine.Type) {
 	for _, t := range types {
 		objs, err := t.Lookup(nil)
 		if err != nil {
@@ -82,9 +82,9 @@ func (u *untilCondition) seed(p *eventPrinter, types []*cache.Type) {
 }
 
 // update looks again at the object of ev, if ev carries its current state.
-func (u *untilCondition) update(p *eventPrinter, ev *cache.Event) {
+func (u *untilCondition) update(p *eventPrinter, ev *engine.Event) {
 	if u.byEvent {
-		if ev.Type == cache.Deleted {
+		if ev.Type == engine.Deleted {
 			u.remove(ev.Resource.Name() + "|" + ev.Key)
 		} else {
 			u.set(p, ev.Resource, ev.Key, ev.New)
@@ -96,19 +96,19 @@ func (u *untilCondition) update(p *eventPrinter, ev *cache.Event) {
 	case err != nil:
 		return
 	case !exists:
-		if ev.Type == cache.Deleted {
+		if ev.Type == engine.Deleted {
 			u.remove(ev.Resource.Name() + "|" + ev.Key)
 		}
 		// Otherwise the object's delete is queued: wait for it.
 		return
-	case ev.Type == cache.Deleted || resourceVersion(cur) != resourceVersion(ev.New):
+	case ev.Type == engine.Deleted || resourceVersion(cur) != resourceVersion(ev.New):
 		// A newer event of the object is queued: wait for it.
 		return
 	}
 	u.set(p, ev.Resource, ev.Key, cur)
 }
 
-func (u *untilCondition) set(p *eventPrinter, t *cache.Type, key string, obj interface{}) {
+func (u *untilCondition) set(p *eventPrinter, t *engine.Type, key string, obj interface{}) {
 	id := t.Name() + "|" + key
 	if !p.inWatch(t, obj) {
 		u.remove(id)

@@ -5,7 +5,7 @@ import (
 
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -106,7 +106,7 @@ func containsIndex(defs []index.Definition, name string) bool {
 // renamed returns t read under the command's names of its shared indexes:
 // a type of the same informers, whose indexers translate names as
 // index.RenamedIndexer does.
-func renamed(t *cache.Type, shared map[string]*index.Shared) *cache.Type {
+func renamed(t *engine.Type, shared map[string]*index.Shared) *engine.Type {
 	names := make(map[string]string, len(shared))
 	for name, s := range shared {
 		names[name] = s.Definition.Name
@@ -116,7 +116,7 @@ func renamed(t *cache.Type, shared map[string]*index.Shared) *cache.Type {
 		informers[i] = renamedInformer{SharedIndexInformer: informer,
 			indexer: index.RenamedIndexer{Indexer: informer.GetIndexer(), Names: names}}
 	}
-	return &cache.Type{Mapping: t.Mapping, Kind: t.Kind, Informers: informers}
+	return &engine.Type{Mapping: t.Mapping, Kind: t.Kind, Informers: informers}
 }
 
 // renamedInformer is a shared informer whose indexer is read under other
@@ -128,7 +128,7 @@ type renamedInformer struct {
 
 func (i renamedInformer) GetIndexer() toolscache.Indexer { return i.indexer }
 
-// Unwrap returns the informer i reads (cache.UnwrapInformer).
+// Unwrap returns the informer i reads (engine.UnwrapInformer).
 func (i renamedInformer) Unwrap() toolscache.SharedIndexInformer { return i.SharedIndexInformer }
 
 // replayFailures makes the guards of defs' computed indexes count what
@@ -138,7 +138,7 @@ func (i renamedInformer) Unwrap() toolscache.SharedIndexInformer { return i.Shar
 // command's own Definition. It returns a NotSharedError when a shared index
 // hit CEL's cost limit: it holds no values since, and the command is to
 // meet the limit itself.
-func replayFailures(t *cache.Type, defs []index.Definition, shared map[string]*index.Shared) error {
+func replayFailures(t *engine.Type, defs []index.Definition, shared map[string]*index.Shared) error {
 	for _, def := range defs {
 		s := shared[def.Name]
 		if s == nil || def.Expr == nil {

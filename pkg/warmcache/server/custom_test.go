@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -80,7 +80,7 @@ func TestPoolSharesCustomIndexesByDefinition(t *testing.T) {
 			var leases []*Lease
 			for i, c := range tt.commands {
 				defs := customIndexes(t, c.indexer)
-				l := fp.acquire(t, cache.Config{Indexes: defs})
+				l := fp.acquire(t, engine.Config{Indexes: defs})
 				leases = append(leases, l)
 				got, err := l.Types()[0].Count(defs[0].Name)
 				if err != nil {
@@ -115,10 +115,10 @@ func TestPoolSharesCustomIndexesByDefinition(t *testing.T) {
 // its own name and sees only its namespace.
 func TestPoolCustomIndexLookupInAView(t *testing.T) {
 	fp := newFakePool(t, 0)
-	all := fp.acquire(t, cache.Config{Indexes: customIndexes(t, "img={.metadata.namespace}")})
+	all := fp.acquire(t, engine.Config{Indexes: customIndexes(t, "img={.metadata.namespace}")})
 	defer all.Shutdown()
 	defs := customIndexes(t, "img={.metadata.labels.app}")
-	l := fp.acquire(t, cache.Config{Namespaces: []string{"a"}, Indexes: defs})
+	l := fp.acquire(t, engine.Config{Namespaces: []string{"a"}, Indexes: defs})
 	defer l.Shutdown()
 	objs, err := l.Types()[0].Lookup([]index.Selector{{Name: "img", Operator: index.Equals, Values: []string{"web"}}})
 	if err != nil {
@@ -137,7 +137,7 @@ func TestPoolCustomIndexFailures(t *testing.T) {
 	fp := newFakePool(t, 0)
 	for i := range 2 {
 		defs := customIndexes(t, "tier=object.metadata.labels.tier")
-		l := fp.acquire(t, cache.Config{Indexes: defs})
+		l := fp.acquire(t, engine.Config{Indexes: defs})
 		if got := defs[0].Expr.Count(); got != 3 {
 			t.Errorf("command %d: its guard counted %d failures, want 3 (no pod has label tier)", i, got)
 		}
@@ -147,7 +147,7 @@ func TestPoolCustomIndexFailures(t *testing.T) {
 		l.Shutdown()
 	}
 	defs := customIndexes(t, "age=now - object.metadata.creationTimestamp")
-	_, err := fp.Acquire(t.Context(), []*meta.RESTMapping{podsMapping}, cache.Config{Indexes: defs}, Options{})
+	_, err := fp.Acquire(t.Context(), []*meta.RESTMapping{podsMapping}, engine.Config{Indexes: defs}, Options{})
 	var notShared *NotSharedError
 	if !errors.As(err, &notShared) {
 		t.Errorf("Acquire(--indexer age reading now) = %v, want a NotSharedError", err)

@@ -1,5 +1,5 @@
 // Package server is the warm cache process: a Pool of long-lived
-// informer engines (pkg/cache, used as any command uses it) that commands
+// informer engines (pkg/engine, used as any command uses it) that commands
 // lease, and a Server that accepts connections on the owner's unix socket,
 // refuses every peer whose uid is not its own, and runs each request through
 // a Handler that streams the command's output back in frames

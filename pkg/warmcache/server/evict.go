@@ -66,8 +66,8 @@ func (e *entry) shutdown() {
 			e.stop()
 		}
 		if e.kept != nil {
-			e.kept.Drop(e.engine.Types()[0].Informers)
+			e.kept.Drop(e.eng.Types()[0].Informers)
 		}
-		e.engine.Shutdown()
+		e.eng.Shutdown()
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // TestPoolEvictsIdleEntries checks that an entry is shut down and removed
@@ -13,7 +13,7 @@ import (
 func TestPoolEvictsIdleEntries(t *testing.T) {
 	const evictAfter = 100 * time.Millisecond
 	fp := newFakePool(t, evictAfter)
-	l := fp.acquire(t, cache.Config{Namespaces: []string{"a"}})
+	l := fp.acquire(t, engine.Config{Namespaces: []string{"a"}})
 	time.Sleep(3 * evictAfter)
 	if st := fp.Status(); len(st) != 1 || st[0].Users != 1 || st[0].IdleSince != nil {
 		t.Fatalf("with a user, status = %+v, want the entry with 1 user, not idle", st)
@@ -32,7 +32,7 @@ func TestPoolEvictsIdleEntries(t *testing.T) {
 		t.Error("the evicted entry's engine was not shut down")
 	}
 
-	l = fp.acquire(t, cache.Config{Namespaces: []string{"a"}})
+	l = fp.acquire(t, engine.Config{Namespaces: []string{"a"}})
 	if fp.created() != 2 {
 		t.Fatalf("the pool created %d engines, want a second one after the eviction", fp.created())
 	}
@@ -40,9 +40,9 @@ func TestPoolEvictsIdleEntries(t *testing.T) {
 
 	// A user coming back well before the bound keeps it.
 	slow := newFakePool(t, time.Second)
-	slow.acquire(t, cache.Config{}).Shutdown()
+	slow.acquire(t, engine.Config{}).Shutdown()
 	time.Sleep(100 * time.Millisecond)
-	l = slow.acquire(t, cache.Config{})
+	l = slow.acquire(t, engine.Config{})
 	time.Sleep(1500 * time.Millisecond)
 	if len(slow.Status()) != 1 || slow.engines[0].shutdown.Load() {
 		t.Error("an entry that got a user again before EvictAfter was evicted")
@@ -50,7 +50,7 @@ func TestPoolEvictsIdleEntries(t *testing.T) {
 	l.Shutdown()
 
 	never := newFakePool(t, 0)
-	never.acquire(t, cache.Config{}).Shutdown()
+	never.acquire(t, engine.Config{}).Shutdown()
 	time.Sleep(3 * evictAfter)
 	if len(never.Status()) != 1 {
 		t.Error("with EvictAfter 0, an idle entry was evicted")

@@ -13,19 +13,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // fakeEngine is an engine whose one type holds fixed pods in an informer
 // that never runs: what the pool does with engines, without a server.
 type fakeEngine struct {
-	cfg      cache.Config
-	types    []*cache.Type
+	cfg      engine.Config
+	types    []*engine.Type
 	failed   chan struct{}
 	shutdown atomic.Bool
 }
 
-func (f *fakeEngine) Types() []*cache.Type            { return f.types }
+func (f *fakeEngine) Types() []*engine.Type           { return f.types }
 func (f *fakeEngine) Start(ctx context.Context) error { return nil }
 func (f *fakeEngine) Failed() <-chan struct{}         { return f.failed }
 func (f *fakeEngine) Err() error                      { return nil }
@@ -50,10 +50,10 @@ type fakePool struct {
 func newFakePool(t *testing.T, evictAfter time.Duration) *fakePool {
 	t.Helper()
 	fp := &fakePool{Pool: NewPool(nil, PoolOptions{EvictAfter: evictAfter})}
-	fp.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
+	fp.newEngine = func(mapping *meta.RESTMapping, cfg engine.Config) (poolEngine, error) {
 		informer := toolscache.NewSharedIndexInformer(&toolscache.ListWatch{}, &corev1.Pod{}, 0,
 			toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc})
-		// The indexes an engine registers before it starts, as cache.New
+		// The indexes an engine registers before it starts, as engine.New
 		// does (client-go's namespace index is there already).
 		indexers := toolscache.Indexers{}
 		for _, def := range cfg.Indexes {
@@ -71,7 +71,7 @@ func newFakePool(t *testing.T, evictAfter time.Duration) *fakePool {
 			}
 		}
 		f := &fakeEngine{cfg: cfg, failed: make(chan struct{}),
-			types: []*cache.Type{{Mapping: mapping, Informers: []toolscache.SharedIndexInformer{informer}}}}
+			types: []*engine.Type{{Mapping: mapping, Informers: []toolscache.SharedIndexInformer{informer}}}}
 		fp.mu.Lock()
 		fp.engines = append(fp.engines, f)
 		fp.mu.Unlock()
@@ -88,7 +88,7 @@ func (fp *fakePool) created() int {
 	return len(fp.engines)
 }
 
-func (fp *fakePool) acquire(t *testing.T, cfg cache.Config) *Lease {
+func (fp *fakePool) acquire(t *testing.T, cfg engine.Config) *Lease {
 	t.Helper()
 	l, err := fp.Acquire(t.Context(), []*meta.RESTMapping{podsMapping}, cfg, Options{})
 	if err != nil {

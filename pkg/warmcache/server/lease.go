@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // Lease is one command's hold on the pool's engines of its types. It has
@@ -14,15 +14,15 @@ import (
 type Lease struct {
 	pool     *Pool
 	entries  []*entry
-	types    []*cache.Type
+	types    []*engine.Type
 	removers []func()
 
 	// forKept is set on the lease of a kept set of relation indexes
 	// (Options.forKept), once acquired.
 	forKept bool
 
-	onWatchError   func(*cache.Type, error)
-	onWatchResumed func(*cache.Type)
+	onWatchError   func(*engine.Type, error)
+	onWatchResumed func(*engine.Type)
 
 	failOnce sync.Once
 	failed   chan struct{}
@@ -32,8 +32,8 @@ type Lease struct {
 }
 
 // Types returns the leased types, in the order of Acquire's mappings: an
-// engine's own type, or a view of a wider one (see cache.Type.Restrict).
-func (l *Lease) Types() []*cache.Type { return l.types }
+// engine's own type, or a view of a wider one (see engine.Type.Restrict).
+func (l *Lease) Types() []*engine.Type { return l.types }
 
 // Failed is closed when an engine of the lease has failed for good (a watch
 // the identity may not make); Err then says why.
@@ -51,9 +51,9 @@ func (l *Lease) Err() error {
 
 func (l *Lease) watchFailure(e *entry) {
 	select {
-	case <-e.engine.Failed():
+	case <-e.eng.Failed():
 		l.failOnce.Do(func() {
-			l.failErr = e.engine.Err()
+			l.failErr = e.eng.Err()
 			close(l.failed)
 		})
 	case <-l.done:
@@ -63,7 +63,7 @@ func (l *Lease) watchFailure(e *entry) {
 // Stale returns the type of the lease whose watch has been failing the
 // longest, since when, and the last error; ok is false when every watch is
 // healthy.
-func (l *Lease) Stale() (t *cache.Type, since time.Time, lastErr string, ok bool) {
+func (l *Lease) Stale() (t *engine.Type, since time.Time, lastErr string, ok bool) {
 	for i, e := range l.entries {
 		e.mu.Lock()
 		s, msg := e.failingSince, e.lastErr
@@ -78,7 +78,7 @@ func (l *Lease) Stale() (t *cache.Type, since time.Time, lastErr string, ok bool
 // Denied returns a type of the lease whose latest list or watch the API
 // server refused (401 or 403), and that error; ok is false when there is
 // none. Such a cache must not answer: the identity may have lost access.
-func (l *Lease) Denied() (t *cache.Type, lastErr string, ok bool) {
+func (l *Lease) Denied() (t *engine.Type, lastErr string, ok bool) {
 	i, lastErr, ok := l.denied()
 	if !ok {
 		return nil, "", false
@@ -101,11 +101,11 @@ func (l *Lease) denied() (int, string, bool) {
 
 // typeOf returns the lease's type of entry i: the entry's own, or the view
 // the lease reads it through.
-func (l *Lease) typeOf(i int) *cache.Type {
+func (l *Lease) typeOf(i int) *engine.Type {
 	if i < len(l.types) {
 		return l.types[i]
 	}
-	return l.entries[i].engine.Types()[0]
+	return l.entries[i].eng.Types()[0]
 }
 
 // Shutdown removes the lease's event handlers and ends its hold on the

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -28,15 +28,15 @@ import (
 // A command that asks for some namespaces or a label selector is answered
 // from a synced engine of all namespaces without a label selector, when the
 // pool holds one of the same type, field selector and managedFields mode,
-// through a view restricted to what the command asked (cache.Type.Restrict);
+// through a view restricted to what the command asked (engine.Type.Restrict);
 // only without one does it get an engine of its own. An engine without
 // users for EvictAfter is shut down and removed; a later command starts it
 // again. All methods are safe for concurrent use.
 type Pool struct {
-	source     cache.Source
+	source     engine.Source
 	evictAfter time.Duration
 	// newEngine creates the engine of one type; tests replace it.
-	newEngine func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error)
+	newEngine func(mapping *meta.RESTMapping, cfg engine.Config) (poolEngine, error)
 	ctx       context.Context
 	cancel    context.CancelFunc
 
@@ -51,12 +51,12 @@ type Pool struct {
 	// kept are the relation indexes of the one-shot commands, kept and
 	// followed between them (PoolTypes.KeptRelations); a set leaves with
 	// an engine it indexes, or after EvictAfter without a command.
-	kept *cache.KeptRelations
+	kept *engine.KeptRelations
 }
 
-// engine is what the pool uses of a *cache.Engine.
-type engine interface {
-	Types() []*cache.Type
+// poolEngine is what the pool uses of a *engine.Engine.
+type poolEngine interface {
+	Types() []*engine.Type
 	Start(ctx context.Context) error
 	Failed() <-chan struct{}
 	Err() error
@@ -71,12 +71,12 @@ type PoolOptions struct {
 }
 
 // NewPool returns an empty pool whose engines are fed by source.
-func NewPool(source cache.Source, opts PoolOptions) *Pool {
+func NewPool(source engine.Source, opts PoolOptions) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{source: source, evictAfter: opts.EvictAfter, ctx: ctx, cancel: cancel, entries: map[entryKey]*entry{},
-		changes: make(chan struct{}, 1), kept: cache.NewKeptRelations(opts.EvictAfter)}
-	p.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
-		return cache.New(p.source, []*meta.RESTMapping{mapping}, cfg)
+		changes: make(chan struct{}, 1), kept: engine.NewKeptRelations(opts.EvictAfter)}
+	p.newEngine = func(mapping *meta.RESTMapping, cfg engine.Config) (poolEngine, error) {
+		return engine.New(p.source, []*meta.RESTMapping{mapping}, cfg)
 	}
 	return p
 }
@@ -90,13 +90,13 @@ type entryKey struct {
 	namespaces    string
 	labelSelector string
 	fieldSelector string
-	managedFields cache.ManagedFields
+	managedFields engine.ManagedFields
 	requireWatch  bool
 }
 
 // keyFor returns the entry key of mapping's type under cfg; the order of
 // cfg.Namespaces does not matter, and a cluster-scoped type has none.
-func keyFor(mapping *meta.RESTMapping, cfg cache.Config) entryKey {
+func keyFor(mapping *meta.RESTMapping, cfg engine.Config) entryKey {
 	namespaces := cfg.Namespaces
 	if mapping.Scope != nil && mapping.Scope.Name() == meta.RESTScopeNameRoot {
 		namespaces = nil
@@ -113,10 +113,10 @@ func keyFor(mapping *meta.RESTMapping, cfg cache.Config) entryKey {
 
 // entry is one warm engine of one type.
 type entry struct {
-	key    entryKey
-	engine engine
-	ready  chan struct{} // closed when Start has returned; err is then set
-	err    error
+	key   entryKey
+	eng   poolEngine
+	ready chan struct{} // closed when Start has returned; err is then set
+	err   error
 
 	// Guarded by Pool.mu.
 	users   int
@@ -131,7 +131,7 @@ type entry struct {
 
 	// kept are the pool's kept relation indexes, those over the engine
 	// dropped when it shuts down.
-	kept *cache.KeptRelations
+	kept *engine.KeptRelations
 
 	// stop ends the engine's start and its watch for failure; stopOnce
 	// shuts the engine down once.
@@ -161,7 +161,7 @@ type entry struct {
 type Options struct {
 	// Queue, when set, gets the leased types' events, starting with every
 	// cached object as an initial Added event (a watch).
-	Queue *cache.Queue
+	Queue *engine.Queue
 	// forKept marks the lease of a kept set of relation indexes, which
 	// Status does not count among the users.
 	forKept bool
@@ -175,8 +175,8 @@ type Options struct {
 // cfg.OnWatchResumed are called for the leased types' watch outages while
 // the lease is held, and OnWatchError once right away for a type whose
 // watch is failing already. It returns the engine's error when a new engine
-// fails to sync (as cache.Engine.Start does), or ctx's error.
-func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg cache.Config, opts Options) (*Lease, error) {
+// fails to sync (as engine.Engine.Start does), or ctx's error.
+func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg engine.Config, opts Options) (*Lease, error) {
 	if err := checkShareable(cfg.Indexes); err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 		}
 	}
 	for i, e := range l.entries {
-		t := e.engine.Types()[0]
+		t := e.eng.Types()[0]
 		shared, err := e.addIndexes(t, cfg.Indexes)
 		if err != nil {
 			l.Shutdown()
@@ -257,7 +257,7 @@ func (p *Pool) Acquire(ctx context.Context, mappings []*meta.RESTMapping, cfg ca
 // entry returns the entry that answers mapping under cfg, with one more
 // user: a wider entry and the restriction to read it through, or the
 // entry of cfg's own key (restriction nil), created and started if needed.
-func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *restriction, error) {
+func (p *Pool) entry(mapping *meta.RESTMapping, cfg engine.Config) (*entry, *restriction, error) {
 	key := keyFor(mapping, cfg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -283,7 +283,7 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		return nil, nil, err
 	}
 	e.registered(indexes, added)
-	ecfg := cache.Config{
+	ecfg := engine.Config{
 		Namespaces:        cfg.Namespaces,
 		LabelSelector:     cfg.LabelSelector,
 		FieldSelector:     cfg.FieldSelector,
@@ -291,9 +291,9 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		FullObjects:       true,
 		ManagedFields:     cfg.ManagedFields,
 		ShareValues:       true,
-		PlainWatchStreams: cfg.ManagedFields == cache.InternManagedFields,
+		PlainWatchStreams: cfg.ManagedFields == engine.InternManagedFields,
 		SyncTimeout:       cfg.SyncTimeout,
-		OnWatchError: func(t *cache.Type, err error) {
+		OnWatchError: func(t *engine.Type, err error) {
 			if e.watchFailed(t, err) {
 				// Access revoked: no new command reads this cache; a fresh
 				// entry lists again, and fails as a direct command would.
@@ -303,16 +303,16 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		OnWatchResumed: e.watchResumed,
 		RequireWatch:   cfg.RequireWatch,
 	}
-	engine, err := p.newEngine(mapping, ecfg)
+	eng, err := p.newEngine(mapping, ecfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	e.engine = engine
+	e.eng = eng
 	p.entries[key] = e
 	ctx, stop := context.WithCancel(p.ctx)
 	e.stop = stop
 	go func() {
-		e.err = engine.Start(ctx)
+		e.err = eng.Start(ctx)
 		close(e.ready)
 		if e.err != nil {
 			p.remove(e)
@@ -320,7 +320,7 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg cache.Config) (*entry, *rest
 		}
 		p.changed()
 		select {
-		case <-engine.Failed():
+		case <-eng.Failed():
 			p.remove(e)
 		case <-ctx.Done():
 		}
@@ -362,7 +362,7 @@ func (p *Pool) changed() {
 // addIndexes registers on t's running informers the indexes of defs they
 // do not have yet, custom ones under their SharedName, and returns the
 // shared index of each custom def by the command's name for it.
-func (e *entry) addIndexes(t *cache.Type, defs []index.Definition) (map[string]*index.Shared, error) {
+func (e *entry) addIndexes(t *engine.Type, defs []index.Definition) (map[string]*index.Shared, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	missing, added, shared, err := e.resolveIndexes(defs)
@@ -391,8 +391,8 @@ const refusalsToEvict = 2
 // watchFailed records a failed list or watch of t and tells the leases; it
 // reports whether the entry is to be evicted: the API server refused
 // (401 or 403) refusalsToEvict lists or watches in a row.
-func (e *entry) watchFailed(t *cache.Type, err error) (evict bool) {
-	denied := cache.IsForbidden(err)
+func (e *entry) watchFailed(t *engine.Type, err error) (evict bool) {
+	denied := engine.IsForbidden(err)
 	e.mu.Lock()
 	if e.failingSince.IsZero() {
 		e.failingSince = time.Now()
@@ -415,7 +415,7 @@ func (e *entry) watchFailed(t *cache.Type, err error) (evict bool) {
 	return evict
 }
 
-func (e *entry) watchResumed(t *cache.Type) {
+func (e *entry) watchResumed(t *engine.Type) {
 	e.mu.Lock()
 	e.failingSince = time.Time{}
 	e.lastErr = ""
@@ -455,7 +455,7 @@ func (p *Pool) Status() []protocol.TypeStatus {
 	p.mu.Unlock()
 	out := make([]protocol.TypeStatus, 0, len(entries))
 	for _, e := range entries {
-		t := e.engine.Types()[0]
+		t := e.eng.Types()[0]
 		st := protocol.TypeStatus{
 			Type:          t.Name(),
 			LabelSelector: e.key.labelSelector,
@@ -467,7 +467,7 @@ func (p *Pool) Status() []protocol.TypeStatus {
 		if e.key.namespaces != "" {
 			st.Namespaces = strings.Split(e.key.namespaces, ",")
 		}
-		if e.key.managedFields == cache.InternManagedFields {
+		if e.key.managedFields == engine.InternManagedFields {
 			st.Purpose = "watch"
 		}
 		if st.Synced {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -26,7 +26,7 @@ func TestAddIndexesConcurrently(t *testing.T) {
 	if err := informer.GetIndexer().Add(&corev1.Pod{}); err != nil {
 		t.Fatal(err)
 	}
-	typ := &cache.Type{Informers: []toolscache.SharedIndexInformer{informer}}
+	typ := &engine.Type{Informers: []toolscache.SharedIndexInformer{informer}}
 	e := &entry{indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}}
 	set := (*index.Set)(nil)
 	const workers = 8
@@ -123,15 +123,15 @@ func TestRefusalsInARow(t *testing.T) {
 
 func TestKeyForSortsNamespaces(t *testing.T) {
 	pods := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
-	ab := keyFor(pods, cache.Config{Namespaces: []string{"a", "b"}})
-	ba := keyFor(pods, cache.Config{Namespaces: []string{"b", "a"}})
+	ab := keyFor(pods, engine.Config{Namespaces: []string{"a", "b"}})
+	ba := keyFor(pods, engine.Config{Namespaces: []string{"b", "a"}})
 	if ab != ba {
 		t.Errorf("-n a,b and -n b,a get different entries: %+v, %+v", ab, ba)
 	}
 	if ab.namespaces != "a,b" {
 		t.Errorf("namespaces = %q, want a,b", ab.namespaces)
 	}
-	if keyFor(pods, cache.Config{Namespaces: []string{"a"}}) == ab {
+	if keyFor(pods, engine.Config{Namespaces: []string{"a"}}) == ab {
 		t.Error("-n a and -n a,b share an entry")
 	}
 }
@@ -140,14 +140,14 @@ func TestKeyForSortsNamespaces(t *testing.T) {
 // entries of a cluster-scoped type: its informer lists every object anyway.
 func TestKeyForClusterScopedTypes(t *testing.T) {
 	nodes := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, Scope: meta.RESTScopeRoot}
-	if a, all := keyFor(nodes, cache.Config{Namespaces: []string{"a"}}), keyFor(nodes, cache.Config{}); a != all {
+	if a, all := keyFor(nodes, engine.Config{Namespaces: []string{"a"}}), keyFor(nodes, engine.Config{}); a != all {
 		t.Errorf("nodes with -n a and with -A get different entries: %+v, %+v", a, all)
 	}
 	pods := &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Scope: meta.RESTScopeNamespace}
-	if keyFor(pods, cache.Config{Namespaces: []string{"a"}}) == keyFor(pods, cache.Config{}) {
+	if keyFor(pods, engine.Config{Namespaces: []string{"a"}}) == keyFor(pods, engine.Config{}) {
 		t.Error("pods with -n a and with -A get the same entry")
 	}
-	if got := keyFor(pods, cache.Config{Namespaces: []string{"a", "a"}}).namespaces; got != "a" {
+	if got := keyFor(pods, engine.Config{Namespaces: []string{"a", "a"}}).namespaces; got != "a" {
 		t.Errorf("-n a,a has namespaces %q, want a", got)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // This file holds what a rolling recording records of the pool: each type
@@ -56,11 +56,11 @@ func samePlan(a, b []recType) bool {
 
 // managedFieldsRank orders managedFields modes by how much of them an
 // entry keeps.
-var managedFieldsRank = map[cache.ManagedFields]int{
-	cache.DropManagedFields:      0,
-	cache.SummarizeManagedFields: 1,
-	cache.InternManagedFields:    2,
-	cache.KeepManagedFields:      3,
+var managedFieldsRank = map[engine.ManagedFields]int{
+	engine.DropManagedFields:      0,
+	engine.SummarizeManagedFields: 1,
+	engine.InternManagedFields:    2,
+	engine.KeepManagedFields:      3,
 }
 
 // recordPlan returns what a rolling recording of the pool records now,
@@ -121,7 +121,7 @@ func entryOrder(a, b entryKey) bool {
 
 // entrySource returns the recorder's source of e's informers.
 func entrySource(e *entry) *recSource {
-	t := e.engine.Types()[0]
+	t := e.eng.Types()[0]
 	return &recSource{
 		id:       e,
 		resource: t.Mapping.Resource.String(),
@@ -143,7 +143,7 @@ func entrySource(e *entry) *recSource {
 // their initial list: client-go hands a handler added to a running
 // informer its cached objects as initial adds, which the recorder does
 // not need, since it lists the informers when it starts a segment.
-func subscribeType(t *cache.Type, push func(watch.EventType, interface{})) (func(), error) {
+func subscribeType(t *engine.Type, push func(watch.EventType, interface{})) (func(), error) {
 	var regs []toolscache.ResourceEventHandlerRegistration
 	remove := func() {
 		for i, reg := range regs {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // planKeys returns, per recorded type, the namespaces/selector/mode of
@@ -34,23 +34,23 @@ func TestRecordPlan(t *testing.T) {
 			return false
 		}
 	}
-	key := func(ns, sel string, mf cache.ManagedFields) entryKey {
+	key := func(ns, sel string, mf engine.ManagedFields) entryKey {
 		return entryKey{resource: podsMapping.Resource.String(), namespaces: ns, labelSelector: sel, managedFields: mf}
 	}
 	if plan := fp.recordPlan(); len(plan) != 0 {
 		t.Fatalf("empty pool: plan %v", planKeys(plan))
 	}
-	t.Cleanup(fp.acquire(t, cache.Config{Namespaces: []string{"a"}}).Shutdown)
-	t.Cleanup(fp.acquire(t, cache.Config{Namespaces: []string{"b"}, LabelSelector: "app=web"}).Shutdown)
+	t.Cleanup(fp.acquire(t, engine.Config{Namespaces: []string{"a"}}).Shutdown)
+	t.Cleanup(fp.acquire(t, engine.Config{Namespaces: []string{"b"}, LabelSelector: "app=web"}).Shutdown)
 	waitChanged(t, changed)
 	want := map[string][]entryKey{"pods": {key("a", "", 0), key("b", "app=web", 0)}}
 	if got := planKeys(fp.recordPlan()); !reflect.DeepEqual(got, want) {
 		t.Errorf("narrow entries: plan %v, want %v", got, want)
 	}
-	t.Cleanup(fp.acquire(t, cache.Config{}).Shutdown)
-	t.Cleanup(fp.acquire(t, cache.Config{ManagedFields: cache.InternManagedFields}).Shutdown)
+	t.Cleanup(fp.acquire(t, engine.Config{}).Shutdown)
+	t.Cleanup(fp.acquire(t, engine.Config{ManagedFields: engine.InternManagedFields}).Shutdown)
 	waitChanged(t, changed)
-	want = map[string][]entryKey{"pods": {key("", "", cache.InternManagedFields)}}
+	want = map[string][]entryKey{"pods": {key("", "", engine.InternManagedFields)}}
 	if got := planKeys(fp.recordPlan()); !reflect.DeepEqual(got, want) {
 		t.Errorf("with wide entries: plan %v, want %v", got, want)
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -33,7 +33,7 @@ var secretsMapping = &meta.RESTMapping{
 func refuseSecrets(fp *fakePool) error {
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New(`User "u" cannot list resource "secrets"`))
 	newFake := fp.newEngine
-	fp.newEngine = func(mapping *meta.RESTMapping, cfg cache.Config) (engine, error) {
+	fp.newEngine = func(mapping *meta.RESTMapping, cfg engine.Config) (poolEngine, error) {
 		e, err := newFake(mapping, cfg)
 		if err != nil || mapping.Resource.Resource != "secrets" {
 			return e, err
@@ -44,12 +44,12 @@ func refuseSecrets(fp *fakePool) error {
 }
 
 // TestPoolTypesReportsUnreadable checks that a related type the identity
-// may not read is reported in Unreadable, as cache.StartEach reports it,
+// may not read is reported in Unreadable, as engine.StartEach reports it,
 // and the others are leased.
 func TestPoolTypesReportsUnreadable(t *testing.T) {
 	fp := newFakePool(t, 0)
 	forbidden := refuseSecrets(fp)
-	each, err := PoolTypes{Pool: fp.Pool}.Start(t.Context(), []*meta.RESTMapping{secretsMapping, podsMapping}, cache.Config{})
+	each, err := PoolTypes{Pool: fp.Pool}.Start(t.Context(), []*meta.RESTMapping{secretsMapping, podsMapping}, engine.Config{})
 	defer each.Shutdown()
 	if err != nil {
 		t.Fatalf("Start(secrets, pods) = %v, want the pods and secrets unreadable", err)
@@ -69,7 +69,7 @@ func TestPoolTypesReportsUnreadable(t *testing.T) {
 // leases, once, and leaves the related types warm in the pool.
 func TestPoolTypesReleaseOnShutdown(t *testing.T) {
 	fp := newFakePool(t, time.Hour)
-	each, err := PoolTypes{Pool: fp.Pool}.Start(t.Context(), []*meta.RESTMapping{podsMapping}, cache.Config{})
+	each, err := PoolTypes{Pool: fp.Pool}.Start(t.Context(), []*meta.RESTMapping{podsMapping}, engine.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +93,9 @@ func TestPoolTypesReleaseOnShutdown(t *testing.T) {
 // asking for the indexes the relations added (node, owner-uid) gets them.
 func TestPoolTypesShareTheEntryOfAllNamespaces(t *testing.T) {
 	fp := newFakePool(t, 0)
-	all := fp.acquire(t, cache.Config{})
+	all := fp.acquire(t, engine.Config{})
 	defer all.Shutdown()
-	each, err := PoolTypes{Pool: fp.Pool}.Start(t.Context(), []*meta.RESTMapping{podsMapping}, cache.Config{Namespaces: []string{"a"}})
+	each, err := PoolTypes{Pool: fp.Pool}.Start(t.Context(), []*meta.RESTMapping{podsMapping}, engine.Config{Namespaces: []string{"a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestPoolTypesShareTheEntryOfAllNamespaces(t *testing.T) {
 	if err := each.Types[0].EnsureIndexes(defs...); err != nil {
 		t.Fatal(err)
 	}
-	later, err := fp.Acquire(t.Context(), []*meta.RESTMapping{podsMapping}, cache.Config{Indexes: defs}, Options{})
+	later, err := fp.Acquire(t.Context(), []*meta.RESTMapping{podsMapping}, engine.Config{Indexes: defs}, Options{})
 	if err != nil {
 		t.Fatalf("Acquire with the node and owner-uid indexes the relations added = %v", err)
 	}

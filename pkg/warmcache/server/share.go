@@ -5,18 +5,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 )
 
 // This file holds how a command that asks for some namespaces or a label
 // selector shares the entry of all namespaces without a label selector:
-// through a view of its type (cache.Type.Restrict), which answers as an
+// through a view of its type (engine.Type.Restrict), which answers as an
 // informer of the command's own would, since the server sends that
 // informer exactly the objects of its namespaces that its selector selects.
 // Field selectors are not shared: the server's field semantics are its own.
 
 // restriction is what a command leasing a wider entry asks of it: the
-// namespaces and label selector of a cache.Type view.
+// namespaces and label selector of a engine.Type view.
 type restriction struct {
 	namespaces []string
 	selector   labels.Selector
@@ -26,7 +26,7 @@ type restriction struct {
 // can answer a command asking for key (same type, field selector,
 // managedFields mode...), if the pool holds one that has synced, with the
 // restriction the command reads it through; p.mu must be held.
-func (p *Pool) wider(key entryKey, cfg cache.Config) (*entry, *restriction) {
+func (p *Pool) wider(key entryKey, cfg engine.Config) (*entry, *restriction) {
 	wide := key
 	wide.namespaces, wide.labelSelector = "", ""
 	if wide == key {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cache"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -15,28 +15,28 @@ import (
 // view), and which get an entry of their own.
 func TestPoolSharesTheEntryOfAllNamespaces(t *testing.T) {
 	fp := newFakePool(t, 0)
-	all := fp.acquire(t, cache.Config{})
+	all := fp.acquire(t, engine.Config{})
 	byNamespace, err := (*index.Set)(nil).Lookup("namespace")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name      string
-		cfg       cache.Config
+		cfg       engine.Config
 		wantNew   bool
 		wantKeys  []string
 		wantUsers int // of the entry of all namespaces, this lease included
 	}{
-		{"one namespace", cache.Config{Namespaces: []string{"a"}}, false, []string{"a/db", "a/web"}, 2},
-		{"two namespaces", cache.Config{Namespaces: []string{"b", "a"}}, false, []string{"a/db", "a/web", "b/web"}, 2},
-		{"a label selector", cache.Config{LabelSelector: "app=web"}, false, []string{"a/web", "b/web"}, 2},
+		{"one namespace", engine.Config{Namespaces: []string{"a"}}, false, []string{"a/db", "a/web"}, 2},
+		{"two namespaces", engine.Config{Namespaces: []string{"b", "a"}}, false, []string{"a/db", "a/web", "b/web"}, 2},
+		{"a label selector", engine.Config{LabelSelector: "app=web"}, false, []string{"a/web", "b/web"}, 2},
 		// client-go's own namespace index is every informer's already.
-		{"a label selector and the namespace index", cache.Config{LabelSelector: "app=web", Indexes: []index.Definition{byNamespace}}, false, []string{"a/web", "b/web"}, 2},
-		{"a namespace and a label selector", cache.Config{Namespaces: []string{"a"}, LabelSelector: "app=web"}, false, []string{"a/web"}, 2},
-		{"a field selector", cache.Config{Namespaces: []string{"a"}, FieldSelector: "metadata.name=web"}, true, nil, 1},
-		{"other managedFields", cache.Config{ManagedFields: cache.InternManagedFields}, true, nil, 1},
-		{"a watch", cache.Config{Namespaces: []string{"a"}, RequireWatch: true}, true, nil, 1},
-		{"a label selector the server refuses", cache.Config{LabelSelector: "app in (web"}, true, nil, 1},
+		{"a label selector and the namespace index", engine.Config{LabelSelector: "app=web", Indexes: []index.Definition{byNamespace}}, false, []string{"a/web", "b/web"}, 2},
+		{"a namespace and a label selector", engine.Config{Namespaces: []string{"a"}, LabelSelector: "app=web"}, false, []string{"a/web"}, 2},
+		{"a field selector", engine.Config{Namespaces: []string{"a"}, FieldSelector: "metadata.name=web"}, true, nil, 1},
+		{"other managedFields", engine.Config{ManagedFields: engine.InternManagedFields}, true, nil, 1},
+		{"a watch", engine.Config{Namespaces: []string{"a"}, RequireWatch: true}, true, nil, 1},
+		{"a label selector the server refuses", engine.Config{LabelSelector: "app in (web"}, true, nil, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,10 +67,10 @@ func TestPoolSharesTheEntryOfAllNamespaces(t *testing.T) {
 // one, and its own entry, without users, is evicted.
 func TestPoolPrefersTheEntryOfAllNamespaces(t *testing.T) {
 	fp := newFakePool(t, 50*time.Millisecond)
-	narrow := fp.acquire(t, cache.Config{Namespaces: []string{"a"}})
-	all := fp.acquire(t, cache.Config{})
+	narrow := fp.acquire(t, engine.Config{Namespaces: []string{"a"}})
+	all := fp.acquire(t, engine.Config{})
 	defer all.Shutdown()
-	again := fp.acquire(t, cache.Config{Namespaces: []string{"a"}})
+	again := fp.acquire(t, engine.Config{Namespaces: []string{"a"}})
 	defer again.Shutdown()
 	if again.entries[0] != all.entries[0] {
 		t.Errorf("-n a leased its own entry again while one of all namespaces exists")

@@ -58,7 +58,7 @@ var coalescingNotice = regexp.MustCompile(`(?m)^warning: output is behind; (\d+)
 // then reads slowly, then at full speed. It checks that
 //
 //   - the watch says on stderr that it merged updates (the coalescing rule
-//     of cache.Queue: beyond 10,000 pending events an update merges into a
+//     of engine.Queue: beyond 10,000 pending events an update merges into a
 //     pending event of the same object; adds and deletes are never merged);
 //   - its peak memory stays under a bound that grows with the number of
 //     objects and the queue limit, not with the number of updates (see
