@@ -60,7 +60,7 @@ func (p answerPrinter) print(ctx context.Context) error {
 	}
 	types := p.mergeTypes()
 	if len(types) == 0 {
-		first.printNotFound()
+		first.cfg.printNotFound(p.errOut)
 		return nil
 	}
 	for _, entries := range types {
@@ -287,7 +287,7 @@ func (p answerPrinter) printGroups() error {
 		}
 	}
 	if (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
-		p.answers[0].p.printNotFound()
+		cfg.printNotFound(p.errOut)
 		return nil
 	}
 	if cfg.sortBy != "" {

@@ -118,15 +118,16 @@ type queryPrinter struct {
 	source engine.Source
 }
 
-// printNotFound says on stderr that nothing matched, as kubectl does.
-func (p queryPrinter) printNotFound() {
-	switch len(p.cfg.namespaces) {
+// printNotFound says on errOut that nothing matched, as kubectl says it
+// on stderr.
+func (c queryPrintConfig) printNotFound(errOut io.Writer) {
+	switch len(c.namespaces) {
 	case 0:
-		fmt.Fprintln(p.errOut, "No resources found")
+		fmt.Fprintln(errOut, "No resources found")
 	case 1:
-		fmt.Fprintf(p.errOut, "No resources found in %s namespace.\n", p.cfg.namespaces[0])
+		fmt.Fprintf(errOut, "No resources found in %s namespace.\n", c.namespaces[0])
 	default:
-		fmt.Fprintf(p.errOut, "No resources found in %s namespaces.\n", strings.Join(p.cfg.namespaces, ", "))
+		fmt.Fprintf(errOut, "No resources found in %s namespaces.\n", strings.Join(c.namespaces, ", "))
 	}
 }
 

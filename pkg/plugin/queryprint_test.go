@@ -136,3 +136,33 @@ func TestQueryPrintConfigBind(t *testing.T) {
 		t.Errorf("bind changed the config it was called on: indexes %q, groupBy %q", cfg.indexes[1].Description, cfg.groupBy[0].Description)
 	}
 }
+
+// An empty answer says so on the command's stderr, one target or several,
+// naming the namespace as kubectl does.
+func TestAnswerPrinterNotFound(t *testing.T) {
+	out, err := parseOutput("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true)
+	for _, several := range []bool{false, true} {
+		names := []string{"a"}
+		if several {
+			names = append(names, "b")
+		}
+		var answers []*targetAnswer
+		for _, name := range names {
+			var own bytes.Buffer // a target's own stderr, which is not the command's
+			answers = append(answers, &targetAnswer{name: name, several: several,
+				p: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}, errOut: &own}, groups: []typeObjects{{t: pods}}})
+		}
+		var stdout, stderr bytes.Buffer
+		p := answerPrinter{answers: answers, several: several, contextAt: -1, out: &stdout, errOut: &stderr}
+		if err := p.print(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if want := "No resources found in shop namespace.\n"; stdout.String() != "" || stderr.String() != want {
+			t.Errorf("several %v: stdout %q, stderr %q; want nothing and %q", several, stdout.String(), stderr.String(), want)
+		}
+	}
+}
