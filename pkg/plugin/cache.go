@@ -90,10 +90,7 @@ func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams generi
 		if v := cmd.Root().PersistentFlags().Lookup("v"); v != nil && v.Changed {
 			o.verbosity = v.Value.String()
 		}
-		if o.fleet.isFleet(o.configFlags) {
-			return runFleetCacheStart(cmd, o, o.fleet)
-		}
-		return runE(o)(cmd, args)
+		return runCacheStart(cmd, o, o.fleet)
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Exit after this long without a query or watch (0: never).")
 	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
@@ -253,10 +250,13 @@ func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams generic
 		Args:  cobra.NoArgs,
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if o.fleet.isFleet(o.configFlags) {
-			return runFleetCacheStop(o, o.fleet)
+		if o.All {
+			if o.fleet.isFleet(o.configFlags) {
+				return fmt.Errorf("--all stops every cache of your OS user; it cannot be combined with --all-contexts or several contexts")
+			}
+			return runE(o)(cmd, args)
 		}
-		return runE(o)(cmd, args)
+		return runCacheStop(o, o.fleet)
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "Stop every warm cache of your OS user, whatever its identity.")
 	o.fleet = addCacheFleetFlags(cmd, "Stop the warm cache")
@@ -269,27 +269,20 @@ func (o *CacheStopOptions) Complete(*cobra.Command, []string) error { return nil
 // Validate has nothing to check.
 func (o *CacheStopOptions) Validate() error { return nil }
 
-// Run stops the cache(s) and waits for their sockets to go.
+// Run stops every cache of the OS user (--all) and waits for their
+// sockets to go; the cache of each target is stopped by runCacheStop.
 func (o *CacheStopOptions) Run(context.Context) error {
-	var sockets []string
-	if o.All {
-		dir, err := client.Dir()
-		if err != nil {
-			return err
-		}
-		if sockets, err = client.Sockets(dir); err != nil {
-			return err
-		}
-		if len(sockets) == 0 {
-			fmt.Fprintln(o.ErrOut, "no cache runs")
-			return nil
-		}
-	} else {
-		id, err := resolveCacheIdentity(o.configFlags)
-		if err != nil {
-			return err
-		}
-		sockets = []string{id.socket}
+	dir, err := client.Dir()
+	if err != nil {
+		return err
+	}
+	sockets, err := client.Sockets(dir)
+	if err != nil {
+		return err
+	}
+	if len(sockets) == 0 {
+		fmt.Fprintln(o.ErrOut, "no cache runs")
+		return nil
 	}
 	var errs []error
 	for _, socket := range sockets {

@@ -41,10 +41,9 @@ func (f *cacheFleetFlags) isFleet(cf *genericclioptions.ConfigFlags) bool {
 	return f != nil && (f.allContexts || targets.IsSelection(targets.ContextFlag(cf)))
 }
 
-// cacheContexts selects the contexts of a fleet cache command and refuses
-// flags that would give every context the same identity.
+// cacheContexts returns the targets of a cache command (New).
 func cacheContexts(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags) (targets.Set, error) {
-	return targets.New(cf, f.allContexts, true)
+	return targets.New(cf, f.allContexts, false)
 }
 
 // withContextArg returns the kubeconfig arguments of a cache process
@@ -71,10 +70,11 @@ func prefixLines(w io.Writer, name, text string) {
 }
 
 // eachContext runs fn for each target of set, all at once, and then
-// writes, target by target in the order selected, its stdout and stderr
-// prefixed by the context's name; a context missing from the kubeconfig or
-// whose fn fails is named on errOut. It returns a *targets.PartialError
-// when any failed.
+// writes, target by target in the order selected, its stdout and stderr.
+// The lines of several targets are prefixed by the context's name, and a
+// context missing from the kubeconfig or whose fn fails is named on errOut;
+// the error is then a *targets.PartialError. One target's lines are
+// written as they are, and its error is the command's.
 func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Target, out, errOut io.Writer) error) error {
 	failed := 0
 	for _, name := range set.Missing {
@@ -87,6 +87,13 @@ func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Targe
 		return o, fn(t, &o.out, &o.errOut)
 	})
 	for _, r := range results {
+		if !set.Several {
+			if r.Value != nil {
+				io.Copy(out, &r.Value.out)
+				io.Copy(errOut, &r.Value.errOut)
+			}
+			return r.Err
+		}
 		if r.Value != nil {
 			prefixLines(out, r.Target.Name, r.Value.out.String())
 			prefixLines(errOut, r.Target.Name, r.Value.errOut.String())
@@ -102,9 +109,11 @@ func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Targe
 	return nil
 }
 
-// runFleetCacheStart starts one warm cache per selected context, with o's
-// flags and each context's own identity.
-func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetFlags) error {
+// runCacheStart starts one warm cache per target, with o's flags and each
+// target's own identity: the caches of several contexts start in
+// parallel, those of one identity one after the other (the first starts
+// it, the others find it running).
+func runCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetFlags) error {
 	sel, err := cacheContexts(o.configFlags, f)
 	if err != nil {
 		return err
@@ -112,8 +121,6 @@ func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetF
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	// Contexts of one identity share its cache: they start it one after
-	// the other (the first starts it, the others find it running).
 	var mu sync.Mutex
 	bySocket := map[string]*sync.Mutex{}
 	socketLock := func(socket string) *sync.Mutex {
@@ -127,7 +134,9 @@ func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetF
 	return eachContext(sel, o.Out, o.ErrOut, func(t targets.Target, out, errOut io.Writer) error {
 		co := *o
 		co.configFlags = t.ConfigFlags
-		co.kubeArgs = withContextArg(o.kubeArgs, t.Name)
+		if sel.Several {
+			co.kubeArgs = withContextArg(o.kubeArgs, t.Name)
+		}
 		co.Out, co.ErrOut = out, errOut
 		if err := co.Complete(cmd, nil); err != nil {
 			return err
@@ -139,11 +148,8 @@ func runFleetCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetF
 	})
 }
 
-// runFleetCacheStop stops the warm cache of each selected context.
-func runFleetCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
-	if o.All {
-		return fmt.Errorf("--all stops every cache of your OS user; it cannot be combined with --all-contexts or several contexts")
-	}
+// runCacheStop stops the warm cache of each target.
+func runCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
 	sel, err := cacheContexts(o.configFlags, f)
 	if err != nil {
 		return err
@@ -154,7 +160,7 @@ func runFleetCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
 			return err
 		}
 		if err := stopCache(id.socket); errors.Is(err, client.ErrNoCache) {
-			fmt.Fprintln(errOut, "no cache runs for this context's identity")
+			fmt.Fprintln(errOut, "no cache runs for this identity")
 			return nil
 		} else if err != nil {
 			return err

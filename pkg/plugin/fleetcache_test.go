@@ -31,7 +31,7 @@ func TestWithContextArg(t *testing.T) {
 }
 
 func TestEachContextNamesFailures(t *testing.T) {
-	sel := targets.Set{Targets: []targets.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}}, Missing: []string{"gone"}}
+	sel := targets.Set{Targets: []targets.Target{{Name: "a"}, {Name: "b"}, {Name: "c"}}, Missing: []string{"gone"}, Several: true}
 	var out, errOut bytes.Buffer
 	err := eachContext(sel, &out, &errOut, func(t targets.Target, o, e io.Writer) error {
 		name := t.Name
@@ -53,8 +53,20 @@ func TestEachContextNamesFailures(t *testing.T) {
 	if errOut.String() != want {
 		t.Errorf("stderr %q, want %q", errOut.String(), want)
 	}
-	if err := eachContext(targets.Set{Targets: []targets.Target{{Name: "a"}}}, io.Discard, io.Discard, func(targets.Target, io.Writer, io.Writer) error { return nil }); err != nil {
+	if err := eachContext(targets.Set{Targets: []targets.Target{{Name: "a"}}, Several: true}, io.Discard, io.Discard, func(targets.Target, io.Writer, io.Writer) error { return nil }); err != nil {
 		t.Errorf("no failure: error %v", err)
+	}
+	// One target writes as it is, and its error is the command's.
+	out.Reset()
+	errOut.Reset()
+	refused := errors.New("refused")
+	err = eachContext(targets.Set{Targets: []targets.Target{{Name: "a"}}}, &out, &errOut, func(_ targets.Target, o, e io.Writer) error {
+		io.WriteString(o, "started\n")
+		io.WriteString(e, "warning: slow\n")
+		return refused
+	})
+	if err != refused || out.String() != "started\n" || errOut.String() != "warning: slow\n" {
+		t.Errorf("one target: error %v, stdout %q, stderr %q; want %v, the lines unprefixed", err, out.String(), errOut.String(), refused)
 	}
 }
 
