@@ -44,15 +44,18 @@ import (
 // cache's answer that the query failed (a warm answer too), or ctx's end.
 func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
-		klog.V(1).InfoS("reading the context directly", "context", a.name, "reason", reason)
+		klog.V(1).InfoS("query: reading the context directly", "context", a.name, "reason", reason)
 		return false, nil
 	}
 	unusable := func(reason string) (bool, error) {
 		fmt.Fprintf(co.ErrOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if co.Cache == "off" || co.engines.shared() {
-		return direct("--cache off, or in a cache process")
+	if co.Cache == "off" {
+		return direct("--cache off")
+	}
+	if co.engines.shared() {
+		return direct("in a cache process")
 	}
 	id, err := resolveCacheIdentity(co.configFlags)
 	if err != nil {
@@ -93,7 +96,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		}
 		return direct("the warm cache declined: " + res.Fallback.Reason)
 	case res.Exit.Code != 0:
-		klog.V(1).InfoS("answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
+		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
 		return true, errors.New(res.Exit.Error)
 	}
 	var answer protocol.Answer
@@ -104,7 +107,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if answer.Table != nil {
 		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
 		a.grouped = true
-		klog.V(1).InfoS("answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 		return true, nil
 	}
 	groups, bound, events, err := decodeAnswer(&answer)
@@ -122,7 +125,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	cfg.events = events
 	a.groups = groups
 	a.p.cfg = cfg
-	klog.V(1).InfoS("answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 	return true, nil
 }
 

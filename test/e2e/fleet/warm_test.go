@@ -159,10 +159,10 @@ func blankAges(out string) string {
 // warmLine and directLine are the -v=1 lines of a fleet query that say how
 // context c was answered.
 func warmLine(c string) string {
-	return `"fleet query: answered by the warm cache" context="` + c + `"`
+	return `"query: answered by the warm cache" context="` + c + `"`
 }
 func directLine(c string) string {
-	return `"fleet query: reading the context directly" context="` + c + `"`
+	return `"query: reading the context directly" context="` + c + `"`
 }
 
 // TestFleetWarmCachesAnswerAsDirectReads starts warm caches for two of the
