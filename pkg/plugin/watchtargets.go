@@ -313,40 +313,43 @@ func watchLinePrefix(output, name string) func([]byte) []byte {
 	return func(line []byte) []byte { return append([]byte(name+" "), line...) }
 }
 
-// linePrefixer writes whole lines to w, each changed by prefix, one at a
-// time under mu (shared by the contexts' writers); an unfinished line waits
-// for its end or for flush.
+// linePrefixer writes whole lines to w, each changed by prefix; the whole
+// lines of one Write go out together under mu (shared by the targets'
+// writers), so that what a target's printer writes at once (an event, a
+// YAML document) is not interleaved with another target's lines. An
+// unfinished line waits for its end or for flush.
 type linePrefixer struct {
 	mu     *sync.Mutex
 	w      io.Writer
 	prefix func([]byte) []byte
-	// above, if set, runs each write of a line (fleetProgress.above).
+	// above, if set, runs each write (fleetProgress.above).
 	above func(write func())
 	buf   []byte
 }
 
 func (l *linePrefixer) Write(b []byte) (int, error) {
 	l.buf = append(l.buf, b...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		line := append(l.prefix(l.buf[:i]), '\n')
-		var err error
-		write := func() { _, err = l.w.Write(line) }
-		l.mu.Lock()
-		if l.above != nil {
-			l.above(write)
-		} else {
-			write()
-		}
-		l.mu.Unlock()
-		l.buf = l.buf[i+1:]
-		if err != nil {
-			return len(b), err
+	end := bytes.LastIndexByte(l.buf, '\n')
+	if end < 0 {
+		return len(b), nil
+	}
+	var out []byte
+	for _, line := range bytes.SplitAfter(l.buf[:end+1], []byte("\n")) {
+		if len(line) > 0 {
+			out = append(append(out, l.prefix(line[:len(line)-1])...), '\n')
 		}
 	}
+	l.buf = append(l.buf[:0], l.buf[end+1:]...)
+	var err error
+	write := func() { _, err = l.w.Write(out) }
+	l.mu.Lock()
+	if l.above != nil {
+		l.above(write)
+	} else {
+		write()
+	}
+	l.mu.Unlock()
+	return len(b), err
 }
 
 // WriteString lets the watch's printers write strings.
