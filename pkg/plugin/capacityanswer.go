@@ -107,11 +107,7 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 		return answer(ctx, t)
 	})
 	progress.end()
-	failed := 0
-	for _, name := range set.Missing {
-		failed++
-		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	failures := set.Failures(o.ErrOut)
 	var answers []*capacityAnswer
 	for _, r := range results {
 		if r.Value != nil && r.Value.stderr != nil {
@@ -121,8 +117,7 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 		case r.Err != nil && !set.Several:
 			return r.Err
 		case r.Err != nil:
-			failed++
-			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Target.Name, r.Err)
+			failures.Add(r.Target.Name, r.Err)
 		default:
 			answers = append(answers, r.Value)
 		}
@@ -132,10 +127,7 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 			return err
 		}
 	}
-	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: set.Total()}
-	}
-	return nil
+	return failures.Err()
 }
 
 // collectCapacity counts the target's capacity into a: with byContext,

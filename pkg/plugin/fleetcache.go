@@ -76,11 +76,7 @@ func prefixLines(w io.Writer, name, text string) {
 // the error is then a *targets.PartialError. One target's lines are
 // written as they are, and its error is the command's.
 func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Target, out, errOut io.Writer) error) error {
-	failed := 0
-	for _, name := range set.Missing {
-		failed++
-		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	failures := set.Failures(errOut)
 	type output struct{ out, errOut bytes.Buffer }
 	results := targets.Run(context.Background(), set.Targets, 0, func(_ context.Context, t targets.Target) (*output, error) {
 		o := &output{}
@@ -99,14 +95,10 @@ func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Targe
 			prefixLines(errOut, r.Target.Name, r.Value.errOut.String())
 		}
 		if r.Err != nil {
-			failed++
-			fmt.Fprintf(errOut, "error: context %s: %v\n", r.Target.Name, r.Err)
+			failures.Add(r.Target.Name, r.Err)
 		}
 	}
-	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: set.Total()}
-	}
-	return nil
+	return failures.Err()
 }
 
 // runCacheStart starts one warm cache per target, with o's flags and each
@@ -177,9 +169,9 @@ func runCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
 type fleetStatus struct {
 	contexts map[string][]string
 	sockets  []string
-	// failed counts the contexts that are missing or whose identity does
-	// not resolve (each named on stderr); total counts all selected.
-	failed, total int
+	// failures are the contexts that are missing or whose identity does
+	// not resolve, each named on stderr.
+	failures *targets.Failures
 }
 
 // resolveFleetStatus resolves the socket of each selected context's cache,
@@ -189,17 +181,12 @@ func resolveFleetStatus(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags, e
 	if err != nil {
 		return nil, err
 	}
-	fs := &fleetStatus{contexts: map[string][]string{}, total: sel.Total()}
-	for _, name := range sel.Missing {
-		fs.failed++
-		fmt.Fprintf(errOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	fs := &fleetStatus{contexts: map[string][]string{}, failures: sel.Failures(errOut)}
 	for _, t := range sel.Targets {
 		name := t.Name
 		id, err := resolveCacheIdentity(t.ConfigFlags)
 		if err != nil {
-			fs.failed++
-			fmt.Fprintf(errOut, "error: context %s: %v\n", name, err)
+			fs.failures.Add(name, err)
 			continue
 		}
 		if _, ok := fs.contexts[id.socket]; !ok {
@@ -212,12 +199,7 @@ func resolveFleetStatus(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags, e
 
 // err is the status command's error: a *targets.PartialError when a context
 // failed.
-func (fs *fleetStatus) err() error {
-	if fs.failed > 0 {
-		return &targets.PartialError{Failed: fs.failed, Total: fs.total}
-	}
-	return nil
-}
+func (fs *fleetStatus) err() error { return fs.failures.Err() }
 
 // entries returns the status's entries for the selected contexts, in their
 // order: each running cache of all (the user's caches) whose socket a

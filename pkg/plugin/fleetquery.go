@@ -200,11 +200,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 			}
 		}
 	}()
-	failed := 0
-	for _, name := range set.Missing {
-		failed++
-		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	failures := set.Failures(o.ErrOut)
 	var answers []*targetAnswer
 	for _, r := range results {
 		if r.Value != nil {
@@ -214,8 +210,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 		case r.Err != nil && !set.Several:
 			return r.Err
 		case r.Err != nil:
-			failed++
-			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Target.Name, r.Err)
+			failures.Add(r.Target.Name, r.Err)
 		default:
 			answers = append(answers, r.Value)
 		}
@@ -226,10 +221,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 			return err
 		}
 	}
-	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: set.Total()}
-	}
-	return nil
+	return failures.Err()
 }
 
 // answerContext answers the query in context name: o's flags with the

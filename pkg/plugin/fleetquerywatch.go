@@ -303,38 +303,33 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	defer cancel()
 
 	var mu sync.Mutex // one line at a time on stderr
-	failed := 0
-	for _, name := range set.Missing {
-		failed++
-		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	failures := set.Failures(o.ErrOut)
 	progress := newFleetProgress(o.ErrOut, names).untilWatching()
 	defer progress.end()
+	failures.Writing(&mu, progress.above)
 	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q)
-	errs := make([]error, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+			name := t.Name
 			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
 				return append([]byte("context "+name+": "), line...)
 			}, above: progress.above}
 			c := &fleetRowsContext{shared: rows, name: name}
-			errs[i] = watchQueryContext(ctx, cmd, args, o, q, c, stderr, progress)
-			rows.ended(name, errs[i])
+			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
+			rows.ended(name, err)
 			stderr.flush()
-			if errors.Is(errs[i], ErrInterrupted) {
-				errs[i] = nil
+			if errors.Is(err, ErrInterrupted) {
+				err = nil
 			}
-			progress.done(name, errs[i])
-			if errs[i] != nil {
-				mu.Lock()
-				progress.above(func() { fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, errs[i]) })
-				mu.Unlock()
+			progress.done(name, err)
+			if err != nil {
+				failures.Add(name, err)
 			}
-		}()
-	}
+			return struct{}{}, err
+		})
+	}()
 	done := make(chan struct{})
 	printed := make(chan error, 1)
 	go func() {
@@ -345,16 +340,11 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 		}
 		printed <- err
 	}()
-	wg.Wait()
+	<-watched
 	close(done)
 	printErr := quietPipe(<-printed)
-	for _, err := range errs {
-		if err != nil {
-			failed++
-		}
-	}
-	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: set.Total()}
+	if err := failures.Err(); err != nil {
+		return err
 	}
 	if printErr != nil {
 		return printErr
@@ -364,9 +354,9 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 
 // watchQueryContext runs query -w in context c.name with its own
 // ConfigFlags and stderr, its rows going to c.
-func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, stderr io.Writer, progress *fleetProgress) error {
+func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *fleetProgress) error {
 	co := *o
-	co.configFlags = targets.ForContext(o.configFlags, c.name)
+	co.configFlags = t.ConfigFlags
 	co.engines = directEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
 	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy

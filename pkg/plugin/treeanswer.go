@@ -111,11 +111,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 			}
 		}
 	}()
-	failed, missing := 0, 0
-	for _, name := range set.Missing {
-		failed++
-		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	failures, missing := set.Failures(o.ErrOut), 0
 	var (
 		answers     []*treeAnswer
 		lastMissing string
@@ -134,14 +130,13 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 			missing++
 			lastMissing = r.Value.missing
 		case r.Err != nil:
-			failed++
-			fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", r.Target.Name, r.Err)
+			failures.Add(r.Target.Name, r.Err)
 		default:
 			answers = append(answers, r.Value)
 		}
 	}
 	if len(answers) == 0 && missing > 0 {
-		if failed == 0 {
+		if failures.Count() == 0 {
 			return fmt.Errorf("%s in any of the %d contexts", lastMissing, missing)
 		}
 		fmt.Fprintf(o.ErrOut, "error: %s in any of the %d contexts that answered\n", lastMissing, missing)
@@ -150,10 +145,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 			return err
 		}
 	}
-	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: set.Total()}
-	}
-	return nil
+	return failures.Err()
 }
 
 // collectTree builds the target's trees into a; a named root the target

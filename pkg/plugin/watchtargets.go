@@ -109,13 +109,10 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 	}
 
 	var mu sync.Mutex // one line at a time on stdout and on stderr
-	failed := 0
-	for _, name := range set.Missing {
-		failed++
-		fmt.Fprintf(o.ErrOut, "error: context %s: not in the kubeconfig\n", name)
-	}
+	failures := set.Failures(o.ErrOut)
 	progress := newFleetProgress(o.ErrOut, names).untilWatching()
 	defer progress.end()
+	failures.Writing(&mu, progress.above)
 	// Lines on the terminal the progress is drawn on go above it.
 	stdoutAbove, stderrAbove := progress.above, progress.above
 	if !printers.IsTerminal(o.Out) {
@@ -129,7 +126,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 		groups.beforeDraw = progress.end
 	}
 	watchAll := func() error {
-		results := targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
 			name := t.Name
 			stdout := &linePrefixer{mu: &mu, w: o.Out, prefix: watchLinePrefix(o.Output, name), above: stdoutAbove}
 			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
@@ -150,13 +147,10 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 			stderr.flush()
 			progress.done(name, err)
 			if err != nil {
-				stderr.mu.Lock()
-				progress.above(func() { fmt.Fprintf(o.ErrOut, "error: context %s: %v\n", name, err) })
-				stderr.mu.Unlock()
+				failures.Add(name, err)
 			}
 			return struct{}{}, err
 		})
-		failed += len(targets.Failed(results))
 		return nil
 	}
 	var printErr error
@@ -165,8 +159,8 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 	} else {
 		_ = watchAll()
 	}
-	if failed > 0 {
-		return &targets.PartialError{Failed: failed, Total: set.Total()}
+	if err := failures.Err(); err != nil {
+		return err
 	}
 	return printErr
 }

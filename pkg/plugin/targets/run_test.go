@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -74,5 +75,22 @@ func TestPartialError(t *testing.T) {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
 		}
+	}
+}
+
+func TestFailures(t *testing.T) {
+	var errOut bytes.Buffer
+	s := Set{Targets: []Target{{Name: "a"}, {Name: "b"}}, Missing: []string{"gone"}, Several: true}
+	f := s.Failures(&errOut)
+	f.Add("b", errors.New("connection refused"))
+	var partial *PartialError
+	if err := f.Err(); !errors.As(err, &partial) || partial.Failed != 2 || partial.Total != 3 || f.Count() != 2 {
+		t.Errorf("Err() = %v (count %d), want 2 of 3 contexts failed", err, f.Count())
+	}
+	if want := "error: context gone: not in the kubeconfig\nerror: context b: connection refused\n"; errOut.String() != want {
+		t.Errorf("stderr %q, want %q", errOut.String(), want)
+	}
+	if err := (Set{Targets: []Target{{Name: "a"}}}).Failures(&errOut).Err(); err != nil {
+		t.Errorf("no failure: Err() = %v", err)
 	}
 }
