@@ -36,10 +36,12 @@ func fleetTreeRunE(o *TreeOptions, f *fleetFlags, next func(*cobra.Command, []st
 type treeAnswer struct {
 	name      string
 	namespace string
-	lines     []tree.Line
-	missing   string // why errNoRootHere
-	stderr    *lockedWriter
-	shutdown  func()
+	// out is the -o the target's options parsed.
+	out      output
+	lines    []tree.Line
+	missing  string // why errNoRootHere
+	stderr   *lockedWriter
+	shutdown func()
 }
 
 // runFleetTree answers tree in each context of a selection, o's flags
@@ -152,7 +154,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 // does not have is errNoRootHere (a.missing says which). The informers stay
 // up until a.shutdown.
 func (o *TreeOptions) collectTree(ctx context.Context, a *treeAnswer) error {
-	a.namespace = o.namespace
+	a.namespace, a.out = o.namespace, o.out
 	full := o.out.format != "name" || o.Refs
 	roots, shutdown, err := o.findRoots(ctx, full)
 	a.shutdown = shutdown
@@ -211,7 +213,8 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		}
 		return append([]string{name}, row...)
 	}
-	switch o.out.format {
+	out := answers[0].out
+	switch out.format {
 	case "name":
 		for _, a := range answers {
 			var b bytes.Buffer
@@ -250,9 +253,9 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 			}
 		}
 		if !several {
-			return printList(o.Out, o.out.printer, o.out.format, objs)
+			return printList(o.Out, out.printer, out.format, objs)
 		}
-		return list.write(o.Out, o.out.format, o.out.printer)
+		return list.write(o.Out, out.format, out.printer)
 	}
 	now := time.Now()
 	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
