@@ -318,11 +318,11 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 			}, above: progress.above}
 			c := &fleetRowsContext{shared: rows, name: name}
 			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
-			rows.ended(name, err)
-			stderr.flush()
 			if errors.Is(err, ErrInterrupted) {
 				err = nil
 			}
+			rows.ended(name, err)
+			stderr.flush()
 			progress.done(name, err)
 			if err != nil {
 				failures.Add(name, err)
