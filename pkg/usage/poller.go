@@ -43,7 +43,8 @@ func NewPoller(client Client, config Config) (*Poller, error) {
 // Run reads the metrics API at once, then again until ctx is done, and
 // returns nil when it is. It reads again Interval after a reading, or sooner:
 // when the newest sample's Timestamp plus its Window (metrics-server's
-// resolution) says when the next sample is due. It checks discovery, as
+// resolution) says when the next sample is due, and every quarter window
+// while that sample is late, for up to a window. It checks discovery, as
 // Fetch does, before the first reading and after any reading that failed.
 // A reading that fails keeps the previous Snapshot and records the error
 // (Latest); the next may succeed. Run must not be called twice at once.
@@ -90,8 +91,15 @@ func (p *Poller) delay(s *Snapshot, now time.Time) time.Duration {
 	if newest.Timestamp.IsZero() || newest.Window <= 0 {
 		return d
 	}
-	if due := newest.Timestamp.Add(newest.Window).Add(pollSlack).Sub(now); due > 0 && due < d {
-		d = max(due, minDelay)
+	due := newest.Timestamp.Add(newest.Window).Add(pollSlack).Sub(now)
+	switch {
+	case due > 0:
+		d = min(d, max(due, minDelay))
+	case -due < newest.Window:
+		// The next sample is late (metrics-server stores a sample a
+		// moment after it scraped it): ask again a few times within a
+		// window rather than wait a whole Interval.
+		d = min(d, max(newest.Window/4, minDelay))
 	}
 	return d
 }

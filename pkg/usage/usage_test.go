@@ -243,7 +243,8 @@ func TestPollerDelay(t *testing.T) {
 		{name: "failed reading", s: nil, now: t0, want: 15 * time.Second},
 		{name: "no samples", s: &Snapshot{}, now: t0, want: 15 * time.Second},
 		{name: "next sample due in 8s", s: snapshot(t0.Add(-2 * time.Second)), now: t0, want: 9 * time.Second},
-		{name: "next sample overdue", s: snapshot(t0.Add(-30 * time.Second)), now: t0, want: 15 * time.Second},
+		{name: "next sample a window overdue", s: snapshot(t0.Add(-30 * time.Second)), now: t0, want: 15 * time.Second},
+		{name: "next sample late", s: snapshot(t0.Add(-12 * time.Second)), now: t0, want: 2500 * time.Millisecond},
 		{name: "next sample due at once", s: snapshot(t0.Add(-10 * time.Second)), now: t0.Add(900 * time.Millisecond), want: time.Second},
 	}
 	for _, tt := range tests {
