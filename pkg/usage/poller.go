@@ -23,8 +23,10 @@ type Poller struct {
 }
 
 // pollSlack is how long after a sample's next one is due the Poller asks for
-// it: metrics-server takes a moment to scrape and store it.
-const pollSlack = time.Second
+// it: metrics-server takes a moment to scrape and store it, and the API's
+// timestamps are whole seconds (RFC 3339 in JSON), up to a second before the
+// scrape.
+const pollSlack = 2 * time.Second
 
 // minDelay bounds how soon the Poller reads again.
 const minDelay = time.Second

@@ -11,6 +11,7 @@
 package usage
 
 import (
+	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,8 @@ type PodSample struct {
 	Namespace string
 	Name      string
 	Sample
-	// Containers are the containers' own usage, in the API's order.
+	// Containers are the containers' own usage, sorted by name:
+	// metrics-server lists them in an order that changes between readings.
 	Containers []ContainerUsage
 }
 
@@ -178,6 +180,7 @@ func podSample(m *metricsv1beta1.PodMetrics) PodSample {
 		}
 		containers = append(containers, ContainerUsage{Name: c.Name, Usage: c.Usage.DeepCopy()})
 	}
+	sort.Slice(containers, func(i, j int) bool { return containers[i].Name < containers[j].Name })
 	return PodSample{
 		Namespace:  m.Namespace,
 		Name:       m.Name,

@@ -81,6 +81,21 @@ func TestPodSampleSumsContainers(t *testing.T) {
 	}
 }
 
+func TestPodSampleContainersInAnyOrder(t *testing.T) {
+	m := podMetrics("ns", "p", t0, usage("1m", "1Mi"), usage("2m", "2Mi"))
+	reversed := podMetrics("ns", "p", t0)
+	reversed.Containers = []metricsv1beta1.ContainerMetrics{m.Containers[1], m.Containers[0]}
+	a, b := podSample(&m), podSample(&reversed)
+	if a.Containers[0].Name != "c0" || b.Containers[0].Name != "c0" {
+		t.Errorf("first containers = %s, %s, want c0, c0", a.Containers[0].Name, b.Containers[0].Name)
+	}
+	sa := &Snapshot{Pods: map[string]PodSample{"ns/p": a}}
+	sb := &Snapshot{Pods: map[string]PodSample{"ns/p": b}}
+	if !sa.SameSamples(sb) {
+		t.Error("SameSamples(the containers listed in another order) = false, want true")
+	}
+}
+
 func TestPodSampleDoesNotShareTheAPIObject(t *testing.T) {
 	m := podMetrics("ns", "p", t0, usage("1", "1Mi"))
 	s := podSample(&m)
@@ -242,10 +257,10 @@ func TestPollerDelay(t *testing.T) {
 	}{
 		{name: "failed reading", s: nil, now: t0, want: 15 * time.Second},
 		{name: "no samples", s: &Snapshot{}, now: t0, want: 15 * time.Second},
-		{name: "next sample due in 8s", s: snapshot(t0.Add(-2 * time.Second)), now: t0, want: 9 * time.Second},
+		{name: "next sample due in 8s", s: snapshot(t0.Add(-2 * time.Second)), now: t0, want: 10 * time.Second},
 		{name: "next sample a window overdue", s: snapshot(t0.Add(-30 * time.Second)), now: t0, want: 15 * time.Second},
-		{name: "next sample late", s: snapshot(t0.Add(-12 * time.Second)), now: t0, want: 2500 * time.Millisecond},
-		{name: "next sample due at once", s: snapshot(t0.Add(-10 * time.Second)), now: t0.Add(900 * time.Millisecond), want: time.Second},
+		{name: "next sample late", s: snapshot(t0.Add(-13 * time.Second)), now: t0, want: 2500 * time.Millisecond},
+		{name: "next sample due at once", s: snapshot(t0.Add(-10 * time.Second)), now: t0.Add(1900 * time.Millisecond), want: time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
