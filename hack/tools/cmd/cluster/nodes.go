@@ -42,12 +42,12 @@ var nodeShapes = []nodeShape{
 // nodeName is the name of simulated node i (from 1).
 func nodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
 
-// gpuResource is the extended resource up --gpus gives nodes, and
-// gpuPresentLabel the label NVIDIA's GPU operator puts on nodes that have it.
-const (
-	gpuResource     corev1.ResourceName = "nvidia.com/gpu"
-	gpuPresentLabel                     = "nvidia.com/gpu.present"
-)
+// gpuResource is the extended resource up --gpus gives nodes.
+const gpuResource corev1.ResourceName = "nvidia.com/gpu"
+
+// gpuPresentLabel is the label NVIDIA's GPU operator puts on nodes that have
+// GPUs.
+const gpuPresentLabel = "nvidia.com/gpu.present"
 
 // kwokMetricsPathAnnotation tells metrics-server (v0.7.0 and later) where a
 // node's kubelet serves its resource metrics; kwok serves every node's at
