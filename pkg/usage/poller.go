@@ -123,16 +123,15 @@ func newestSample(s *Snapshot) Sample {
 	return newest
 }
 
-// publish records a reading: a new Snapshot if it holds other samples than
-// the latest, and the reading's error. Changed's channel is closed when
-// either changed.
+// publish records a reading: its Snapshot if it succeeded, and its error.
+// Changed's channel is closed when the samples or the error changed.
 func (p *Poller) publish(s *Snapshot, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	changed := false
-	if s != nil && !s.SameSamples(p.latest) {
+	if s != nil {
+		changed = !s.SameSamples(p.latest)
 		p.latest = s
-		changed = true
 	}
 	if !sameError(err, p.err) {
 		changed = true
@@ -151,10 +150,10 @@ func sameError(a, b error) bool {
 	return a.Error() == b.Error()
 }
 
-// Latest returns the latest Snapshot that held new samples (nil before the
-// first reading succeeded) and the error of the latest reading (nil if it
+// Latest returns the Snapshot of the latest reading that succeeded (nil
+// before the first did) and the error of the latest reading (nil if it
 // succeeded). After a failed reading the Snapshot is the one before it: its
-// samples' ages tell how stale it is.
+// Fetched and its samples' ages tell how stale it is.
 func (p *Poller) Latest() (*Snapshot, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
