@@ -4,7 +4,8 @@
 // pods whose usage their annotations set. Every number the package reports is
 // compared with what the real `kubectl top pod -A` and `kubectl top node`
 // print, and with the test's own sums of the raw PodMetrics, read from the
-// same sample; a control plane without the metrics API must give kubectl's
+// same sample, for all namespaces as the admin and for one as viewer, who may
+// read no other; a control plane without the metrics API must give kubectl's
 // own message.
 package usage
 

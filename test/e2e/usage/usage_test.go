@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
@@ -219,7 +220,7 @@ func TestUsageEqualsKubectlTop(t *testing.T) {
 		}
 		oldest, newest := before.Span()
 		t.Logf("compared samples taken from %s to %s, %s old, after %d attempt(s)", oldest.Format(time.RFC3339), newest.Format(time.RFC3339), time.Since(oldest).Round(time.Second), attempt)
-		comparePods(t, before, topPods)
+		comparePods(t, before, topPods, "")
 		compareNodes(t, before, topNodes)
 		compareRaw(t, before, raw)
 		compareAnnotations(t, before, want)
@@ -272,27 +273,32 @@ type topRow struct {
 	memoryMiB int64
 }
 
-// parseTop reads kubectl top's rows without headers; nameFields is 2 for
-// pods (NAMESPACE NAME) and 1 for nodes.
-func parseTop(t *testing.T, out string, nameFields int) map[string]topRow {
+// The layouts of kubectl top's rows without headers: how many fields name
+// the row, and where its CPU and memory are after them.
+var (
+	// NAMESPACE NAME CPU(cores) MEMORY(bytes)
+	podsAllNamespaces = topLayout{nameFields: 2, cpu: 0, memory: 1}
+	// NAME CPU(cores) MEMORY(bytes)
+	podsOneNamespace = topLayout{nameFields: 1, cpu: 0, memory: 1}
+	// NAME CPU(cores) CPU(%) MEMORY(bytes) MEMORY(%): the shares are of
+	// the node's allocatable, not the package's.
+	nodesLayout = topLayout{nameFields: 1, cpu: 0, memory: 2}
+)
+
+type topLayout struct{ nameFields, cpu, memory int }
+
+// parseTop reads kubectl top's rows without headers.
+func parseTop(t *testing.T, out string, layout topLayout) map[string]topRow {
 	t.Helper()
 	rows := map[string]topRow{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) < nameFields+2 {
+		if len(f) <= layout.nameFields+max(layout.cpu, layout.memory) {
 			t.Fatalf("kubectl top line %q: too few fields", line)
 		}
-		r := topRow{key: strings.Join(f[:nameFields], "/")}
-		rest := f[nameFields:]
-		cpu, memory := rest[0], rest[1]
-		if nameFields == 1 {
-			// NAME CPU(cores) CPU(%) MEMORY(bytes) MEMORY(%): the shares
-			// are of the node's allocatable, not the package's.
-			if len(rest) < 4 {
-				t.Fatalf("kubectl top node line %q: too few fields", line)
-			}
-			cpu, memory = rest[0], rest[2]
-		}
+		r := topRow{key: strings.Join(f[:layout.nameFields], "/")}
+		rest := f[layout.nameFields:]
+		cpu, memory := rest[layout.cpu], rest[layout.memory]
 		var err error
 		if r.milliCPU, err = strconv.ParseInt(strings.TrimSuffix(cpu, "m"), 10, 64); err != nil || !strings.HasSuffix(cpu, "m") {
 			t.Fatalf("kubectl top line %q: CPU %q is not millicores", line, cpu)
@@ -311,11 +317,20 @@ func printed(s usage.Sample) (milliCPU, memoryMiB int64) {
 	return cpu.MilliValue(), memory.Value() / (1 << 20)
 }
 
-func comparePods(t *testing.T, s *usage.Snapshot, top string) {
+// comparePods compares the pods of s with kubectl top pod's rows; namespace
+// is "" for kubectl top pod -A, whose rows name their namespace.
+func comparePods(t *testing.T, s *usage.Snapshot, top, namespace string) {
 	t.Helper()
-	rows := parseTop(t, top, 2)
+	layout, prefix := podsAllNamespaces, ""
+	if namespace != "" {
+		layout, prefix = podsOneNamespace, namespace+"/"
+	}
+	rows := map[string]topRow{}
+	for name, r := range parseTop(t, top, layout) {
+		rows[prefix+name] = r
+	}
 	if got, want := keys(s.Pods), keysOf(rows); got != want {
-		t.Errorf("pods with usage = %s, kubectl top pod -A has %s", got, want)
+		t.Errorf("pods with usage = %s, kubectl top pod has %s", got, want)
 	}
 	for key, r := range rows {
 		p, ok := s.Pods[key]
@@ -324,14 +339,14 @@ func comparePods(t *testing.T, s *usage.Snapshot, top string) {
 		}
 		cpu, memory := printed(p.Sample)
 		if cpu != r.milliCPU || memory != r.memoryMiB {
-			t.Errorf("pod %s: usage %dm %dMi, kubectl top pod -A %dm %dMi", key, cpu, memory, r.milliCPU, r.memoryMiB)
+			t.Errorf("pod %s: usage %dm %dMi, kubectl top pod %dm %dMi", key, cpu, memory, r.milliCPU, r.memoryMiB)
 		}
 	}
 }
 
 func compareNodes(t *testing.T, s *usage.Snapshot, top string) {
 	t.Helper()
-	rows := parseTop(t, top, 1)
+	rows := parseTop(t, top, nodesLayout)
 	if got, want := keys(s.Nodes), keysOf(rows); got != want {
 		t.Errorf("nodes with usage = %s, kubectl top node has %s", got, want)
 	}
@@ -421,6 +436,65 @@ func keys[V any](m map[string]V) string {
 }
 
 func keysOf(rows map[string]topRow) string { return keys(rows) }
+
+// TestNamespaceAsViewer reads the pods of one namespace as viewer, who may
+// read pods and their metrics only there (hack/cluster up --metrics), and
+// compares them with kubectl top pod -n as viewer; all namespaces are
+// forbidden to it, to the package as to kubectl.
+func TestNamespaceAsViewer(t *testing.T) {
+	c := framework.Current(t)
+	startWorkloads(t)
+	const namespace = "team-a"
+	client, err := usage.NewClient(c.ViewerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := usage.Config{Pods: true, Namespace: namespace}
+	var inNamespace int
+	for key := range pods(t) {
+		if strings.HasPrefix(key, namespace+"/") {
+			inNamespace++
+		}
+	}
+	deadline := time.Now().Add(rolloutTimeout)
+	for attempt := 1; ; attempt++ {
+		before, err := usage.Fetch(context.Background(), client, config)
+		if err != nil {
+			t.Fatalf("Fetch(%s, as viewer) error = %v", namespace, err)
+		}
+		if len(before.Pods) < inNamespace {
+			if time.Now().After(deadline) {
+				t.Fatalf("after %s the metrics API has %s; want samples of the %d pods in %s", rolloutTimeout, describe(before), inNamespace, namespace)
+			}
+			time.Sleep(time.Second)
+			continue
+		}
+		r := framework.Run(t, framework.Cmd{Args: []string{"top", "pod", "-n", namespace, "--no-headers"}, Kubeconfig: c.ViewerKubeconfig()})
+		if r.ExitCode != 0 {
+			t.Fatalf("kubectl top pod -n %s as viewer: %s", namespace, r)
+		}
+		after, err := usage.Fetch(context.Background(), client, config)
+		if err != nil {
+			t.Fatalf("Fetch(%s, as viewer) error = %v", namespace, err)
+		}
+		if !after.SameSamples(before) {
+			if attempt == 5 {
+				t.Fatalf("a new sample came while kubectl read, %d times", attempt)
+			}
+			continue
+		}
+		comparePods(t, before, r.Stdout, namespace)
+		break
+	}
+
+	_, err = usage.Fetch(context.Background(), client, usage.Config{Pods: true})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("Fetch(all namespaces, as viewer) error = %v, want Forbidden", err)
+	}
+	if r := framework.Run(t, framework.Cmd{Args: []string{"top", "pod", "-A"}, Kubeconfig: c.ViewerKubeconfig()}); r.ExitCode == 0 || !strings.Contains(r.Stderr, "forbidden") {
+		t.Errorf("kubectl top pod -A as viewer: %s; want forbidden", r)
+	}
+}
 
 func TestGPUNodes(t *testing.T) {
 	c := framework.Current(t)

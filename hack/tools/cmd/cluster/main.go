@@ -41,7 +41,8 @@ Verbs:
         kwok simulates for each node: a pod uses the CPU and memory of its
         annotations kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory
         in each of its containers (1m and 1Mi without them), and kubectl top
-        works once two samples were taken.
+        works once two samples were taken. viewer may read the metrics of
+        team-a's pods.
         With --gpus G, odd-numbered nodes have G nvidia.com/gpu allocatable
         (and the label nvidia.com/gpu.present=true); the others have none.
         With --owner-pid, a watcher runs "down DIR" once that process exits.

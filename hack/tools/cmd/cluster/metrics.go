@@ -29,6 +29,8 @@ const (
 	metricsServerService   = "metrics-server"
 	metricsAPIService      = "v1beta1.metrics.k8s.io"
 	metricResolution       = 10 * time.Second
+	// viewerMetricsRole lets viewer read pod metrics in team-a.
+	viewerMetricsRole = "pod-metrics-reader"
 )
 
 // kwokMetricsFiles are kwok's configurations for metrics-server, from the kwok
@@ -159,7 +161,8 @@ func (st *clusterState) startMetricsServer(p pkiFiles, bins binaries, timeout ti
 // (manifests/base/rbac.yaml) create, for the user metricsServerUser: read
 // nodes, pods and the nodes' metrics; delegate authentication and
 // authorization; read the request-header configuration in kube-system. And
-// the role that aggregates reading metrics.k8s.io into view, edit and admin.
+// the role that aggregates reading metrics.k8s.io into view, edit and admin,
+// and a role that lets viewer read the metrics of team-a's pods.
 func setupMetricsRBAC(ctx context.Context, kubeconfig string) error {
 	cs, err := adminClient(kubeconfig)
 	if err != nil {
@@ -206,6 +209,25 @@ func setupMetricsRBAC(ctx context.Context, kubeconfig string) error {
 		if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating clusterrolebinding %s: %w", b.Name, err)
 		}
+	}
+	// viewer, who may read pods in team-a, may read their metrics too,
+	// as the view role (aggregated above) would let it.
+	viewerMetrics := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: viewerMetricsRole, Namespace: viewerNamespace},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		},
+	}
+	if _, err := cs.RbacV1().Roles(viewerNamespace).Create(ctx, viewerMetrics, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating role %s: %w", viewerMetrics.Name, err)
+	}
+	viewerBinding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "viewer-" + viewerMetricsRole, Namespace: viewerNamespace},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: viewerUser}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: viewerMetricsRole},
+	}
+	if _, err := cs.RbacV1().RoleBindings(viewerNamespace).Create(ctx, viewerBinding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating rolebinding %s: %w", viewerBinding.Name, err)
 	}
 	authReader := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "metrics-server-auth-reader", Namespace: metricsServerNamespace},
