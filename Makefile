@@ -35,7 +35,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kubectl-informer
 
-## cluster-bins: build (or find cached) kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok from the Go module proxy, and the seeding tool
+## cluster-bins: build (or find cached) kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok and metrics-server from the Go module proxy, and the seeding tool
 cluster-bins:
 	hack/cluster build
 	hack/seed help >/dev/null
@@ -87,6 +87,7 @@ lint:
 	$(GO) mod tidy -diff
 	cd hack/tools && GOWORK=off $(GO) mod tidy -diff
 	cd hack/kwok && GOWORK=off $(GO) mod tidy -diff
+	cd hack/metrics-server && GOWORK=off $(GO) mod tidy -diff
 	hack/goreleaser check
 	hack/actionlint
 

@@ -18,6 +18,7 @@ require (
 	k8s.io/apiextensions-apiserver v0.0.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v11.0.0+incompatible
+	k8s.io/kube-aggregator v0.0.0
 	k8s.io/kubernetes v1.37.2
 	sigs.k8s.io/krew v0.4.3
 	sigs.k8s.io/yaml v1.6.0
@@ -439,7 +440,6 @@ require (
 	k8s.io/externaljwt v0.0.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kms v0.37.2 // indirect
-	k8s.io/kube-aggregator v0.0.0 // indirect
 	k8s.io/kube-controller-manager v0.0.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/kube-proxy v0.0.0 // indirect

@@ -20,6 +20,10 @@ import (
 // up starts.
 const PrimaryAPIServer = "kube-apiserver"
 
+// MetricResolution is how often the metrics-server of a cluster started
+// WithMetrics takes a sample (hack/cluster up --metrics).
+const MetricResolution = 10 * time.Second
+
 // clusterState is the part of DIR/cluster.json (written by hack/cluster)
 // that the framework reads.
 type clusterState struct {
@@ -33,7 +37,9 @@ type clusterState struct {
 		Kubeconfig string `json:"kubeconfig"`
 		AuditLog   string `json:"auditLog"`
 	} `json:"apiservers"`
-	Nodes int `json:"nodes"`
+	Nodes   int  `json:"nodes"`
+	Metrics bool `json:"metrics"`
+	GPUs    int  `json:"gpus"`
 }
 
 // Cluster is a control plane started by hack/cluster: etcd and one or more
@@ -46,6 +52,11 @@ type Cluster struct {
 	// Nodes is the number of nodes simulated by kwok, with
 	// kube-controller-manager and kube-scheduler running; 0 if none.
 	Nodes int
+	// Metrics says metrics-server serves metrics.k8s.io (WithMetrics),
+	// with a sample every MetricResolution.
+	Metrics bool
+	// GPUs is the nvidia.com/gpu of each odd-numbered node (WithGPUs).
+	GPUs int
 
 	repoRoot string
 	admin    *rest.Config
@@ -82,6 +93,8 @@ func loadCluster(root, dir string) (*Cluster, error) {
 		return c, err
 	}
 	c.Nodes = st.Nodes
+	c.Metrics = st.Metrics
+	c.GPUs = st.GPUs
 	if c.admin, err = loadConfig(st.AdminKubeconfig); err != nil {
 		return c, err
 	}

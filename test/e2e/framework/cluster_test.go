@@ -29,6 +29,8 @@ func TestClusterStateGolden(t *testing.T) {
 		"apiservers[].kubeconfig":    primary.Kubeconfig != "",
 		"apiservers[].auditLog":      primary.AuditLog != "",
 		"nodes (simulated by kwok)":  st.Nodes > 0,
+		"metrics (metrics-server)":   st.Metrics,
+		"gpus (per GPU node)":        st.GPUs > 0,
 	}
 	for field, found := range checks {
 		if !found {

@@ -33,7 +33,8 @@ type Fleet struct {
 // WithClusters makes Main start a fleet of n control planes in parallel
 // (hack/cluster fleet up DIR --clusters n) instead of one cluster. Current
 // then returns the first of them and CurrentFleet all of them. It cannot
-// be combined with WithNodes or KUBECTL_INFORMER_E2E_CLUSTER.
+// be combined with WithNodes, WithMetrics, WithGPUs or
+// KUBECTL_INFORMER_E2E_CLUSTER.
 func WithClusters(n int) Option { return func(o *options) { o.clusters = n } }
 
 // fleetState is DIR/fleet.json, written by hack/cluster fleet up.
@@ -50,8 +51,8 @@ type fleetState struct {
 // startFleet brings up the fleet of o.clusters in dir. On error the
 // returned Fleet, if not nil, is to be brought down.
 func startFleet(root, dir string, o options) (*Fleet, error) {
-	if o.nodes > 0 {
-		return nil, fmt.Errorf("framework: WithClusters cannot be combined with WithNodes")
+	if o.nodes > 0 || o.metrics || o.gpus > 0 {
+		return nil, fmt.Errorf("framework: WithClusters cannot be combined with WithNodes, WithMetrics or WithGPUs")
 	}
 	if os.Getenv("KUBECTL_INFORMER_E2E_CLUSTER") != "" {
 		return nil, fmt.Errorf("framework: WithClusters starts its own fleet; unset KUBECTL_INFORMER_E2E_CLUSTER")

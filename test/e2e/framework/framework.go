@@ -7,7 +7,9 @@
 //	func TestMain(m *testing.M) { framework.Main(m) }
 //
 // A package that needs workloads (controllers, a scheduler, nodes) asks for
-// simulated nodes: framework.Main(m, framework.WithNodes(3)).
+// simulated nodes: framework.Main(m, framework.WithNodes(3)); one that needs
+// kubectl top adds framework.WithMetrics(), and one that needs GPUs
+// framework.WithGPUs(g).
 // A package that needs several clusters asks for a fleet:
 // framework.Main(m, framework.WithClusters(3)) (see CurrentFleet).
 //
@@ -74,6 +76,8 @@ type Option func(*options)
 type options struct {
 	nodes    int
 	clusters int
+	metrics  bool
+	gpus     int
 }
 
 // WithNodes makes Main start the cluster with kube-controller-manager,
@@ -81,6 +85,20 @@ type options struct {
 // so that Deployments roll out and pods are scheduled and run. An external
 // cluster (KUBECTL_INFORMER_E2E_CLUSTER) must have been started so.
 func WithNodes(n int) Option { return func(o *options) { o.nodes = n } }
+
+// WithMetrics makes Main start metrics-server behind the metrics.k8s.io
+// APIService as well (hack/cluster up --metrics), so that kubectl top works
+// from its second sample on (Cluster.MetricResolution apart). A pod uses, in
+// each container, the CPU and memory of its annotations
+// kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory (1m and 1Mi
+// without them). It needs WithNodes. An external cluster must have been
+// started so.
+func WithMetrics() Option { return func(o *options) { o.metrics = true } }
+
+// WithGPUs gives the odd-numbered simulated nodes g nvidia.com/gpu each
+// (hack/cluster up --gpus g). It needs WithNodes. An external cluster must
+// have been started so.
+func WithGPUs(g int) Option { return func(o *options) { o.gpus = g } }
 
 // Main is the TestMain of an e2e package. Under -short it prints that the
 // tests are skipped and runs them (each skips itself). Otherwise it builds
@@ -205,6 +223,12 @@ func setUp(o options) (*suite, error) {
 		if o.nodes > 0 {
 			args = append(args, "--nodes", strconv.Itoa(o.nodes))
 		}
+		if o.metrics {
+			args = append(args, "--metrics")
+		}
+		if o.gpus > 0 {
+			args = append(args, "--gpus", strconv.Itoa(o.gpus))
+		}
 		out, err := hackCommand(ctx, root, "cluster", args...)
 		os.Stderr.Write(out)
 		if err != nil {
@@ -220,6 +244,12 @@ func setUp(o options) (*suite, error) {
 	}
 	if c.Nodes < o.nodes {
 		return s, fmt.Errorf("the cluster in %s has %d simulated nodes; this package needs %d (hack/cluster up DIR --nodes %d)", dir, c.Nodes, o.nodes, o.nodes)
+	}
+	if o.metrics && !c.Metrics {
+		return s, fmt.Errorf("the cluster in %s runs no metrics-server; this package needs one (hack/cluster up DIR --nodes N --metrics)", dir)
+	}
+	if c.GPUs != o.gpus {
+		return s, fmt.Errorf("the cluster in %s has %d nvidia.com/gpu per GPU node; this package needs %d (hack/cluster up DIR --nodes N --gpus %d)", dir, c.GPUs, o.gpus, o.gpus)
 	}
 	return s, nil
 }

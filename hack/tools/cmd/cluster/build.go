@@ -10,17 +10,21 @@ import (
 	"time"
 )
 
-// The versions the tools module (and, for kwok, hack/kwok) pins. They name
-// the cache directory, so a change to a go.mod must come with a change here;
-// build checks that they agree before it builds anything.
+// The versions the tools module (and, for kwok, hack/kwok; for
+// metrics-server, hack/metrics-server) pins. They name
+// the cache directory (and kwok's and metrics-server's binaries in it), so a
+// change to a go.mod must come with a change here; build checks that they
+// agree before it builds anything.
 const (
-	kubernetesVersion = "v1.37.2"
-	etcdVersion       = "v3.7.0"
-	kwokVersion       = "v0.8.0"
+	kubernetesVersion    = "v1.37.2"
+	etcdVersion          = "v3.7.0"
+	kwokVersion          = "v0.8.0"
+	metricsServerVersion = "v0.8.0"
 
-	kubernetesModule = "k8s.io/kubernetes"
-	etcdModule       = "go.etcd.io/etcd/server/v3"
-	kwokModule       = "sigs.k8s.io/kwok"
+	kubernetesModule    = "k8s.io/kubernetes"
+	etcdModule          = "go.etcd.io/etcd/server/v3"
+	kwokModule          = "sigs.k8s.io/kwok"
+	metricsServerModule = "sigs.k8s.io/metrics-server"
 )
 
 // The programs build knows, by the name of their binary.
@@ -30,20 +34,27 @@ const (
 	controllerManagerBin = "kube-controller-manager"
 	schedulerBin         = "kube-scheduler"
 	kwokBin              = "kwok"
+	metricsServerBin     = "metrics-server"
 )
 
 // controlPlaneBins are what every cluster runs; workloadBins are what
-// up --nodes adds: controllers, a scheduler and simulated nodes.
+// up --nodes adds: controllers, a scheduler and simulated nodes;
+// metricsBins are what up --metrics adds: metrics-server, which serves
+// metrics.k8s.io from what kwok's simulated kubelets report.
 var (
 	controlPlaneBins = []string{apiServerBin, etcdBin}
 	workloadBins     = []string{controllerManagerBin, schedulerBin, kwokBin}
+	metricsBins      = []string{metricsServerBin}
+	// componentBins are the processes besides etcd and the apiservers, in
+	// the order they start.
+	componentBins = append(append([]string{}, workloadBins...), metricsBins...)
 )
 
 // binaries holds the paths of the built programs, by binary name.
 type binaries map[string]string
 
 // buildTarget is one program to build: pkg from the module in dir
-// ("tools" or "kwok", the hack/ module beside this one).
+// ("tools", "kwok" or "metrics-server", the hack/ modules beside each other).
 type buildTarget struct {
 	name    string
 	module  string
@@ -72,6 +83,9 @@ func buildTargets() map[string]buildTarget {
 	targets := map[string]buildTarget{
 		etcdBin: {name: etcdBin, module: "tools", pkg: etcdModule, ldflags: "-s -w"},
 		kwokBin: {name: kwokBin, module: "kwok", pkg: kwokModule + "/cmd/kwok", ldflags: "-s -w"},
+		// metrics-server is built with the k8s.io modules it pins, in a
+		// module of its own (hack/metrics-server/go.mod says why).
+		metricsServerBin: {name: metricsServerBin, module: "metrics-server", pkg: metricsServerModule + "/cmd/metrics-server", ldflags: "-s -w"},
 	}
 	for _, name := range []string{apiServerBin, controllerManagerBin, schedulerBin} {
 		targets[name] = buildTarget{name: name, module: "tools", pkg: kubernetesModule + "/cmd/" + name, ldflags: kubeLDFlags}
@@ -91,8 +105,8 @@ func cacheRoot() (string, error) {
 	return filepath.Join(home, ".cache", "kubectl-informer"), nil
 }
 
-// binaryDir is the cache directory for this Kubernetes version. kwok's
-// version is part of its binary's name there.
+// binaryDir is the cache directory for this Kubernetes version. kwok's and
+// metrics-server's versions are part of their binaries' names there.
 func binaryDir() (string, error) {
 	root, err := cacheRoot()
 	if err != nil {
@@ -103,8 +117,11 @@ func binaryDir() (string, error) {
 
 // binaryPath is where the binary called name lives in dir.
 func binaryPath(dir, name string) string {
-	if name == kwokBin {
+	switch name {
+	case kwokBin:
 		return filepath.Join(dir, kwokBin+"-"+kwokVersion)
+	case metricsServerBin:
+		return filepath.Join(dir, metricsServerBin+"-"+metricsServerVersion)
 	}
 	return filepath.Join(dir, name)
 }
@@ -121,8 +138,8 @@ func toolsDir() (string, error) {
 	return dir, nil
 }
 
-// moduleDir is the directory of the hack/ module called name ("tools" or
-// "kwok").
+// moduleDir is the directory of the hack/ module called name ("tools",
+// "kwok" or "metrics-server").
 func moduleDir(name string) (string, error) {
 	tools, err := toolsDir()
 	if err != nil {
@@ -239,6 +256,7 @@ func checkModuleVersions() error {
 	}{
 		{"tools", map[string]string{kubernetesModule: kubernetesVersion, etcdModule: etcdVersion}},
 		{"kwok", map[string]string{kwokModule: kwokVersion}},
+		{"metrics-server", map[string]string{metricsServerModule: metricsServerVersion}},
 	} {
 		dir, err := moduleDir(m.module)
 		if err != nil {

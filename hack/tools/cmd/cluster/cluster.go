@@ -32,11 +32,22 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
+// upOptions are what up starts besides etcd and the primary kube-apiserver.
+type upOptions struct {
+	// nodes > 0 starts kube-controller-manager, kube-scheduler and kwok
+	// with that many simulated nodes.
+	nodes int
+	// metrics starts metrics-server behind the metrics.k8s.io APIService,
+	// and the apiservers with the aggregation layer's flags; it needs nodes.
+	metrics bool
+	// gpus > 0 gives odd-numbered nodes that many nvidia.com/gpu.
+	gpus int
+}
+
 // up starts etcd and the primary kube-apiserver in dir and prepares them
-// for tests; with nodes > 0 also kube-controller-manager, kube-scheduler
-// and kwok with that many simulated nodes. If anything fails, it stops what
+// for tests, and what o asks for besides. If anything fails, it stops what
 // it started.
-func up(dirArg string, timeout time.Duration, ownerPID, nodes int) (err error) {
+func up(dirArg string, timeout time.Duration, ownerPID int, o upOptions) (err error) {
 	began := time.Now()
 	dir, err := absDir(dirArg)
 	if err != nil {
@@ -52,12 +63,22 @@ func up(dirArg string, timeout time.Duration, ownerPID, nodes int) (err error) {
 			return fmt.Errorf("--owner-pid %d: no such process", ownerPID)
 		}
 	}
+	nodes := o.nodes
 	if nodes < 0 || nodes > maxNodes {
 		return fmt.Errorf("--nodes must be between 0 and %d, got %d", maxNodes, nodes)
+	}
+	if o.gpus < 0 {
+		return fmt.Errorf("--gpus must not be negative, got %d", o.gpus)
+	}
+	if nodes == 0 && (o.metrics || o.gpus > 0) {
+		return fmt.Errorf("--metrics and --gpus need simulated nodes: add --nodes N")
 	}
 	want := controlPlaneBins
 	if nodes > 0 {
 		want = append(append([]string{}, controlPlaneBins...), workloadBins...)
+	}
+	if o.metrics {
+		want = append(want, metricsBins...)
 	}
 	bins, err := ensureBinaries(false, want...)
 	if err != nil {
@@ -105,6 +126,8 @@ func up(dirArg string, timeout time.Duration, ownerPID, nodes int) (err error) {
 		AdminKubeconfig:       filepath.Join(dir, "admin.kubeconfig"),
 		ViewerKubeconfig:      filepath.Join(dir, "viewer.kubeconfig"),
 		APIServers:            map[string]*apiServerState{},
+		Metrics:               o.metrics,
+		GPUs:                  o.gpus,
 	}
 	defer func() {
 		if err != nil {
@@ -140,6 +163,12 @@ func up(dirArg string, timeout time.Duration, ownerPID, nodes int) (err error) {
 		}
 	}
 	workloads := time.Now()
+	if o.metrics {
+		if err := st.startMetricsServer(p, bins, timeout); err != nil {
+			return err
+		}
+	}
+	metrics := time.Now()
 	if ownerPID != 0 {
 		if err := st.startReaper(ownerPID, ownerStart); err != nil {
 			return err
@@ -154,13 +183,19 @@ func up(dirArg string, timeout time.Duration, ownerPID, nodes int) (err error) {
 	if nodes > 0 {
 		fmt.Printf(", controllers, scheduler and %d nodes Ready after %s", nodes, round(workloads.Sub(ready)))
 	}
+	if o.metrics {
+		fmt.Printf(", metrics.k8s.io Available after %s", round(metrics.Sub(workloads)))
+	}
 	fmt.Printf(")\n")
 	fmt.Printf("  kube-apiserver  %s (pid %d)\n", primary.URL, primary.PID)
 	fmt.Printf("  etcd            %s (pid %d)\n", st.Etcd.ClientURL, st.Etcd.PID)
-	for _, name := range workloadBins {
+	for _, name := range componentBins {
 		if c, ok := st.Components[name]; ok {
 			fmt.Printf("  %-15s pid %d, log %s\n", name, c.PID, c.Log)
 		}
+	}
+	if o.metrics {
+		fmt.Printf("  metrics         kubectl top node / kubectl top pod -A, from the second sample (%s apart) on\n", metricResolution)
 	}
 	fmt.Printf("  admin           export KUBECONFIG=%s\n", st.AdminKubeconfig)
 	fmt.Printf("  viewer          %s (get/list/watch pods in %s)\n", st.ViewerKubeconfig, viewerNamespace)
@@ -215,7 +250,7 @@ func newAPIServer(st *clusterState, p pkiFiles, name, bin string, port int) *api
 		auditLog = filepath.Join(st.Dir, "audit.log")
 		kubeconfig = st.AdminKubeconfig
 	}
-	return &apiServerState{
+	a := &apiServerState{
 		Name:       name,
 		Binary:     bin,
 		URL:        "https://127.0.0.1:" + strconv.Itoa(port),
@@ -242,6 +277,10 @@ func newAPIServer(st *clusterState, p pkiFiles, name, bin string, port int) *api
 			"--audit-log-path=" + auditLog,
 		},
 	}
+	if st.Metrics {
+		a.Args = append(a.Args, aggregationFlags(p)...)
+	}
+	return a
 }
 
 // startAPIServer starts a (stopped) apiserver with its recorded flags and
@@ -594,9 +633,10 @@ func status(dirArg string) error {
 		a := st.APIServers[name]
 		fmt.Printf("%-24s %-28s %s\n", name, a.URL, state(a.PID))
 	}
-	for _, name := range workloadBins {
+	for _, name := range componentBins {
 		if c, ok := st.Components[name]; ok {
-			fmt.Printf("%-24s %-28s %s\n", name, strings.TrimSuffix(c.HealthURL, "/healthz"), state(c.PID))
+			health := strings.TrimSuffix(strings.TrimSuffix(c.HealthURL, "/healthz"), "/livez")
+			fmt.Printf("%-24s %-28s %s\n", name, health, state(c.PID))
 		}
 	}
 	if st.Nodes > 0 {

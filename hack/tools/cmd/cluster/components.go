@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// moveComponents restarts kube-controller-manager, kube-scheduler and kwok
-// against the apiserver name, so that they keep driving the cluster while
+// moveComponents restarts kube-controller-manager, kube-scheduler, kwok and
+// metrics-server (if the cluster runs it) against the apiserver name, so that they keep driving the cluster while
 // another apiserver is stopped, as they would behind a load balancer of an
 // HA control plane.
 func moveComponents(dirArg, name string, timeout time.Duration) error {
@@ -24,7 +24,7 @@ func moveComponents(dirArg, name string, timeout time.Duration) error {
 		return fmt.Errorf("the cluster in %s runs no controllers; start it with up --nodes N", st.Dir)
 	}
 	p := pkiFiles{dir: filepath.Join(st.Dir, "pki")}
-	for _, component := range workloadBins {
+	for _, component := range componentBins {
 		c, ok := st.Components[component]
 		if !ok {
 			continue
@@ -45,6 +45,12 @@ func moveComponents(dirArg, name string, timeout time.Duration) error {
 	if err := st.save(); err != nil {
 		return err
 	}
-	fmt.Printf("cluster: %v talk to apiserver %s at %s\n", workloadBins, name, a.URL)
+	var moved []string
+	for _, component := range componentBins {
+		if _, ok := st.Components[component]; ok {
+			moved = append(moved, component)
+		}
+	}
+	fmt.Printf("cluster: %v talk to apiserver %s at %s\n", moved, name, a.URL)
 	return nil
 }

@@ -24,11 +24,11 @@ const usage = `usage: hack/cluster VERB [ARGS] [FLAGS]
 
 Verbs:
   build [--force] [--control-plane-only]
-        Build kube-apiserver, etcd, kube-controller-manager, kube-scheduler
-        and kwok into the cache if missing
+        Build kube-apiserver, etcd, kube-controller-manager, kube-scheduler,
+        kwok and metrics-server into the cache if missing
         (${KUBECTL_INFORMER_CACHE:-$HOME/.cache/kubectl-informer}/k8s-VERSION/).
         --control-plane-only builds kube-apiserver and etcd alone.
-  up DIR [--nodes N] [--timeout 60s] [--owner-pid PID]
+  up DIR [--nodes N [--metrics] [--gpus G]] [--timeout 60s] [--owner-pid PID]
         Build what is missing, start etcd and kube-apiserver with their state
         in DIR, wait for /readyz, and write DIR/admin.kubeconfig,
         DIR/viewer.kubeconfig, DIR/audit.log, DIR/env and DIR/cluster.json.
@@ -36,6 +36,15 @@ Verbs:
         kube-scheduler and kwok, register N simulated nodes (spread over
         three zones and three instance types) and wait until they are Ready:
         Deployments then roll out, pods are scheduled and reach Running.
+        With --metrics, also start metrics-server (a sample every 10s) behind
+        an APIService v1beta1.metrics.k8s.io, scraping the resource metrics
+        kwok simulates for each node: a pod uses the CPU and memory of its
+        annotations kwok.x-k8s.io/usage-cpu and kwok.x-k8s.io/usage-memory
+        in each of its containers (1m and 1Mi without them), and kubectl top
+        works once two samples were taken. viewer may read the metrics of
+        team-a's pods.
+        With --gpus G, odd-numbered nodes have G nvidia.com/gpu allocatable
+        (and the label nvidia.com/gpu.present=true); the others have none.
         With --owner-pid, a watcher runs "down DIR" once that process exits.
   down DIR
         Stop every process up started in DIR (SIGTERM, then SIGKILL).
@@ -51,7 +60,8 @@ Verbs:
   start-apiserver DIR [NAME] [--timeout 60s]
         Start a stopped kube-apiserver again with the same flags and port.
   components DIR NAME [--timeout 60s]
-        Restart kube-controller-manager, kube-scheduler and kwok against
+        Restart kube-controller-manager, kube-scheduler, kwok and
+        metrics-server (if it runs) against
         the apiserver NAME ("kube-apiserver" is the primary), as a load
         balancer of an HA control plane would send them there: they keep
         driving the cluster while another apiserver is stopped.
@@ -96,7 +106,7 @@ func run(args []string) error {
 		}
 		names := controlPlaneBins
 		if !*controlPlaneOnly {
-			names = append(append([]string{}, controlPlaneBins...), workloadBins...)
+			names = append(append(append([]string{}, controlPlaneBins...), workloadBins...), metricsBins...)
 		}
 		bins, err := ensureBinaries(*force, names...)
 		if err != nil {
@@ -108,12 +118,15 @@ func run(args []string) error {
 		return nil
 	case "up":
 		ownerPID := fs.Int("owner-pid", 0, "run down once this process exits")
-		nodes := fs.Int("nodes", 0, "also start controllers, a scheduler and this many simulated nodes")
+		var o upOptions
+		fs.IntVar(&o.nodes, "nodes", 0, "also start controllers, a scheduler and this many simulated nodes")
+		fs.BoolVar(&o.metrics, "metrics", false, "also start metrics-server behind the metrics.k8s.io APIService (needs --nodes)")
+		fs.IntVar(&o.gpus, "gpus", 0, "give odd-numbered nodes this many nvidia.com/gpu (needs --nodes)")
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {
 			return err
 		}
-		return upRetrying(pos[0], *timeout, *ownerPID, *nodes)
+		return upRetrying(pos[0], *timeout, *ownerPID, o)
 	case "down":
 		pos, err := parseArgs(fs, args, 1, 1)
 		if err != nil {

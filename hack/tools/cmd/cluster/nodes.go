@@ -42,11 +42,55 @@ var nodeShapes = []nodeShape{
 // nodeName is the name of simulated node i (from 1).
 func nodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
 
+// gpuResource is the extended resource up --gpus gives nodes.
+const gpuResource corev1.ResourceName = "nvidia.com/gpu"
+
+// gpuPresentLabel is the label NVIDIA's GPU operator puts on nodes that have
+// GPUs.
+const gpuPresentLabel = "nvidia.com/gpu.present"
+
+// kwokMetricsPathAnnotation tells metrics-server (v0.7.0 and later) where a
+// node's kubelet serves its resource metrics; kwok serves every node's at
+// this path on its own port.
+const kwokMetricsPathAnnotation = "metrics.k8s.io/resource-metrics-path"
+
+// kubeletHost is the address up --metrics gives each node's kubelet, as an
+// InternalDNS address: kwok, on 127.0.0.1, answers for all of them.
+// metrics-server is told to prefer that address type; the InternalIP stays
+// what it is without --metrics.
+const kubeletHost = "localhost"
+
+// nodeOptions are what up's flags add to the simulated nodes.
+type nodeOptions struct {
+	// gpus > 0 gives odd-numbered nodes that many nvidia.com/gpu.
+	gpus int
+	// metrics gives each node the resource-metrics path kwok serves its
+	// metrics at and the address of its kubelet (kubeletHost).
+	metrics bool
+}
+
 // simulatedNode is node i (from 1) as a kubelet would register it: labels for
 // hostname, zone, region, instance type and role; capacity and allocatable
 // of its shape; an internal IP and a pod CIDR of its own. The annotation
-// hands it to kwok.
-func simulatedNode(i int) *corev1.Node {
+// hands it to kwok. o adds GPUs to odd-numbered nodes and what
+// metrics-server needs to scrape it.
+func simulatedNode(i int, o nodeOptions) *corev1.Node {
+	node := shapedNode(i)
+	if o.gpus > 0 && i%2 == 1 {
+		gpus := *resource.NewQuantity(int64(o.gpus), resource.DecimalSI)
+		node.Status.Capacity[gpuResource] = gpus
+		node.Status.Allocatable[gpuResource] = gpus
+		node.Labels[gpuPresentLabel] = "true"
+	}
+	if o.metrics {
+		node.Annotations[kwokMetricsPathAnnotation] = "/metrics/nodes/" + node.Name + "/metrics/resource"
+		node.Status.Addresses = append(node.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalDNS, Address: kubeletHost})
+	}
+	return node
+}
+
+// shapedNode is node i of simulatedNode before o.
+func shapedNode(i int) *corev1.Node {
 	name := nodeName(i)
 	zone := nodeZones[(i-1)%len(nodeZones)]
 	shape := nodeShapes[((i-1)/len(nodeZones))%len(nodeShapes)]
@@ -101,9 +145,9 @@ func simulatedNode(i int) *corev1.Node {
 	}
 }
 
-// registerNodes creates nodes 1..n (keeping any that exist) and waits until
-// kwok has marked every one Ready.
-func registerNodes(kubeconfig string, n int, timeout time.Duration) error {
+// registerNodes creates nodes 1..n as o says (keeping any that exist) and
+// waits until kwok has marked every one Ready.
+func registerNodes(kubeconfig string, n int, o nodeOptions, timeout time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("loading %s: %w", kubeconfig, err)
@@ -117,7 +161,7 @@ func registerNodes(kubeconfig string, n int, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for i := 1; i <= n; i++ {
-		_, err := cs.CoreV1().Nodes().Create(ctx, simulatedNode(i), metav1.CreateOptions{})
+		_, err := cs.CoreV1().Nodes().Create(ctx, simulatedNode(i, o), metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating node %s: %w", nodeName(i), err)
 		}

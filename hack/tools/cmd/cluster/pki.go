@@ -21,6 +21,11 @@ const (
 	adminUser  = "admin"
 	adminGroup = "system:masters"
 	viewerUser = "viewer"
+	// frontProxyUser is the identity kube-apiserver proxies requests to
+	// aggregated API servers (metrics-server) with; they trust the user
+	// named in its request headers, so no other certificate may claim it
+	// (--requestheader-allowed-names).
+	frontProxyUser = "front-proxy-client"
 )
 
 // pkiFiles names the files under DIR/pki.
@@ -38,20 +43,30 @@ func (p pkiFiles) ClientKey(u string) string  { return p.path(u + ".key") }
 func (p pkiFiles) SAKey() string              { return p.path("sa.key") }
 func (p pkiFiles) SAPub() string              { return p.path("sa.pub") }
 
+// MetricsServingCert and MetricsServingKey are metrics-server's serving
+// certificate, for the name the aggregator checks
+// (metrics-server.kube-system.svc) and 127.0.0.1.
+func (p pkiFiles) MetricsServingCert() string { return p.path("metrics-server-serving.crt") }
+func (p pkiFiles) MetricsServingKey() string  { return p.path("metrics-server-serving.key") }
+
 // clientIdentities are the client certificates ensurePKI makes, by the name
 // of their files (and of the kubeconfig user that holds them). The
 // controller-manager and scheduler are the users Kubernetes' default RBAC
-// binds their roles to; kwok, a simulator of kubelets, is an admin.
+// binds their roles to; kwok, a simulator of kubelets, is an admin;
+// metrics-server gets the roles its own manifests give it (setupMetrics).
 var clientIdentities = map[string]pkix.Name{
 	adminUser:            {CommonName: adminUser, Organization: []string{adminGroup}},
 	viewerUser:           {CommonName: viewerUser},
 	controllerManagerBin: {CommonName: "system:kube-controller-manager"},
 	schedulerBin:         {CommonName: "system:kube-scheduler"},
 	kwokBin:              {CommonName: "kwok", Organization: []string{adminGroup}},
+	metricsServerBin:     {CommonName: metricsServerUser},
+	frontProxyUser:       {CommonName: frontProxyUser},
 }
 
 func (p pkiFiles) all() []string {
-	files := []string{p.CACert(), p.path("ca.key"), p.ServingCert(), p.ServingKey(), p.SAKey(), p.SAPub()}
+	files := []string{p.CACert(), p.path("ca.key"), p.ServingCert(), p.ServingKey(), p.SAKey(), p.SAPub(),
+		p.MetricsServingCert(), p.MetricsServingKey()}
 	for u := range clientIdentities {
 		files = append(files, p.ClientCert(u), p.ClientKey(u))
 	}
@@ -113,6 +128,22 @@ func ensurePKI(p pkiFiles, serviceIP net.IP) error {
 	}
 	if err := issue(p.ServingCert(), p.ServingKey(), serving, caCert, caKey); err != nil {
 		return fmt.Errorf("creating the serving certificate: %w", err)
+	}
+
+	metricsServing := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: metricsServerBin},
+		NotBefore:   now.Add(-time.Hour),
+		NotAfter:    now.AddDate(1, 0, 0),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames: []string{
+			"localhost", metricsServerService, metricsServerService + "." + metricsServerNamespace,
+			metricsServerService + "." + metricsServerNamespace + ".svc",
+		},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	if err := issue(p.MetricsServingCert(), p.MetricsServingKey(), metricsServing, caCert, caKey); err != nil {
+		return fmt.Errorf("creating metrics-server's serving certificate: %w", err)
 	}
 
 	for u, subject := range clientIdentities {

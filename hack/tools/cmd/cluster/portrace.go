@@ -21,9 +21,9 @@ const upAttempts = 3
 
 // upRetrying is up, started again with other ports when a start failed
 // with errPortTaken (up stops what it started; the next up starts afresh).
-func upRetrying(dirArg string, timeout time.Duration, ownerPID, nodes int) error {
+func upRetrying(dirArg string, timeout time.Duration, ownerPID int, o upOptions) error {
 	for attempt := 1; ; attempt++ {
-		err := up(dirArg, timeout, ownerPID, nodes)
+		err := up(dirArg, timeout, ownerPID, o)
 		if err == nil || !errors.Is(err, errPortTaken) || attempt == upAttempts {
 			return err
 		}

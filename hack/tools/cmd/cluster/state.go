@@ -29,10 +29,16 @@ type clusterState struct {
 	Etcd                  etcdState                  `json:"etcd"`
 	APIServers            map[string]*apiServerState `json:"apiservers"`
 	// Components are the processes up --nodes starts, by name
-	// (kube-controller-manager, kube-scheduler, kwok); none without it.
+	// (kube-controller-manager, kube-scheduler, kwok, and with --metrics
+	// metrics-server); none without it.
 	Components map[string]*componentState `json:"components,omitempty"`
 	// Nodes is the number of simulated nodes up --nodes registered.
 	Nodes int `json:"nodes,omitempty"`
+	// Metrics says up --metrics started metrics-server (a component) and
+	// the apiservers with the aggregation layer's flags.
+	Metrics bool `json:"metrics,omitempty"`
+	// GPUs is the nvidia.com/gpu of each odd-numbered node (up --gpus).
+	GPUs int `json:"gpus,omitempty"`
 	// ReaperPID is the watcher that runs down when the owner process exits
 	// (up --owner-pid); 0 if there is none.
 	ReaperPID int `json:"reaperPID,omitempty"`
@@ -127,7 +133,7 @@ func (st *clusterState) env() string {
 		set(prefix+"_KUBECONFIG", a.Kubeconfig)
 	}
 	set("NODES", strconv.Itoa(st.Nodes))
-	for _, name := range workloadBins {
+	for _, name := range componentBins {
 		if c, ok := st.Components[name]; ok {
 			set(strings.ToUpper(strings.ReplaceAll(name, "-", "_"))+"_PID", strconv.Itoa(c.PID))
 		}

@@ -39,6 +39,8 @@ func TestStateGolden(t *testing.T) {
 			Kubeconfig: filepath.Join(dir, "kwok.kubeconfig"), Log: filepath.Join(dir, "kwok.log"),
 		}},
 		Nodes:     3,
+		Metrics:   true,
+		GPUs:      2,
 		ReaperPID: 13,
 	}
 	got, err := json.MarshalIndent(st, "", "  ")

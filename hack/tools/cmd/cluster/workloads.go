@@ -130,6 +130,16 @@ func newComponents(st *clusterState, p pkiFiles, bins binaries, ports []int) (ma
 				"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=fake",
 				"--server-address=127.0.0.1:" + port,
 			}
+			if st.Metrics {
+				// The resource metrics of every node, and pods' usage
+				// from their annotations, served on this port, which
+				// nodes give as their kubelet's (daemonEndpoints).
+				config, err := writeKwokMetricsConfig(st.Dir)
+				if err != nil {
+					return nil, err
+				}
+				c.Args = append(c.Args, "--config="+config, "--node-port="+port)
+			}
 		}
 		comps[name] = c
 	}
@@ -170,5 +180,5 @@ func (st *clusterState) startWorkloads(p pkiFiles, bins binaries, n int, timeout
 			return err
 		}
 	}
-	return registerNodes(st.AdminKubeconfig, n, timeout)
+	return registerNodes(st.AdminKubeconfig, n, nodeOptions{gpus: st.GPUs, metrics: st.Metrics}, timeout)
 }
