@@ -41,6 +41,9 @@ type Options struct {
 	// it is read, for readers that never look at them: they are often the
 	// largest part of an object.
 	DropManagedFields bool
+	// Open opens a file to read (nil: os.Open): a test's count of the
+	// files a read opens.
+	Open func(path string) (io.ReadCloser, error)
 }
 
 const (
@@ -196,6 +199,21 @@ func pathError(path string, err error) error {
 }
 
 func (r *reader) readFile(path string) error {
+	if r.opts.Open != nil {
+		info, err := os.Stat(path)
+		if err != nil {
+			return pathError(path, err)
+		}
+		if info.IsDir() {
+			return fmt.Errorf("%s: is a directory", path)
+		}
+		in, err := r.opts.Open(path)
+		if err != nil {
+			return pathError(path, err)
+		}
+		defer in.Close()
+		return r.readStream(in, path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return pathError(path, err)
