@@ -41,6 +41,9 @@ type Dump struct {
 	// byKind the unread scanned files by the kinds they hold.
 	byResource map[schema.GroupResource][]*dumpFile
 	crds       map[schema.GroupResource][]*dumpFile
+	// crdLists are the CRD files a layout names that are not named for
+	// one CRD (a list of them): any of them can define a custom resource.
+	crdLists []*dumpFile
 	byKind     map[schema.GroupKind][]*dumpFile
 	// namespacedResource says whether a layout's resource is namespaced
 	// (under namespaces/): what the layout tells of a type it does not
@@ -171,6 +174,8 @@ func (d *Dump) walk(dir string, l layout, root string, now *[]*dumpFile) error {
 					if gr == crdResource {
 						if defined, ok := crdFileResource(p); ok {
 							d.crds[defined] = append(d.crds[defined], f)
+						} else {
+							d.crdLists = append(d.crdLists, f)
 						}
 					}
 					continue
@@ -309,7 +314,9 @@ func unread(files []*dumpFile) bool {
 }
 
 // Read reads the files not read yet that can hold objects of resources
-// (by the layout, or as the CRD that defines them) or of kinds, and
+// (by the layout, or as the CRD that defines them: named for it, or a
+// list of CRDs for a resource whose group can be a custom resource's,
+// with a dot in its name) or of kinds, and
 // returns the objects kept since the last Read (or OpenDump): new ones,
 // and those that replace a copy returned before (same group, kind,
 // namespace and name).
@@ -320,6 +327,9 @@ func (d *Dump) Read(resources []schema.GroupResource, kinds []schema.GroupKind) 
 	for _, gr := range resources {
 		files = append(files, d.byResource[gr]...)
 		files = append(files, d.crds[gr]...)
+		if strings.Contains(gr.Group, ".") {
+			files = append(files, d.crdLists...)
+		}
 	}
 	for _, gk := range kinds {
 		files = append(files, d.byKind[gk]...)

@@ -218,3 +218,60 @@ func TestOpenDumpTestdata(t *testing.T) {
 		t.Errorf("Time() = %+v, %v, want ErrNoDumpTime: testdata's objects have no times", got, err)
 	}
 }
+
+// TestOpenDumpMustGatherCRDList checks a must-gather whose CRDs are in one
+// list file: a custom resource resolves as over a whole read, by its name
+// and by its CRD's short name, and a question about pods reads neither.
+func TestOpenDumpMustGatherCRDList(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("timestamp", "2026-11-26 01:00:00.000000000 +0000 UTC m=+0.000000001\n")
+	write("cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: apiextensions.k8s.io/v1
+  kind: CustomResourceDefinition
+  metadata: {name: widgets.example.com, resourceVersion: "5"}
+  spec:
+    group: example.com
+    scope: Namespaced
+    names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+    versions:
+    - {name: v1, served: true, storage: true}
+    - {name: v1beta1, served: true, storage: false}
+`)
+	write("namespaces/shop/example.com/widgets.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata: {name: blue, namespace: shop, resourceVersion: "50"}
+  spec: {size: 3}
+`)
+	write("namespaces/shop/core/pods.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: shop}\n")
+	whole := wholeSource(t, dir)
+	for _, arg := range []string{"widgets", "wd", "widget.example.com"} {
+		lazy, err := OpenDump([]string{dir}, manifest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameAnswers(t, lazy, whole, []string{arg})
+	}
+	o := &countingOpener{}
+	lazy, err := OpenDump([]string{dir}, manifest.Options{Open: o.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAnswers(t, lazy, whole, []string{"pods"})
+	if opened := o.take(); len(opened) != 1 || !strings.HasSuffix(opened[0], "pods.yaml") {
+		t.Errorf("query pods opened %v, want only namespaces/shop/core/pods.yaml", opened)
+	}
+}
