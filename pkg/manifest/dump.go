@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	goruntime "runtime"
 	"strings"
 	"sync"
 
@@ -30,7 +31,8 @@ import (
 // once, as Options.Read keeps it: the copy with the higher numeric
 // resourceVersion, else the one a whole read would read last.
 //
-// A Dump is safe for concurrent use; reads are serialised.
+// A Dump is safe for concurrent use; reads are serialised. Options.Open,
+// when set, is called from several goroutines at once.
 type Dump struct {
 	opts Options
 
@@ -60,8 +62,9 @@ type Dump struct {
 	// dirs are the directories given.
 	dirs   []string
 	opened int
-	// scanned counts the files scanned for their kinds.
-	scanned int
+	// scanned counts the files scanned for their kinds; decoded those
+	// decoded.
+	scanned, decoded int
 }
 
 // dumpFile is one file of a dump.
@@ -72,6 +75,8 @@ type dumpFile struct {
 	read  bool
 	// explicit says the file was named, not found in a directory.
 	explicit bool
+	// single says the layout names the file for one object.
+	single bool
 }
 
 // keptObject is an object kept, with where it was read.
@@ -169,6 +174,7 @@ func (d *Dump) walk(dir string, l layout, root string, now *[]*dumpFile) error {
 			rel, err := filepath.Rel(root, p)
 			if err == nil {
 				if gr, ok := layoutResource(l, filepath.ToSlash(rel)); ok {
+					f.single = singleObjectFile(l, filepath.ToSlash(rel))
 					d.byResource[gr] = append(d.byResource[gr], f)
 					d.namespacedResource[gr] = strings.HasPrefix(filepath.ToSlash(rel), "namespaces/") || l == clusterInfoDump && gr.Resource != "nodes"
 					if gr == crdResource {
@@ -371,55 +377,160 @@ func (d *Dump) Opened() int {
 	return d.opened + d.scanned
 }
 
-// readFiles reads the files not read yet among files, in a whole read's
-// order.
+// readFiles reads the files not read yet among files. Files are decoded
+// on every CPU, a few at a time, and their objects kept in a whole read's
+// order of files; the first error, in that order, ends the read (the
+// files after it stay unread). A file a layout names for one object
+// (namespaces/NS/pods/POD/POD.yaml) is read after the others, and not
+// decoded when a copy of its object with the same or a higher
+// resourceVersion is kept already (a must-gather's pods are also in
+// namespaces/NS/core/pods.yaml): a scan of its metadata tells.
 func (d *Dump) readFiles(files []*dumpFile) error {
 	sort.Slice(files, func(i, j int) bool { return files[i].order < files[j].order })
+	var lists, singles []*dumpFile
 	for _, f := range files {
-		if f.read {
+		switch {
+		case f.read:
+		case f.single:
+			singles = append(singles, f)
+		default:
+			lists = append(lists, f)
+		}
+	}
+	if err := d.decodeFiles(lists); err != nil {
+		return err
+	}
+	var need []*dumpFile
+	for _, f := range singles {
+		if d.keptAlready(f) {
+			f.read = true
 			continue
 		}
-		f.read = true
-		if err := d.readFile(f); err != nil {
-			return err
-		}
+		need = append(need, f)
 	}
-	return nil
+	return d.decodeFiles(need)
 }
 
-// readFile decodes f into the kept objects. A file found in a directory
-// whose first document is well-formed but not an object is skipped, as
-// Read skips it.
-func (d *Dump) readFile(f *dumpFile) error {
-	seq := 0
-	var added bool
-	dec := &decoder{opts: d.opts, name: f.path, add: func(obj runtime.Object) {
-		added = true
-		d.keep(obj, f.order, seq)
-		seq++
-	}}
-	var err error
-	if f.path == "-" {
-		d.opened++
-		err = dec.decode(os.Stdin)
-	} else {
-		if info, statErr := os.Stat(f.path); statErr != nil {
-			return pathError(f.path, statErr)
-		} else if info.IsDir() {
-			return fmt.Errorf("%s: is a directory", f.path)
-		}
-		in, openErr := d.open(f.path)
-		if openErr != nil {
-			return pathError(f.path, openErr)
-		}
-		d.opened++
-		err = dec.decode(in)
-		in.Close()
+// keptAlready reports whether the one object of f, a file a layout names
+// for one object, is kept already with the same or a higher
+// resourceVersion, as far as a scan of f's metadata tells.
+func (d *Dump) keptAlready(f *dumpFile) bool {
+	in, err := d.open(f.path)
+	if err != nil {
+		return false
 	}
-	if err != nil && !f.explicit && !added && dec.doc <= 1 && errors.As(err, new(notManifestError)) {
+	defer in.Close()
+	d.opened++
+	data, err := io.ReadAll(io.LimitReader(in, d.opts.MaxDocumentBytes+1))
+	if err != nil || int64(len(data)) > d.opts.MaxDocumentBytes {
+		return false
+	}
+	id, ok := scanIdentity(data)
+	if !ok {
+		return false
+	}
+	k, seen := d.kept[id.key]
+	if !seen {
+		return false
+	}
+	m, err := meta.Accessor(k.obj)
+	if err != nil {
+		return false
+	}
+	kept, errKept := strconv.ParseUint(m.GetResourceVersion(), 10, 64)
+	read, errRead := strconv.ParseUint(id.resourceVersion, 10, 64)
+	return errKept == nil && errRead == nil && kept >= read
+}
+
+// fileObjects is what decoding one file gave.
+type fileObjects struct {
+	objects []runtime.Object
+	err     error
+	opened  bool
+}
+
+// decodeFiles decodes files on every CPU and keeps their objects, file by
+// file in order; the first error ends it.
+func (d *Dump) decodeFiles(files []*dumpFile) error {
+	if len(files) == 0 {
 		return nil
 	}
+	results := make([]chan fileObjects, len(files))
+	for i := range results {
+		results[i] = make(chan fileObjects, 1)
+	}
+	// window bounds the files decoded and not yet kept.
+	window := make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i, f := range files {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] <- d.decodeFile(f)
+			}()
+		}
+	}()
+	var err error
+	for i, f := range files {
+		r := <-results[i]
+		<-window
+		if r.opened {
+			d.opened++
+			d.decoded++
+		}
+		if r.err != nil {
+			err = r.err
+			break
+		}
+		f.read = true
+		for seq, obj := range r.objects {
+			d.keep(obj, f.order, seq)
+		}
+	}
+	close(stop)
+	wg.Wait()
 	return err
+}
+
+// decodeFile decodes f. A file found in a directory whose first document
+// is well-formed but not an object holds nothing, as Read skips it. It
+// touches nothing of d but its options.
+func (d *Dump) decodeFile(f *dumpFile) fileObjects {
+	var r fileObjects
+	dec := &decoder{opts: d.opts, name: f.path, add: func(obj runtime.Object) { r.objects = append(r.objects, obj) }}
+	if f.path == "-" {
+		r.opened = true
+		r.err = dec.decode(os.Stdin)
+	} else {
+		if info, err := os.Stat(f.path); err != nil {
+			r.err = pathError(f.path, err)
+			return r
+		} else if info.IsDir() {
+			r.err = fmt.Errorf("%s: is a directory", f.path)
+			return r
+		}
+		in, err := d.open(f.path)
+		if err != nil {
+			r.err = pathError(f.path, err)
+			return r
+		}
+		r.opened = true
+		r.err = dec.decode(in)
+		in.Close()
+	}
+	if r.err != nil && !f.explicit && len(r.objects) == 0 && dec.doc <= 1 && errors.As(r.err, new(notManifestError)) {
+		r.err = nil
+	}
+	return r
 }
 
 // keep keeps obj, read at (order, seq), or the newer of it and the copy

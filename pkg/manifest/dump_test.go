@@ -229,11 +229,18 @@ func TestDumpReadsOnlyPodsFiles(t *testing.T) {
 			t.Errorf("OpenDump opened %s, which the layout names", p)
 		}
 	}
+	decodedBefore := d.decoded
 	pods, err := d.Read([]schema.GroupResource{{Resource: "pods"}}, []schema.GroupKind{{Kind: "Pod"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opened := o.take(t, root)
+	// The namespaces' lists are decoded; a pod's own file only where it
+	// holds a newer copy than the list.
+	if decoded := d.decoded - decodedBefore; decoded >= len(opened) || decoded < 56 {
+		t.Errorf("Read(pods) decoded %d of the %d files it opened, want the 56 lists and the pod files newer than them", decoded, len(opened))
+	}
+	t.Logf("Read(pods) opened %d files and decoded %d", len(opened), d.decoded-decodedBefore)
 	var want []string
 	err = filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -396,4 +403,29 @@ func TestDumpTime(t *testing.T) {
 			t.Errorf("Time() = %+v, %v, want ErrNoDumpTime", got, err)
 		}
 	})
+}
+
+func TestScanIdentity(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want identity
+		ok   bool
+	}{
+		{"a pod", "---\napiVersion: v1\nkind: Pod\nmetadata:\n  annotations:\n    a: b\n  labels: {app: web}\n  name: web-1\n  namespace: shop\n  ownerReferences:\n  - name: rs\n  resourceVersion: \"42\"\nspec: {}\n",
+			identity{key: objectKey{kind: "Pod", namespace: "shop", name: "web-1"}, resourceVersion: "42"}, true},
+		{"a group", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n    name: web\n    resourceVersion: '7'\n",
+			identity{key: objectKey{group: "apps", kind: "Deployment", name: "web"}, resourceVersion: "7"}, true},
+		{"no resourceVersion", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n", identity{}, false},
+		{"two documents", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  resourceVersion: \"1\"\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n  resourceVersion: \"1\"\n", identity{}, false},
+		{"flow metadata", "apiVersion: v1\nkind: Pod\nmetadata: {name: a, resourceVersion: \"1\"}\n", identity{}, false},
+		{"a list", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n", identity{}, false},
+		{"JSON", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","resourceVersion":"1"}}`, identity{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := scanIdentity([]byte(tt.data))
+		if ok != tt.ok || ok && got != tt.want {
+			t.Errorf("%s: scanIdentity() = %+v, %v, want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
 }

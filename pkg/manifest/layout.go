@@ -135,3 +135,12 @@ func crdFileResource(path string) (schema.GroupResource, bool) {
 	}
 	return schema.GroupResource{Group: group, Resource: plural}, true
 }
+
+// singleObjectFile reports whether the layout names the file at rel for
+// one object: a must-gather's namespaces/NS/pods/POD/POD.yaml,
+// namespaces/NS/GROUP/RESOURCE/NAME.yaml and
+// cluster-scoped-resources/GROUP/RESOURCE/NAME.yaml.
+func singleObjectFile(l layout, rel string) bool {
+	parts := strings.Split(rel, "/")
+	return l == mustGather && (len(parts) == 5 && parts[0] == "namespaces" || len(parts) == 4 && parts[0] == "cluster-scoped-resources")
+}

@@ -460,3 +460,133 @@ func itemHeader(data []byte, i *int, it *yamlItem) bool {
 		j = k
 	}
 }
+
+// identity is what identifies the one object of a file, and its
+// resourceVersion.
+type identity struct {
+	key             objectKey
+	resourceVersion string
+}
+
+// scanIdentity scans data, one YAML document in block style, for its
+// object's apiVersion, kind, and metadata's name, namespace and
+// resourceVersion, without decoding it; ok is false for anything else
+// (JSON, several documents, a list, a value the scan cannot read plainly).
+func scanIdentity(data []byte) (id identity, ok bool) {
+	var apiVersion, kind string
+	docs, top, metaIndent := 0, "", -1
+	inDoc := false
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if isSeparator(line) {
+			inDoc = false
+			continue
+		}
+		trimmed := bytes.TrimLeft(line, " ")
+		if len(trimmed) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		if !inDoc {
+			inDoc = true
+			docs++
+			if docs > 1 {
+				return id, false
+			}
+		}
+		if trimmed[0] == '\t' {
+			return id, false
+		}
+		indent := len(line) - len(trimmed)
+		if indent == 0 {
+			key, value, ok := plainKeyValue(trimmed)
+			top = key
+			if !ok {
+				switch key {
+				case "apiVersion", "kind", "metadata", "items", "":
+					return id, false
+				}
+				continue
+			}
+			switch key {
+			case "apiVersion":
+				apiVersion = value
+			case "kind":
+				kind = value
+			case "items":
+				return id, false
+			case "metadata":
+				if value != "" {
+					return id, false
+				}
+			}
+			continue
+		}
+		if top != "metadata" {
+			continue
+		}
+		if metaIndent < 0 {
+			metaIndent = indent
+		}
+		if indent != metaIndent {
+			continue
+		}
+		key, value, ok := plainKeyValue(trimmed)
+		if !ok {
+			switch key {
+			case "name", "namespace", "resourceVersion":
+				return id, false
+			}
+			continue
+		}
+		switch key {
+		case "name":
+			id.key.name = value
+		case "namespace":
+			id.key.namespace = value
+		case "resourceVersion":
+			id.resourceVersion = value
+		}
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || kind == "" || apiVersion == "" || id.key.name == "" || id.resourceVersion == "" {
+		return id, false
+	}
+	id.key.group, id.key.kind = gv.Group, kind
+	return id, true
+}
+
+// plainKeyValue splits a plain "key: value" or "key:" line whose value,
+// if any, is a plain or simply quoted scalar.
+func plainKeyValue(line []byte) (key, value string, ok bool) {
+	i := 0
+	for i < len(line) {
+		c := line[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '/' {
+			i++
+			continue
+		}
+		break
+	}
+	if i == 0 || i >= len(line) || line[i] != ':' || (i+1 < len(line) && line[i+1] != ' ') {
+		return "", "", false
+	}
+	v := bytes.TrimSpace(line[i+1:])
+	if j := bytes.Index(v, []byte(" #")); j >= 0 {
+		v = bytes.TrimSpace(v[:j])
+	}
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		v = v[1 : len(v)-1]
+		if bytes.ContainsAny(v, `\'"`) {
+			return "", "", false
+		}
+	} else if len(v) > 0 && bytes.ContainsAny(v[:1], "{}[]&*!|>%@`") {
+		return string(line[:i]), "", false
+	}
+	return string(line[:i]), string(v), true
+}
