@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strconv"
-	goruntime "runtime"
 	"strings"
 	"sync"
 
@@ -46,7 +46,7 @@ type Dump struct {
 	// crdLists are the CRD files a layout names that are not named for
 	// one CRD (a list of them): any of them can define a custom resource.
 	crdLists []*dumpFile
-	byKind     map[schema.GroupKind][]*dumpFile
+	byKind   map[schema.GroupKind][]*dumpFile
 	// namespacedResource says whether a layout's resource is namespaced
 	// (under namespaces/): what the layout tells of a type it does not
 	// know.
