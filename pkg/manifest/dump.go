@@ -455,6 +455,9 @@ func (d *Dump) decodeFiles(files []*dumpFile) error {
 	if len(files) == 0 {
 		return nil
 	}
+	if d.opts.WhileReading != nil {
+		defer d.opts.WhileReading()()
+	}
 	results := make([]chan fileObjects, len(files))
 	for i := range results {
 		results[i] = make(chan fileObjects, 1)

@@ -44,6 +44,10 @@ type Options struct {
 	// Open opens a file to read (nil: os.Open): a test's count of the
 	// files a read opens.
 	Open func(path string) (io.ReadCloser, error)
+	// WhileReading, when set, is called as a Dump starts decoding files
+	// (in OpenDump, Read and ReadAll), and what it returns when it ends:
+	// a caller's way to collect garbage sooner while files are decoded.
+	WhileReading func() (done func())
 }
 
 const (

@@ -62,11 +62,9 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 // type (offline.OpenDump). Their managedFields are dropped as they are
 // read: no command reads them from files (query, tree and capacity drop
 // them live too, and a dump has no updates for a watch to attribute). The
-// collector runs sooner while the files read first are read
-// (tightenGCWhileReading).
+// collector runs sooner while files are decoded (tightenGCWhileReading).
 func loadFrom(paths []string) (cache.Source, error) {
-	defer tightenGCWhileReading()()
-	source, err := offline.OpenDump(paths, manifest.Options{DropManagedFields: true})
+	source, err := offline.OpenDump(paths, manifest.Options{DropManagedFields: true, WhileReading: tightenGCWhileReading})
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
 	}
