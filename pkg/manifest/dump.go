@@ -60,11 +60,9 @@ type Dump struct {
 	// roots are the must-gathers' roots found, for Time.
 	roots []string
 	// dirs are the directories given.
-	dirs   []string
-	opened int
-	// scanned counts the files scanned for their kinds; decoded those
-	// decoded.
-	scanned, decoded int
+	dirs []string
+	// decoded counts the files decoded.
+	decoded int
 }
 
 // dumpFile is one file of a dump.
@@ -227,7 +225,6 @@ func (d *Dump) scan(f *dumpFile) (kinds []schema.GroupVersionKind, any bool, err
 		return nil, false, pathError(f.path, err)
 	}
 	defer in.Close()
-	d.scanned++
 	data, err := io.ReadAll(io.LimitReader(newLogBlockFilter(in), d.opts.MaxDocumentBytes+1))
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", f.path, err)
@@ -369,14 +366,6 @@ func (d *Dump) takeFresh() []runtime.Object {
 	return out
 }
 
-// Opened returns how many files the dump has opened so far, to scan or
-// to read.
-func (d *Dump) Opened() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.opened + d.scanned
-}
-
 // readFiles reads the files not read yet among files. Files are decoded
 // on every CPU, a few at a time, and their objects kept in a whole read's
 // order of files; the first error, in that order, ends the read (the
@@ -420,7 +409,6 @@ func (d *Dump) keptAlready(f *dumpFile) bool {
 		return false
 	}
 	defer in.Close()
-	d.opened++
 	data, err := io.ReadAll(io.LimitReader(in, d.opts.MaxDocumentBytes+1))
 	if err != nil || int64(len(data)) > d.opts.MaxDocumentBytes {
 		return false
@@ -487,7 +475,6 @@ func (d *Dump) decodeFiles(files []*dumpFile) error {
 		r := <-results[i]
 		<-window
 		if r.opened {
-			d.opened++
 			d.decoded++
 		}
 		if r.err != nil {

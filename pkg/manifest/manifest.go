@@ -3,7 +3,9 @@
 // layouts of `kubectl cluster-info dump --output-directory` and of
 // must-gather. Its input is untrusted: every document is bounded in size
 // and nesting, YAML aliases are bounded by the YAML decoder, and every
-// error names the file and the line or document where it arose.
+// error names the file and the line or document where it arose. Read
+// decodes every file; a Dump decodes a file only when a type it can hold
+// is asked.
 package manifest
 
 import (

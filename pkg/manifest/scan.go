@@ -254,9 +254,9 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 	var set kindSet
 	docs := 0
 	i := 0
-	// object scans the object at data[i], a document (top) or an element
-	// of an array, and adds its kinds.
-	object := func(top bool) bool {
+	// object scans the object at data[i], a document or an element of an
+	// array, and adds its kinds.
+	object := func() bool {
 		var kind, apiVersion string
 		var items []yamlItem
 		hasItems := false
@@ -301,7 +301,7 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 					apiVersion = string(data[i+1 : end-1])
 				}
 				i = end
-			case key == "items" && top && data[i] == '[':
+			case key == "items" && data[i] == '[':
 				hasItems = true
 				i++
 				for {
@@ -325,7 +325,7 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 					}
 					items = append(items, it)
 				}
-			case key == "items" && top && bytes.HasPrefix(data[i:], []byte("null")):
+			case key == "items" && bytes.HasPrefix(data[i:], []byte("null")):
 				hasItems = true
 				i += 4
 			case key == "kind" || key == "apiVersion" || key == "items":
@@ -340,7 +340,7 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 		}
 		if !hasItems {
 			if kind == "" {
-				return top && docs == 1
+				return docs == 1
 			}
 			return set.add(kind, apiVersion)
 		}
@@ -370,7 +370,7 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 		switch data[i] {
 		case '{':
 			docs++
-			if !object(true) {
+			if !object() {
 				return nil, true
 			}
 		case '[':
@@ -391,7 +391,7 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 				if i >= len(data) || data[i] != '{' {
 					return nil, true
 				}
-				if !object(true) {
+				if !object() {
 					return nil, true
 				}
 			}

@@ -83,9 +83,6 @@ func OpenDump(paths []string, opts manifest.Options) (*Source, error) {
 	return s, nil
 }
 
-// Dump returns the dump a source made by OpenDump reads, nil for others.
-func (s *Source) Dump() *manifest.Dump { return s.dump }
-
 // Time returns when the dump the source reads was taken (Dump.Time);
 // manifest.ErrNoDumpTime for a source made otherwise.
 func (s *Source) Time() (manifest.DumpTime, error) {

@@ -335,7 +335,9 @@ func contains(list []string, s string) bool {
 
 // Resources lists the types the source serves as discovery would, each
 // group version's resources in one list, in the mapper's order: what
-// kubectl api-resources (and shell completion) shows for it.
+// kubectl api-resources (and shell completion) shows for it. A dump's
+// source reads every file first; a file that does not decode leaves out
+// the types only it would add.
 func (s *Source) Resources() []*metav1.APIResourceList {
 	if s.dump != nil {
 		// Every type: the dump's files are read whole.

@@ -2,6 +2,8 @@
 // a dump read from files, or the state of a recording being replayed. Its
 // REST mapper needs no discovery, its lists apply namespaces and selectors
 // as the API server does, and its watches deliver the changes Apply makes.
+// A dump opened with OpenDump is read a type at a time, as the types are
+// asked.
 package offline
 
 import (
