@@ -93,12 +93,16 @@ func (s *Source) Time() (manifest.DumpTime, error) {
 }
 
 // readFor reads the unread files of a dump that can hold resources or
-// kinds, or the kinds' resources; nothing for a source that is not a lazy
-// dump's.
-func (s *Source) readFor(resources []schema.GroupResource, kinds []schema.GroupKind) error {
+// kinds, or the kinds' resources, and reports whether it read any; nothing
+// for a source that is not a lazy dump's. Reads are serialised: when it
+// returns, the files of those types are read and their objects held,
+// whichever call read them.
+func (s *Source) readFor(resources []schema.GroupResource, kinds []schema.GroupKind) (bool, error) {
 	if s.dump == nil {
-		return nil
+		return false, nil
 	}
+	s.learnMu.Lock()
+	defer s.learnMu.Unlock()
 	d := s.discovered.Load()
 	for _, gk := range kinds {
 		for _, gr := range d.resourcesOf[gk] {
@@ -108,13 +112,11 @@ func (s *Source) readFor(resources []schema.GroupResource, kinds []schema.GroupK
 		}
 	}
 	if !s.dump.Unread().Holds(resources, kinds) {
-		return nil
+		return false, nil
 	}
-	s.learnMu.Lock()
-	defer s.learnMu.Unlock()
 	objects, err := s.dump.Read(resources, kinds)
 	if err != nil {
-		return err
+		return true, err
 	}
 	// A kind neither built in nor defined by a CRD takes the name of the
 	// one resource of its group the layout named for it (a CRD's name
@@ -134,7 +136,7 @@ func (s *Source) readFor(resources []schema.GroupResource, kinds []schema.GroupK
 			s.kinds.resources[gk] = named[0].Resource
 		}
 	}
-	return s.hold(objects, nil)
+	return true, s.hold(objects, nil)
 }
 
 func isBuiltinKind(gk schema.GroupKind) bool {
@@ -146,14 +148,18 @@ func isBuiltinKind(gk schema.GroupKind) bool {
 	return false
 }
 
-// readAll reads every unread file of a dump.
-func (s *Source) readAll() error {
+// readAll reads every unread file of a dump, and reports whether there
+// was any.
+func (s *Source) readAll() (bool, error) {
 	if s.dump == nil {
-		return nil
+		return false, nil
 	}
 	s.learnMu.Lock()
 	defer s.learnMu.Unlock()
-	return s.hold(s.dump.ReadAll())
+	if s.dump.Unread().Empty() {
+		return false, nil
+	}
+	return true, s.hold(s.dump.ReadAll())
 }
 
 // hold adds objects, read from the dump, to the source, and lists their
@@ -251,30 +257,24 @@ type named struct {
 	kinds     []schema.GroupKind
 }
 
-// ask runs f over the mapper of what is listed until the answer names no
-// unread type.
+// ask runs f over the mapper of what is listed until it has answered
+// from what is listed once the files of the types its answer names are
+// read; an error reads every file first.
 func (m dumpMapper) ask(f func(meta.RESTMapper) (named, error)) error {
 	for {
-		n, err := f(m.s.discovered.Load().mapper)
-		u := m.s.dump.Unread()
+		listed := m.s.discovered.Load()
+		n, err := f(listed.mapper)
+		var read bool
+		var readErr error
 		if err != nil {
-			if u.Empty() {
-				return err
-			}
-			if err := m.s.readAll(); err != nil {
-				return err
-			}
-			continue
+			read, readErr = m.s.readAll()
+		} else {
+			read, readErr = m.s.readFor(n.resources, n.kinds)
 		}
-		d := m.s.discovered.Load()
-		resources := n.resources
-		for _, gk := range n.kinds {
-			resources = append(resources, d.resourcesOf[gk]...)
+		if readErr != nil {
+			return readErr
 		}
-		if !u.Holds(resources, n.kinds) {
-			return nil
-		}
-		if err := m.s.readFor(resources, n.kinds); err != nil {
+		if !read && m.s.discovered.Load() == listed {
 			return err
 		}
 	}

@@ -275,3 +275,22 @@ items:
 		t.Errorf("query pods opened %v, want only namespaces/shop/core/pods.yaml", opened)
 	}
 }
+
+// TestOpenDumpConcurrent resolves and lists types from several goroutines
+// at once, as an engine's related types do: each type is read once, and
+// every answer is a whole read's.
+func TestOpenDumpConcurrent(t *testing.T) {
+	lazy, err := OpenDump([]string{"testdata"}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := wholeSource(t, "testdata")
+	types := []string{"pods", "nodes", "deploy", "rs", "svc", "widgets", "crd"}
+	var wg sync.WaitGroup
+	for range 4 {
+		for _, arg := range types {
+			wg.Go(func() { sameAnswers(t, lazy, whole, []string{arg}) })
+		}
+	}
+	wg.Wait()
+}

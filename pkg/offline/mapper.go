@@ -341,7 +341,7 @@ func contains(list []string, s string) bool {
 func (s *Source) Resources() []*metav1.APIResourceList {
 	if s.dump != nil {
 		// Every type: the dump's files are read whole.
-		_ = s.readAll()
+		_, _ = s.readAll()
 	}
 	return s.discovered.Load().resources
 }

@@ -358,7 +358,7 @@ func (s *Source) RESTMapper() meta.RESTMapper { return s.mapper }
 // Feed returns the list and watch of mapping's objects in namespace:
 // whole objects whatever full says.
 func (s *Source) Feed(mapping *meta.RESTMapping, namespace string, _ bool) (cache.Feed, error) {
-	if err := s.readFor([]schema.GroupResource{mapping.Resource.GroupResource()}, []schema.GroupKind{mapping.GroupVersionKind.GroupKind()}); err != nil {
+	if _, err := s.readFor([]schema.GroupResource{mapping.Resource.GroupResource()}, []schema.GroupKind{mapping.GroupVersionKind.GroupKind()}); err != nil {
 		return cache.Feed{}, err
 	}
 	f := &feed{source: s, mapping: mapping, namespace: namespace}
