@@ -429,3 +429,51 @@ func TestScanIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpErrors checks that a file that does not decode is reported with
+// its path and line when it is read: at once when its kinds cannot be told
+// (a directory without a layout), when its type is asked in a must-gather.
+func TestDumpErrors(t *testing.T) {
+	truncated := "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: apps/v1, kind: Deployment, metadata: {name: web\n"
+	t.Run("no layout", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "gather", "namespaces", "shop", "apps", "deployments.yaml")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(truncated), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Options{}.OpenDump([]string{filepath.Join(dir, "gather")})
+		if err == nil || !strings.Contains(err.Error(), p+": document 1: yaml: line 4") {
+			t.Errorf("OpenDump() = %v, want the file's error with its line", err)
+		}
+	})
+	t.Run("must-gather", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "namespaces", "shop", "apps", "deployments.yaml")
+		for path, content := range map[string]string{
+			p: truncated,
+			filepath.Join(dir, "namespaces", "shop", "core", "pods.yaml"): "apiVersion: v1\nkind: List\nitems: []\n",
+			filepath.Join(dir, "timestamp"):                                "2026-11-26 01:00:00 +0000 UTC\n",
+		} {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, err := Options{}.OpenDump([]string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Read([]schema.GroupResource{{Resource: "pods"}}, nil); err != nil {
+			t.Errorf("Read(pods) = %v, want no error: the bad file holds deployments", err)
+		}
+		_, err = d.Read([]schema.GroupResource{{Group: "apps", Resource: "deployments"}}, nil)
+		if err == nil || !strings.Contains(err.Error(), p+": document 1: yaml: line 4") {
+			t.Errorf("Read(deployments) = %v, want the file's error with its line", err)
+		}
+	})
+}
