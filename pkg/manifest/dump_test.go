@@ -455,7 +455,7 @@ func TestDumpErrors(t *testing.T) {
 		for path, content := range map[string]string{
 			p: truncated,
 			filepath.Join(dir, "namespaces", "shop", "core", "pods.yaml"): "apiVersion: v1\nkind: List\nitems: []\n",
-			filepath.Join(dir, "timestamp"):                                "2026-11-26 01:00:00 +0000 UTC\n",
+			filepath.Join(dir, "timestamp"):                               "2026-11-26 01:00:00 +0000 UTC\n",
 		} {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
