@@ -217,19 +217,25 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// scan reads f whole and scans it for its kinds; a file larger than a
-// document may be is read by the decoder, which says so.
+// scanLimit bounds the bytes of a file scanned for its kinds: a larger
+// file is decoded by OpenDump (the decoder bounds each document, and each
+// item of a JSON list, on its own).
+const scanLimit = 16 << 20
+
+// scan reads f whole and scans it for its kinds; any for a file larger
+// than scanLimit or a document may be.
 func (d *Dump) scan(f *dumpFile) (kinds []schema.GroupVersionKind, any bool, err error) {
 	in, err := d.open(f.path)
 	if err != nil {
 		return nil, false, pathError(f.path, err)
 	}
 	defer in.Close()
-	data, err := io.ReadAll(io.LimitReader(newLogBlockFilter(in), d.opts.MaxDocumentBytes+1))
+	limit := min(int64(scanLimit), d.opts.MaxDocumentBytes)
+	data, err := io.ReadAll(io.LimitReader(newLogBlockFilter(in), limit+1))
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", f.path, err)
 	}
-	if int64(len(data)) > d.opts.MaxDocumentBytes {
+	if int64(len(data)) > limit {
 		return nil, true, nil
 	}
 	kinds, any = scanKinds(data)
