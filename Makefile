@@ -24,7 +24,7 @@ FUZZTIME ?= 30000x
 FUZZ_TARGETS := \
 	./pkg/index:FuzzParseSelector ./pkg/index:FuzzParseCustom ./pkg/index:FuzzLookup \
 	./pkg/diff:FuzzParsePath ./pkg/diff:FuzzCompareJSONPatch ./pkg/plugin:FuzzParseOutput ./pkg/expr:FuzzCompileEval \
-	./pkg/recording:FuzzReader ./pkg/manifest:FuzzRead \
+	./pkg/recording:FuzzReader ./pkg/manifest:FuzzRead ./pkg/manifest:FuzzScanKinds \
 	./pkg/protoskip:FuzzFilter ./pkg/protoskip:FuzzDecodeList
 
 .PHONY: all build test test-unit e2e fuzz cluster-bins demo bench dist krew-manifest lint clean

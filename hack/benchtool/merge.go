@@ -33,6 +33,7 @@ var reportSections = []struct {
 	{"Watch under load (%d pods, %d watches through one warm cache)", []string{"load"}},
 	{"Soak: watches through API server restarts (%d pods, %d watches through one warm cache, %s)", []string{"soak"}},
 	{"Offline: `--from` a dump of %d pods (median of %d runs)", []string{"offline"}},
+	{"Must-gather: `--from` a real one (median of %d runs)", []string{"mustgather"}},
 	{"Recording: a busy hour of %d pods", []string{"recording"}},
 	{"Fleet (%d clusters × %d pods, median of %d runs)", []string{"fleet"}},
 	{"Profiles of the missed targets", []string{"profile"}},

@@ -31,8 +31,10 @@ type report struct {
 	warm      *warmResult
 	clients   *clientsResult
 	offline   *offlineResult
-	recording *recordingResult
-	fleet     *fleetResult
+	// mustGather is the must-gather step's, nil when it did not run.
+	mustGather *mustGatherResult
+	recording  *recordingResult
+	fleet      *fleetResult
 
 	micro     string
 	microLoad float64
@@ -207,6 +209,7 @@ var shortName = map[string]string{
 	"raw-pb-plain": "uncompressed LIST", "raw-json-pods": "JSON LIST",
 	"capacity": "capacity", "raw-nodes": "raw nodes LIST",
 	"off-decode": "plain decode", "off-decode-typed": "typed decode", "off-read": "file read",
+	"mg-omc-pods": "omc", "mg-omc-events": "omc", "mg-read": "every file read",
 }
 
 func (r *report) markdown() string {
@@ -343,6 +346,7 @@ func (r *report) markdown() string {
 	p("%s", r.soakSection())
 
 	p("%s", r.offlineSection())
+	p("%s", r.mustGatherSection())
 	p("%s", r.recordingSection())
 	p("%s", r.fleetSection())
 

@@ -87,7 +87,7 @@ type bench struct {
 }
 
 // clusterFreeSteps are the steps that need no seeded objects.
-var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true}
+var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true, "mustgather": true}
 
 // selfSeedingSteps seed the pods they need themselves (and no widgets).
 var selfSeedingSteps = map[string]bool{"soak": true}
@@ -306,6 +306,12 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["offline"] {
 		if err := b.offline(ctx); err != nil {
 			return fmt.Errorf("offline: %w", err)
+		}
+		b.write()
+	}
+	if b.steps["mustgather"] {
+		if err := b.mustGather(ctx); err != nil {
+			return fmt.Errorf("must-gather: %w", err)
 		}
 		b.write()
 	}

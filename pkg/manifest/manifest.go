@@ -3,7 +3,9 @@
 // layouts of `kubectl cluster-info dump --output-directory` and of
 // must-gather. Its input is untrusted: every document is bounded in size
 // and nesting, YAML aliases are bounded by the YAML decoder, and every
-// error names the file and the line or document where it arose.
+// error names the file and the line or document where it arose. Read
+// decodes every file; a Dump decodes a file only when a type it can hold
+// is asked.
 package manifest
 
 import (
@@ -41,6 +43,13 @@ type Options struct {
 	// it is read, for readers that never look at them: they are often the
 	// largest part of an object.
 	DropManagedFields bool
+	// Open opens a file to read (nil: os.Open): a test's count of the
+	// files a read opens.
+	Open func(path string) (io.ReadCloser, error)
+	// WhileReading, when set, is called as a Dump starts decoding files
+	// (in OpenDump, Read and ReadAll), and what it returns when it ends:
+	// a caller's way to collect garbage sooner while files are decoded.
+	WhileReading func() (done func())
 }
 
 const (
@@ -196,6 +205,21 @@ func pathError(path string, err error) error {
 }
 
 func (r *reader) readFile(path string) error {
+	if r.opts.Open != nil {
+		info, err := os.Stat(path)
+		if err != nil {
+			return pathError(path, err)
+		}
+		if info.IsDir() {
+			return fmt.Errorf("%s: is a directory", path)
+		}
+		in, err := r.opts.Open(path)
+		if err != nil {
+			return pathError(path, err)
+		}
+		defer in.Close()
+		return r.readStream(in, path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return pathError(path, err)

@@ -22,34 +22,73 @@ var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "Custom
 type discovery struct {
 	groups []*restmapper.APIGroupResources
 	byName map[string]*restmapper.APIGroupResources
-	// known are the kinds listed, by group, kind and version.
-	known map[schema.GroupVersionKind]bool
+	// known are the kinds listed, by group, kind and version;
+	// knownResource the resources listed.
+	known         map[schema.GroupVersionKind]bool
+	knownResource map[schema.GroupResource]bool
 }
 
 // newDiscovery lists the built-in types, the custom resources the CRDs
 // among objects define, the types given, and the other kinds of objects
 // (their resource guessed from the kind).
 func newDiscovery(objects []runtime.Object, types []*meta.RESTMapping) *discovery {
-	d := &discovery{byName: map[string]*restmapper.APIGroupResources{}, known: map[schema.GroupVersionKind]bool{}}
-
-	// The versions of each kind the objects carry, in the order read, and
-	// which kinds have namespaced objects.
-	seen := map[schema.GroupKind][]string{}
-	namespaced := map[schema.GroupKind]bool{}
-	var kinds []schema.GroupKind
+	k := newKindsSeen()
 	for _, obj := range objects {
-		gvk := obj.GetObjectKind().GroupVersionKind()
-		gk := gvk.GroupKind()
-		if _, ok := seen[gk]; !ok {
-			kinds = append(kinds, gk)
-		}
-		if !contains(seen[gk], gvk.Version) {
-			seen[gk] = append(seen[gk], gvk.Version)
-		}
-		if m, err := meta.Accessor(obj); err == nil && m.GetNamespace() != "" {
-			namespaced[gk] = true
-		}
+		k.add(obj)
 	}
+	return k.discovery(types, nil)
+}
+
+// kindsSeen is what discovery needs of the objects held: the versions of
+// each kind, in the order read, which kinds have namespaced objects, and
+// the CRDs.
+type kindsSeen struct {
+	seen       map[schema.GroupKind][]string
+	namespaced map[schema.GroupKind]bool
+	kinds      []schema.GroupKind
+	crds       []*unstructured.Unstructured
+	// resources are the resources of kinds neither built in nor defined
+	// by a CRD, where a dump's layout names them.
+	resources map[schema.GroupKind]string
+}
+
+func newKindsSeen() *kindsSeen {
+	return &kindsSeen{seen: map[schema.GroupKind][]string{}, namespaced: map[schema.GroupKind]bool{}, resources: map[schema.GroupKind]string{}}
+}
+
+// add notes obj's kind, version and scope, and keeps it if it is a CRD.
+func (k *kindsSeen) add(obj runtime.Object) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	gk := gvk.GroupKind()
+	if _, ok := k.seen[gk]; !ok {
+		k.kinds = append(k.kinds, gk)
+	}
+	if !contains(k.seen[gk], gvk.Version) {
+		k.seen[gk] = append(k.seen[gk], gvk.Version)
+	}
+	if m, err := meta.Accessor(obj); err == nil && m.GetNamespace() != "" {
+		k.namespaced[gk] = true
+	}
+	if gk != crdGroupKind {
+		return
+	}
+	crd, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return
+		}
+		crd = &unstructured.Unstructured{Object: content}
+	}
+	k.crds = append(k.crds, crd)
+}
+
+// discovery lists the built-in types, the custom resources of the CRDs
+// seen, types, the other kinds seen, and then the resources of extra not
+// listed yet (a lazy dump's types not read yet).
+func (k *kindsSeen) discovery(types []*meta.RESTMapping, extra []extraResource) *discovery {
+	d := &discovery{byName: map[string]*restmapper.APIGroupResources{}, known: map[schema.GroupVersionKind]bool{}, knownResource: map[schema.GroupResource]bool{}}
+	seen, namespaced := k.seen, k.namespaced
 
 	for _, b := range builtins {
 		gk := schema.GroupKind{Group: b.group, Kind: b.kind}
@@ -69,18 +108,7 @@ func newDiscovery(objects []runtime.Object, types []*meta.RESTMapping) *discover
 		}
 	}
 
-	for _, obj := range objects {
-		if obj.GetObjectKind().GroupVersionKind().GroupKind() != crdGroupKind {
-			continue
-		}
-		crd, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-			if err != nil {
-				continue
-			}
-			crd = &unstructured.Unstructured{Object: content}
-		}
+	for _, crd := range k.crds {
 		d.addCRD(crd, seen)
 	}
 
@@ -94,19 +122,40 @@ func newDiscovery(objects []runtime.Object, types []*meta.RESTMapping) *discover
 		})
 	}
 
-	for _, gk := range kinds {
+	for _, gk := range k.kinds {
 		for _, v := range seen[gk] {
 			gvk := gk.WithVersion(v)
 			if d.known[gvk] {
 				continue
 			}
 			plural, singular := meta.UnsafeGuessKindToResource(gvk)
+			if r, ok := k.resources[gk]; ok {
+				plural.Resource = r
+			}
 			d.add(gk.Group, v, metav1.APIResource{
 				Name: plural.Resource, SingularName: singular.Resource, Namespaced: namespaced[gk], Kind: gk.Kind,
 			})
 		}
 	}
+
+	for _, e := range extra {
+		if d.known[e.gvk] || d.knownResource[schema.GroupResource{Group: e.gvk.Group, Resource: e.resource}] {
+			continue
+		}
+		singular := strings.ToLower(e.gvk.Kind)
+		d.add(e.gvk.Group, e.gvk.Version, metav1.APIResource{
+			Name: e.resource, SingularName: singular, Namespaced: e.namespaced, Kind: e.gvk.Kind,
+		})
+	}
 	return d
+}
+
+// extraResource is a resource listed after the others unless its kind or
+// resource is listed already.
+type extraResource struct {
+	gvk        schema.GroupVersionKind
+	resource   string
+	namespaced bool
 }
 
 // preferredVersion is the version of gk an API server prefers, as far as
@@ -197,6 +246,7 @@ func (d *discovery) add(group, version string, r metav1.APIResource) {
 	r.Verbs = metav1.Verbs{"get", "list", "watch"}
 	g.VersionedResources[version] = append(g.VersionedResources[version], r)
 	d.known[gv.WithKind(r.Kind)] = true
+	d.knownResource[schema.GroupResource{Group: group, Resource: r.Name}] = true
 }
 
 // mapper returns the REST mapper of d: kubectl's discovery mapper with its
@@ -285,9 +335,15 @@ func contains(list []string, s string) bool {
 
 // Resources lists the types the source serves as discovery would, each
 // group version's resources in one list, in the mapper's order: what
-// kubectl api-resources (and shell completion) shows for it.
+// kubectl api-resources (and shell completion) shows for it. A dump's
+// source reads every file first; a file that does not decode leaves out
+// the types only it would add.
 func (s *Source) Resources() []*metav1.APIResourceList {
-	return s.resources
+	if s.dump != nil {
+		// Every type: the dump's files are read whole.
+		_, _ = s.readAll()
+	}
+	return s.discovered.Load().resources
 }
 
 // resourceLists returns d's resources as discovery lists them.

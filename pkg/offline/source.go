@@ -1,7 +1,9 @@
-// Package offline is a engine.Source over objects held in memory: those of
+// Package offline is an engine.Source over objects held in memory: those of
 // a dump read from files, or the state of a recording being replayed. Its
 // REST mapper needs no discovery, its lists apply namespaces and selectors
 // as the API server does, and its watches deliver the changes Apply makes.
+// A dump opened with OpenDump is read a type at a time, as the types are
+// asked.
 package offline
 
 import (
@@ -26,9 +28,10 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/manifest"
 )
 
-// Source is a engine.Source over objects held in memory. Its feeds serve
+// Source is an engine.Source over objects held in memory. Its feeds serve
 // whole objects: typed (client-go's Go types) for the kinds client-go's
 // scheme holds, as a live API server's feeds do, unstructured for the
 // others. Lists apply the namespace, the label selector and the field
@@ -38,9 +41,17 @@ import (
 // Source is safe for concurrent use. Its resourceVersion starts at the
 // highest numeric resourceVersion of the objects and only grows.
 type Source struct {
+	// mapper is the REST mapper users resolve types with: that of
+	// discovered, or a dump's lazy one (dumpMapper).
 	mapper meta.RESTMapper
-	// resources are the types served, as discovery lists them.
-	resources []*metav1.APIResourceList
+	// discovered is what discovery lists of the types held.
+	discovered atomic.Pointer[discovered]
+	// dump is the dump whose files the source reads as types are asked,
+	// nil when it holds all its objects from the start; learnMu
+	// serialises its reads.
+	dump    *manifest.Dump
+	learnMu sync.Mutex
+	kinds   *kindsSeen
 
 	mu sync.RWMutex
 	// objects holds the objects by kind, then by storage key.
@@ -161,12 +172,12 @@ func Typed(gvk schema.GroupVersionKind) runtime.Object {
 func newSource(objects []runtime.Object, types []*meta.RESTMapping, own bool) (*Source, error) {
 	d := newDiscovery(objects, types)
 	s := &Source{
-		mapper:    d.mapper(),
-		resources: d.resourceLists(),
-		objects:   map[schema.GroupKind]map[string]*entry{},
-		watches:   map[*feedWatch]bool{},
-		finished:  make(chan struct{}),
+		objects:  map[schema.GroupKind]map[string]*entry{},
+		watches:  map[*feedWatch]bool{},
+		finished: make(chan struct{}),
 	}
+	s.discovered.Store(newDiscovered(d))
+	s.mapper = s.discovered.Load().mapper
 	entries, err := s.newEntries(objects, own)
 	if err != nil {
 		return nil, err
@@ -249,7 +260,7 @@ func (s *Source) objectEntry(obj runtime.Object, own bool) (*entry, error) {
 
 // namespaced reports whether the mapper knows gvk's kind as namespaced.
 func (s *Source) namespaced(gvk schema.GroupVersionKind) bool {
-	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := s.discovered.Load().mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	return err == nil && mapping.Scope.Name() == meta.RESTScopeNameNamespace
 }
 
@@ -347,6 +358,9 @@ func (s *Source) RESTMapper() meta.RESTMapper { return s.mapper }
 // Feed returns the list and watch of mapping's objects in namespace:
 // whole objects whatever full says.
 func (s *Source) Feed(mapping *meta.RESTMapping, namespace string, _ bool) (engine.Feed, error) {
+	if _, err := s.readFor([]schema.GroupResource{mapping.Resource.GroupResource()}, []schema.GroupKind{mapping.GroupVersionKind.GroupKind()}); err != nil {
+		return engine.Feed{}, err
+	}
 	f := &feed{source: s, mapping: mapping, namespace: namespace}
 	if mapping.Scope != nil && mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		f.namespace = ""

@@ -23,7 +23,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// answerTypeOf returns a engine.Type of the mapping of gvk and resource.
+// answerTypeOf returns an engine.Type of the mapping of gvk and resource.
 func answerTypeOf(gvk schema.GroupVersionKind, resource string, namespaced bool) *engine.Type {
 	scope := meta.RESTScopeRoot
 	if namespaced {

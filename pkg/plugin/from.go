@@ -57,22 +57,17 @@ func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
 	}
 }
 
-// loadFrom reads the objects of --from's paths into a source that is
-// finished from the start. Their managedFields are dropped as they are
+// loadFrom opens --from's paths as a source that is finished from the
+// start and reads the files of a type only when the command asks for the
+// type (offline.OpenDump). Their managedFields are dropped as they are
 // read: no command reads them from files (query, tree and capacity drop
 // them live too, and a dump has no updates for a watch to attribute). The
-// collector runs sooner while they are read (tightenGCWhileReading).
+// collector runs sooner while files are decoded (tightenGCWhileReading).
 func loadFrom(paths []string) (engine.Source, error) {
-	defer tightenGCWhileReading()()
-	objects, err := manifest.Options{Typed: offline.Typed, DropManagedFields: true}.ReadObjects(paths)
+	source, err := offline.OpenDump(paths, manifest.Options{DropManagedFields: true, WhileReading: tightenGCWhileReading})
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
 	}
-	source, err := offline.NewSourceOf(objects, nil)
-	if err != nil {
-		return nil, fmt.Errorf("--from: %w", err)
-	}
-	source.Finish()
 	return source, nil
 }
 

@@ -16,7 +16,7 @@ import (
 // Field selectors are not shared: the server's field semantics are its own.
 
 // restriction is what a command leasing a wider entry asks of it: the
-// namespaces and label selector of a engine.Type view.
+// namespaces and label selector of an engine.Type view.
 type restriction struct {
 	namespaces []string
 	selector   labels.Selector
