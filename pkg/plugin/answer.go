@@ -1,11 +1,9 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -98,20 +96,7 @@ func (a *targetAnswer) groupNow() {
 // flushStderr writes what the target's query wrote on stderr (warnings
 // about unreadable relations, expression errors), each line prefixed with
 // the context's name.
-func (a *targetAnswer) flushStderr(w io.Writer) {
-	if a.stderr == nil {
-		return
-	}
-	a.stderr.mu.Lock()
-	text := a.stderr.w.(*bytes.Buffer).String()
-	a.stderr.w.(*bytes.Buffer).Reset()
-	a.stderr.mu.Unlock()
-	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		if line != "" {
-			fmt.Fprintf(w, "context %s: %s\n", a.name, line)
-		}
-	}
-}
+func (a *targetAnswer) flushStderr(w io.Writer) { flushPrefixed(w, a.name, a.stderr) }
 
 // collect does what a one-shot query does up to printing, for one target:
 // resolve the types, start and sync the engine and the relations, and look

@@ -63,7 +63,7 @@ func TestForwardArgs(t *testing.T) {
 			configFlags := genericclioptions.NewConfigFlags(true)
 			root := &cobra.Command{Use: "kubectl-informer"}
 			configFlags.AddFlags(root.PersistentFlags())
-			q := newCmdQuery(configFlags, genericiooptions.NewTestIOStreamsDiscard(), nil)
+			q := newCmdQueryWith(configFlags, genericiooptions.NewTestIOStreamsDiscard(), nil)
 			root.AddCommand(q)
 			if err := q.ParseFlags(tt.args); err != nil {
 				t.Fatal(err)

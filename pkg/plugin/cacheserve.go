@@ -155,7 +155,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	srv := &server.Server{
 		Listener:    listener,
 		Run:         env.handle,
-		Collect:     env.handleCollect,
+		Collect:     collectHandler(env),
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
 		BuildID:     version.BuildID(),
@@ -204,7 +204,7 @@ func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, s
 	reqEnv.location = clientLocation(req.TZ)
 	printer := apiWarnings(stderr, req.WarningColor)
 	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
-	root := newRoot(streams, &reqEnv)
+	root := servedRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
 	return outcomeOf(root.ExecuteContext(ctx))
 }
@@ -220,4 +220,14 @@ func outcomeOf(err error) server.Outcome {
 		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: err.Error()}}
 	}
 	return server.Outcome{}
+}
+
+// servedRoot returns the root of the commands a warm cache process runs
+// for its clients, query and watch, with env's engines and clients.
+func servedRoot(streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+	configFlags := newConfigFlags(streams, false)
+	cmd := &cobra.Command{Use: "kubectl-informer", SilenceUsage: true, SilenceErrors: true}
+	configFlags.AddFlags(cmd.PersistentFlags())
+	cmd.AddCommand(newCmdQueryWith(configFlags, streams, env), newCmdWatchWith(configFlags, streams, env))
+	return cmd
 }

@@ -111,7 +111,7 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 	var answers []*capacityAnswer
 	for _, r := range results {
 		if r.Value != nil && r.Value.stderr != nil {
-			(&targetAnswer{name: r.Target.Name, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
+			flushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
 		}
 		switch {
 		case r.Err != nil && !set.Several:

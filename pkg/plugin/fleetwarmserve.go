@@ -25,9 +25,17 @@ import (
 // the cache process, with the cache's engines, up to the lookup, and the
 // answer is sent as data (a protocol.Answer) instead of printed.
 
-// handleCollect answers a Collect request: its query's answer is written on
-// stdout as one protocol.Answer in JSON.
-func (env *serveEnv) handleCollect(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+// collectHandler returns the handler of a warm cache's Collect requests:
+// a request's query is answered with env's engines, and the answer written
+// on stdout as one protocol.Answer in JSON.
+func collectHandler(env *serveEnv) server.Handler {
+	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
+		return handleCollect(ctx, env, req, stdout, stderr)
+	}
+}
+
+// handleCollect answers one Collect request (collectHandler).
+func handleCollect(ctx context.Context, env *serveEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
 	if req.Query == nil {
 		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
 	}

@@ -383,7 +383,7 @@ func (s *fleetGroups) print(done <-chan struct{}) error {
 // objects go into the shared table, then its events, until ctx ends or its
 // engine fails.
 func (c *fleetGroupContext) run(ctx context.Context, o *WatchOptions, eng runningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	feed := &groupWatch{keys: o.groupBy, names: names, cfg: o.print}
+	feed := &groupWatch{keys: o.groupDefs, names: names, cfg: o.print}
 	if err := c.shared.seed(c.name, feed, eng.Types()); err != nil {
 		return err
 	}

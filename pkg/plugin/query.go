@@ -81,8 +81,8 @@ type QueryOptions struct {
 	// indexDefs are every index the query reads (--index, then --group-by),
 	// each once, as parsed: relationship indexes are bound to their caches
 	// by Run, in a copy.
-	indexDefs []index.Definition
-	filter    *expr.Guard
+	indexDefs   []index.Definition
+	filterGuard *expr.Guard
 	// print is what the printers read (queryprint.go).
 	print queryPrintConfig
 	// pushdown is what a direct run may have the API server select.
@@ -96,11 +96,11 @@ func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdQuery returns the query command.
 func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return newCmdQuery(configFlags, streams, nil)
+	return newCmdQueryWith(configFlags, streams, nil)
 }
 
-// newCmdQuery returns the query command; env is set inside a warm cache process.
-func newCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+// newCmdQueryWith returns the query command; env is set inside a warm cache process.
+func newCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	o := NewQueryOptions(configFlags, streams)
 	o.engines = enginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
@@ -149,7 +149,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
 	}
 	var err error
-	if o.filter, err = compilePredicate("--filter", o.Filter); err != nil {
+	if o.filterGuard, err = compilePredicate("--filter", o.Filter); err != nil {
 		return err
 	}
 	if err := o.engineOptions.complete(); err != nil {
@@ -241,9 +241,9 @@ func (o *QueryOptions) Validate() error {
 // metadata: kubectl's columns and --sort-by read whole objects.
 func (o *QueryOptions) fullObjects() bool {
 	if o.grouped() {
-		return o.filter != nil || o.groupsNeedFullObjects()
+		return o.filterGuard != nil || o.groupsNeedFullObjects()
 	}
-	if o.print.out.needsFullObjects() || o.SortBy != "" || o.filter != nil || o.print.out.isTable() {
+	if o.print.out.needsFullObjects() || o.SortBy != "" || o.filterGuard != nil || o.print.out.isTable() {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -304,7 +304,7 @@ func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
 		return nil, err
 	}
 	indexDefs := related.Definitions()
-	guards := exprGuards(indexDefs, o.filter)
+	guards := exprGuards(indexDefs, o.filterGuard)
 	if err := exprFatal(guards); err != nil {
 		shutdown()
 		return nil, err
@@ -382,13 +382,13 @@ func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]type
 		if err != nil {
 			return nil, err
 		}
-		if o.filter != nil {
-			objs = filterObjects(ctx, o.filter, objs, now)
-			if err := o.filter.Fatal(); err != nil {
+		if o.filterGuard != nil {
+			objs = filterObjects(ctx, o.filterGuard, objs, now)
+			if err := o.filterGuard.Fatal(); err != nil {
 				return nil, err
 			}
 		}
-		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filter == nil})
+		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filterGuard == nil})
 	}
 	return groups, nil
 }

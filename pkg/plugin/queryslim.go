@@ -22,7 +22,7 @@ import (
 // query, and for an engine shared with other commands (a warm cache), whose
 // objects stay whole.
 func (o *QueryOptions) recordPlan() *index.RecordPlan {
-	if o.watching() || o.engines.shared() || o.filter != nil || o.ShowEvents {
+	if o.watching() || o.engines.shared() || o.filterGuard != nil || o.ShowEvents {
 		return nil
 	}
 	if !o.grouped() && (!o.namesOrRows() || o.SortBy != "") {

@@ -147,7 +147,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	defer related.Shutdown()
 	warnUnreadable(o.ErrOut, related.Unreadable())
 	indexDefs := related.Definitions()
-	guards := exprGuards(indexDefs, o.filter)
+	guards := exprGuards(indexDefs, o.filterGuard)
 	if err := exprFatal(guards); err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ type queryWatch struct {
 // it as ADDED and leaving it as DELETED. Events of the initial list are
 // not changes: the answer printed first holds them.
 func (o *QueryOptions) changeClassifier(bound []index.Definition) *eventPrinter {
-	cfg := watchPrintConfig{filter: o.filter}
+	cfg := watchPrintConfig{filter: o.filterGuard}
 	for _, sel := range o.selectors {
 		for _, def := range bound {
 			if def.Name == sel.Name {

@@ -68,12 +68,12 @@ func warnOwnersStop(errOut io.Writer, u engine.UnreadableType) {
 // it is pushed to queue for each of them, so they enter or leave the query (see
 // eventPrinter.classify). The caller shuts the returned relations down.
 func (o *WatchOptions) startRelations(ctx context.Context, eng runningEngine, queue *engine.Queue) (*engine.Relations, error) {
-	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupBy))
+	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupDefs))
 	selectors := make([]index.Selector, len(o.print.where))
 	for i, w := range o.print.where {
 		defs[i], selectors[i] = w.def, w.sel
 	}
-	defs = append(defs, o.groupBy...)
+	defs = append(defs, o.groupDefs...)
 	if err := validateRelations(selectors); err != nil {
 		return nil, err
 	}
@@ -93,6 +93,6 @@ func (o *WatchOptions) startRelations(ctx context.Context, eng runningEngine, qu
 	for i := range o.print.where {
 		o.print.where[i].def = bound[i]
 	}
-	copy(o.groupBy, bound[len(o.print.where):])
+	copy(o.groupDefs, bound[len(o.print.where):])
 	return related, nil
 }

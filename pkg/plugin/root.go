@@ -17,26 +17,7 @@ import (
 // NewCmdRoot returns the kubectl-informer command with its subcommands. One
 // ConfigFlags on the root's persistent flags serves every subcommand.
 func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
-	return newRoot(streams, nil)
-}
-
-// newRoot returns the root command; env is set for the commands a warm
-// cache process runs for its clients (query and watch only).
-func newRoot(streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
-	warnings := apiWarnings(streams.ErrOut, printers.AllowsColorOutput(streams.ErrOut))
-	configFlags := genericclioptions.NewConfigFlags(true).
-		WithDiscoveryBurst(300).
-		WithDiscoveryQPS(50).
-		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
-			c.UserAgent = version.UserAgent()
-			if env == nil {
-				// In a cache process, the clients are the process's own.
-				c.WarningHandler = warnings
-			}
-			return c
-		}).
-		WithWarningPrinter(streams)
-
+	configFlags := newConfigFlags(streams, true)
 	cmd := &cobra.Command{
 		Use:   "kubectl-informer",
 		Short: "Cache-backed queries and diffed watches over client-go shared informers",
@@ -68,11 +49,6 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 	}
 	addKlogVerbosity(cmd.PersistentFlags())
 
-	if env != nil {
-		cmd.AddCommand(newCmdQuery(configFlags, streams, env))
-		cmd.AddCommand(newCmdWatch(configFlags, streams, env))
-		return cmd
-	}
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
 	cmd.AddCommand(NewCmdCache(configFlags, streams))
@@ -83,6 +59,29 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 	cmd.AddCommand(NewCmdIndexers(streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd
+}
+
+// newConfigFlags returns the kubeconfig flags of a root command: its
+// clients name the plugin as their user agent and, with apiWarnings, print
+// the API server's warnings on streams.ErrOut as kubectl does, with
+// printWarnings (a warm cache process's commands have the process's
+// clients instead).
+func newConfigFlags(streams genericiooptions.IOStreams, printWarnings bool) *genericclioptions.ConfigFlags {
+	var warnings rest.WarningHandler
+	if printWarnings {
+		warnings = apiWarnings(streams.ErrOut, printers.AllowsColorOutput(streams.ErrOut))
+	}
+	return genericclioptions.NewConfigFlags(true).
+		WithDiscoveryBurst(300).
+		WithDiscoveryQPS(50).
+		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
+			c.UserAgent = version.UserAgent()
+			if warnings != nil {
+				c.WarningHandler = warnings
+			}
+			return c
+		}).
+		WithWarningPrinter(streams)
 }
 
 // addKlogVerbosity exposes klog's -v and nothing else of klog's flags.

@@ -120,7 +120,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 	)
 	for _, r := range results {
 		if r.Value != nil && r.Value.stderr != nil {
-			(&targetAnswer{name: r.Target.Name, stderr: r.Value.stderr}).flushStderr(o.ErrOut)
+			flushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
 		}
 		switch {
 		case r.Err != nil && !set.Several:

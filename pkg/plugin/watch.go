@@ -71,12 +71,12 @@ type WatchOptions struct {
 	genericiooptions.IOStreams
 
 	// Set by Complete.
-	typeArgs []string
-	names    map[string]map[string]bool // type argument → names; empty means all
-	print    watchPrintConfig
-	until    *expr.Guard // --until or --until-all
-	groupBy  []index.Definition
-	measures []aggregate.Measure
+	typeArgs  []string
+	names     map[string]map[string]bool // type argument → names; empty means all
+	print     watchPrintConfig
+	until     *expr.Guard // --until or --until-all
+	groupDefs []index.Definition
+	measures  []aggregate.Measure
 	// fleetGroups, in one context of a fleet watch --group-by/--sum,
 	// feeds the fleet's table instead of printing one.
 	fleetGroups *fleetGroupContext
@@ -95,11 +95,11 @@ func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdWatch returns the watch command.
 func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return newCmdWatch(configFlags, streams, nil)
+	return newCmdWatchWith(configFlags, streams, nil)
 }
 
-// newCmdWatch returns the watch command; env is set inside a warm cache process.
-func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+// newCmdWatchWith returns the watch command; env is set inside a warm cache process.
+func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
 	o := NewWatchOptions(configFlags, streams)
 	o.engines = enginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
@@ -317,7 +317,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	for _, w := range o.print.where {
 		indexes = append(indexes, w.def)
 	}
-	indexes = append(indexes, o.groupBy...)
+	indexes = append(indexes, o.groupDefs...)
 	eng, err := o.engines.start(ctx, o.source, engineRequest{
 		mappings: mappings, config: o.config, queue: queue, indexes: indexes, errOut: o.ErrOut,
 	})

@@ -50,7 +50,7 @@ func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Def
 	if err != nil {
 		return nil, err
 	}
-	o.groupBy, o.measures = groupBy, measures
+	o.groupDefs, o.measures = groupBy, measures
 	for _, def := range groupBy {
 		if !slices.ContainsFunc(indexDefs, func(d index.Definition) bool { return d.Name == def.Name }) {
 			indexDefs = append(indexDefs, def)

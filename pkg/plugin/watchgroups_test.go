@@ -50,7 +50,7 @@ func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 		t.Fatal(err)
 	}
 	s.g.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
-	return testGroups{fleetGroups: s, feed: &groupWatch{keys: o.groupBy, cfg: o.print}}
+	return testGroups{fleetGroups: s, feed: &groupWatch{keys: o.groupDefs, cfg: o.print}}
 }
 
 // run seeds the table with nothing, then prints it and follows q until ctx ends, as one
