@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
 // targetAnswer is one target's answer to a query: its printer (its print
@@ -29,7 +30,7 @@ type targetAnswer struct {
 	shutdown func()
 	// stderr, when set, keeps what the target's query wrote on stderr, to
 	// be printed once every target is answered (flushStderr).
-	stderr *lockedWriter // over a *bytes.Buffer
+	stderr *cmdutil.LockedWriter // over a *bytes.Buffer
 
 	// grouped is set once groupNow has built table (or failed with
 	// tableErr, returned when the table is printed).
@@ -96,7 +97,7 @@ func (a *targetAnswer) groupNow() {
 // flushStderr writes what the target's query wrote on stderr (warnings
 // about unreadable relations, expression errors), each line prefixed with
 // the context's name.
-func (a *targetAnswer) flushStderr(w io.Writer) { flushPrefixed(w, a.name, a.stderr) }
+func (a *targetAnswer) flushStderr(w io.Writer) { cmdutil.FlushPrefixed(w, a.name, a.stderr) }
 
 // collect does what a one-shot query does up to printing, for one target:
 // resolve the types, start and sync the engine and the relations, and look

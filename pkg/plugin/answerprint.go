@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // answerPrinter prints the answers of a query's targets as one answer: the
@@ -69,9 +70,9 @@ func (p answerPrinter) print(ctx context.Context) error {
 		}
 	}
 	switch {
-	case !first.cfg.out.isTable():
+	case !first.cfg.out.IsTable():
 		return p.writeObjects(types)
-	case first.cfg.out.format == "custom-columns":
+	case first.cfg.out.Format == "custom-columns":
 		return p.printCustomColumns(types)
 	}
 	return p.printTables(ctx, types)
@@ -151,9 +152,9 @@ func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 				objs = append(objs, e.obj)
 			}
 		}
-		return printList(p.out, out.printer, out.format, objs)
+		return printing.PrintList(p.out, out.Printer, out.Format, objs)
 	}
-	if out.format == "name" {
+	if out.Format == "name" {
 		for _, entries := range types {
 			for _, e := range entries {
 				ro, ok := e.obj.(runtime.Object)
@@ -161,7 +162,7 @@ func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 					continue
 				}
 				var b bytes.Buffer
-				if err := out.printer.PrintObj(ro, &b); err != nil {
+				if err := out.Printer.PrintObj(ro, &b); err != nil {
 					return err
 				}
 				sc := bufio.NewScanner(&b)
@@ -172,17 +173,17 @@ func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 		}
 		return nil
 	}
-	var list fleetList
+	var list printing.ContextList
 	for _, entries := range types {
 		for _, e := range entries {
 			m, err := object.Content(e.obj)
 			if err != nil {
 				return err
 			}
-			list.add(e.a.name, m)
+			list.Add(e.a.name, m)
 		}
 	}
-	return list.write(p.out, out.format, out.printer)
+	return list.Write(p.out, out.Format, out.Printer)
 }
 
 // contextColumn returns row with the answer's context first when there are
@@ -197,21 +198,21 @@ func (p answerPrinter) contextColumn(name string, row []string) []string {
 // printCustomColumns prints one table of the -o custom-columns columns.
 func (p answerPrinter) printCustomColumns(types [][]answerEntry) error {
 	cfg := p.answers[0].p.cfg
-	header := make([]string, 0, len(cfg.out.columns))
-	for _, c := range cfg.out.columns {
-		header = append(header, c.header)
+	header := make([]string, 0, len(cfg.out.Columns))
+	for _, c := range cfg.out.Columns {
+		header = append(header, c.Header)
 	}
 	var rows [][]string
 	for _, entries := range types {
 		for _, e := range entries {
-			cells, err := customColumnCells(cfg.out.columns, e.obj)
+			cells, err := customColumnCells(cfg.out.Columns, e.obj)
 			if err != nil {
 				return err
 			}
 			rows = append(rows, p.contextColumn(e.a.name, cells))
 		}
 	}
-	return writeTable(p.out, p.contextColumn("CONTEXT", header), rows, cfg.noHeaders)
+	return printing.WriteTable(p.out, p.contextColumn("CONTEXT", header), rows, cfg.noHeaders)
 }
 
 // printTables prints one table per type, as kubectl get does: kubectl's
@@ -224,7 +225,7 @@ func (p answerPrinter) printCustomColumns(types [][]answerEntry) error {
 // separates the tables. Each row is made by its own target's printer.
 func (p answerPrinter) printTables(ctx context.Context, types [][]answerEntry) error {
 	first := p.answers[0].p
-	wide := first.cfg.out.format == "wide"
+	wide := first.cfg.out.Format == "wide"
 	withKind := first.cfg.showKind || len(types) > 1
 	now := time.Now()
 	for n, entries := range types {
@@ -253,7 +254,7 @@ func (p answerPrinter) printTables(ctx context.Context, types [][]answerEntry) e
 		if n > 0 {
 			fmt.Fprintln(p.out)
 		}
-		if err := writeTable(p.out, header, rows, first.cfg.noHeaders); err != nil {
+		if err := printing.WriteTable(p.out, header, rows, first.cfg.noHeaders); err != nil {
 			return err
 		}
 	}
@@ -301,5 +302,5 @@ func (p answerPrinter) printGroups() error {
 	}
 	merged.Top(cfg.top)
 	header, rows := merged.Strings()
-	return writeTable(p.out, header, rows, cfg.noHeaders)
+	return printing.WriteTable(p.out, header, rows, cfg.noHeaders)
 }

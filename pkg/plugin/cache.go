@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -254,7 +255,7 @@ func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams generic
 			if o.fleet.isFleet(o.configFlags) {
 				return fmt.Errorf("--all stops every cache of your OS user; it cannot be combined with --all-contexts or several contexts")
 			}
-			return runE(o)(cmd, args)
+			return cmdutil.RunE(o)(cmd, args)
 		}
 		return runCacheStop(o, o.fleet)
 	}

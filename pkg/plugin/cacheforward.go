@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -39,8 +40,8 @@ const firstFrameMargin = 10 * time.Second
 // extraArgs, when set, returns flags this side resolves for the cache
 // process (watch's --color); local, when set, reports that the command must
 // run here whatever the cache (a grouped watch redrawn on this terminal).
-func cacheRunE(o command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
-	direct := runE(o)
+func cacheRunE(o cmdutil.Command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
+	direct := cmdutil.RunE(o)
 	return func(cmd *cobra.Command, args []string) error {
 		if eo.engines.shared() || eo.Cache == "off" || verbose(cmd) || (local != nil && local()) {
 			return direct(cmd, args)
@@ -104,7 +105,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	if err != nil {
 		return false, nil
 	}
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	// As the direct watch does: a write to a closed stdout (| head) fails
 	// with EPIPE instead of the runtime killing the process.

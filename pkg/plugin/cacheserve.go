@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -167,7 +168,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 			}
 		},
 	}
-	ctx, stop := interruptible(ctx)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	if recorder != nil {
 		recordCtx, stopRecording := context.WithCancel(ctx)
@@ -202,7 +203,7 @@ func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, s
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
 	reqEnv := *env
 	reqEnv.location = clientLocation(req.TZ)
-	printer := apiWarnings(stderr, req.WarningColor)
+	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
 	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	root := servedRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
@@ -225,7 +226,7 @@ func outcomeOf(err error) server.Outcome {
 // servedRoot returns the root of the commands a warm cache process runs
 // for its clients, query and watch, with env's engines and clients.
 func servedRoot(streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
-	configFlags := newConfigFlags(streams, false)
+	configFlags := cmdutil.NewConfigFlags(streams, false)
 	cmd := &cobra.Command{Use: "kubectl-informer", SilenceUsage: true, SilenceErrors: true}
 	configFlags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newCmdQueryWith(configFlags, streams, env), newCmdWatchWith(configFlags, streams, env))

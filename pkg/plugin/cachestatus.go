@@ -16,6 +16,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -48,7 +50,7 @@ func newCmdCacheStatus(configFlags *genericclioptions.ConfigFlags, streams gener
 		Use:   "status",
 		Short: "List your running warm caches: identity, types, objects, watch health, memory",
 		Args:  cobra.NoArgs,
-		RunE:  runE(o),
+		RunE:  cmdutil.RunE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: tables).")
 	o.fleetFlags = addCacheFleetFlags(cmd, "List the warm cache")
@@ -245,19 +247,19 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 				users += " (idle " + duration.HumanDuration(now.Sub(*t.IdleSince)) + ")"
 			}
 			types = append(types, []string{pid, t.Type, ns, sel, t.Purpose, strconv.Itoa(t.Objects),
-				joinOrNone(t.Indexes), users, health})
+				printing.JoinOrNone(t.Indexes), users, health})
 		}
 	}
 	header := []string{"PID", "SERVER", "USER", "CONTEXT", "UPTIME", "IDLE", "MEMORY", "SOCKET"}
 	if notes {
 		header = append(header, "SHELL")
 	}
-	if err := writeTable(o.Out, header, caches, false); err != nil {
+	if err := printing.WriteTable(o.Out, header, caches, false); err != nil {
 		return err
 	}
 	if len(types) > 0 {
 		fmt.Fprintln(o.Out)
-		if err := writeTable(o.Out, []string{"PID", "TYPE", "NAMESPACES", "SELECTOR", "FOR", "OBJECTS", "INDEXES", "USERS", "WATCH"}, types, false); err != nil {
+		if err := printing.WriteTable(o.Out, []string{"PID", "TYPE", "NAMESPACES", "SELECTOR", "FOR", "OBJECTS", "INDEXES", "USERS", "WATCH"}, types, false); err != nil {
 			return err
 		}
 	}
@@ -265,7 +267,7 @@ func (o *CacheStatusOptions) printTables(entries []cacheEntry) error {
 		return nil
 	}
 	fmt.Fprintln(o.Out)
-	return writeTable(o.Out, []string{"PID", "RECORDING", "RETAIN", "TYPES", "SEGMENT", "SIZE", "FILES", "EVENTS", "STATE"}, recordings, false)
+	return printing.WriteTable(o.Out, []string{"PID", "RECORDING", "RETAIN", "TYPES", "SEGMENT", "SIZE", "FILES", "EVENTS", "STATE"}, recordings, false)
 }
 
 // recordingRow is the row of the recording table of a cache started with
@@ -285,7 +287,7 @@ func recordingRow(pid string, rec *protocol.RecordingStatus) []string {
 	case rec.Overflows > 0:
 		state = fmt.Sprintf("recording (%d overflows, %d events dropped)", rec.Overflows, rec.Dropped)
 	}
-	return []string{pid, rec.Dir, time.Duration(rec.Retain).String(), joinOrNone(rec.Types), segment, size,
+	return []string{pid, rec.Dir, time.Duration(rec.Retain).String(), printing.JoinOrNone(rec.Types), segment, size,
 		strconv.Itoa(rec.Files), strconv.FormatInt(rec.Events, 10), state}
 }
 

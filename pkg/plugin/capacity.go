@@ -22,6 +22,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -88,7 +91,7 @@ nodes, capacity says so on stderr and prints the requests and limits per node wi
 allocatable ("?" percentages).`,
 		Example: capacityExample,
 		Args:    cobra.NoArgs,
-		RunE:    runE(o),
+		RunE:    cmdutil.RunE(o),
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Count the pods of every namespace (the default unless -n is given).")
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) on nodes: only the nodes it selects, and the pods bound to them, are counted. (e.g. -l node-role.kubernetes.io/worker)")
@@ -155,7 +158,7 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 		{Resource: "pods"}:  aggregate.NewPodUsageTransform(),
 		{Resource: "nodes"}: aggregate.TransformNode,
 	}
-	o.config.Progress = newProgress(o.ErrOut)
+	o.config.Progress = progress.NewProgress(o.ErrOut)
 	return nil
 }
 
@@ -216,7 +219,7 @@ func (o *CapacityOptions) capacityOptions(nodes []*corev1.Node, nodesKnown bool)
 // one target (answerCapacityTargets): the target the command's own
 // kubeconfig flags name.
 func (o *CapacityOptions) Run(ctx context.Context) error {
-	ctx, stop := interruptible(ctx)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
 	return o.answerCapacityTargets(ctx, one, false, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
@@ -337,7 +340,7 @@ func (o *CapacityOptions) printCapacityObject(table aggregate.Table, usage *aggr
 		err  error
 	)
 	if o.Output == "yaml" {
-		data, err = marshalYAML(obj)
+		data, err = printing.MarshalYAML(obj)
 	} else {
 		data, err = json.MarshalIndent(obj, "", "    ")
 		data = append(data, '\n')

@@ -16,6 +16,9 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -39,7 +42,7 @@ type capacityAnswer struct {
 	table      aggregate.Table
 	usage      *aggregate.UsageByNode
 	nodesKnown bool
-	stderr     *lockedWriter // over a *bytes.Buffer
+	stderr     *cmdutil.LockedWriter // over a *bytes.Buffer
 }
 
 // runFleetCapacity answers capacity in each context of a selection, o's
@@ -60,10 +63,10 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 		return err
 	}
 	byContext := o.GroupBy == fleet.ContextIndex
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	return o.answerCapacityTargets(ctx, set, byContext, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
-		a := &capacityAnswer{name: t.Name, stderr: &lockedWriter{w: &bytes.Buffer{}}}
+		a := &capacityAnswer{name: t.Name, stderr: &cmdutil.LockedWriter{W: &bytes.Buffer{}}}
 		co := *o
 		co.configFlags = t.ConfigFlags
 		co.engines = directEngines{}
@@ -77,7 +80,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 		if err := co.Validate(); err != nil {
 			return a, err
 		}
-		co.config.Progress = fleetProgressFrom(ctx, co.config.Progress)
+		co.config.Progress = pluginprogress.FromContext(ctx, co.config.Progress)
 		return a, co.collectCapacity(ctx, a, byContext)
 	})
 }
@@ -89,7 +92,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 // error is a *targets.PartialError.
 func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets.Set, byContext bool, answer func(ctx context.Context, t targets.Target) (*capacityAnswer, error)) error {
 	var (
-		progress *fleetProgress
+		progress *pluginprogress.Targets
 		deadline time.Duration
 	)
 	if set.Several {
@@ -97,21 +100,21 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 		for i, t := range set.Targets {
 			names[i] = t.Name
 		}
-		progress, deadline = newFleetProgress(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
 	}
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
-		defer func() { progress.done(t.Name, err) }()
+		defer func() { progress.Done(t.Name, err) }()
 		if progress != nil {
-			ctx = withFleetProgress(ctx, progress.engineProgress(t.Name))
+			ctx = pluginprogress.WithTargets(ctx, progress.EngineProgress(t.Name))
 		}
 		return answer(ctx, t)
 	})
-	progress.end()
+	progress.End()
 	failures := set.Failures(o.ErrOut)
 	var answers []*capacityAnswer
 	for _, r := range results {
 		if r.Value != nil && r.Value.stderr != nil {
-			flushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
+			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
 		}
 		switch {
 		case r.Err != nil && !set.Several:
@@ -194,7 +197,7 @@ func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several, byCo
 			}
 			return o.printCapacityObject(a.table, a.usage, a.nodesKnown)
 		}
-		var list fleetList
+		var list printing.ContextList
 		for _, a := range answers {
 			if err := o.sortAndCut(&a.table, 1); err != nil {
 				return err
@@ -203,9 +206,9 @@ func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several, byCo
 			if err != nil {
 				return fmt.Errorf("context %s: encoding the capacity table: %w", a.name, err)
 			}
-			list.add(a.name, item)
+			list.Add(a.name, item)
 		}
-		return list.write(o.Out, o.Output, &printers.JSONPrinter{})
+		return list.Write(o.Out, o.Output, &printers.JSONPrinter{})
 	}
 	table, keyWidth := answers[0].table, 1
 	if several {
@@ -223,7 +226,7 @@ func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several, byCo
 		return err
 	}
 	header, rows := table.Strings()
-	return writeTable(o.Out, header, rows, o.NoHeaders)
+	return printing.WriteTable(o.Out, header, rows, o.NoHeaders)
 }
 
 // sortAndCut sorts table by --sort-by, names (the first keyWidth columns)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -157,7 +159,7 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	if o.watching() {
 		return runFleetQueryWatch(cmd, args, o, q, set)
 	}
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	return o.answerTargets(ctx, set, q.contextAt, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
 		return answerContext(ctx, cmd, args, o, q, t)
@@ -174,7 +176,7 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 // where a context key column goes among the --group-by keys, -1 for none.
 func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, contextAt int, answer func(ctx context.Context, t targets.Target) (*targetAnswer, error)) error {
 	var (
-		progress *fleetProgress
+		progress *pluginprogress.Targets
 		deadline time.Duration
 	)
 	if set.Several {
@@ -182,17 +184,17 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 		for i, t := range set.Targets {
 			names[i] = t.Name
 		}
-		progress, deadline = newFleetProgress(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
 	}
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
 		if progress != nil {
-			ctx = withFleetProgress(ctx, progress.engineProgress(t.Name))
+			ctx = pluginprogress.WithTargets(ctx, progress.EngineProgress(t.Name))
 		}
 		a, err := answer(ctx, t)
-		progress.done(t.Name, err)
+		progress.Done(t.Name, err)
 		return a, err
 	})
-	progress.end()
+	progress.End()
 	defer func() {
 		for _, r := range results {
 			if r.Value != nil {
@@ -228,7 +230,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 // context index taken out, its own ConfigFlags, and stderr kept to be
 // printed once the answers are in.
 func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, t targets.Target) (a *targetAnswer, err error) {
-	stderr := &lockedWriter{w: &bytes.Buffer{}}
+	stderr := &cmdutil.LockedWriter{W: &bytes.Buffer{}}
 	co := *o
 	co.configFlags = t.ConfigFlags
 	co.engines = directEngines{}
@@ -247,7 +249,7 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 		}
 		return a, err
 	}
-	co.config.Progress = fleetProgressFrom(ctx, co.config.Progress)
+	co.config.Progress = pluginprogress.FromContext(ctx, co.config.Progress)
 	if err := co.collect(ctx, a); err != nil {
 		return a, err
 	}

@@ -21,6 +21,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -248,9 +251,9 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unstructured) error {
 	out := p.w.printer.cfg.out
 	name := p.fleet.name
-	if out.format == "name" {
+	if out.Format == "name" {
 		var b bytes.Buffer
-		if err := out.printer.PrintObj(u, &b); err != nil {
+		if err := out.Printer.PrintObj(u, &b); err != nil {
 			return err
 		}
 		for _, line := range strings.SplitAfter(b.String(), "\n") {
@@ -261,18 +264,18 @@ func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unst
 		return nil
 	}
 	list := map[string]interface{}{
-		"apiVersion":       "v1",
-		"kind":             "List",
-		"metadata":         map[string]interface{}{"resourceVersion": ""},
-		"items":            []interface{}{u.Object},
-		fleetContextsField: []interface{}{name},
+		"apiVersion":                "v1",
+		"kind":                      "List",
+		"metadata":                  map[string]interface{}{"resourceVersion": ""},
+		"items":                     []interface{}{u.Object},
+		printing.ContextsField: []interface{}{name},
 	}
-	if out.format == "yaml" {
+	if out.Format == "yaml" {
 		var doc interface{} = list
 		if p.w.o.OutputWatchEvents {
 			doc = map[string]interface{}{"type": string(typ), "object": list}
 		}
-		b, err := marshalYAML(doc)
+		b, err := printing.MarshalYAML(doc)
 		if err != nil {
 			return err
 		}
@@ -284,9 +287,9 @@ func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unst
 		return err
 	}
 	if p.w.o.OutputWatchEvents {
-		return out.printer.PrintObj(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: &unstructured.Unstructured{Object: list}}}, p.out)
+		return out.Printer.PrintObj(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: &unstructured.Unstructured{Object: list}}}, p.out)
 	}
-	return printListObject(p.out, out.printer, out.format, list)
+	return printing.PrintListObject(p.out, out.Printer, out.Format, list)
 }
 
 // runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
@@ -296,7 +299,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	for i, t := range set.Targets {
 		names[i] = t.Name
 	}
-	signals, stop := interruptible(cmd.Context())
+	signals, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	// A failed print (stdout closed) ends every context's watch.
 	ctx, cancel := context.WithCancel(signals)
@@ -304,9 +307,9 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 
 	var mu sync.Mutex // one line at a time on stderr
 	failures := set.Failures(o.ErrOut)
-	progress := newFleetProgress(o.ErrOut, names).untilWatching()
-	defer progress.end()
-	failures.Writing(&mu, progress.above)
+	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
+	defer progress.End()
+	failures.Writing(&mu, progress.Above)
 	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q)
 	watched := make(chan struct{})
 	go func() {
@@ -315,7 +318,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 			name := t.Name
 			stderr := &linePrefixer{mu: &mu, w: o.ErrOut, prefix: func(line []byte) []byte {
 				return append([]byte("context "+name+": "), line...)
-			}, above: progress.above}
+			}, above: progress.Above}
 			c := &fleetRowsContext{shared: rows, name: name}
 			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
 			if errors.Is(err, ErrInterrupted) {
@@ -323,7 +326,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 			}
 			rows.ended(name, err)
 			stderr.flush()
-			progress.done(name, err)
+			progress.Done(name, err)
 			if err != nil {
 				failures.Add(name, err)
 			}
@@ -334,7 +337,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	printed := make(chan error, 1)
 	go func() {
 		err := rows.printAnswer(ctx, done)
-		progress.end()
+		progress.End()
 		if err != nil {
 			cancel()
 		}
@@ -354,7 +357,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 
 // watchQueryContext runs query -w in context c.name with its own
 // ConfigFlags and stderr, its rows going to c.
-func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *fleetProgress) error {
+func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *pluginprogress.Targets) error {
 	co := *o
 	co.configFlags = t.ConfigFlags
 	co.engines = directEngines{}
@@ -368,7 +371,7 @@ func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o
 		return err
 	}
 	if progress != nil {
-		co.config.Progress = progress.engineProgress(c.name)
+		co.config.Progress = progress.EngineProgress(c.name)
 	}
 	return co.Run(ctx)
 }

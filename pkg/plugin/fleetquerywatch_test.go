@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // TestFleetRowsNameTheirContext prints changed objects of two contexts of a
@@ -79,7 +80,7 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := parseOutput(tt.output)
+			out, err := printing.ParseOutput(tt.output)
 			if err != nil {
 				t.Fatal(err)
 			}

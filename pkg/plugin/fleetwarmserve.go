@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -47,7 +48,7 @@ func handleCollect(ctx context.Context, env *serveEnv, req protocol.Request, std
 		}
 	}()
 	reqEnv := *env
-	printer := apiWarnings(stderr, req.WarningColor)
+	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
 	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	configFlags := genericclioptions.NewConfigFlags(true)
 	configFlags.Namespace = &q.Namespace

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // This file holds watch --group-by … --sum … across contexts: one live
@@ -197,10 +198,10 @@ func (s *fleetGroups) seed(name string, feed *groupWatch, types []*engine.Type) 
 
 // objectKey is an object's storage key, ns/name or name.
 func objectKey(obj interface{}) string {
-	if ns := objectNamespace(obj); ns != "" {
-		return ns + "/" + objectName(obj)
+	if ns := printing.ObjectNamespace(obj); ns != "" {
+		return ns + "/" + printing.ObjectName(obj)
 	}
-	return objectName(obj)
+	return printing.ObjectName(obj)
 }
 
 // settle counts one context less waiting; s.mu is held.

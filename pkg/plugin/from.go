@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/manifest"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
 // addFromFlags adds --from to cmd, whose RunE is already set, and wraps
@@ -27,14 +28,14 @@ import (
 // cache), needing no kubeconfig; a watch prints the files' objects first
 // (as --initial does; a grouped watch, its table). A recording among the
 // paths is read by recordingEngines instead (fromrecording.go).
-func addFromFlags(cmd *cobra.Command, o command, eo *engineOptions) {
+func addFromFlags(cmd *cobra.Command, o cmdutil.Command, eo *engineOptions) {
 	var paths []string
 	cmd.Flags().StringArrayVar(&paths, "from", nil, "Read objects from files instead of an API server (repeatable): kubectl get -o yaml|json output, multi-document YAML, JSON streams, or directories walked recursively (kubectl cluster-info dump --output-directory, must-gather). No kubeconfig is read; the namespace is -n or default.")
 	_ = cmd.MarkFlagFilename("from", "yaml", "yml", "json")
 	_, watch := o.(*WatchOptions)
 	times := addRecordingFlags(cmd, watch)
 	live := cmd.RunE
-	direct := runE(o)
+	direct := cmdutil.RunE(o)
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(paths) == 0 {
 			if err := times.validate(nil, false); err != nil {

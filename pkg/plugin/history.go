@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -64,7 +65,7 @@ func NewCmdHistory(configFlags *genericclioptions.ConfigFlags, streams genericio
 		Long:    "Read a recording (kubectl informer record) and print every state change of one object, in the order recorded, each with the time it was recorded: ADDED, then each update with a diff of what changed and the field managers who made it, as watch prints them, then DELETED. An object recreated under the same name continues the history with a new ADDED.",
 		Example: historyExample,
 		Args:    cobra.ExactArgs(1),
-		RunE:    runE(o),
+		RunE:    cmdutil.RunE(o),
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.From, "from", nil, "The recording to read (kubectl informer record --to FILE).")

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // yamlHostile are strings sigs.k8s.io/yaml.Marshal refuses ("control
@@ -30,7 +31,7 @@ func TestMarshalYAMLControlCharacters(t *testing.T) {
 	for _, s := range yamlHostile {
 		t.Run(strings.ToValidUTF8(s[:4], ""), func(t *testing.T) {
 			obj := map[string]interface{}{"data": map[string]interface{}{"value": s}, "count": int64(3)}
-			b, err := marshalYAML(obj)
+			b, err := printing.MarshalYAML(obj)
 			if err != nil {
 				t.Fatalf("marshalYAML(%q): %v", s, err)
 			}
@@ -55,7 +56,7 @@ func TestMarshalYAMLControlCharacters(t *testing.T) {
 // control as query -o yaml does: the cli-runtime YAML printer (and kubectl
 // -o yaml) fails on it.
 func TestQueryYAMLControlCharacters(t *testing.T) {
-	out, err := parseOutput("yaml")
+	out, err := printing.ParseOutput("yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestQueryYAMLControlCharacters(t *testing.T) {
 		Data:       map[string]string{"value": "a\x7fb\u009bc"},
 	}
 	var buf bytes.Buffer
-	if err := printList(&buf, out.printer, out.format, []interface{}{cm}); err != nil {
+	if err := printing.PrintList(&buf, out.Printer, out.Format, []interface{}{cm}); err != nil {
 		t.Fatalf("printList -o yaml: %v", err)
 	}
 	var list struct {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // run executes the root command with args and returns its error and
@@ -123,7 +125,7 @@ func TestUsageSaysKubectlInformer(t *testing.T) {
 
 func TestWriteTableEscapesControlCharacters(t *testing.T) {
 	var b strings.Builder
-	if err := writeTable(&b, []string{"NAME", "VALUE"}, [][]string{{"evil\x1b[31m", "ok"}}, false); err != nil {
+	if err := printing.WriteTable(&b, []string{"NAME", "VALUE"}, [][]string{{"evil\x1b[31m", "ok"}}, false); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "\x1b") {
@@ -145,15 +147,15 @@ func FuzzParseOutput(f *testing.F) {
 		if strings.Contains(s, "-file") || strings.Contains(s, "templatefile") {
 			t.Skip("file formats read the file system")
 		}
-		out, err := parseOutput(s)
+		out, err := printing.ParseOutput(s)
 		if err != nil {
 			if err.Error() == "" {
 				t.Errorf("parseOutput(%q) returned an empty error", s)
 			}
 			return
 		}
-		if !out.isTable() && out.printer == nil {
-			t.Errorf("parseOutput(%q) = format %q with no printer", s, out.format)
+		if !out.IsTable() && out.Printer == nil {
+			t.Errorf("parseOutput(%q) = format %q with no printer", s, out.Format)
 		}
 	})
 }

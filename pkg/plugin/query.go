@@ -16,6 +16,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -216,7 +218,7 @@ func (o *QueryOptions) completeEngineConfig() {
 		// TransformPod drops (--indexer names cannot take built-in names).
 		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
-	o.config.Progress = newProgress(o.ErrOut)
+	o.config.Progress = progress.NewProgress(o.ErrOut)
 	o.pushdown = o.pushableSelectors()
 }
 
@@ -243,7 +245,7 @@ func (o *QueryOptions) fullObjects() bool {
 	if o.grouped() {
 		return o.filterGuard != nil || o.groupsNeedFullObjects()
 	}
-	if o.print.out.needsFullObjects() || o.SortBy != "" || o.filterGuard != nil || o.print.out.isTable() {
+	if o.print.out.NeedsFullObjects() || o.SortBy != "" || o.filterGuard != nil || o.print.out.IsTable() {
 		return true
 	}
 	for _, def := range o.indexDefs {
@@ -264,7 +266,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	if o.watching() {
 		return o.runWatch(ctx)
 	}
-	ctx, stop := interruptible(ctx)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
 	return o.answerTargets(ctx, one, -1, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {

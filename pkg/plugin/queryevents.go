@@ -30,7 +30,7 @@ func (o *QueryOptions) validateShowEvents() error {
 	if o.print.grouped() {
 		return fmt.Errorf("--show-events adds columns to a table of objects; it cannot be used with --group-by or --sum")
 	}
-	if !o.print.out.isTable() || o.print.out.format == "custom-columns" {
+	if !o.print.out.IsTable() || o.print.out.Format == "custom-columns" {
 		return fmt.Errorf("--show-events adds columns to a table; it cannot be used with -o %s", o.Output)
 	}
 	return nil

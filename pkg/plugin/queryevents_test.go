@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 func TestDescribeEvent(t *testing.T) {
@@ -121,7 +122,7 @@ func TestShowEventsValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := parseOutput(tt.output)
+			out, err := printing.ParseOutput(tt.output)
 			if err != nil {
 				t.Fatal(err)
 			}

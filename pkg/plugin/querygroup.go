@@ -60,7 +60,7 @@ func (o *QueryOptions) validateGroups() error {
 		}
 		return nil
 	}
-	if o.print.out.format != "" && o.print.out.format != "wide" {
+	if o.print.out.Format != "" && o.print.out.Format != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
 	}
 	table := o.print.emptyGroupTable()

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // This file holds how a query prints its answer: the print config that
@@ -22,7 +23,7 @@ import (
 // QueryOptions.Complete from the flags. Run binds its relationship indexes
 // to their caches (bind) and does not change it otherwise.
 type queryPrintConfig struct {
-	out          output
+	out          printing.Output
 	noHeaders    bool
 	showKind     bool
 	showLabels   bool
@@ -54,7 +55,7 @@ type queryPrintConfig struct {
 // completePrint builds the print config from the flags, the namespaces and
 // indexes Complete resolved, and the parsed --group-by and --sum.
 func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggregate.Measure) (queryPrintConfig, error) {
-	out, err := parseOutput(o.Output)
+	out, err := printing.ParseOutput(o.Output)
 	if err != nil {
 		return queryPrintConfig{}, err
 	}
@@ -197,16 +198,16 @@ func parseSortBy(set *index.Set, sortBy string) (*index.Definition, *columns.Sor
 
 // customColumnCells is obj's row of the -o custom-columns columns cols:
 // each column's values joined, <none> where it has none.
-func customColumnCells(cols []customColumn, obj interface{}) ([]string, error) {
+func customColumnCells(cols []printing.CustomColumn, obj interface{}) ([]string, error) {
 	m, err := object.Content(obj)
 	if err != nil {
 		return nil, err
 	}
 	row := make([]string, len(cols))
 	for i, c := range cols {
-		results, err := c.path.FindResults(m)
+		results, err := c.Path.FindResults(m)
 		if err != nil {
-			return nil, fmt.Errorf("-o custom-columns: column %s: %w", c.header, err)
+			return nil, fmt.Errorf("-o custom-columns: column %s: %w", c.Header, err)
 		}
 		var values []string
 		for _, set := range results {
@@ -214,7 +215,7 @@ func customColumnCells(cols []customColumn, obj interface{}) ([]string, error) {
 				values = append(values, fmt.Sprint(v.Interface()))
 			}
 		}
-		row[i] = joinOrNone(values)
+		row[i] = printing.JoinOrNone(values)
 	}
 	return row, nil
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // TestAnswerPrinterKeepsTheEngineOrder checks that the printer prints objects
@@ -38,7 +39,7 @@ func TestAnswerPrinterKeepsTheEngineOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := parseOutput(tt.output)
+			out, err := printing.ParseOutput(tt.output)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +83,7 @@ func TestAnswerPrinterOneAndSeveral(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.output, func(t *testing.T) {
-			out, err := parseOutput(tt.output)
+			out, err := printing.ParseOutput(tt.output)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +141,7 @@ func TestQueryPrintConfigBind(t *testing.T) {
 // An empty answer says so on the command's stderr, one target or several,
 // naming the namespace as kubectl does.
 func TestAnswerPrinterNotFound(t *testing.T) {
-	out, err := parseOutput("")
+	out, err := printing.ParseOutput("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (o *QueryOptions) lookedUp(defs []index.Definition) []index.Definition {
 // kubectl's table rows (with the queried indexes' values), which Records can
 // hold.
 func (o *QueryOptions) namesOrRows() bool {
-	switch o.print.out.format {
+	switch o.print.out.Format {
 	case "name":
 		return true
 	case "", "wide":
@@ -79,7 +79,7 @@ func (o *QueryOptions) namesOrRows() bool {
 // are read from its CRD) or whose table orders its rows by comparing objects
 // needs the objects: the query then keeps them whole.
 func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
-	if o.config.Reduce == nil || o.grouped() || o.print.out.format == "name" {
+	if o.config.Reduce == nil || o.grouped() || o.print.out.Format == "name" {
 		return
 	}
 	tables := map[schema.GroupVersionKind]columns.Table{}
@@ -109,7 +109,7 @@ func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
 // declares none (a JSONPath or CEL index, a custom measure), and for a
 // table, whose columns read any field (withTableRows).
 func (o *QueryOptions) recordReads() []string {
-	if !o.grouped() && o.print.out.format != "name" {
+	if !o.grouped() && o.print.out.Format != "name" {
 		return nil
 	}
 	paths := []string{}

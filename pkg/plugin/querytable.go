@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // crdMapping is where custom resources' definitions, and so their printer
@@ -76,7 +77,7 @@ func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interfac
 	if withKind {
 		for i, c := range table.Columns {
 			if c.Format == columns.FormatName {
-				cells[i] = kindName(t) + "/" + cells[i]
+				cells[i] = printing.KindName(t) + "/" + cells[i]
 			}
 		}
 	}
@@ -93,7 +94,7 @@ func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interfac
 		row = append(row, labels.FormatLabels(objLabels))
 	}
 	for _, def := range p.cfg.indexes {
-		row = append(row, joinOrNone(index.Values(def, obj)))
+		row = append(row, printing.JoinOrNone(index.Values(def, obj)))
 	}
 	row = append(row, p.cfg.eventCells(obj, now)...)
 	return row, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
 // This file holds query -w/--watch: the query's answer kept current from
@@ -80,7 +81,7 @@ func (o *QueryOptions) liveHere() bool {
 // redraws reports whether the answer is redrawn in place: -w, a table
 // format, and a terminal.
 func (o *QueryOptions) redraws() bool {
-	return o.liveHere() && (o.grouped() || o.print.out.isTable())
+	return o.liveHere() && (o.grouped() || o.print.out.IsTable())
 }
 
 // watchConfig returns the engine config of a long-running query: query's,
@@ -113,7 +114,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
 	}
 	notes := &lastLine{}
-	signals, stop := interruptible(ctx)
+	signals, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	ctx = signals
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 func TestFitFrame(t *testing.T) {
@@ -212,7 +213,7 @@ DELETED    web-1                  0/1     Running   0          60m
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := parseOutput(tt.output)
+			out, err := printing.ParseOutput(tt.output)
 			if err != nil {
 				t.Fatal(err)
 			}

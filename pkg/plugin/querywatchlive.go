@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -234,8 +235,8 @@ func (w *queryWatch) runLive(ctx context.Context, q *engine.Queue) error {
 		}
 	}()
 	resized := make(chan os.Signal, 1)
-	notifyResize(resized)
-	defer stopResize(resized)
+	cmdutil.NotifyResize(resized)
+	defer cmdutil.StopResize(resized)
 	defer func() { _, _ = l.screen.out.Write(l.inPlace.End()) }()
 
 	pacer := newLivePacer()

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -138,13 +139,13 @@ func (p *rowPrinter) flush() error {
 // print prints one object, of type t, as what happened to it (typ).
 func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.EventType, obj interface{}) error {
 	cfg := p.w.printer.cfg
-	if !cfg.out.isTable() {
+	if !cfg.out.IsTable() {
 		return p.printObject(t, typ, obj)
 	}
 	var header, row []string
-	if cfg.out.format == "custom-columns" {
-		header, row = customColumnsHeader(cfg.out.columns), nil
-		cells, err := customColumnCells(cfg.out.columns, obj)
+	if cfg.out.Format == "custom-columns" {
+		header, row = customColumnsHeader(cfg.out.Columns), nil
+		cells, err := customColumnCells(cfg.out.Columns, obj)
 		if err != nil {
 			return err
 		}
@@ -157,7 +158,7 @@ func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.Event
 		}
 		header = tableHeader(cfg, t, table)
 		var err error
-		if row, err = p.w.printer.tableRow(t, table, obj, p.now, cfg.out.format == "wide", p.withKind); err != nil {
+		if row, err = p.w.printer.tableRow(t, table, obj, p.now, cfg.out.Format == "wide", p.withKind); err != nil {
 			return err
 		}
 	}
@@ -215,7 +216,7 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 	}
 	if p.fleet != nil {
 		if err := p.printFleetObject(typ, u); err != nil {
-			return fmt.Errorf("printing %s %s: %w", t.Name(), objectName(obj), err)
+			return fmt.Errorf("printing %s %s: %w", t.Name(), printing.ObjectName(obj), err)
 		}
 		return nil
 	}
@@ -223,8 +224,8 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 	if p.w.o.OutputWatchEvents {
 		printed = &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: u}}
 	}
-	if err := p.w.printer.cfg.out.printer.PrintObj(printed, p.out); err != nil {
-		return fmt.Errorf("printing %s %s: %w", t.Name(), objectName(obj), err)
+	if err := p.w.printer.cfg.out.Printer.PrintObj(printed, p.out); err != nil {
+		return fmt.Errorf("printing %s %s: %w", t.Name(), printing.ObjectName(obj), err)
 	}
 	return nil
 }
@@ -247,7 +248,7 @@ func tableHeader(cfg queryPrintConfig, t *engine.Type, table columns.Table) []st
 	if len(cfg.namespaces) != 1 && t.Namespaced() {
 		header = append(header, "NAMESPACE")
 	}
-	header = append(header, table.Headers(cfg.out.format == "wide")...)
+	header = append(header, table.Headers(cfg.out.Format == "wide")...)
 	for _, key := range cfg.labelColumns {
 		parts := strings.Split(key, "/")
 		header = append(header, strings.ToUpper(parts[len(parts)-1]))
@@ -262,10 +263,10 @@ func tableHeader(cfg queryPrintConfig, t *engine.Type, table columns.Table) []st
 }
 
 // customColumnsHeader is the header of -o custom-columns.
-func customColumnsHeader(cols []customColumn) []string {
+func customColumnsHeader(cols []printing.CustomColumn) []string {
 	header := make([]string, len(cols))
 	for i, c := range cols {
-		header[i] = c.header
+		header[i] = c.Header
 	}
 	return header
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -65,7 +67,7 @@ func NewCmdRecord(configFlags *genericclioptions.ConfigFlags, streams genericioo
 			"The file is compressed and stores each object whole once, then its changes; it is flushed at least every quarter second, so a recording cut off by a crash or a full disk reads up to its last flushed event. " +
 			"Objects are recorded whole, managedFields included.",
 		Example: recordExample,
-		RunE:    runE(o),
+		RunE:    cmdutil.RunE(o),
 	}
 	o.engineOptions.addFlags(cmd)
 	_ = cmd.Flags().MarkHidden("indexer")
@@ -92,7 +94,7 @@ func (o *RecordOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.config.FullObjects = true
 	o.config.ManagedFields = engine.KeepManagedFields
 	o.config.PlainWatchStreams = true
-	o.config.Progress = newProgress(o.ErrOut)
+	o.config.Progress = progress.NewProgress(o.ErrOut)
 	o.config.RequireWatch = true
 	reporter := newWatchErrorReporter(o.ErrOut)
 	o.config.OnWatchError = reporter.report
@@ -117,7 +119,7 @@ func (o *RecordOptions) Validate() error {
 // Run records until interrupted or --duration: it creates the file, starts
 // the engine, writes the synced state and then every event.
 func (o *RecordOptions) Run(ctx context.Context) error {
-	ctx, stop := interruptible(ctx)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 
 	mappings, err := o.resolve(o.typeArg)

@@ -1,3 +1,31 @@
+// Package plugin holds kubectl-informer's root command and the commands
+// below it. Each command
+// follows one contract, the one of kubectl's own commands:
+//
+//   - An Options struct (QueryOptions, WatchOptions, CapacityOptions,
+//     TreeOptions, …) holds the flags as the user typed them, and, set by
+//     Complete, the typed values built from them.
+//   - NewXOptions(configFlags, streams) returns the Options with their
+//     defaults; NewCmdX(configFlags, streams) returns the cobra command
+//     that binds its flags to them. Data goes to streams.Out, diagnostics to
+//     streams.ErrOut.
+//   - The command's RunE is cmdutil.RunE: Complete, then Validate, then Run, and
+//     nothing else (query and watch go through cacheRunE first, which may
+//     hand the whole command to a warm cache process instead).
+//   - Complete turns the arguments, flags and kubeconfig into clients and
+//     typed values (an engine config, a print config). Validate checks them
+//     without I/O, in errors that name the flag. Run does the work; it reads
+//     the Options and the values Complete built, and changes neither.
+//   - Run first derives its context from cmdutil.Interruptible, so that Ctrl-C
+//     (SIGINT) or SIGTERM cancels it and the command ends cleanly, informers
+//     shut down.
+//
+// The commands' shared concerns are packages below this one: targets (the
+// contexts a command asks, and its work run once per context), printing
+// (kubectl's -o formats and tables), progress (stderr progress lines),
+// cmdutil (the command contract), and the commands indexers and version.
+// The engine (pkg/engine, pkg/index) has no cobra: commands turn flags into
+// its typed configs, and its answers into text.
 package plugin
 
 import (
@@ -5,19 +33,18 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/indexers"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/version"
 )
 
 // NewCmdRoot returns the kubectl-informer command with its subcommands. One
 // ConfigFlags on the root's persistent flags serves every subcommand.
 func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
-	configFlags := newConfigFlags(streams, true)
+	configFlags := cmdutil.NewConfigFlags(streams, true)
 	cmd := &cobra.Command{
 		Use:   "kubectl-informer",
 		Short: "Cache-backed queries and diffed watches over client-go shared informers",
@@ -56,32 +83,9 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 	cmd.AddCommand(NewCmdTree(configFlags, streams))
 	cmd.AddCommand(NewCmdRecord(configFlags, streams))
 	cmd.AddCommand(NewCmdHistory(configFlags, streams))
-	cmd.AddCommand(NewCmdIndexers(streams))
-	cmd.AddCommand(NewCmdVersion(streams))
+	cmd.AddCommand(indexers.NewCmdIndexers(streams))
+	cmd.AddCommand(version.NewCmdVersion(streams))
 	return cmd
-}
-
-// newConfigFlags returns the kubeconfig flags of a root command: its
-// clients name the plugin as their user agent and, with apiWarnings, print
-// the API server's warnings on streams.ErrOut as kubectl does, with
-// printWarnings (a warm cache process's commands have the process's
-// clients instead).
-func newConfigFlags(streams genericiooptions.IOStreams, printWarnings bool) *genericclioptions.ConfigFlags {
-	var warnings rest.WarningHandler
-	if printWarnings {
-		warnings = apiWarnings(streams.ErrOut, printers.AllowsColorOutput(streams.ErrOut))
-	}
-	return genericclioptions.NewConfigFlags(true).
-		WithDiscoveryBurst(300).
-		WithDiscoveryQPS(50).
-		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
-			c.UserAgent = version.UserAgent()
-			if warnings != nil {
-				c.WarningHandler = warnings
-			}
-			return c
-		}).
-		WithWarningPrinter(streams)
 }
 
 // addKlogVerbosity exposes klog's -v and nothing else of klog's flags.

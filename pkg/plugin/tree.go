@@ -21,6 +21,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
 )
@@ -59,7 +62,7 @@ type TreeOptions struct {
 
 	// Set by Complete.
 	roots     []treeRootArg
-	out       output
+	out       printing.Output
 	namespace string // the one namespace of -n, "" with -A
 }
 
@@ -84,7 +87,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 		Long:    "Start shared informers for the root's type and the types it may own, wait until they have synced, and print each root with the objects whose ownerReferences name it, recursively, as a tree; a Service's tree lists the pods its selector selects. With --up, print the chain of controllers from the root up to the top-most one.",
 		Example: treeExample,
 		Args:    cobra.ArbitraryArgs,
-		RunE:    runE(o),
+		RunE:    cmdutil.RunE(o),
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, look for the roots across all namespaces.")
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) that picks the roots among the objects of TYPE.")
@@ -119,7 +122,7 @@ func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
 	default:
 		return fmt.Errorf("tree looks in one namespace (-n NS) or all (-A), got -n %s", strings.Join(o.namespaces, ","))
 	}
-	out, err := parseOutput(o.Output)
+	out, err := printing.ParseOutput(o.Output)
 	if err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ func (o *TreeOptions) Validate() error {
 	if err := o.engineOptions.validate(); err != nil {
 		return err
 	}
-	switch o.out.format {
+	switch o.out.Format {
 	case "", "name", "json", "yaml":
 	default:
 		return fmt.Errorf("tree prints a tree, or -o name, json or yaml; it cannot print -o %s", o.Output)
@@ -192,7 +195,7 @@ func (o *TreeOptions) Validate() error {
 // answer of a set of one target (answerTreeTargets): the target the
 // command's own kubeconfig flags name.
 func (o *TreeOptions) Run(ctx context.Context) error {
-	ctx, stop := interruptible(ctx)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
 	return o.answerTreeTargets(ctx, one, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
@@ -219,7 +222,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		}
 		// A Service's pods are found by its selector, in its spec.
 		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
-		cfg := engine.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: fleetProgressFrom(ctx, nil)}
+		cfg := engine.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: progress.FromContext(ctx, nil)}
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
@@ -280,7 +283,7 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 		SyncTimeout: o.SyncTimeout,
 		FullObjects: full,
 		Indexes:     []index.Definition{ownerUID},
-		Progress:    fleetProgressFrom(ctx, nil),
+		Progress:    progress.FromContext(ctx, nil),
 	})
 	defer each.Shutdown()
 	if err != nil {

@@ -13,6 +13,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
 )
@@ -37,10 +40,10 @@ type treeAnswer struct {
 	name      string
 	namespace string
 	// out is the -o the target's options parsed.
-	out      output
+	out      printing.Output
 	lines    []tree.Line
 	missing  string // why errNoRootHere
-	stderr   *lockedWriter
+	stderr   *cmdutil.LockedWriter
 	shutdown func()
 }
 
@@ -55,10 +58,10 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	return o.answerTreeTargets(ctx, set, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
-		a := &treeAnswer{name: t.Name, stderr: &lockedWriter{w: &bytes.Buffer{}}, shutdown: func() {}}
+		a := &treeAnswer{name: t.Name, stderr: &cmdutil.LockedWriter{W: &bytes.Buffer{}}, shutdown: func() {}}
 		co := *o
 		co.configFlags = t.ConfigFlags
 		co.engines = directEngines{}
@@ -81,7 +84,7 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 // trees are printed, and the error is a *targets.PartialError.
 func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, answer func(ctx context.Context, t targets.Target) (*treeAnswer, error)) error {
 	var (
-		progress *fleetProgress
+		progress *pluginprogress.Targets
 		deadline time.Duration
 	)
 	if set.Several {
@@ -89,23 +92,23 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 		for i, t := range set.Targets {
 			names[i] = t.Name
 		}
-		progress, deadline = newFleetProgress(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
 	}
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
 		defer func() {
 			if errors.Is(err, errNoRootHere) {
-				progress.set(t.Name, "no root here")
+				progress.Set(t.Name, "no root here")
 				return
 			}
-			progress.done(t.Name, err)
+			progress.Done(t.Name, err)
 		}()
 		if progress != nil {
-			progress.set(t.Name, "reading")
-			ctx = withFleetProgress(ctx, progress.listingProgress(t.Name))
+			progress.Set(t.Name, "reading")
+			ctx = pluginprogress.WithTargets(ctx, progress.ListingProgress(t.Name))
 		}
 		return answer(ctx, t)
 	})
-	progress.end()
+	progress.End()
 	defer func() {
 		for _, r := range results {
 			if r.Value != nil {
@@ -120,7 +123,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 	)
 	for _, r := range results {
 		if r.Value != nil && r.Value.stderr != nil {
-			flushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
+			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
 		}
 		switch {
 		case r.Err != nil && !set.Several:
@@ -155,7 +158,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 // up until a.shutdown.
 func (o *TreeOptions) collectTree(ctx context.Context, a *treeAnswer) error {
 	a.namespace, a.out = o.namespace, o.out
-	full := o.out.format != "name" || o.Refs
+	full := o.out.Format != "name" || o.Refs
 	roots, shutdown, err := o.findRoots(ctx, full)
 	a.shutdown = shutdown
 	if err != nil {
@@ -214,7 +217,7 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		return append([]string{name}, row...)
 	}
 	out := answers[0].out
-	switch out.format {
+	switch out.Format {
 	case "name":
 		for _, a := range answers {
 			var b bytes.Buffer
@@ -236,7 +239,7 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		return nil
 	case "json", "yaml":
 		var (
-			list fleetList
+			list printing.ContextList
 			objs []interface{}
 		)
 		for _, a := range answers {
@@ -249,13 +252,13 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 				if err != nil {
 					return err
 				}
-				list.add(a.name, m)
+				list.Add(a.name, m)
 			}
 		}
 		if !several {
-			return printList(o.Out, out.printer, out.format, objs)
+			return printing.PrintList(o.Out, out.Printer, out.Format, objs)
 		}
-		return list.write(o.Out, out.format, out.printer)
+		return list.Write(o.Out, out.Format, out.Printer)
 	}
 	now := time.Now()
 	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
@@ -273,5 +276,5 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 			rows = append(rows, withContext(a.name, row))
 		}
 	}
-	return writeTable(o.Out, withContext("CONTEXT", header), rows, o.NoHeaders)
+	return printing.WriteTable(o.Out, withContext("CONTEXT", header), rows, o.NoHeaders)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 )
 
 const watchExample = `  # Every change to deployments and pods in one namespace, with what changed
@@ -108,7 +110,7 @@ func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams generic
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = runE(o)
+	cmd.RunE = cmdutil.RunE(o)
 	if env == nil {
 		cmd.RunE = watchTargetsRunE(o, addFleetFlags(cmd))
 	}
@@ -234,7 +236,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.completeGroupEngine(indexDefs)
 	}
 	o.config.PlainWatchStreams = true
-	o.config.Progress = newProgress(o.ErrOut)
+	o.config.Progress = progress.NewProgress(o.ErrOut)
 	o.config.RequireWatch = true
 	reporter := newWatchErrorReporter(o.ErrOut)
 	o.config.OnWatchError = reporter.report
@@ -298,7 +300,7 @@ func (o *WatchOptions) Validate() error {
 // Run starts the informers, waits for sync and streams events until Ctrl-C,
 // --timeout or --max-events.
 func (o *WatchOptions) Run(ctx context.Context) error {
-	ctx, stop := interruptible(ctx)
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 
 	mappings, err := o.resolve(strings.Join(o.typeArgs, ","))
@@ -418,18 +420,18 @@ func (o *WatchOptions) namesByResource(mappings []*meta.RESTMapping) (map[string
 // watchErrorReporter says on stderr when a watch breaks after sync, once per
 // type and cause until the cause changes, so a long outage is not a flood.
 type watchErrorReporter struct {
-	out  *lockedWriter
+	out  *cmdutil.LockedWriter
 	last map[string]string
 }
 
 func newWatchErrorReporter(errOut interface{ Write([]byte) (int, error) }) *watchErrorReporter {
-	return &watchErrorReporter{out: &lockedWriter{w: errOut}, last: map[string]string{}}
+	return &watchErrorReporter{out: &cmdutil.LockedWriter{W: errOut}, last: map[string]string{}}
 }
 
 func (r *watchErrorReporter) report(t *engine.Type, err error) {
 	msg := err.Error()
-	r.out.mu.Lock()
-	defer r.out.mu.Unlock()
+	r.out.Mu.Lock()
+	defer r.out.Mu.Unlock()
 	if r.last[t.Name()] == msg {
 		return
 	}
@@ -438,14 +440,14 @@ func (r *watchErrorReporter) report(t *engine.Type, err error) {
 	if engine.IsForbidden(err) {
 		hint = "permission lost? retrying"
 	}
-	fmt.Fprintf(r.out.w, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
+	fmt.Fprintf(r.out.W, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
 }
 
 func (r *watchErrorReporter) resumed(t *engine.Type) {
-	r.out.mu.Lock()
-	defer r.out.mu.Unlock()
+	r.out.Mu.Lock()
+	defer r.out.Mu.Unlock()
 	delete(r.last, t.Name())
-	fmt.Fprintf(r.out.w, "watch of %s resumed; changes made meanwhile follow\n", t.Name())
+	fmt.Fprintf(r.out.W, "watch of %s resumed; changes made meanwhile follow\n", t.Name())
 }
 
 // watchContext returns ctx ended also after --timeout (when set), when

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // This file decides which events a watch prints, and as what.
@@ -103,7 +104,7 @@ func relatedValues(related []index.Change, name string, current bool) ([]string,
 // inWatch reports whether obj, of type t, is one the watch prints: named,
 // when names were given, and in the query of --where and --filter.
 func (p *eventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
-	if set := p.names[t.Name()]; len(set) > 0 && !set[objectName(obj)] {
+	if set := p.names[t.Name()]; len(set) > 0 && !set[printing.ObjectName(obj)] {
 		return false
 	}
 	return p.cfg.matches(obj)

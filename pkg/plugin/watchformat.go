@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -55,7 +56,7 @@ func (p *eventPrinter) handle(ev *engine.Event) (bool, error) {
 	case formatYAML:
 		return true, p.writeYAML(r)
 	case formatName:
-		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, kindName(ev.Resource), terminal.SanitizeText(objectName(ev.Object())))
+		_, err := fmt.Fprintf(p.out, "%s %s/%s\n", r.typ, printing.KindName(ev.Resource), terminal.SanitizeText(printing.ObjectName(ev.Object())))
 		return true, err
 	}
 	return true, p.writeText(r)
@@ -100,8 +101,8 @@ func (p *eventPrinter) writeText(r rendered) error {
 	color := map[engine.EventType]string{engine.Added: terminal.Green, engine.Modified: terminal.Yellow, engine.Deleted: terminal.Red}[r.typ]
 	line.WriteString(p.paint(color, fmt.Sprintf("%-8s", r.typ)))
 	line.WriteString(" ")
-	line.WriteString(kindName(r.ev.Resource) + "/" + terminal.SanitizeText(objectName(r.ev.Object())))
-	if ns := objectNamespace(r.ev.Object()); ns != "" {
+	line.WriteString(printing.KindName(r.ev.Resource) + "/" + terminal.SanitizeText(printing.ObjectName(r.ev.Object())))
+	if ns := printing.ObjectNamespace(r.ev.Object()); ns != "" {
 		line.WriteString(" -n " + terminal.SanitizeText(ns))
 	}
 	var notes []string
@@ -134,7 +135,7 @@ func (p *eventPrinter) writeText(r rendered) error {
 	case diffCompact:
 		return diff.WriteCompact(p.out, r.update.Changes(), "    ", p.cfg.color)
 	case diffUnified:
-		label := kindName(r.ev.Resource) + "/" + objectName(r.ev.New)
+		label := printing.KindName(r.ev.Resource) + "/" + printing.ObjectName(r.ev.New)
 		return r.update.WriteUnified(p.out, label+" (old)", label+" (new)", 3, p.cfg.color)
 	}
 	return nil
@@ -226,7 +227,7 @@ func (p *eventPrinter) writeYAML(r rendered) error {
 	if err != nil {
 		return err
 	}
-	b, err := marshalYAML(ev)
+	b, err := printing.MarshalYAML(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
 	}

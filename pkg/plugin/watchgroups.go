@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -168,7 +169,7 @@ func (g *groupWatch) draw() error {
 	if g.tty {
 		fmt.Fprintf(&buf, "%s — %d objects — %s\n\n", terminal.SanitizeText(g.title), g.live.Len(), g.now().Format("15:04:05"))
 	}
-	if err := writeTable(&buf, header, rows, false); err != nil {
+	if err := printing.WriteTable(&buf, header, rows, false); err != nil {
 		return err
 	}
 	out := buf.Bytes()

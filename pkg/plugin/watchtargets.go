@@ -16,6 +16,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -99,7 +101,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 	for i, t := range set.Targets {
 		names[i] = t.Name
 	}
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -110,11 +112,11 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 
 	var mu sync.Mutex // one line at a time on stdout and on stderr
 	failures := set.Failures(o.ErrOut)
-	progress := newFleetProgress(o.ErrOut, names).untilWatching()
-	defer progress.end()
-	failures.Writing(&mu, progress.above)
+	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
+	defer progress.End()
+	failures.Writing(&mu, progress.Above)
 	// Lines on the terminal the progress is drawn on go above it.
-	stdoutAbove, stderrAbove := progress.above, progress.above
+	stdoutAbove, stderrAbove := progress.Above, progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
 	}
@@ -123,7 +125,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 		if groups, err = newFleetGroups(fleetGroupTitle(args, o.GroupBy, o.Sums), o.GroupBy, o.Sums, o.Timestamps, names, o.Out); err != nil {
 			return err
 		}
-		groups.beforeDraw = progress.end
+		groups.beforeDraw = progress.End
 	}
 	watchAll := func() error {
 		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
@@ -137,7 +139,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 				c.groups = &fleetGroupContext{shared: groups, name: name}
 			}
 			if progress != nil {
-				c.progress = progress.engineProgress(name)
+				c.progress = progress.EngineProgress(name)
 			}
 			err := watchOne(ctx, cmd, args, o, c, stdout, stderr)
 			if groups != nil {
@@ -145,7 +147,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 			}
 			stdout.flush()
 			stderr.flush()
-			progress.done(name, err)
+			progress.Done(name, err)
 			if err != nil {
 				failures.Add(name, err)
 			}
@@ -316,7 +318,7 @@ type linePrefixer struct {
 	mu     *sync.Mutex
 	w      io.Writer
 	prefix func([]byte) []byte
-	// above, if set, runs each write (fleetProgress.above).
+	// above, if set, runs each write (progress.Targets.Above).
 	above func(write func())
 	buf   []byte
 }

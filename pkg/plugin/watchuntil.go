@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // This file decides when watch --until (or --until-all) ends a watch.
@@ -116,12 +117,12 @@ func (u *untilCondition) set(p *eventPrinter, t *engine.Type, key string, obj in
 	}
 	holds := u.guard.Match(context.Background(), obj, time.Now())
 	u.remove(id)
-	u.states[id] = untilState{resource: t.Name(), name: objectName(obj), holds: holds}
+	u.states[id] = untilState{resource: t.Name(), name: printing.ObjectName(obj), holds: holds}
 	if holds {
 		u.nHolds++
 		if u.metOn == "" {
-			u.metOn = kindName(t) + "/" + objectName(obj)
-			if ns := objectNamespace(obj); ns != "" {
+			u.metOn = printing.KindName(t) + "/" + printing.ObjectName(obj)
+			if ns := printing.ObjectNamespace(obj); ns != "" {
 				u.metOn += " -n " + ns
 			}
 		}

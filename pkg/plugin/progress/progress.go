@@ -1,4 +1,7 @@
-package plugin
+// Package progress draws what a command waits for on stderr: the engine's
+// sync of one target (NewProgress), and a line per target of several
+// (Targets), redrawn in place on a terminal.
+package progress
 
 import (
 	"fmt"
@@ -13,10 +16,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
-// newProgress returns the engine's progress callback: a self-rewriting status
+// NewProgress returns the engine's progress callback: a self-rewriting status
 // line on stderr when stderr is a terminal; otherwise klog lines at -v=1 or
 // more, once a second; otherwise nothing.
-func newProgress(errOut io.Writer) func(engine.Progress) {
+func NewProgress(errOut io.Writer) func(engine.Progress) {
 	if printers.IsTerminal(errOut) {
 		shown := false
 		return func(p engine.Progress) {

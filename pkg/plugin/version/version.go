@@ -1,4 +1,5 @@
-package plugin
+// Package version is the version command.
+package version
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package plugin
+package progress
 
 import (
 	"bytes"
@@ -13,33 +13,33 @@ import (
 )
 
 func TestFleetProgressOffTerminal(t *testing.T) {
-	if p := newFleetProgress(&bytes.Buffer{}, []string{"a", "b"}); p != nil {
+	if p := NewTargets(&bytes.Buffer{}, []string{"a", "b"}); p != nil {
 		t.Fatalf("progress on a buffer, want none")
 	}
-	var p *fleetProgress // nil: every method does nothing
-	p.set("a", "synced")
-	p.done("a", nil)
-	p.end()
+	var p *Targets // nil: every method does nothing
+	p.Set("a", "synced")
+	p.Done("a", nil)
+	p.End()
 }
 
 // TestFleetProgressStates draws each context's state in turn and erases
 // the lines at the end.
 func TestFleetProgressStates(t *testing.T) {
 	var out bytes.Buffer
-	p := newFleetProgressOn(&out, func() int { return 80 }, []string{"a", "b", "dead"})
+	p := newTargetsOn(&out, func() int { return 80 }, []string{"a", "b", "dead"})
 	p.start = time.Now().Add(-time.Second) // past the quiet time
 	steps := []struct {
 		do   func()
 		want []string
 	}{
-		{func() { p.set("dead", "resolving") }, []string{"a: resolving", "b: resolving", "dead: resolving"}},
+		{func() { p.Set("dead", "resolving") }, []string{"a: resolving", "b: resolving", "dead: resolving"}},
 		{func() {
-			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 7}, {Name: "nodes", Received: 3, Synced: true}}})
+			p.EngineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 7}, {Name: "nodes", Received: 3, Synced: true}}})
 		}, []string{"a: listing 10", "b: resolving"}},
 		{func() {
-			p.engineProgress("b")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 2, Synced: true}}})
+			p.EngineProgress("b")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 2, Synced: true}}})
 		}, []string{"a: listing 10", "b: synced"}},
-		{func() { p.done("dead", errors.New("connection refused")) }, []string{"dead: failed"}},
+		{func() { p.Done("dead", errors.New("connection refused")) }, []string{"dead: failed"}},
 	}
 	for i, s := range steps {
 		out.Reset()
@@ -52,12 +52,12 @@ func TestFleetProgressStates(t *testing.T) {
 		}
 	}
 	out.Reset()
-	p.end()
+	p.End()
 	if got := out.String(); !strings.HasSuffix(got, "\x1b[J"+terminal.ShowCursor) || !strings.Contains(got, "\x1b[2A") {
 		t.Errorf("end wrote %q, want the three lines erased and the cursor shown", got)
 	}
 	out.Reset()
-	p.set("a", "synced")
+	p.Set("a", "synced")
 	if out.Len() != 0 {
 		t.Errorf("drawn after end: %q", out.String())
 	}
@@ -67,10 +67,10 @@ func TestFleetProgressStates(t *testing.T) {
 // quiet time.
 func TestFleetProgressQuiet(t *testing.T) {
 	var out bytes.Buffer
-	p := newFleetProgressOn(&out, func() int { return 80 }, []string{"a"})
+	p := newTargetsOn(&out, func() int { return 80 }, []string{"a"})
 	p.start = time.Now().Add(time.Hour) // the quiet time never passes
-	p.set("a", "synced")
-	p.end()
+	p.Set("a", "synced")
+	p.End()
 	if out.Len() != 0 {
 		t.Errorf("wrote %q within the quiet time, want nothing", out.String())
 	}
@@ -81,33 +81,33 @@ func TestFleetProgressQuiet(t *testing.T) {
 // once every context is watching or has ended, and nothing of it is left.
 func TestFleetWatchProgress(t *testing.T) {
 	screen := terminal.NewScreen(10, 40)
-	p := newFleetProgressOn(screen, func() int { return 40 }, []string{"a", "b", "c"}).untilWatching()
+	p := newTargetsOn(screen, func() int { return 40 }, []string{"a", "b", "c"}).UntilWatching()
 	p.start = time.Now().Add(-time.Second) // past the quiet time
-	line := func(s string) { p.above(func() { screen.Write([]byte(s + "\n")) }) }
+	line := func(s string) { p.Above(func() { screen.Write([]byte(s + "\n")) }) }
 	steps := []struct {
 		name string
 		do   func()
 		want []string
 	}{
 		{"a lists", func() {
-			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 4}}})
+			p.EngineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 4}}})
 		},
 			[]string{"a: listing 4", "b: resolving", "c: resolving"}},
 		{"a synced", func() {
-			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 4, Synced: true}}})
+			p.EngineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Received: 4, Synced: true}}})
 		},
 			[]string{"a: watching", "b: resolving", "c: resolving"}},
 		{"an event of a", func() { line("a ADDED pod/x") },
 			[]string{"a ADDED pod/x", "a: watching", "b: resolving", "c: resolving"}},
 		{"a relation engine of a lists", func() {
-			p.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "nodes", Received: 1}}})
+			p.EngineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "nodes", Received: 1}}})
 		},
 			[]string{"a ADDED pod/x", "a: watching", "b: resolving", "c: resolving"}},
 		{"b fails", func() {
 			line("error: context b: refused")
-			p.done("b", errors.New("refused"))
+			p.Done("b", errors.New("refused"))
 		}, []string{"a ADDED pod/x", "error: context b: refused", "a: watching", "b: failed", "c: resolving"}},
-		{"c ends before a synced report", func() { p.done("c", nil) },
+		{"c ends before a synced report", func() { p.Done("c", nil) },
 			[]string{"a ADDED pod/x", "error: context b: refused"}},
 		{"later lines", func() { line("a MODIFIED pod/x") },
 			[]string{"a ADDED pod/x", "error: context b: refused", "a MODIFIED pod/x"}},
@@ -126,13 +126,13 @@ func TestFleetWatchProgress(t *testing.T) {
 // TestFleetProgressAboveOffTerminal writes lines unchanged when no
 // progress is shown (off a terminal, or within the quiet time).
 func TestFleetProgressAboveOffTerminal(t *testing.T) {
-	var nilProgress *fleetProgress
+	var nilProgress *Targets
 	var out bytes.Buffer
-	nilProgress.above(func() { out.WriteString("x\n") })
-	quiet := newFleetProgressOn(&out, func() int { return 80 }, []string{"a"}).untilWatching()
+	nilProgress.Above(func() { out.WriteString("x\n") })
+	quiet := newTargetsOn(&out, func() int { return 80 }, []string{"a"}).UntilWatching()
 	quiet.start = time.Now().Add(time.Hour)
-	quiet.above(func() { out.WriteString("y\n") })
-	quiet.engineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Synced: true}}})
+	quiet.Above(func() { out.WriteString("y\n") })
+	quiet.EngineProgress("a")(engine.Progress{Types: []engine.TypeProgress{{Name: "pods", Synced: true}}})
 	if got := out.String(); got != "x\ny\n" {
 		t.Errorf("wrote %q, want the lines alone", got)
 	}
@@ -142,9 +142,9 @@ func TestFleetProgressAboveOffTerminal(t *testing.T) {
 // one listing count and never says synced before the command ends.
 func TestFleetProgressListing(t *testing.T) {
 	var out bytes.Buffer
-	p := newFleetProgressOn(&out, func() int { return 80 }, []string{"a"})
+	p := newTargetsOn(&out, func() int { return 80 }, []string{"a"})
 	p.start = time.Now().Add(-time.Second)
-	listing := p.listingProgress("a")
+	listing := p.ListingProgress("a")
 	steps := []struct {
 		progress engine.Progress
 		want     string
@@ -162,7 +162,7 @@ func TestFleetProgressListing(t *testing.T) {
 		}
 	}
 	out.Reset()
-	p.done("a", nil)
+	p.Done("a", nil)
 	if got := out.String(); !strings.Contains(got, "a: synced") {
 		t.Errorf("done drew %q, want a: synced", got)
 	}

@@ -1,4 +1,8 @@
-package plugin
+// Package printing prints what commands answer as kubectl prints it: the
+// -o formats (json, yaml, name, jsonpath, custom-columns, go-template) of
+// objects and lists, kubectl's plain tables, a List of several contexts'
+// items (ContextList), and the names kubectl prints for an object.
+package printing
 
 import (
 	"encoding/json"
@@ -18,36 +22,36 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
-// output is a parsed -o/--output value.
-type output struct {
-	// format is "" (table), "wide", "custom-columns", or a cli-runtime
+// Output is a parsed -o/--output value.
+type Output struct {
+	// Format is "" (table), "wide", "custom-columns", or a cli-runtime
 	// printer's format: json, yaml, name, jsonpath=…, go-template=….
-	format string
-	// printer prints json, yaml, name and template formats.
-	printer printers.ResourcePrinter
-	// columns are the custom-columns.
-	columns []customColumn
+	Format string
+	// Printer prints json, yaml, name and template formats.
+	Printer printers.ResourcePrinter
+	// Columns are the custom-columns.
+	Columns []CustomColumn
 }
 
-type customColumn struct {
-	header string
-	path   *jsonpath.JSONPath
+type CustomColumn struct {
+	Header string
+	Path   *jsonpath.JSONPath
 }
 
-// parseOutput parses -o. It reads a file only for jsonpath-file and
+// ParseOutput parses -o. It reads a file only for jsonpath-file and
 // template-file formats, as kubectl does.
-func parseOutput(value string) (output, error) {
+func ParseOutput(value string) (Output, error) {
 	switch {
 	case value == "" || value == "wide":
-		return output{format: value}, nil
+		return Output{Format: value}, nil
 	case strings.HasPrefix(value, "custom-columns="):
 		cols, err := parseCustomColumns(strings.TrimPrefix(value, "custom-columns="))
 		if err != nil {
-			return output{}, err
+			return Output{}, err
 		}
-		return output{format: "custom-columns", columns: cols}, nil
+		return Output{Format: "custom-columns", Columns: cols}, nil
 	case value == "custom-columns":
-		return output{}, fmt.Errorf("-o custom-columns needs a spec, e.g. -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName")
+		return Output{}, fmt.Errorf("-o custom-columns needs a spec, e.g. -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName")
 	}
 	// cli-runtime's printers split "jsonpath=…" and "go-template=…"
 	// themselves.
@@ -58,15 +62,15 @@ func parseOutput(value string) (output, error) {
 	if err != nil {
 		if genericclioptions.IsNoCompatiblePrinterError(err) {
 			allowed := append([]string{"wide", "custom-columns"}, printFlags.AllowedFormats()...)
-			return output{}, fmt.Errorf("unknown -o/--output format %q; allowed formats are: %s", value, strings.Join(allowed, ", "))
+			return Output{}, fmt.Errorf("unknown -o/--output format %q; allowed formats are: %s", value, strings.Join(allowed, ", "))
 		}
-		return output{}, fmt.Errorf("invalid -o/--output %q: %w", value, err)
+		return Output{}, fmt.Errorf("invalid -o/--output %q: %w", value, err)
 	}
-	return output{format: format, printer: printer}, nil
+	return Output{Format: format, Printer: printer}, nil
 }
 
-func parseCustomColumns(spec string) ([]customColumn, error) {
-	var cols []customColumn
+func parseCustomColumns(spec string) ([]CustomColumn, error) {
+	var cols []CustomColumn
 	for _, part := range strings.Split(spec, ",") {
 		header, path, ok := strings.Cut(part, ":")
 		if !ok || header == "" || path == "" {
@@ -80,28 +84,28 @@ func parseCustomColumns(spec string) ([]customColumn, error) {
 		if err := jp.Parse(expr); err != nil {
 			return nil, fmt.Errorf("-o custom-columns: invalid JSONPath %q for column %s: %w", path, header, err)
 		}
-		cols = append(cols, customColumn{header: header, path: jp})
+		cols = append(cols, CustomColumn{Header: header, Path: jp})
 	}
 	return cols, nil
 }
 
-// needsFullObjects reports whether the format reads more than metadata.
-func (o output) needsFullObjects() bool {
-	switch o.format {
+// NeedsFullObjects reports whether the format reads more than metadata.
+func (o Output) NeedsFullObjects() bool {
+	switch o.Format {
 	case "", "wide", "name":
 		return false
 	}
 	return true
 }
 
-// isTable reports whether the format is one of the tables.
-func (o output) isTable() bool {
-	return o.format == "" || o.format == "wide" || o.format == "custom-columns"
+// IsTable reports whether the format is one of the tables.
+func (o Output) IsTable() bool {
+	return o.Format == "" || o.Format == "wide" || o.Format == "custom-columns"
 }
 
-// printList prints objs with a cli-runtime printer: name prints one line per
+// PrintList prints objs with a cli-runtime printer: name prints one line per
 // object; the others get a v1 List, as kubectl get prints.
-func printList(w io.Writer, printer printers.ResourcePrinter, format string, objs []interface{}) error {
+func PrintList(w io.Writer, printer printers.ResourcePrinter, format string, objs []interface{}) error {
 	if format == "name" {
 		for _, obj := range objs {
 			ro, ok := obj.(runtime.Object)
@@ -122,7 +126,7 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 		}
 		items = append(items, m)
 	}
-	return printListObject(w, printer, format, map[string]interface{}{
+	return PrintListObject(w, printer, format, map[string]interface{}{
 		"apiVersion": "v1",
 		"kind":       "List",
 		"metadata":   map[string]interface{}{"resourceVersion": ""},
@@ -130,11 +134,11 @@ func printList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 	})
 }
 
-// printListObject prints a v1 List: as YAML for format yaml, else with
+// PrintListObject prints a v1 List: as YAML for format yaml, else with
 // printer (JSON, templates).
-func printListObject(w io.Writer, printer printers.ResourcePrinter, format string, list map[string]interface{}) error {
+func PrintListObject(w io.Writer, printer printers.ResourcePrinter, format string, list map[string]interface{}) error {
 	if format == "yaml" {
-		b, err := marshalYAML(list)
+		b, err := MarshalYAML(list)
 		if err != nil {
 			return err
 		}
@@ -144,7 +148,7 @@ func printListObject(w io.Writer, printer printers.ResourcePrinter, format strin
 	return printer.PrintObj(&unstructured.Unstructured{Object: list}, w)
 }
 
-// marshalYAML returns obj as YAML, as sigs.k8s.io/yaml.Marshal (and so
+// MarshalYAML returns obj as YAML, as sigs.k8s.io/yaml.Marshal (and so
 // kubectl -o yaml) does, but also when a string holds a character YAML may
 // not carry raw: DEL, the C1 controls (U+0080–U+009F, NEL included, which
 // YAML would read as a line break) and the noncharacters U+FFFE and U+FFFF.
@@ -153,7 +157,7 @@ func printListObject(w io.Writer, printer printers.ResourcePrinter, format strin
 // not allowed"; kubernetes/kubectl#774). Escaped in the JSON as \uXXXX they
 // keep their value, and the YAML writer escapes them in turn (see
 // terminal.EscapeForYAML).
-func marshalYAML(obj interface{}) ([]byte, error) {
+func MarshalYAML(obj interface{}) ([]byte, error) {
 	j, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encoding as JSON: %w", err)

@@ -1,12 +1,12 @@
 //go:build windows
 
-package plugin
+package cmdutil
 
 import "os"
 
 // notifyResize relays nothing on Windows, which has no SIGWINCH: a live
 // table reads the console's size again on each redraw instead.
-func notifyResize(chan<- os.Signal) {}
+func NotifyResize(chan<- os.Signal) {}
 
 // stopResize has nothing to stop on Windows.
-func stopResize(chan<- os.Signal) {}
+func StopResize(chan<- os.Signal) {}

@@ -1,10 +1,12 @@
-package plugin
+// Package indexers is the indexers command: the indexes a query can name.
+package indexers
 
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
 // NewCmdIndexers returns the indexers command, which lists the built-in
@@ -28,7 +30,7 @@ func NewCmdIndexers(streams genericiooptions.IOStreams) *cobra.Command {
 			for _, b := range index.Builtins() {
 				rows = append(rows, []string{b.Name, b.Description})
 			}
-			return writeTable(streams.Out, []string{"INDEX", "DESCRIPTION"}, rows, noHeaders)
+			return printing.WriteTable(streams.Out, []string{"INDEX", "DESCRIPTION"}, rows, noHeaders)
 		},
 	}
 	cmd.Flags().BoolVar(&noHeaders, "no-headers", false, "Don't print headers.")

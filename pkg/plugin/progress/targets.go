@@ -1,4 +1,4 @@
-package plugin
+package progress
 
 import (
 	"context"
@@ -26,10 +26,10 @@ import (
 // shown: a quick answer shows none.
 const fleetProgressQuiet = 300 * time.Millisecond
 
-// fleetProgress is the per-context progress of a fleet query; a nil
-// *fleetProgress shows nothing. Its methods may be called from any
-// goroutine.
-type fleetProgress struct {
+// Targets is the progress of a command of several targets, a line per
+// target; a nil *Targets shows nothing. Its methods may be called from
+// any goroutine.
+type Targets struct {
 	mu      sync.Mutex
 	out     io.Writer
 	width   func() int
@@ -48,9 +48,9 @@ type fleetProgress struct {
 // progress no longer changes.
 var settledStates = map[string]bool{"watching": true, "ended": true, "failed": true}
 
-// newFleetProgress returns the progress of names on errOut, nil when
+// NewTargets returns the progress of names on errOut, nil when
 // errOut is not a terminal.
-func newFleetProgress(errOut io.Writer, names []string) *fleetProgress {
+func NewTargets(errOut io.Writer, names []string) *Targets {
 	if len(names) == 0 || !printers.IsTerminal(errOut) {
 		return nil
 	}
@@ -64,7 +64,7 @@ func newFleetProgress(errOut io.Writer, names []string) *fleetProgress {
 			return w
 		}
 	}
-	p := newFleetProgressOn(errOut, width, names)
+	p := newTargetsOn(errOut, width, names)
 	go p.tick()
 	return p
 }
@@ -74,7 +74,7 @@ func newFleetProgress(errOut io.Writer, names []string) *fleetProgress {
 const fleetProgressTick = 250 * time.Millisecond
 
 // tick redraws the progress until end.
-func (p *fleetProgress) tick() {
+func (p *Targets) tick() {
 	t := time.NewTicker(fleetProgressTick)
 	defer t.Stop()
 	for range t.C {
@@ -90,16 +90,16 @@ func (p *fleetProgress) tick() {
 	}
 }
 
-func newFleetProgressOn(out io.Writer, width func() int, names []string) *fleetProgress {
-	p := &fleetProgress{out: out, width: width, names: names, states: map[string]string{}, start: time.Now()}
+func newTargetsOn(out io.Writer, width func() int, names []string) *Targets {
+	p := &Targets{out: out, width: width, names: names, states: map[string]string{}, start: time.Now()}
 	for _, name := range names {
 		p.states[name] = "resolving"
 	}
 	return p
 }
 
-// set records the state of context name and redraws.
-func (p *fleetProgress) set(name, state string) {
+// Set records the state of context name and redraws.
+func (p *Targets) Set(name, state string) {
 	if p == nil {
 		return
 	}
@@ -119,7 +119,7 @@ func (p *fleetProgress) set(name, state string) {
 }
 
 // settled reports whether every context is in a final state; p.mu is held.
-func (p *fleetProgress) settled() bool {
+func (p *Targets) settled() bool {
 	for _, name := range p.names {
 		if !settledStates[p.states[name]] {
 			return false
@@ -128,20 +128,20 @@ func (p *fleetProgress) settled() bool {
 	return true
 }
 
-// untilWatching makes p the progress of a watch: a synced context is
+// UntilWatching makes p the progress of a watch: a synced context is
 // watching, one whose watch returned has ended (or failed), and the
 // progress ends once every context is watching or has ended.
-func (p *fleetProgress) untilWatching() *fleetProgress {
+func (p *Targets) UntilWatching() *Targets {
 	if p != nil {
 		p.settles = true
 	}
 	return p
 }
 
-// above runs write, which writes whole lines to the terminal the progress
+// Above runs write, which writes whole lines to the terminal the progress
 // is drawn on, with the progress erased before and drawn again after, so
 // that the lines stay above it.
-func (p *fleetProgress) above(write func()) {
+func (p *Targets) Above(write func()) {
 	if p == nil {
 		write()
 		return
@@ -159,44 +159,44 @@ func (p *fleetProgress) above(write func()) {
 	p.draw()
 }
 
-// engineProgress returns the engine progress callback of context name.
-func (p *fleetProgress) engineProgress(name string) func(engine.Progress) {
+// EngineProgress returns the engine progress callback of context name.
+func (p *Targets) EngineProgress(name string) func(engine.Progress) {
 	return func(e engine.Progress) {
 		if allSynced(e) {
-			p.set(name, p.syncedState())
+			p.Set(name, p.syncedState())
 			return
 		}
 		var received int64
 		for _, t := range e.Types {
 			received += t.Received
 		}
-		p.set(name, fmt.Sprintf("listing %d", received))
+		p.Set(name, fmt.Sprintf("listing %d", received))
 	}
 }
 
 // syncedState is the state of a synced context: a watch is then watching.
-func (p *fleetProgress) syncedState() string {
+func (p *Targets) syncedState() string {
 	if p != nil && p.settles {
 		return "watching"
 	}
 	return "synced"
 }
 
-// done records how context name's work ended.
-func (p *fleetProgress) done(name string, err error) {
+// Done records how context name's work ended.
+func (p *Targets) Done(name string, err error) {
 	switch {
 	case p == nil:
 	case err != nil:
-		p.set(name, "failed")
+		p.Set(name, "failed")
 	case p.settles:
-		p.set(name, "ended")
+		p.Set(name, "ended")
 	default:
-		p.set(name, "synced")
+		p.Set(name, "synced")
 	}
 }
 
 // draw writes the frame, once the quiet time has passed; p.mu is held.
-func (p *fleetProgress) draw() {
+func (p *Targets) draw() {
 	if p.ended || time.Since(p.start) < fleetProgressQuiet {
 		return
 	}
@@ -208,8 +208,8 @@ func (p *fleetProgress) draw() {
 	p.out.Write(p.inPlace.Frame(lines, p.width()))
 }
 
-// end erases the progress; nothing is drawn after it.
-func (p *fleetProgress) end() {
+// End erases the progress; nothing is drawn after it.
+func (p *Targets) End() {
 	if p == nil {
 		return
 	}
@@ -219,7 +219,7 @@ func (p *fleetProgress) end() {
 }
 
 // endLocked is end with p.mu held.
-func (p *fleetProgress) endLocked() {
+func (p *Targets) endLocked() {
 	if p.ended {
 		return
 	}
@@ -235,27 +235,27 @@ func (p *fleetProgress) endLocked() {
 // callback in a fleet query.
 type fleetProgressKey struct{}
 
-// withFleetProgress returns ctx carrying the engine progress callback of
+// WithTargets returns ctx carrying the engine progress callback of
 // one context of a fleet query.
-func withFleetProgress(ctx context.Context, progress func(engine.Progress)) context.Context {
+func WithTargets(ctx context.Context, progress func(engine.Progress)) context.Context {
 	return context.WithValue(ctx, fleetProgressKey{}, progress)
 }
 
-// fleetProgressFrom returns the engine progress callback ctx carries, or
+// FromContext returns the engine progress callback ctx carries, or
 // fallback.
-func fleetProgressFrom(ctx context.Context, fallback func(engine.Progress)) func(engine.Progress) {
+func FromContext(ctx context.Context, fallback func(engine.Progress)) func(engine.Progress) {
 	if p, ok := ctx.Value(fleetProgressKey{}).(func(engine.Progress)); ok {
 		return p
 	}
 	return fallback
 }
 
-// listingProgress returns a progress callback for a context whose command
+// ListingProgress returns a progress callback for a context whose command
 // runs several engines one after another (a tree: its roots, then the types
 // it follows): the state is listing N, N the objects received over every
 // type so far, and never synced, which the command's own end says through
 // done.
-func (p *fleetProgress) listingProgress(name string) func(engine.Progress) {
+func (p *Targets) ListingProgress(name string) func(engine.Progress) {
 	var mu sync.Mutex
 	received := map[string]int64{}
 	return func(e engine.Progress) {
@@ -269,7 +269,7 @@ func (p *fleetProgress) listingProgress(name string) func(engine.Progress) {
 		}
 		mu.Unlock()
 		if total > 0 {
-			p.set(name, fmt.Sprintf("listing %d", total))
+			p.Set(name, fmt.Sprintf("listing %d", total))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package plugin
+package printing
 
 import (
 	"strings"
@@ -10,8 +10,8 @@ import (
 
 // This file holds how every command names types and objects in its output.
 
-// kindName is how a type is named in tables: "pod", "deployment.apps".
-func kindName(t *engine.Type) string {
+// KindName is how a type is named in tables: "pod", "deployment.apps".
+func KindName(t *engine.Type) string {
 	gk := t.Mapping.GroupVersionKind.GroupKind()
 	name := strings.ToLower(gk.Kind)
 	if gk.Group != "" {
@@ -20,26 +20,26 @@ func kindName(t *engine.Type) string {
 	return name
 }
 
-// objectName is obj's metadata.name, "" when obj has no metadata.
-func objectName(obj interface{}) string {
+// ObjectName is obj's metadata.name, "" when obj has no metadata.
+func ObjectName(obj interface{}) string {
 	if a, err := meta.Accessor(obj); err == nil {
 		return a.GetName()
 	}
 	return ""
 }
 
-// objectNamespace is obj's metadata.namespace: "" for a cluster-scoped
+// ObjectNamespace is obj's metadata.namespace: "" for a cluster-scoped
 // object, or when obj has no metadata.
-func objectNamespace(obj interface{}) string {
+func ObjectNamespace(obj interface{}) string {
 	if a, err := meta.Accessor(obj); err == nil {
 		return a.GetNamespace()
 	}
 	return ""
 }
 
-// joinOrNone is a table cell of several values: joined by commas, or
+// JoinOrNone is a table cell of several values: joined by commas, or
 // "<none>" when there is none, as kubectl prints.
-func joinOrNone(values []string) string {
+func JoinOrNone(values []string) string {
 	if len(values) == 0 {
 		return "<none>"
 	}

@@ -1,4 +1,4 @@
-package plugin
+package printing
 
 import (
 	"bufio"
@@ -21,11 +21,11 @@ const minCellWidth = 6
 // columnPadding is the space between columns.
 const columnPadding = "   "
 
-// writeTable prints rows under header the way kubectl prints tables: no
+// WriteTable prints rows under header the way kubectl prints tables: no
 // borders, left-aligned, three spaces between columns and every column at
 // least six wide, no trailing spaces. Cells come from the cluster, so control
 // characters are escaped.
-func writeTable(w io.Writer, header []string, rows [][]string, noHeaders bool) error {
+func WriteTable(w io.Writer, header []string, rows [][]string, noHeaders bool) error {
 	safeRows := make([][]string, len(rows))
 	for r, row := range rows {
 		safeRows[r] = make([]string, len(row))
