@@ -264,10 +264,10 @@ func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unst
 		return nil
 	}
 	list := map[string]interface{}{
-		"apiVersion":                "v1",
-		"kind":                      "List",
-		"metadata":                  map[string]interface{}{"resourceVersion": ""},
-		"items":                     []interface{}{u.Object},
+		"apiVersion":           "v1",
+		"kind":                 "List",
+		"metadata":             map[string]interface{}{"resourceVersion": ""},
+		"items":                []interface{}{u.Object},
 		printing.ContextsField: []interface{}{name},
 	}
 	if out.Format == "yaml" {

@@ -33,10 +33,10 @@ func (l *ContextList) Write(w io.Writer, format string, printer printers.Resourc
 		items, contexts = []interface{}{}, []interface{}{}
 	}
 	return PrintListObject(w, printer, format, map[string]interface{}{
-		"apiVersion":       "v1",
-		"kind":             "List",
-		"metadata":         map[string]interface{}{"resourceVersion": ""},
-		"items":            items,
+		"apiVersion":  "v1",
+		"kind":        "List",
+		"metadata":    map[string]interface{}{"resourceVersion": ""},
+		"items":       items,
 		ContextsField: contexts,
 	})
 }
