@@ -111,6 +111,6 @@ func (o *QueryOptions) collect(ctx context.Context, a *targetAnswer) error {
 	a.shutdown = l.shutdown
 	l.report()
 	a.groups = l.groups
-	a.p = queryPrinter{cfg: l.cfg, out: o.Out, errOut: o.ErrOut, source: o.source}
+	a.p = queryPrinter{cfg: l.cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -72,7 +73,7 @@ type CacheStartOptions struct {
 	Retain      time.Duration
 	genericiooptions.IOStreams
 
-	id        cacheIdentity
+	id        engines.CacheIdentity
 	kubeArgs  []string
 	verbosity string
 	fleet     *cacheFleetFlags
@@ -87,7 +88,7 @@ func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams generi
 		Args:  cobra.NoArgs,
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.kubeArgs = kubeconfigArgs(cmd)
+		o.kubeArgs = engines.KubeconfigArgs(cmd)
 		if v := cmd.Root().PersistentFlags().Lookup("v"); v != nil && v.Changed {
 			o.verbosity = v.Value.String()
 		}
@@ -130,7 +131,7 @@ func validateRecord(record string, retain time.Duration) error {
 // Complete resolves the identity from the kubeconfig flags.
 func (o *CacheStartOptions) Complete(*cobra.Command, []string) error {
 	var err error
-	o.id, err = resolveCacheIdentity(o.configFlags)
+	o.id, err = engines.ResolveCacheIdentity(o.configFlags)
 	return err
 }
 
@@ -178,20 +179,20 @@ const cacheReadyTimeout = 30 * time.Second
 
 // Run starts the cache process, unless one runs for the identity already.
 func (o *CacheStartOptions) Run(_ context.Context) error {
-	user, _ := userName(o.configFlags)
-	if err := client.EnsureDir(o.id.dir); err != nil {
+	user, _ := engines.UserName(o.configFlags)
+	if err := client.EnsureDir(o.id.Dir); err != nil {
 		return err
 	}
-	conn, err := client.Dial(o.id.socket, dialTimeout)
+	conn, err := client.Dial(o.id.Socket, engines.DialTimeout)
 	if err == nil {
 		conn.Close()
-		fmt.Fprintf(o.Out, "a cache already runs for %s as %s (pid %d, socket %s)\n", o.id.server, user, conn.Hello.Pid, o.id.socket)
+		fmt.Fprintf(o.Out, "a cache already runs for %s as %s (pid %d, socket %s)\n", o.id.Server, user, conn.Hello.Pid, o.id.Socket)
 		return nil
 	}
 	if !errors.Is(err, client.ErrNoCache) {
 		// A socket left behind is removed; a cache that still listens
 		// (another version, or too slow to greet) keeps its socket.
-		free, rmErr := client.RemoveStale(o.id.socket)
+		free, rmErr := client.RemoveStale(o.id.Socket)
 		if rmErr != nil {
 			return rmErr
 		}
@@ -224,13 +225,13 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 		Executable: exe,
 		Args:       args,
 		Stdin:      stdin,
-		LogPath:    client.LogPath(o.id.dir, o.id.key),
+		LogPath:    client.LogPath(o.id.Dir, o.id.Key),
 		Ready:      cacheReadyTimeout,
 	})
 	if err != nil {
 		return fmt.Errorf("starting the cache: %w", err)
 	}
-	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s%s)\n", o.id.server, user, pid, o.id.socket, o.IdleTimeout, o.EvictAfter, recording)
+	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s%s)\n", o.id.Server, user, pid, o.id.Socket, o.IdleTimeout, o.EvictAfter, recording)
 	return nil
 }
 
@@ -301,7 +302,7 @@ func (o *CacheStopOptions) Run(context.Context) error {
 // stopCache stops the cache at socket; a socket that no cache answers on is
 // removed.
 func stopCache(socket string) error {
-	conn, err := client.Dial(socket, dialTimeout)
+	conn, err := client.Dial(socket, engines.DialTimeout)
 	if errors.Is(err, client.ErrNoCache) {
 		return err
 	}
@@ -309,7 +310,7 @@ func stopCache(socket string) error {
 	switch {
 	case errors.As(err, &version):
 		// A cache of another build: its Stop request is the same.
-		if err := client.StopAnyVersion(socket, dialTimeout); err != nil {
+		if err := client.StopAnyVersion(socket, engines.DialTimeout); err != nil {
 			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
 		}
 	case err != nil:
@@ -323,7 +324,7 @@ func stopCache(socket string) error {
 		return nil
 	default:
 		defer conn.Close()
-		if err := conn.Stop(dialTimeout); err != nil {
+		if err := conn.Stop(engines.DialTimeout); err != nil {
 			return fmt.Errorf("stopping the cache at %s: %w", socket, err)
 		}
 	}

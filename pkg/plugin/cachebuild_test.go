@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -25,7 +26,7 @@ func TestOtherBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := otherBuild(tt.hello); (got != "") != tt.other {
+			if got := engines.OtherBuild(tt.hello); (got != "") != tt.other {
 				t.Errorf("otherBuild(%+v) = %q, want other build %v", tt.hello, got, tt.other)
 			}
 		})

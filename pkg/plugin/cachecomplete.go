@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -21,14 +22,14 @@ import (
 // in the namespace of -n or the context (all with -A) and within
 // completionTimeout.
 func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, typ, prefix string) []string {
-	id, err := resolveCacheIdentity(configFlags)
+	id, err := engines.ResolveCacheIdentity(configFlags)
 	if err != nil {
 		return nil
 	}
-	if _, err := os.Lstat(id.socket); err != nil || client.CheckDir(id.dir) != nil {
+	if _, err := os.Lstat(id.Socket); err != nil || client.CheckDir(id.Dir) != nil {
 		return nil
 	}
-	conn, err := client.Dial(id.socket, dialTimeout)
+	conn, err := client.Dial(id.Socket, engines.DialTimeout)
 	if err != nil {
 		return nil
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 const testKubeconfig = `apiVersion: v1
@@ -68,7 +70,7 @@ func TestForwardArgs(t *testing.T) {
 			if err := q.ParseFlags(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			got, err := forwardArgs(q, q.Flags().Args(), &engineOptions{configFlags: configFlags, engines: directEngines{}}, nil)
+			got, err := engines.ForwardArgs(q, q.Flags().Args(), &engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +114,7 @@ func TestVerboseRunsLocally(t *testing.T) {
 		if err := cmd.ParseFlags(rest); err != nil {
 			t.Fatal(err)
 		}
-		if got := verbose(cmd); got != tt.want {
+		if got := engines.Verbose(cmd); got != tt.want {
 			t.Errorf("verbose(%q) = %v, want %v", tt.args, got, tt.want)
 		}
 	}
@@ -130,7 +132,7 @@ func TestDieOfSIGPIPE(t *testing.T) {
 			os.Exit(2)
 		}
 		signal.Stop(sigpipe)
-		dieOfSIGPIPE()
+		engines.DieOfSIGPIPE()
 		os.Exit(3)
 	}
 	r, w, err := os.Pipe()

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -102,7 +103,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err := flags.Parse(kubeArgs); err != nil {
 		return fmt.Errorf("parsing the kubeconfig flags: %w", err)
 	}
-	id, err := resolveCacheIdentity(configFlags)
+	id, err := engines.ResolveCacheIdentity(configFlags)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
-	mapper, err := warmRESTMapper(configFlags)
+	mapper, err := engines.WarmRESTMapper(configFlags)
 	if err != nil {
 		return err
 	}
@@ -123,14 +124,14 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
-	if err := client.EnsureDir(id.dir); err != nil {
+	if err := client.EnsureDir(id.Dir); err != nil {
 		return err
 	}
-	if conn, err := client.Dial(id.socket, dialTimeout); err == nil {
+	if conn, err := client.Dial(id.Socket, engines.DialTimeout); err == nil {
 		conn.Close()
-		return fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.socket)
+		return fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.Socket)
 	} else if !errors.Is(err, client.ErrNoCache) {
-		free, rmErr := client.RemoveStale(id.socket)
+		free, rmErr := client.RemoveStale(id.Socket)
 		if rmErr != nil {
 			return rmErr
 		}
@@ -138,7 +139,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
 		}
 	}
-	listener, err := server.Listen(id.socket)
+	listener, err := server.Listen(id.Socket)
 	if err != nil {
 		return err
 	}
@@ -151,11 +152,13 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 			return err
 		}
 	}
-	env := &serveEnv{server: restConfig.Host, source: source, pool: pool, warnings: warnings}
-	user, kubeContext := userName(configFlags)
+	env := &engines.ServeEnv{Server: restConfig.Host, Source: source, Pool: pool, Warnings: warnings}
+	user, kubeContext := engines.UserName(configFlags)
 	srv := &server.Server{
-		Listener:    listener,
-		Run:         env.handle,
+		Listener: listener,
+		Run: func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
+			return handleRun(ctx, env, req, stdout, stderr)
+		},
 		Collect:     collectHandler(env),
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
@@ -183,14 +186,14 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 			<-done
 		}()
 	}
-	klog.InfoS("listening", "socket", id.socket, "server", restConfig.Host, "user", user, "idleTimeout", srv.IdleTimeout)
+	klog.InfoS("listening", "socket", id.Socket, "server", restConfig.Host, "user", user, "idleTimeout", srv.IdleTimeout)
 	listening()
 	return srv.Serve(ctx)
 }
 
-// handle runs one query or watch command as the user's own process would,
+// handleRun runs one query or watch command as the user's own process would,
 // with the cache's clients and engines.
-func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+func handleRun(ctx context.Context, env *engines.ServeEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
 	if len(req.Args) == 0 || (req.Args[0] != "query" && req.Args[0] != "watch") {
 		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "the warm cache runs query and watch only"}}
 	}
@@ -202,9 +205,9 @@ func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, s
 	}()
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
 	reqEnv := *env
-	reqEnv.location = clientLocation(req.TZ)
+	reqEnv.Location = engines.ClientLocation(req.TZ)
 	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
-	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	root := servedRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
 	return outcomeOf(root.ExecuteContext(ctx))
@@ -213,10 +216,10 @@ func (env *serveEnv) handle(ctx context.Context, req protocol.Request, stdout, s
 // outcomeOf is how a request that ended with err ends for its client: a
 // Fallback when the cache declined it, an Exit otherwise.
 func outcomeOf(err error) server.Outcome {
-	var declined *declinedError
+	var declined *engines.DeclinedError
 	switch {
 	case errors.As(err, &declined):
-		return server.Outcome{Fallback: &protocol.Fallback{Reason: declined.reason, Warning: declined.warning}}
+		return server.Outcome{Fallback: &protocol.Fallback{Reason: declined.Reason, Warning: declined.Warning}}
 	case err != nil:
 		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: err.Error()}}
 	}
@@ -225,7 +228,7 @@ func outcomeOf(err error) server.Outcome {
 
 // servedRoot returns the root of the commands a warm cache process runs
 // for its clients, query and watch, with env's engines and clients.
-func servedRoot(streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+func servedRoot(streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	configFlags := cmdutil.NewConfigFlags(streams, false)
 	cmd := &cobra.Command{Use: "kubectl-informer", SilenceUsage: true, SilenceErrors: true}
 	configFlags.AddFlags(cmd.PersistentFlags())

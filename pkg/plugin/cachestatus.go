@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
@@ -67,9 +68,9 @@ func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error {
 		o.fleet, err = resolveFleetStatus(o.configFlags, o.fleetFlags, o.ErrOut)
 		return err
 	}
-	if id, err := resolveCacheIdentity(o.configFlags); err == nil {
-		user, kubeContext := userName(o.configFlags)
-		o.shell = shellIdentity{socket: id.socket, server: id.server, user: user, context: kubeContext}
+	if id, err := engines.ResolveCacheIdentity(o.configFlags); err == nil {
+		user, kubeContext := engines.UserName(o.configFlags)
+		o.shell = shellIdentity{socket: id.Socket, server: id.Server, user: user, context: kubeContext}
 	}
 	return nil
 }
@@ -139,10 +140,10 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 	entries := []cacheEntry{}
 	for _, socket := range sockets {
 		e := cacheEntry{Socket: socket}
-		conn, err := client.Dial(socket, dialTimeout)
+		conn, err := client.Dial(socket, engines.DialTimeout)
 		if err == nil {
 			var st protocol.Status
-			st, err = conn.Status(dialTimeout)
+			st, err = conn.Status(engines.DialTimeout)
 			conn.Close()
 			e.Status = &st
 			e.Shell = shellNote(&st, socket, o.shell)

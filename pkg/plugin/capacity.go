@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -46,7 +47,7 @@ var podNodeIndex = aggregate.PodUsageNodeIndex.Name
 
 // CapacityOptions are the options of kubectl informer capacity.
 type CapacityOptions struct {
-	engineOptions
+	engines.EngineOptions
 
 	// GroupBy is --group-by: an index of nodes (label:KEY) that adds up
 	// the nodes sharing its value; "" prints a row per node.
@@ -69,7 +70,7 @@ type CapacityOptions struct {
 
 // NewCapacityOptions returns CapacityOptions with defaults.
 func NewCapacityOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *CapacityOptions {
-	return &CapacityOptions{engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}}, IOStreams: streams}
+	return &CapacityOptions{EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}}, IOStreams: streams}
 }
 
 // NewCmdCapacity returns the capacity command.
@@ -107,7 +108,7 @@ allocatable ("?" percentages).`,
 	// registration, programming errors the tests would catch.
 	_ = cmd.RegisterFlagCompletionFunc("group-by", completeIndexName)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeChoices("json", "yaml"))
-	addFromFlags(cmd, o, &o.engineOptions)
+	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	cmd.RunE = fleetCapacityRunE(o, addFleetFlags(cmd), cmd.RunE)
 	return cmd
 }
@@ -115,18 +116,18 @@ allocatable ("?" percentages).`,
 // Complete builds the clients from kubeconfig and parses the flags; it
 // sends no request.
 func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
-	if err := o.engineOptions.complete(); err != nil {
+	if err := o.EngineOptions.Complete(); err != nil {
 		return err
 	}
 	// Pods of every namespace unless -n names one: capacity is about nodes,
 	// which the pods of every namespace fill.
 	if !cmd.Flags().Changed("namespace") || o.AllNamespaces {
-		o.namespaces = nil
+		o.Namespaces = nil
 	}
 	// -l selects nodes, and is applied to the nodes' cache: pods, which
 	// the selector is not about, are listed whole.
-	o.config.Namespaces = o.namespaces
-	o.config.LabelSelector = ""
+	o.Config.Namespaces = o.Namespaces
+	o.Config.LabelSelector = ""
 	o.nodeSelector = labels.Everything()
 	if o.LabelSelector != "" {
 		sel, err := labels.Parse(o.LabelSelector)
@@ -136,7 +137,7 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.nodeSelector = sel
 	}
 	if o.GroupBy != "" {
-		def, err := o.indexSet.Lookup(o.GroupBy)
+		def, err := o.IndexSet.Lookup(o.GroupBy)
 		if err != nil {
 			return fmt.Errorf("--group-by %s: %w", o.GroupBy, err)
 		}
@@ -152,19 +153,19 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 	// The pods' cache holds each pod's usage, not the pod: capacity reads
 	// nothing else (bench/README.md says what it saves), and its node index
 	// reads the usage.
-	o.config.Indexes = []index.Definition{aggregate.PodUsageNodeIndex}
-	o.config.FullObjects = true
-	o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{
+	o.Config.Indexes = []index.Definition{aggregate.PodUsageNodeIndex}
+	o.Config.FullObjects = true
+	o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{
 		{Resource: "pods"}:  aggregate.NewPodUsageTransform(),
 		{Resource: "nodes"}: aggregate.TransformNode,
 	}
-	o.config.Progress = progress.NewProgress(o.ErrOut)
+	o.Config.Progress = progress.NewProgress(o.ErrOut)
 	return nil
 }
 
 // Validate checks the flags without I/O; its errors name the flag.
 func (o *CapacityOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
+	if err := o.EngineOptions.Validate(); err != nil {
 		return err
 	}
 	switch o.Output {
@@ -221,7 +222,7 @@ func (o *CapacityOptions) capacityOptions(nodes []*corev1.Node, nodesKnown bool)
 func (o *CapacityOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
 	return o.answerCapacityTargets(ctx, one, false, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
 		a := &capacityAnswer{name: t.Name}
 		return a, o.collectCapacity(ctx, a, false)
@@ -236,7 +237,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMapping) string {
 	ctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
 	defer cancel()
-	_, err := engine.List(ctx, o.source, nodes, "", false, metav1.ListOptions{Limit: 1})
+	_, err := engine.List(ctx, o.Source, nodes, "", false, metav1.ListOptions{Limit: 1})
 	switch {
 	case apierrors.IsForbidden(err):
 		return err.Error()

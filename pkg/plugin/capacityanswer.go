@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -27,7 +28,7 @@ import (
 // next otherwise.
 func fleetCapacityRunE(o *CapacityOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !targets.Selected(o.configFlags, f.allContexts) && o.GroupBy != fleet.ContextIndex {
+		if !targets.Selected(o.ConfigFlags, f.allContexts) && o.GroupBy != fleet.ContextIndex {
 			return next(cmd, args)
 		}
 		return runFleetCapacity(cmd, args, o, f)
@@ -58,7 +59,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	default:
 		return fmt.Errorf("-o/--output must be json or yaml (or absent, for a table), got %q", o.Output)
 	}
-	set, err := targets.New(o.configFlags, f.allContexts, true)
+	set, err := targets.New(o.ConfigFlags, f.allContexts, true)
 	if err != nil {
 		return err
 	}
@@ -68,8 +69,8 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	return o.answerCapacityTargets(ctx, set, byContext, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
 		a := &capacityAnswer{name: t.Name, stderr: &cmdutil.LockedWriter{W: &bytes.Buffer{}}}
 		co := *o
-		co.configFlags = t.ConfigFlags
-		co.engines = directEngines{}
+		co.ConfigFlags = t.ConfigFlags
+		co.Engines = engines.DirectEngines{}
 		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
 		if byContext {
 			co.GroupBy = ""
@@ -80,7 +81,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 		if err := co.Validate(); err != nil {
 			return a, err
 		}
-		co.config.Progress = pluginprogress.FromContext(ctx, co.config.Progress)
+		co.Config.Progress = pluginprogress.FromContext(ctx, co.Config.Progress)
 		return a, co.collectCapacity(ctx, a, byContext)
 	})
 }
@@ -136,7 +137,7 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 // collectCapacity counts the target's capacity into a: with byContext,
 // every node of the target is in one group, its context's name.
 func (o *CapacityOptions) collectCapacity(ctx context.Context, a *capacityAnswer, byContext bool) error {
-	mappings, err := o.resolve("pods,nodes")
+	mappings, err := o.Resolve("pods,nodes")
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (o *CapacityOptions) collectCapacity(ctx context.Context, a *capacityAnswer
 		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
 		mappings, a.nodesKnown = mappings[:1], false
 	}
-	eng, err := o.engines.start(ctx, o.source, engineRequest{mappings: mappings, config: o.config, errOut: o.ErrOut})
+	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{Mappings: mappings, Config: o.Config, ErrOut: o.ErrOut})
 	if err != nil {
 		return err
 	}

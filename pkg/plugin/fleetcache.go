@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
@@ -133,7 +134,7 @@ func runCacheStart(cmd *cobra.Command, o *CacheStartOptions, f *cacheFleetFlags)
 		if err := co.Complete(cmd, nil); err != nil {
 			return err
 		}
-		lock := socketLock(co.id.socket)
+		lock := socketLock(co.id.Socket)
 		lock.Lock()
 		defer lock.Unlock()
 		return co.Run(cmd.Context())
@@ -147,17 +148,17 @@ func runCacheStop(o *CacheStopOptions, f *cacheFleetFlags) error {
 		return err
 	}
 	return eachContext(sel, o.Out, o.ErrOut, func(t targets.Target, out, errOut io.Writer) error {
-		id, err := resolveCacheIdentity(t.ConfigFlags)
+		id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
 		if err != nil {
 			return err
 		}
-		if err := stopCache(id.socket); errors.Is(err, client.ErrNoCache) {
+		if err := stopCache(id.Socket); errors.Is(err, client.ErrNoCache) {
 			fmt.Fprintln(errOut, "no cache runs for this identity")
 			return nil
 		} else if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "stopped the cache at %s\n", id.socket)
+		fmt.Fprintf(out, "stopped the cache at %s\n", id.Socket)
 		return nil
 	})
 }
@@ -184,15 +185,15 @@ func resolveFleetStatus(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags, e
 	fs := &fleetStatus{contexts: map[string][]string{}, failures: sel.Failures(errOut)}
 	for _, t := range sel.Targets {
 		name := t.Name
-		id, err := resolveCacheIdentity(t.ConfigFlags)
+		id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
 		if err != nil {
 			fs.failures.Add(name, err)
 			continue
 		}
-		if _, ok := fs.contexts[id.socket]; !ok {
-			fs.sockets = append(fs.sockets, id.socket)
+		if _, ok := fs.contexts[id.Socket]; !ok {
+			fs.sockets = append(fs.sockets, id.Socket)
 		}
-		fs.contexts[id.socket] = append(fs.contexts[id.socket], name)
+		fs.contexts[id.Socket] = append(fs.contexts[id.Socket], name)
 	}
 	return fs, nil
 }

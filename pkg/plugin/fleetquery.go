@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -45,7 +46,7 @@ func addFleetFlags(cmd *cobra.Command) *fleetFlags {
 // chosen the fleet way or the context index is named, next otherwise.
 func fleetQueryRunE(o *QueryOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.configFlags)) && !namesContextIndex(o) {
+		if !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.ConfigFlags)) && !namesContextIndex(o) {
 			return next(cmd, args)
 		}
 		return runFleetQuery(cmd, args, o, f)
@@ -144,7 +145,7 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	if q.grouped && o.Output != "" && o.Output != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
 	}
-	set, err := targets.New(o.configFlags, f.allContexts, true)
+	set, err := targets.New(o.ConfigFlags, f.allContexts, true)
 	if err != nil {
 		return err
 	}
@@ -232,8 +233,8 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, t targets.Target) (a *targetAnswer, err error) {
 	stderr := &cmdutil.LockedWriter{W: &bytes.Buffer{}}
 	co := *o
-	co.configFlags = t.ConfigFlags
-	co.engines = directEngines{}
+	co.ConfigFlags = t.ConfigFlags
+	co.Engines = engines.DirectEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
 	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
 	a = &targetAnswer{name: t.Name, several: true, stderr: stderr, shutdown: func() {}}
@@ -249,7 +250,7 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 		}
 		return a, err
 	}
-	co.config.Progress = pluginprogress.FromContext(ctx, co.config.Progress)
+	co.Config.Progress = pluginprogress.FromContext(ctx, co.Config.Progress)
 	if err := co.collect(ctx, a); err != nil {
 		return a, err
 	}

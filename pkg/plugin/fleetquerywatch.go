@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -219,7 +220,7 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 			return nil
 		}
 		r, changed := w.changes.classify(ev)
-		if err := exprFatal(w.changes.guards); err != nil {
+		if err := engines.ExprFatal(w.changes.guards); err != nil {
 			return err
 		}
 		if !changed {
@@ -321,7 +322,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 			}, above: progress.Above}
 			c := &fleetRowsContext{shared: rows, name: name}
 			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
-			if errors.Is(err, ErrInterrupted) {
+			if errors.Is(err, cmdutil.ErrInterrupted) {
 				err = nil
 			}
 			rows.ended(name, err)
@@ -359,8 +360,8 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 // ConfigFlags and stderr, its rows going to c.
 func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *pluginprogress.Targets) error {
 	co := *o
-	co.configFlags = t.ConfigFlags
-	co.engines = directEngines{}
+	co.ConfigFlags = t.ConfigFlags
+	co.Engines = engines.DirectEngines{}
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
 	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
 	co.fleetRows = c
@@ -371,7 +372,7 @@ func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o
 		return err
 	}
 	if progress != nil {
-		co.config.Progress = progress.EngineProgress(c.name)
+		co.Config.Progress = progress.EngineProgress(c.name)
 	}
 	return co.Run(ctx)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -54,20 +55,20 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if co.Cache == "off" {
 		return direct("--cache off")
 	}
-	if co.engines.shared() {
+	if co.Engines.Shared() {
 		return direct("in a cache process")
 	}
-	id, err := resolveCacheIdentity(co.configFlags)
+	id, err := engines.ResolveCacheIdentity(co.ConfigFlags)
 	if err != nil {
 		return direct(err.Error())
 	}
-	if _, err := os.Lstat(id.socket); err != nil {
+	if _, err := os.Lstat(id.Socket); err != nil {
 		return direct("no warm cache runs for the context's identity")
 	}
-	err = client.CheckDir(id.dir)
+	err = client.CheckDir(id.Dir)
 	var conn *client.Conn
 	if err == nil {
-		conn, err = client.Dial(id.socket, dialTimeout)
+		conn, err = client.Dial(id.Socket, engines.DialTimeout)
 	}
 	if errors.Is(err, client.ErrNoCache) {
 		return direct("no warm cache runs for the context's identity")
@@ -76,7 +77,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		return unusable(err.Error())
 	}
 	defer conn.Close()
-	if other := otherBuild(conn.Hello); other != "" {
+	if other := engines.OtherBuild(conn.Hello); other != "" {
 		return unusable(other)
 	}
 	question, err := co.question(q)
@@ -84,7 +85,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		return direct(err.Error())
 	}
 	var answerJSON bytes.Buffer
-	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+firstFrameMargin, &answerJSON, co.ErrOut)
+	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+engines.FirstFrameMargin, &answerJSON, co.ErrOut)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return true, ctx.Err()
@@ -103,7 +104,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
-	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.source}
+	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.Source}
 	if answer.Table != nil {
 		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
 		a.grouped = true
@@ -134,7 +135,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 // this side resolves it, and a file -o names made absolute (the cache
 // process runs in another directory).
 func (co *QueryOptions) question(q fleetQuery) (protocol.Query, error) {
-	ns, err := co.engines.namespace(co.configFlags)
+	ns, err := co.Engines.Namespace(co.ConfigFlags)
 	if err != nil {
 		return protocol.Query{}, err
 	}

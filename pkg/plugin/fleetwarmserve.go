@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -29,14 +30,14 @@ import (
 // collectHandler returns the handler of a warm cache's Collect requests:
 // a request's query is answered with env's engines, and the answer written
 // on stdout as one protocol.Answer in JSON.
-func collectHandler(env *serveEnv) server.Handler {
+func collectHandler(env *engines.ServeEnv) server.Handler {
 	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
 		return handleCollect(ctx, env, req, stdout, stderr)
 	}
 }
 
 // handleCollect answers one Collect request (collectHandler).
-func handleCollect(ctx context.Context, env *serveEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
 	if req.Query == nil {
 		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
 	}
@@ -49,11 +50,11 @@ func handleCollect(ctx context.Context, env *serveEnv, req protocol.Request, std
 	}()
 	reqEnv := *env
 	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
-	reqEnv.printWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	configFlags := genericclioptions.NewConfigFlags(true)
 	configFlags.Namespace = &q.Namespace
 	o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
-	o.engines = warmEngines{env: &reqEnv, maxStaleness: &o.MaxStaleness}
+	o.Engines = engines.WarmEngines{Env: &reqEnv, MaxStaleness: &o.MaxStaleness}
 	err := o.Complete(nil, []string{q.Types})
 	if err == nil {
 		err = o.Validate()

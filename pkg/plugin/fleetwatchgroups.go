@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
@@ -383,12 +384,12 @@ func (s *fleetGroups) print(done <-chan struct{}) error {
 // run is runGroups for one context of a fleet group watch: its synced
 // objects go into the shared table, then its events, until ctx ends or its
 // engine fails.
-func (c *fleetGroupContext) run(ctx context.Context, o *WatchOptions, eng runningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
+func (c *fleetGroupContext) run(ctx context.Context, o *WatchOptions, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
 	feed := &groupWatch{keys: o.groupDefs, names: names, cfg: o.print}
 	if err := c.shared.seed(c.name, feed, eng.Types()); err != nil {
 		return err
 	}
-	printSyncedFrom(o.ErrOut, o.engines, eng.Types())
+	engines.PrintSyncedFrom(o.ErrOut, o.Engines, eng.Types())
 	ctx, cancel := o.watchContext(ctx, eng)
 	defer cancel()
 	err := c.shared.follow(ctx, c.name, feed, queue)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 // completeFromResourceTypes completes the TYPE argument of a command given
@@ -15,7 +16,7 @@ import (
 func completeFromResourceTypes(paths []string, toComplete string) []string {
 	done := make(chan *offline.Source, 1)
 	go func() {
-		source, err := loadFrom(paths)
+		source, err := engines.LoadFrom(paths)
 		s, _ := source.(*offline.Source)
 		if err != nil {
 			s = nil

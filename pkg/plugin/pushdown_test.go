@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 // TestPushableSelectors completes query options as the flags would set them
@@ -54,7 +55,7 @@ func TestPushableSelectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(pushdownEnv, tt.env)
+			t.Setenv(engines.PushdownEnv, tt.env)
 			t.Setenv("KUBECONFIG", "")
 			t.Setenv("HOME", t.TempDir())
 			flags := genericclioptions.NewConfigFlags(true)
@@ -66,7 +67,7 @@ func TestPushableSelectors(t *testing.T) {
 			if err := o.Complete(nil, []string{"pods"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := selectorStrings(o.pushdown); !reflect.DeepEqual(got, orEmpty(tt.want)) {
+			if got := engines.SelectorStrings(o.pushdown); !reflect.DeepEqual(got, orEmpty(tt.want)) {
 				t.Errorf("pushable selectors = %q, want %q", got, tt.want)
 			}
 		})
@@ -132,7 +133,7 @@ func TestWithPushdown(t *testing.T) {
 				}
 				selectors = append(selectors, sel)
 			}
-			got := withPushdown(tt.user, tt.mappings, selectors)
+			got := engines.WithPushdown(tt.user, tt.mappings, selectors)
 			if got.LabelSelector != tt.wantLabel || got.FieldSelector != tt.wantFields {
 				t.Errorf("withPushdown(%q) selectors = %q, %q, want %q, %q", tt.selectors, got.LabelSelector, got.FieldSelector, tt.wantLabel, tt.wantFields)
 			}

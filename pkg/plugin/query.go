@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -50,7 +51,7 @@ const queryExample = `  # Pods on one node, across all namespaces
 
 // QueryOptions are the options of kubectl informer query.
 type QueryOptions struct {
-	engineOptions
+	engines.EngineOptions
 
 	// IndexSelectors are the --index NAME=VALUE flags, not yet parsed.
 	IndexSelectors []string
@@ -93,7 +94,7 @@ type QueryOptions struct {
 
 // NewQueryOptions returns QueryOptions with defaults.
 func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *QueryOptions {
-	return &QueryOptions{engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}}, IOStreams: streams}
+	return &QueryOptions{EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}}, IOStreams: streams}
 }
 
 // NewCmdQuery returns the query command.
@@ -102,9 +103,9 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 }
 
 // newCmdQueryWith returns the query command; env is set inside a warm cache process.
-func newCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+func newCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	o := NewQueryOptions(configFlags, streams)
-	o.engines = enginesFor(env, &o.MaxStaleness)
+	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "query TYPE[,TYPE...] [flags]",
 		Short:   "Answer index lookups from synced informer caches",
@@ -114,10 +115,10 @@ func newCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	}
 	// A one-shot query asks a warm cache as data (collectWarm); query -w
 	// runs in it (cacheRunE).
-	cmd.RunE = cacheRunE(o, &o.engineOptions, streams, nil, func() bool { return !o.watching() || o.liveHere() })
-	o.engineOptions.addFlags(cmd)
-	o.engineOptions.addCacheFlags(cmd)
-	addFromFlags(cmd, o, &o.engineOptions)
+	cmd.RunE = engines.CacheRunE(o, &o.EngineOptions, streams, nil, func() bool { return !o.watching() || o.liveHere() })
+	o.EngineOptions.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
+	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	if env == nil {
 		cmd.RunE = fleetQueryRunE(o, addFleetFlags(cmd), cmd.RunE)
 	}
@@ -130,7 +131,7 @@ func newCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	cmd.Flags().BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
 	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
-	cmd.Flags().StringVar(&o.Filter, "filter", "", filterFlagUsage)
+	cmd.Flags().StringVar(&o.Filter, "filter", "", engines.FilterFlagUsage)
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", false, showEventsFlagUsage)
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
 	o.addWatchFlags(cmd)
@@ -151,10 +152,10 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
 	}
 	var err error
-	if o.filterGuard, err = compilePredicate("--filter", o.Filter); err != nil {
+	if o.filterGuard, err = engines.CompilePredicate("--filter", o.Filter); err != nil {
 		return err
 	}
-	if err := o.engineOptions.complete(); err != nil {
+	if err := o.EngineOptions.Complete(); err != nil {
 		return err
 	}
 	groupBy, measures, err := o.completeIndexes()
@@ -178,7 +179,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 		if err != nil {
 			return nil, nil, err
 		}
-		def, err := o.indexSet.Lookup(sel.Name)
+		def, err := o.IndexSet.Lookup(sel.Name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--index %s: %w", s, err)
 		}
@@ -188,7 +189,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := parseGroups(o.indexSet, o.GroupBy, o.Sums)
+	groupBy, measures, err := parseGroups(o.IndexSet, o.GroupBy, o.Sums)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,28 +207,28 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 // sync), whole objects or metadata, and stripped pods where a grouped table
 // reads only what aggregate.TransformPod keeps.
 func (o *QueryOptions) completeEngineConfig() {
-	o.config.Indexes = plainIndexes(o.indexDefs)
-	o.config.FullObjects = o.fullObjects()
+	o.Config.Indexes = engines.PlainIndexes(o.indexDefs)
+	o.Config.FullObjects = o.fullObjects()
 	if plan := o.recordPlan(); plan != nil {
 		// Each object is reduced to what the answer reads as it arrives
 		// (queryslim.go).
-		o.config.Indexes, o.config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
-		o.config.Reads = o.recordReads()
+		o.Config.Indexes, o.Config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
+		o.Config.Reads = o.recordReads()
 	} else if o.grouped() && o.podTransformSafe() {
 		// Built-in measures and the built-in indexes named read nothing
 		// TransformPod drops (--indexer names cannot take built-in names).
-		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
+		o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
-	o.config.Progress = progress.NewProgress(o.ErrOut)
+	o.Config.Progress = progress.NewProgress(o.ErrOut)
 	o.pushdown = o.pushableSelectors()
 }
 
 // Validate checks the flags without I/O; its errors name the flag.
 func (o *QueryOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
+	if err := o.EngineOptions.Validate(); err != nil {
 		return err
 	}
-	if err := validateRelations(o.selectors); err != nil {
+	if err := engines.ValidateRelations(o.selectors); err != nil {
 		return err
 	}
 	if err := o.validateShowEvents(); err != nil {
@@ -268,7 +269,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	}
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
 	return o.answerTargets(ctx, one, -1, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
 		a := &targetAnswer{name: t.Name, shutdown: func() {}}
 		if warm, err := o.collectWarm(ctx, wholeQuery(o), a); warm {
@@ -306,8 +307,8 @@ func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
 		return nil, err
 	}
 	indexDefs := related.Definitions()
-	guards := exprGuards(indexDefs, o.filterGuard)
-	if err := exprFatal(guards); err != nil {
+	guards := engines.ExprGuards(indexDefs, o.filterGuard)
+	if err := engines.ExprFatal(guards); err != nil {
 		shutdown()
 		return nil, err
 	}
@@ -321,7 +322,7 @@ func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
 	return &lookedUp{
 		cfg:      cfg,
 		groups:   groups,
-		report:   func() { newExprReporter(guards).report(o.ErrOut) },
+		report:   func() { engines.NewExprReporter(guards).Report(o.ErrOut) },
 		shutdown: shutdown,
 	}, nil
 }
@@ -331,7 +332,7 @@ func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
 // read. The caller calls shutdown once it has printed; on an error nothing
 // is left running.
 func (o *QueryOptions) startAnswer(ctx context.Context) (related *engine.Relations, shutdown func(), err error) {
-	mappings, err := o.resolve(o.typeArg)
+	mappings, err := o.Resolve(o.typeArg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -339,26 +340,26 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *engine.Relatio
 		return nil, nil, err
 	}
 	o.withTableRows(mappings)
-	if o.config.Reduce != nil {
+	if o.Config.Reduce != nil {
 		// What is kept is small; the peak is decoding's garbage.
-		defer tightenGCWhileReading()()
+		defer engines.TightenGCWhileReading()()
 	}
-	eng, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, indexes: o.indexDefs, errOut: o.ErrOut,
-		pushdown: o.pushdown,
+	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
+		Mappings: mappings, Config: o.Config, Indexes: o.indexDefs, ErrOut: o.ErrOut,
+		Pushdown: o.pushdown,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	related, err = engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
 		Events: o.ShowEvents,
 	})
 	if err != nil {
 		eng.Shutdown()
 		return nil, nil, err
 	}
-	warnUnreadable(o.ErrOut, related.Unreadable())
+	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
 	return related, func() {
 		related.Shutdown()
 		eng.Shutdown()
@@ -385,7 +386,7 @@ func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]type
 			return nil, err
 		}
 		if o.filterGuard != nil {
-			objs = filterObjects(ctx, o.filterGuard, objs, now)
+			objs = engines.FilterObjects(ctx, o.filterGuard, objs, now)
 			if err := o.filterGuard.Fatal(); err != nil {
 				return nil, err
 			}

@@ -65,7 +65,7 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 		showKind:     o.ShowKind,
 		showLabels:   o.ShowLabels,
 		labelColumns: o.LabelColumns,
-		namespaces:   o.namespaces,
+		namespaces:   o.Namespaces,
 		indexes:      o.indexDefs,
 		sortBy:       o.SortBy,
 		groupBy:      groupBy,
@@ -74,7 +74,7 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 		showEvents:   o.ShowEvents,
 	}
 	if cfg.sortBy != "" && !cfg.grouped() {
-		if cfg.sortIndex, cfg.sortKey, err = parseSortBy(o.indexSet, cfg.sortBy); err != nil {
+		if cfg.sortIndex, cfg.sortKey, err = parseSortBy(o.IndexSet, cfg.sortBy); err != nil {
 			return queryPrintConfig{}, err
 		}
 	}

@@ -2,15 +2,18 @@ package plugin
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 // recordPlan returns the stored form of a one-shot query whose answer reads
@@ -22,7 +25,7 @@ import (
 // query, and for an engine shared with other commands (a warm cache), whose
 // objects stay whole.
 func (o *QueryOptions) recordPlan() *index.RecordPlan {
-	if o.watching() || o.engines.shared() || o.filterGuard != nil || o.ShowEvents {
+	if o.watching() || o.Engines.Shared() || o.filterGuard != nil || o.ShowEvents {
 		return nil
 	}
 	if !o.grouped() && (!o.namesOrRows() || o.SortBy != "") {
@@ -79,14 +82,14 @@ func (o *QueryOptions) namesOrRows() bool {
 // are read from its CRD) or whose table orders its rows by comparing objects
 // needs the objects: the query then keeps them whole.
 func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
-	if o.config.Reduce == nil || o.grouped() || o.print.out.Format == "name" {
+	if o.Config.Reduce == nil || o.grouped() || o.print.out.Format == "name" {
 		return
 	}
 	tables := map[schema.GroupVersionKind]columns.Table{}
 	for _, m := range mappings {
 		table, ok := columns.For(m.Resource.GroupResource())
 		if !ok || table.Compare != nil {
-			o.config.Reduce, o.config.Reads = nil, nil
+			o.Config.Reduce, o.Config.Reads = nil, nil
 			return
 		}
 		tables[m.GroupVersionKind] = table
@@ -100,7 +103,7 @@ func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
 		return table.Row(obj, time.Now())
 	})
 	// A table's columns read any field of their type's objects.
-	o.config.Reduce, o.config.Reads = plan.Transform, nil
+	o.Config.Reduce, o.Config.Reads = plan.Transform, nil
 }
 
 // recordReads returns what a query with a recordPlan reads of its objects
@@ -125,4 +128,42 @@ func (o *QueryOptions) recordReads() []string {
 		return nil
 	}
 	return append(paths, read...)
+}
+
+// pushableSelectors returns the --index selectors that a query answered
+// directly may have the API server apply to its lists (see withPushdown), or
+// none when the command reads objects they do not select: a relationship
+// index (its joins read other objects of the types) or an --indexer index (a
+// computed index reports the objects it failed on among every cached one).
+// --group-by, --sum, --filter and --sort-by read only the selected objects,
+// so they do not prevent it. Node and phase selectors are kept only for
+// whole objects, which have those values. KUBECTL_INFORMER_PUSHDOWN=off
+// turns it off.
+func (o *QueryOptions) pushableSelectors() []index.Selector {
+	if len(o.selectors) == 0 {
+		return nil
+	}
+	if v := os.Getenv(engines.PushdownEnv); v == "off" {
+		klog.V(1).InfoS("not selecting on the API server", "reason", engines.PushdownEnv+"="+v)
+		return nil
+	}
+	if len(o.Indexers) > 0 {
+		klog.V(1).InfoS("not selecting on the API server", "reason", "--indexer indexes read every object")
+		return nil
+	}
+	metadataOnly := map[string]bool{}
+	for _, def := range o.indexDefs {
+		if def.Relation != index.NoRelation {
+			klog.V(1).InfoS("not selecting on the API server", "reason", "relationship index "+def.Name)
+			return nil
+		}
+		metadataOnly[def.Name] = def.MetadataOnly
+	}
+	var pushable []index.Selector
+	for _, sel := range o.selectors {
+		if o.Config.FullObjects || metadataOnly[sel.Name] {
+			pushable = append(pushable, sel)
+		}
+	}
+	return pushable
 }

@@ -68,10 +68,10 @@ func TestRecordPlan(t *testing.T) {
 			if err := o.Complete(nil, []string{"pods"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := o.config.Reduce != nil; got != tt.want {
+			if got := o.Config.Reduce != nil; got != tt.want {
 				t.Errorf("keeps Records = %v, want %v", got, tt.want)
 			}
-			if tt.want && len(o.config.Transforms) > 0 {
+			if tt.want && len(o.Config.Transforms) > 0 {
 				t.Errorf("Records and a pods transform both set")
 			}
 		})
@@ -111,11 +111,11 @@ func TestWithTableRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.withTableRows(tt.mappings)
-			if got := o.config.Reduce != nil; got != tt.want {
+			if got := o.Config.Reduce != nil; got != tt.want {
 				t.Fatalf("keeps Records = %v, want %v", got, tt.want)
 			}
-			if o.config.Reads != nil {
-				t.Errorf("a table decodes only %q, want whole objects: its columns read any field", o.config.Reads)
+			if o.Config.Reads != nil {
+				t.Errorf("a table decodes only %q, want whole objects: its columns read any field", o.Config.Reads)
 			}
 			if !tt.want {
 				return
@@ -130,7 +130,7 @@ func TestWithTableRows(t *testing.T) {
 					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
 				}}},
 			}
-			reduced, err := o.config.Reduce(pod)
+			reduced, err := o.Config.Reduce(pod)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 // This file holds query -w/--watch: the query's answer kept current from
@@ -39,11 +39,6 @@ type queryWatchFlags struct {
 	// rows into the fleet's stream (fleetquerywatch.go).
 	fleetRows *fleetRowsContext
 }
-
-// ErrInterrupted is returned by a command that Ctrl-C (SIGINT) or SIGTERM
-// ended where kubectl exits 1 without a message: query -w, as kubectl get
-// -w. main exits 1 without printing it.
-var ErrInterrupted = errors.New("interrupted")
 
 // addWatchFlags adds -w, --watch-only and --output-watch-events to query.
 func (o *QueryOptions) addWatchFlags(cmd *cobra.Command) {
@@ -89,7 +84,7 @@ func (o *QueryOptions) redraws() bool {
 // streams, and watch errors reported on stderr, or, for a table redrawn in
 // place, to notes, which the frame shows.
 func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
-	config := o.config
+	config := o.Config
 	config.RequireWatch = true
 	config.PlainWatchStreams = true
 	var warnings io.Writer = o.ErrOut
@@ -106,10 +101,10 @@ func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
 
 // runWatch is Run for -w and --watch-only: it starts the informers with a
 // queue of their events, waits for sync, prints the answer and keeps it
-// current until Ctrl-C (then ErrInterrupted) or the engine fails.
+// current until Ctrl-C (then cmdutil.ErrInterrupted) or the engine fails.
 func (o *QueryOptions) runWatch(ctx context.Context) error {
-	switch o.engines.(type) {
-	case directEngines, warmEngines:
+	switch o.Engines.(type) {
+	case engines.DirectEngines, engines.WarmEngines:
 	default:
 		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
 	}
@@ -118,7 +113,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	defer stop()
 	ctx = signals
 
-	mappings, err := o.resolve(o.typeArg)
+	mappings, err := o.Resolve(o.typeArg)
 	if err != nil {
 		return err
 	}
@@ -126,16 +121,16 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 		return err
 	}
 	queue := engine.NewQueue(queueLimit)
-	eng, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.watchConfig(notes), queue: queue, indexes: o.indexDefs, errOut: o.ErrOut,
-		pushdown: o.pushdown,
+	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
+		Mappings: mappings, Config: o.watchConfig(notes), Queue: queue, Indexes: o.indexDefs, ErrOut: o.ErrOut,
+		Pushdown: o.pushdown,
 	})
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	defer eng.Shutdown()
 	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: o.engines.related(o.source), Namespaces: o.namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
 		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
 			for _, c := range changes {
 				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
@@ -146,13 +141,13 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 		return interrupted(ctx, err)
 	}
 	defer related.Shutdown()
-	warnUnreadable(o.ErrOut, related.Unreadable())
+	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
 	indexDefs := related.Definitions()
-	guards := exprGuards(indexDefs, o.filterGuard)
-	if err := exprFatal(guards); err != nil {
+	guards := engines.ExprGuards(indexDefs, o.filterGuard)
+	if err := engines.ExprFatal(guards); err != nil {
 		return err
 	}
-	defer newExprReporter(guards).report(o.ErrOut)
+	defer engines.NewExprReporter(guards).Report(o.ErrOut)
 
 	// The engine failing for good (a watch no longer allowed) ends the
 	// watch, with its error.
@@ -168,7 +163,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	w := &queryWatch{
 		o:       o,
 		types:   related.Types(),
-		printer: queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.source},
+		printer: queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.Source},
 		changes: o.changeClassifier(indexDefs),
 		notes:   notes,
 	}
@@ -193,11 +188,11 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	return interrupted(signals, nil)
 }
 
-// interrupted returns ErrInterrupted when ctx was ended by a signal, and
+// interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and
 // err otherwise.
 func interrupted(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return cmdutil.ErrInterrupted
 	}
 	return err
 }

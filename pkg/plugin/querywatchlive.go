@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -252,7 +253,7 @@ func (w *queryWatch) runLive(ctx context.Context, q *engine.Queue) error {
 			pacer.dirty, pacer.last = true, time.Time{}
 		case <-timer.C:
 		}
-		if err := exprFatal(w.changes.guards); err != nil {
+		if err := engines.ExprFatal(w.changes.guards); err != nil {
 			return err
 		}
 		draw, wait := pacer.next(l.now())
@@ -279,7 +280,7 @@ func (l *liveTable) draw(ctx context.Context) error {
 		width, height = 0, 0
 	}
 	added, modified, deleted, last := l.counts.snapshot()
-	footer := []string{liveFooter(objects, added, modified, deleted, last, l.since, l.w.o.engines.location())}
+	footer := []string{liveFooter(objects, added, modified, deleted, last, l.since, l.w.o.Engines.Location())}
 	if note := l.w.notes.String(); note != "" {
 		footer = append([]string{note}, footer...)
 	}

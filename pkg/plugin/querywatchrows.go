@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -103,7 +104,7 @@ func (w *queryWatch) runRows(ctx context.Context, q *engine.Queue) error {
 			return p.flush()
 		}
 		r, changed := w.changes.classify(ev)
-		if err := exprFatal(w.changes.guards); err != nil {
+		if err := engines.ExprFatal(w.changes.guards); err != nil {
 			return err
 		}
 		if !changed {

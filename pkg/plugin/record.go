@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -37,7 +38,7 @@ const recordFlushDelay = 250 * time.Millisecond
 
 // RecordOptions are the options of kubectl informer record.
 type RecordOptions struct {
-	engineOptions
+	engines.EngineOptions
 
 	To        string
 	Duration  time.Duration
@@ -52,7 +53,7 @@ type RecordOptions struct {
 // NewRecordOptions returns RecordOptions with defaults.
 func NewRecordOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *RecordOptions {
 	return &RecordOptions{
-		engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}},
+		EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}},
 		IOStreams:     streams,
 	}
 }
@@ -69,7 +70,7 @@ func NewCmdRecord(configFlags *genericclioptions.ConfigFlags, streams genericioo
 		Example: recordExample,
 		RunE:    cmdutil.RunE(o),
 	}
-	o.engineOptions.addFlags(cmd)
+	o.EngineOptions.AddFlags(cmd)
 	_ = cmd.Flags().MarkHidden("indexer")
 	f := cmd.Flags()
 	f.StringVar(&o.To, "to", "", "The file to record to (required). It must not exist, unless --overwrite.")
@@ -88,17 +89,17 @@ func (o *RecordOptions) Complete(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("record takes TYPE[,TYPE...] only, got %q: it records every object of the types; narrow it with -n, -l or --field-selector", strings.Join(args, " "))
 	}
 	o.typeArg = args[0]
-	if err := o.engineOptions.complete(); err != nil {
+	if err := o.EngineOptions.Complete(); err != nil {
 		return err
 	}
-	o.config.FullObjects = true
-	o.config.ManagedFields = engine.KeepManagedFields
-	o.config.PlainWatchStreams = true
-	o.config.Progress = progress.NewProgress(o.ErrOut)
-	o.config.RequireWatch = true
+	o.Config.FullObjects = true
+	o.Config.ManagedFields = engine.KeepManagedFields
+	o.Config.PlainWatchStreams = true
+	o.Config.Progress = progress.NewProgress(o.ErrOut)
+	o.Config.RequireWatch = true
 	reporter := newWatchErrorReporter(o.ErrOut)
-	o.config.OnWatchError = reporter.report
-	o.config.OnWatchResumed = reporter.resumed
+	o.Config.OnWatchError = reporter.report
+	o.Config.OnWatchResumed = reporter.resumed
 	return nil
 }
 
@@ -113,7 +114,7 @@ func (o *RecordOptions) Validate() error {
 	if len(o.Indexers) > 0 {
 		return fmt.Errorf("--indexer does not apply to record: a recording holds whole objects, and commands reading it index them")
 	}
-	return o.engineOptions.validate()
+	return o.EngineOptions.Validate()
 }
 
 // Run records until interrupted or --duration: it creates the file, starts
@@ -122,15 +123,15 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 
-	mappings, err := o.resolve(o.typeArg)
+	mappings, err := o.Resolve(o.typeArg)
 	if err != nil {
 		return err
 	}
 	header := recording.Header{
 		Started:       time.Now(),
-		Server:        o.server,
+		Server:        o.Server,
 		Types:         recordingTypes(mappings, o.shortNames),
-		Namespaces:    o.namespaces,
+		Namespaces:    o.Namespaces,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
 	}
@@ -147,8 +148,8 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("--to: %w", err)
 	}
 	queue := engine.NewQueue(queueLimit)
-	eng, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, queue: queue, errOut: o.ErrOut,
+	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
+		Mappings: mappings, Config: o.Config, Queue: queue, ErrOut: o.ErrOut,
 	})
 	if err != nil {
 		// Nothing was recorded: leave no file behind.
@@ -207,7 +208,7 @@ func (o *RecordOptions) printSummary(w *recording.Writer, queue *engine.Queue) {
 // shortNames returns the short names and the singular name discovery lists
 // for mapping's resource; none when discovery cannot say.
 func (o *RecordOptions) shortNames(mapping *meta.RESTMapping) (short []string, singular string) {
-	client, err := o.configFlags.ToDiscoveryClient()
+	client, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		klog.V(2).InfoS("no short names for the recording", "resource", mapping.Resource, "err", err)
 		return nil, ""

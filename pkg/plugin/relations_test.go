@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 // A node's change that moves a pod's node join values in or out of a --where query prints the
@@ -63,7 +64,7 @@ func TestWatchRelatedChangeEntersAndLeavesTheQuery(t *testing.T) {
 func TestWarnUnreadable(t *testing.T) {
 	denied := errors.New("forbidden")
 	var out bytes.Buffer
-	warnUnreadable(&out, []engine.UnreadableRelation{
+	engines.WarnUnreadable(&out, []engine.UnreadableRelation{
 		{Relation: index.OwnerRelation, UnreadableType: engine.UnreadableType{Name: "replicasets.apps", Err: denied}},
 		{Relation: index.SelectorRelation, UnreadableType: engine.UnreadableType{Name: "PodDisruptionBudget.policy", Unresolved: true, Err: denied}},
 		{Relation: index.SelectorRelation, UnreadableType: engine.UnreadableType{Name: "services", Err: denied}},
@@ -87,7 +88,7 @@ func TestValidateRelations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = validateRelations([]index.Selector{sel})
+	err = engines.ValidateRelations([]index.Selector{sel})
 	if err == nil || !strings.HasPrefix(err.Error(), "--index selected-by=Widget/w: selected-by needs KIND/NAME") {
 		t.Errorf("validateRelations(selected-by=Widget/w) = %v, want an error naming --index and the selector", err)
 	}

@@ -98,3 +98,7 @@ func addKlogVerbosity(flags *pflag.FlagSet) {
 		flags.AddFlag(pf)
 	}
 }
+
+// ErrInterrupted is the error of a command that Ctrl-C or SIGTERM ended
+// where kubectl exits 1 without a message (cmdutil.ErrInterrupted).
+var ErrInterrupted = cmdutil.ErrInterrupted

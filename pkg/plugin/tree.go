@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	pluginengines "github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -50,7 +51,7 @@ var defaultTreeTypes = []string{"replicasets.apps", "pods", "jobs.batch", "contr
 
 // TreeOptions are the options of kubectl informer tree.
 type TreeOptions struct {
-	engineOptions
+	pluginengines.EngineOptions
 
 	Up        bool
 	Refs      bool
@@ -75,7 +76,7 @@ type treeRootArg struct {
 
 // NewTreeOptions returns TreeOptions with defaults.
 func NewTreeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TreeOptions {
-	return &TreeOptions{engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}}, IOStreams: streams}
+	return &TreeOptions{EngineOptions: pluginengines.EngineOptions{ConfigFlags: configFlags, Engines: pluginengines.DirectEngines{}}, IOStreams: streams}
 }
 
 // NewCmdTree returns the tree command.
@@ -97,7 +98,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringSliceVar(&o.Types, "types", nil, "Types to follow down, comma separated (default "+strings.Join(defaultTreeTypes, ",")+").")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
-	addFromFlags(cmd, o, &o.engineOptions)
+	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	cmd.RunE = fleetTreeRunE(o, addFleetFlags(cmd), cmd.RunE)
 	registerCompletions(cmd, configFlags)
 	return cmd
@@ -111,16 +112,16 @@ func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.roots = roots
-	if err := o.engineOptions.complete(); err != nil {
+	if err := o.EngineOptions.Complete(); err != nil {
 		return err
 	}
-	switch len(o.namespaces) {
+	switch len(o.Namespaces) {
 	case 0:
 		o.namespace = ""
 	case 1:
-		o.namespace = o.namespaces[0]
+		o.namespace = o.Namespaces[0]
 	default:
-		return fmt.Errorf("tree looks in one namespace (-n NS) or all (-A), got -n %s", strings.Join(o.namespaces, ","))
+		return fmt.Errorf("tree looks in one namespace (-n NS) or all (-A), got -n %s", strings.Join(o.Namespaces, ","))
 	}
 	out, err := printing.ParseOutput(o.Output)
 	if err != nil {
@@ -166,7 +167,7 @@ func parseTreeArgs(args []string) ([]treeRootArg, error) {
 
 // Validate checks the flags without I/O; its errors name the flag.
 func (o *TreeOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
+	if err := o.EngineOptions.Validate(); err != nil {
 		return err
 	}
 	switch o.out.Format {
@@ -197,7 +198,7 @@ func (o *TreeOptions) Validate() error {
 func (o *TreeOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.configFlags), ConfigFlags: o.configFlags}}}
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
 	return o.answerTreeTargets(ctx, one, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
 		a := &treeAnswer{name: t.Name, shutdown: func() {}}
 		return a, o.collectTree(ctx, a)
@@ -216,22 +217,22 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 	}
 	var roots []tree.Object
 	for _, r := range o.roots {
-		mappings, err := o.resolve(r.typ)
+		mappings, err := o.Resolve(r.typ)
 		if err != nil {
 			return nil, shutdown, err
 		}
 		// A Service's pods are found by its selector, in its spec.
 		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
-		cfg := engine.Config{Namespaces: o.namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: progress.FromContext(ctx, nil)}
+		cfg := engine.Config{Namespaces: o.Namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: progress.FromContext(ctx, nil)}
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
-		eng, err := engine.New(o.source, mappings, cfg)
+		eng, err := engine.New(o.Source, mappings, cfg)
 		if err != nil {
 			return nil, shutdown, err
 		}
 		engines = append(engines, eng)
-		if err := startEngine(ctx, eng); err != nil {
+		if err := pluginengines.StartEngine(ctx, eng); err != nil {
 			return nil, shutdown, err
 		}
 		t := eng.Types()[0]
@@ -274,12 +275,12 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 	if err != nil {
 		return nil, err
 	}
-	ownerUID, err := o.indexSet.Lookup("owner-uid")
+	ownerUID, err := o.IndexSet.Lookup("owner-uid")
 	if err != nil {
 		return nil, err
 	}
-	each, err := engine.StartEach(ctx, o.source, mappings, engine.Config{
-		Namespaces:  o.namespaces,
+	each, err := engine.StartEach(ctx, o.Source, mappings, engine.Config{
+		Namespaces:  o.Namespaces,
 		SyncTimeout: o.SyncTimeout,
 		FullObjects: full,
 		Indexes:     []index.Definition{ownerUID},
@@ -308,7 +309,7 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 // is left out (logged at -v=1), a --types type it does not serve is an error.
 func (o *TreeOptions) followedTypes() ([]*meta.RESTMapping, error) {
 	if len(o.Types) > 0 {
-		mappings, err := o.resolve(strings.Join(o.Types, ","))
+		mappings, err := o.Resolve(strings.Join(o.Types, ","))
 		if err != nil {
 			return nil, fmt.Errorf("--types: %w", err)
 		}
@@ -316,7 +317,7 @@ func (o *TreeOptions) followedTypes() ([]*meta.RESTMapping, error) {
 	}
 	var mappings []*meta.RESTMapping
 	for _, typ := range defaultTreeTypes {
-		m, err := o.resolve(typ)
+		m, err := o.Resolve(typ)
 		if err != nil {
 			klog.V(1).InfoS("not following a default type", "type", typ, "err", err)
 			continue
@@ -382,13 +383,13 @@ func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full boo
 	for i, r := range roots {
 		seeds[i] = r.Obj
 	}
-	owners, err := engine.StartOwners(ctx, o.engines.related(o.source), seeds, engine.OwnersConfig{Namespaces: o.namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
+	owners, err := engine.StartOwners(ctx, o.Engines.Related(o.Source), seeds, engine.OwnersConfig{Namespaces: o.Namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
 	if err != nil {
 		return nil, err
 	}
 	defer owners.Shutdown()
 	for _, u := range owners.Unreadable() {
-		warnOwnersStop(o.ErrOut, u)
+		pluginengines.WarnOwnersStop(o.ErrOut, u)
 	}
 	graph := index.Owners(owners)
 	trees := make([]*tree.Node, 0, len(roots))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -27,7 +28,7 @@ var errNoRootHere = errors.New("no such root here")
 // the fleet way (runFleetTree), next otherwise.
 func fleetTreeRunE(o *TreeOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !targets.Selected(o.configFlags, f.allContexts) {
+		if !targets.Selected(o.ConfigFlags, f.allContexts) {
 			return next(cmd, args)
 		}
 		return runFleetTree(cmd, args, o, f)
@@ -54,7 +55,7 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
 	}
-	set, err := targets.New(o.configFlags, f.allContexts, true)
+	set, err := targets.New(o.ConfigFlags, f.allContexts, true)
 	if err != nil {
 		return err
 	}
@@ -63,8 +64,8 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFla
 	return o.answerTreeTargets(ctx, set, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
 		a := &treeAnswer{name: t.Name, stderr: &cmdutil.LockedWriter{W: &bytes.Buffer{}}, shutdown: func() {}}
 		co := *o
-		co.configFlags = t.ConfigFlags
-		co.engines = directEngines{}
+		co.ConfigFlags = t.ConfigFlags
+		co.Engines = engines.DirectEngines{}
 		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
 		if err := co.Complete(cmd, args); err != nil {
 			return a, err

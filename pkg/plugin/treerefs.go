@@ -40,9 +40,9 @@ var refsTargetKinds = []schema.GroupKind{
 // related types (a warm cache's pool when there is one), and returns each root's references
 // tree (tree.RefsTree). A kind that cannot be read is reported and left out.
 func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tree.Node, error) {
-	related := o.engines.related(o.source)
+	related := o.Engines.Related(o.Source)
 	// A cluster-scoped root's users may be in any namespace.
-	namespaces := o.namespaces
+	namespaces := o.Namespaces
 	for _, r := range roots {
 		if r.Namespace == "" {
 			namespaces = nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 )
 
@@ -49,7 +49,7 @@ const queueLimit = 10000
 
 // WatchOptions are the options of kubectl informer watch.
 type WatchOptions struct {
-	engineOptions
+	engines.EngineOptions
 
 	Where            []string
 	Initial          bool
@@ -87,7 +87,7 @@ type WatchOptions struct {
 // NewWatchOptions returns WatchOptions with defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
 	return &WatchOptions{
-		engineOptions: engineOptions{configFlags: configFlags, engines: directEngines{}},
+		EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}},
 		Diff:          "compact",
 		Output:        "text",
 		Color:         "auto",
@@ -101,9 +101,9 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 }
 
 // newCmdWatchWith returns the watch command; env is set inside a warm cache process.
-func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *serveEnv) *cobra.Command {
+func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	o := NewWatchOptions(configFlags, streams)
-	o.engines = enginesFor(env, &o.MaxStaleness)
+	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "watch TYPE[,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
 		Short:   "Stream adds, updates and deletes with a diff of what changed",
@@ -114,9 +114,15 @@ func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	if env == nil {
 		cmd.RunE = watchTargetsRunE(o, addFleetFlags(cmd))
 	}
-	o.engineOptions.addFlags(cmd)
-	o.engineOptions.addCacheFlags(cmd)
-	addFromFlags(cmd, o, &o.engineOptions)
+	o.EngineOptions.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
+	// Files hold no changes: a watch prints their objects first (as
+	// --initial does; a grouped watch, its table).
+	engines.AddFromFlags(cmd, o, &o.EngineOptions, func() {
+		if !o.grouped() {
+			o.Initial = true
+		}
+	})
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")
@@ -126,7 +132,7 @@ func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
 	f.BoolVar(&o.Timestamps, "timestamps", false, "Prefix each event with the time it was printed.")
 	f.StringVar(&o.Color, "color", o.Color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
-	f.StringVar(&o.Filter, "filter", "", filterFlagUsage+" Objects that start passing are ADDED, those that stop passing DELETED.")
+	f.StringVar(&o.Filter, "filter", "", engines.FilterFlagUsage+" Objects that start passing are ADDED, those that stop passing DELETED.")
 	f.StringVar(&o.Until, "until", "", "Exit 0 as soon as the CEL expression is true for every object named in the arguments (deploy/web), or, with no names, for any watched object; checked on the synced state first. With --timeout, exit 1 if it is not met in time.")
 	f.StringVar(&o.UntilAll, "until-all", "", "Like --until, but wait until the CEL expression is true for every watched object (at least one).")
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
@@ -176,14 +182,14 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.UntilAll != "" {
 		untilFlag, untilSrc = "--until-all", o.UntilAll
 	}
-	if o.until, err = compilePredicate(untilFlag, untilSrc); err != nil {
+	if o.until, err = engines.CompilePredicate(untilFlag, untilSrc); err != nil {
 		return err
 	}
-	filter, err := compilePredicate("--filter", o.Filter)
+	filter, err := engines.CompilePredicate("--filter", o.Filter)
 	if err != nil {
 		return err
 	}
-	if err := o.engineOptions.complete(); err != nil {
+	if err := o.EngineOptions.Complete(); err != nil {
 		return err
 	}
 	cfg := watchPrintConfig{
@@ -192,8 +198,8 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		initial:          o.Initial,
 		maxEvents:        o.MaxEvents,
 		showSecretValues: o.ShowSecretValues,
-		location:         o.engines.location(),
-		sharedProcess:    o.engines.shared(),
+		location:         o.Engines.Location(),
+		sharedProcess:    o.Engines.Shared(),
 	}
 	var indexDefs []index.Definition
 	for _, s := range o.Where {
@@ -201,7 +207,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
-		def, err := o.indexSet.Lookup(sel.Name)
+		def, err := o.IndexSet.Lookup(sel.Name)
 		if err != nil {
 			return fmt.Errorf("--where %s: %w", s, err)
 		}
@@ -229,21 +235,21 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	o.config.Indexes = plainIndexes(indexDefs)
-	o.config.FullObjects = true
-	o.config.ManagedFields = engine.InternManagedFields
+	o.Config.Indexes = engines.PlainIndexes(indexDefs)
+	o.Config.FullObjects = true
+	o.Config.ManagedFields = engine.InternManagedFields
 	if o.grouped() {
 		o.completeGroupEngine(indexDefs)
 	}
-	o.config.PlainWatchStreams = true
-	o.config.Progress = progress.NewProgress(o.ErrOut)
-	o.config.RequireWatch = true
+	o.Config.PlainWatchStreams = true
+	o.Config.Progress = progress.NewProgress(o.ErrOut)
+	o.Config.RequireWatch = true
 	reporter := newWatchErrorReporter(o.ErrOut)
-	o.config.OnWatchError = reporter.report
-	o.config.OnWatchResumed = reporter.resumed
-	if name, ok := o.singleName(); ok && o.config.FieldSelector == "" {
+	o.Config.OnWatchError = reporter.report
+	o.Config.OnWatchResumed = reporter.resumed
+	if name, ok := o.singleName(); ok && o.Config.FieldSelector == "" {
 		// One object: let the server send only it.
-		o.config.FieldSelector = "metadata.name=" + name
+		o.Config.FieldSelector = "metadata.name=" + name
 	}
 	return nil
 }
@@ -282,7 +288,7 @@ func (o *WatchOptions) singleName() (string, bool) {
 
 // Validate checks the flags without I/O; its errors name the flag.
 func (o *WatchOptions) Validate() error {
-	if err := o.engineOptions.validate(); err != nil {
+	if err := o.EngineOptions.Validate(); err != nil {
 		return err
 	}
 	if o.Timeout < 0 {
@@ -303,7 +309,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 
-	mappings, err := o.resolve(strings.Join(o.typeArgs, ","))
+	mappings, err := o.Resolve(strings.Join(o.typeArgs, ","))
 	if err != nil {
 		return err
 	}
@@ -320,8 +326,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		indexes = append(indexes, w.def)
 	}
 	indexes = append(indexes, o.groupDefs...)
-	eng, err := o.engines.start(ctx, o.source, engineRequest{
-		mappings: mappings, config: o.config, queue: queue, indexes: indexes, errOut: o.ErrOut,
+	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
+		Mappings: mappings, Config: o.Config, Queue: queue, Indexes: indexes, ErrOut: o.ErrOut,
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -339,17 +345,17 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	defer related.Shutdown()
 	if o.grouped() {
-		playRecording(ctx, o.engines)
+		engines.PlayRecording(ctx, o.Engines)
 		if err := o.runGroups(ctx, eng, queue, names); err != nil {
 			return err
 		}
-		return replayError(o.engines)
+		return engines.ReplayError(o.Engines)
 	}
 	p := newEventPrinter(o.print, names, o.Out, o.ErrOut)
-	p.recordedAt = recordedTimes(o.engines)
-	p.guards = exprGuards(o.indexSet.Custom(), o.print.filter, o.until)
-	p.exprs = newExprReporter(p.guards)
-	defer p.exprs.report(o.ErrOut)
+	p.recordedAt = engines.RecordedTimes(o.Engines)
+	p.guards = engines.ExprGuards(o.IndexSet.Custom(), o.print.filter, o.until)
+	p.exprs = engines.NewExprReporter(p.guards)
+	defer p.exprs.Report(o.ErrOut)
 	if o.until != nil {
 		mode := untilAny
 		switch {
@@ -359,9 +365,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			mode = untilNamed
 		}
 		p.until = newUntilCondition(o.until, o.until.Program().Flag(), mode, names)
-		p.until.byEvent = replays(o.engines)
+		p.until.byEvent = engines.Replays(o.Engines)
 		p.until.seed(p, eng.Types())
-		if err := exprFatal(p.guards); err != nil {
+		if err := engines.ExprFatal(p.guards); err != nil {
 			return err
 		}
 		if p.until.met() {
@@ -370,13 +376,13 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 	if !o.print.initial {
-		printSynced(o.ErrOut, eng.Types())
+		engines.PrintSynced(o.ErrOut, eng.Types())
 	}
-	p.exprs.report(o.ErrOut)
+	p.exprs.Report(o.ErrOut)
 
 	ctx, cancel := o.watchContext(ctx, eng)
 	defer cancel()
-	playRecording(ctx, o.engines)
+	engines.PlayRecording(ctx, o.Engines)
 	err = p.run(ctx, queue)
 	if failed := eng.Err(); failed != nil {
 		return failed
@@ -384,7 +390,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := replayError(o.engines); err != nil {
+	if err := engines.ReplayError(o.Engines); err != nil {
 		return err
 	}
 	switch {
@@ -392,7 +398,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, p.until.metMessage())
 	case p.until != nil && o.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return p.until.timeoutError(o.Timeout)
-	case p.until != nil && fromEnded(eng):
+	case p.until != nil && engines.FromEnded(eng):
 		return p.until.endError()
 	}
 	return nil
@@ -402,7 +408,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 func (o *WatchOptions) namesByResource(mappings []*meta.RESTMapping) (map[string]map[string]bool, error) {
 	byResource := map[string]map[string]bool{}
 	for typeArg, set := range o.names {
-		resolved, err := o.resolve(typeArg)
+		resolved, err := o.Resolve(typeArg)
 		if err != nil {
 			return nil, err
 		}
@@ -455,7 +461,7 @@ func (r *watchErrorReporter) resumed(t *engine.Type) {
 // the engine fails for good after sync (a watch the user may not make), so
 // that the printer ends and the command reports why; the caller calls
 // cancel.
-func (o *WatchOptions) watchContext(ctx context.Context, eng runningEngine) (context.Context, context.CancelFunc) {
+func (o *WatchOptions) watchContext(ctx context.Context, eng engines.RunningEngine) (context.Context, context.CancelFunc) {
 	cancelTimeout := context.CancelFunc(func() {})
 	if o.Timeout > 0 {
 		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
@@ -465,20 +471,10 @@ func (o *WatchOptions) watchContext(ctx context.Context, eng runningEngine) (con
 		select {
 		case <-eng.Failed():
 			cancel()
-		case <-sourceDrained(eng):
+		case <-engines.SourceDrained(eng):
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() { cancel(); cancelTimeout() }
-}
-
-// printSynced says on errOut how many objects each type's cache holds: the
-// line a watch prints once it is watching.
-func printSynced(errOut io.Writer, types []*engine.Type) {
-	var counts []string
-	for _, t := range types {
-		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-	}
-	fmt.Fprintf(errOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
@@ -108,4 +109,40 @@ func (p *eventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
 		return false
 	}
 	return p.cfg.matches(obj)
+}
+
+// startRelations has the engine cache what the relation indexes of --where and --group-by read,
+// once the watched types have synced (engine.StartRelations), and binds the clauses to them. The
+// clauses are evaluated on each event from what the related caches hold then; when a related
+// object's change alone changes the relation index values of watched objects, an event naming
+// it is pushed to queue for each of them, so they enter or leave the query (see
+// eventPrinter.classify). The caller shuts the returned relations down.
+func (o *WatchOptions) startRelations(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue) (*engine.Relations, error) {
+	defs := make([]index.Definition, len(o.print.where), len(o.print.where)+len(o.groupDefs))
+	selectors := make([]index.Selector, len(o.print.where))
+	for i, w := range o.print.where {
+		defs[i], selectors[i] = w.def, w.sel
+	}
+	defs = append(defs, o.groupDefs...)
+	if err := engines.ValidateRelations(selectors); err != nil {
+		return nil, err
+	}
+	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
+		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
+		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
+			for _, c := range changes {
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
+	bound := related.Definitions()
+	for i := range o.print.where {
+		o.print.where[i].def = bound[i]
+	}
+	copy(o.groupDefs, bound[len(o.print.where):])
+	return related, nil
 }

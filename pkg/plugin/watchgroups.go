@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -47,7 +48,7 @@ func (o *WatchOptions) grouped() bool {
 // completeGroups looks up --group-by and parses --sum, and returns indexDefs
 // with the --group-by indexes added.
 func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Definition, error) {
-	groupBy, measures, err := parseGroups(o.indexSet, o.GroupBy, o.Sums)
+	groupBy, measures, err := parseGroups(o.IndexSet, o.GroupBy, o.Sums)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +65,9 @@ func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Def
 // managedFields (nothing is diffed), and stripped pods when every index and
 // measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroupEngine(indexDefs []index.Definition) {
-	o.config.ManagedFields = engine.DropManagedFields
+	o.Config.ManagedFields = engine.DropManagedFields
 	if podTransformSafe(o.measures, indexDefs, o.Filter != "") {
-		o.config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
+		o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
 }
 
@@ -94,7 +95,7 @@ func (o *WatchOptions) validateGroups() error {
 // runGroups keeps the live grouped table of the synced caches until ctx
 // ends (Ctrl-C, --timeout) or the engine fails: the watch's part of the
 // table of several targets, or a table of its own, a merge of one.
-func (o *WatchOptions) runGroups(ctx context.Context, eng runningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
+func (o *WatchOptions) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
 	if o.fleetGroups != nil {
 		return o.fleetGroups.run(ctx, o, eng, queue, names)
 	}

@@ -41,7 +41,7 @@ func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 	t.Helper()
 	streams, _, _, _ := genericiooptions.NewTestIOStreams()
 	o := NewWatchOptions(nil, streams)
-	o.typeArgs, o.GroupBy, o.Sums, o.indexSet = []string{"pods"}, []string{"label:app"}, []string{"requests.cpu"}, &index.Set{}
+	o.typeArgs, o.GroupBy, o.Sums, o.IndexSet = []string{"pods"}, []string{"label:app"}, []string{"requests.cpu"}, &index.Set{}
 	if _, err := o.completeGroups(nil); err != nil {
 		t.Fatal(err)
 	}

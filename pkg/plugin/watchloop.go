@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 // This file holds the watch's event loop: when output is flushed, how many
@@ -37,7 +38,7 @@ type eventPrinter struct {
 	// that hit CEL's cost limit, which ends the watch with an error.
 	guards []*expr.Guard
 	// exprs reports the expressions' evaluation errors on errOut.
-	exprs *exprReporter
+	exprs *engines.ExprReporter
 	// recordedAt, set for the events of a recording, returns the time an
 	// event was recorded: --timestamps prints it, date included, and -o
 	// json and yaml carry it as "time". Nil for a live watch, whose
@@ -86,10 +87,10 @@ func (p *eventPrinter) run(ctx context.Context, q *engine.Queue) error {
 		if p.until != nil {
 			p.until.update(p, ev)
 		}
-		if err := exprFatal(p.guards); err != nil {
+		if err := engines.ExprFatal(p.guards); err != nil {
 			return err
 		}
-		p.exprs.reportFirst(p.errOut)
+		p.exprs.ReportFirst(p.errOut)
 		if p.until != nil && p.until.met() {
 			p.met = true
 			return quietPipe(p.out.Flush())

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -61,7 +62,7 @@ func watchTargetsRunE(o *WatchOptions, f *fleetFlags) func(*cobra.Command, []str
 		if err != nil {
 			return err
 		}
-		set, err := targets.New(o.configFlags, f.allContexts, at >= 0 || len(contextWhere) > 0)
+		set, err := targets.New(o.ConfigFlags, f.allContexts, at >= 0 || len(contextWhere) > 0)
 		if err != nil {
 			return err
 		}
@@ -204,11 +205,11 @@ type watchTarget struct {
 // (Complete, Validate, Run) with the target's own ConfigFlags.
 func watchOne(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c watchTarget, stdout, stderr io.Writer) error {
 	co := *o
-	co.configFlags = c.target.ConfigFlags
+	co.ConfigFlags = c.target.ConfigFlags
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
 	co.Where = c.where
-	if c.groups == nil && c.budget == nil && len(c.where) == len(o.Where) && co.Cache != "off" && !verbose(cmd) && !co.redrawsHere() {
-		if handled, err := forwardToCache(cmd, args, &co.engineOptions, co.IOStreams, co.resolvedColor); handled {
+	if c.groups == nil && c.budget == nil && len(c.where) == len(o.Where) && co.Cache != "off" && !engines.Verbose(cmd) && !co.redrawsHere() {
+		if handled, err := engines.ForwardToCache(cmd, args, &co.EngineOptions, co.IOStreams, co.resolvedColor); handled {
 			return err
 		}
 	}
@@ -227,7 +228,7 @@ func watchOne(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOp
 	}
 	co.print.budget = c.budget
 	if c.progress != nil {
-		co.config.Progress = c.progress
+		co.Config.Progress = c.progress
 	}
 	return co.Run(ctx)
 }

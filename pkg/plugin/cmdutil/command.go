@@ -8,6 +8,7 @@ package cmdutil
 
 import (
 	"context"
+	"errors"
 	"os/signal"
 	"syscall"
 
@@ -45,3 +46,8 @@ func Interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	}
 	return signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 }
+
+// ErrInterrupted is returned by a command that Ctrl-C (SIGINT) or SIGTERM
+// ended where kubectl exits 1 without a message: query -w, as kubectl get
+// -w. main exits 1 without printing it.
+var ErrInterrupted = errors.New("interrupted")

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -14,24 +14,24 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
-// serveEnv is what a command run inside a warm cache process uses instead
+// ServeEnv is what a command run inside a warm cache process uses instead
 // of building its own: the process's source (one identity's API server) and
 // its pool of warm engines.
-type serveEnv struct {
-	server string
-	source engine.Source
-	pool   *server.Pool
-	// warnings are the API server's warnings the process's lists and
+type ServeEnv struct {
+	Server string
+	Source engine.Source
+	Pool   *server.Pool
+	// Warnings are the API server's warnings the process's lists and
 	// watches got.
-	warnings *server.Warnings
+	Warnings *server.Warnings
 	// Per request: location is the client's time zone (clientLocation of
 	// its Request); printWarning prints an API warning on the command's
 	// stderr as the client's own command would (apiWarnings).
-	location     *time.Location
-	printWarning func(message string)
+	Location     *time.Location
+	PrintWarning func(message string)
 }
 
-// warmEngines leases the warm cache's engines, and the related types the
+// WarmEngines leases the warm cache's engines, and the related types the
 // command's relations read (related). It declines (declinedError) what one
 // shared informer cannot answer as the command's own would: what the pool
 // does not share (server.NotSharedError: a computed --indexer index that
@@ -48,32 +48,32 @@ type serveEnv struct {
 // the command's stderr (printWarning) as the command's own list and watch
 // would print them: those the cache holds before the answer, later ones as
 // they come; none for a command the cache declines.
-type warmEngines struct {
-	env *serveEnv
-	// maxStaleness is the command's --max-staleness, read when it starts.
-	maxStaleness *time.Duration
+type WarmEngines struct {
+	Env *ServeEnv
+	// MaxStaleness is the command's --max-staleness, read when it starts.
+	MaxStaleness *time.Duration
 }
 
-// namespace returns the -n the client made explicit, without reading a
+// Namespace returns the -n the client made explicit, without reading a
 // kubeconfig (the process's own is another user's view of the file), or
 // else the kubeconfig context's, as directEngines does.
-func (w warmEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+func (w WarmEngines) Namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
 	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
 		return *configFlags.Namespace, nil
 	}
-	return directEngines{}.namespace(configFlags)
+	return DirectEngines{}.Namespace(configFlags)
 }
 
 // connect returns the process's source: commands never build clients of
 // their own inside a cache.
-func (w warmEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
-	return w.env.source, w.env.server, nil
+func (w WarmEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
+	return w.Env.Source, w.Env.Server, nil
 }
 
 // resolve resolves through the process's discovery, which is as old as the
 // cache: a type created since (a new CRD) is found after one fresh
 // discovery, as a command of its own would find it.
-func (w warmEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMapping, error) {
+func (w WarmEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMapping, error) {
 	mappings, err := engine.Resolve(source.RESTMapper(), args)
 	if err == nil {
 		return mappings, nil
@@ -85,13 +85,13 @@ func (w warmEngines) resolve(source engine.Source, args []string) ([]*meta.RESTM
 	return nil, err
 }
 
-func (w warmEngines) shared() bool { return true }
+func (w WarmEngines) Shared() bool { return true }
 
-// location is the client's time zone, which the client sent with its
+// Location is the client's time zone, which the client sent with its
 // request; the process's own otherwise.
-func (w warmEngines) location() *time.Location {
-	if w.env.location != nil {
-		return w.env.location
+func (w WarmEngines) Location() *time.Location {
+	if w.Env.Location != nil {
+		return w.Env.Location
 	}
 	return time.Local
 }
@@ -109,25 +109,25 @@ func (l warnedLease) Shutdown() {
 	l.Lease.Shutdown()
 }
 
-// declinedError says why the warm cache does not answer a command; the
+// DeclinedError says why the warm cache does not answer a command; the
 // client then answers it itself, printing warning first if set.
-type declinedError struct {
-	reason  string
-	warning string
+type DeclinedError struct {
+	Reason  string
+	Warning string
 }
 
-func (e *declinedError) Error() string { return "the warm cache declined: " + e.reason }
+func (e *DeclinedError) Error() string { return "the warm cache declined: " + e.Reason }
 
-func (w warmEngines) start(ctx context.Context, _ engine.Source, req engineRequest) (runningEngine, error) {
-	resources := make([]schema.GroupVersionResource, 0, len(req.mappings))
-	for _, m := range req.mappings {
+func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineRequest) (RunningEngine, error) {
+	resources := make([]schema.GroupVersionResource, 0, len(req.Mappings))
+	for _, m := range req.Mappings {
 		resources = append(resources, m.Resource)
 	}
-	printWarning := w.env.printWarning
+	printWarning := w.Env.PrintWarning
 	if printWarning == nil {
 		printWarning = func(string) {}
 	}
-	warnings := w.env.warnings.Subscribe(resources, printWarning)
+	warnings := w.Env.Warnings.Subscribe(resources, printWarning)
 	lease, err := w.lease(ctx, req)
 	if err != nil {
 		warnings.Cancel()
@@ -136,10 +136,10 @@ func (w warmEngines) start(ctx context.Context, _ engine.Source, req engineReque
 	// As the command's own list would, before its answer.
 	warnings.Release()
 	t, since, lastErr, stale := lease.Stale()
-	if stale && req.queue == nil {
+	if stale && req.Queue == nil {
 		// A query: say it once. A watch's error reporter has been told.
 		age := time.Since(since).Round(time.Second)
-		fmt.Fprintf(req.errOut, "warning: the warm cache's watch of %s has been failing since %s (%s): %s; this answer may be stale\n", t.Name(), since.UTC().Format(time.RFC3339), age, lastErr)
+		fmt.Fprintf(req.ErrOut, "warning: the warm cache's watch of %s has been failing since %s (%s): %s; this answer may be stale\n", t.Name(), since.UTC().Format(time.RFC3339), age, lastErr)
 	}
 	return warnedLease{Lease: lease, warnings: warnings}, nil
 }
@@ -147,17 +147,17 @@ func (w warmEngines) start(ctx context.Context, _ engine.Source, req engineReque
 // lease acquires the engines of req from the pool, declining (declinedError)
 // those the pool cannot share or whose watch was refused or, with
 // --max-staleness, fails for too long.
-func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Lease, error) {
+func (w WarmEngines) lease(ctx context.Context, req EngineRequest) (*server.Lease, error) {
 	// Wait for the engines no longer than this command's own --sync-timeout,
 	// whatever the timeout of the command that started them.
 	acquireCtx, cancel := ctx, context.CancelFunc(func() {})
-	if req.config.SyncTimeout > 0 {
-		acquireCtx, cancel = context.WithTimeout(ctx, req.config.SyncTimeout)
+	if req.Config.SyncTimeout > 0 {
+		acquireCtx, cancel = context.WithTimeout(ctx, req.Config.SyncTimeout)
 	}
 	defer cancel()
-	lease, err := w.env.pool.Acquire(acquireCtx, req.mappings, req.config, server.Options{Queue: req.queue})
+	lease, err := w.Env.Pool.Acquire(acquireCtx, req.Mappings, req.Config, server.Options{Queue: req.Queue})
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.config.SyncTimeout)
+		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.Config.SyncTimeout)
 	}
 	var timeout *engine.SyncTimeoutError
 	if errors.As(err, &timeout) {
@@ -165,30 +165,30 @@ func (w warmEngines) lease(ctx context.Context, req engineRequest) (*server.Leas
 	}
 	var notShared *server.NotSharedError
 	if errors.As(err, &notShared) {
-		return nil, &declinedError{reason: notShared.Reason}
+		return nil, &DeclinedError{Reason: notShared.Reason}
 	}
 	if engine.IsForbidden(err) {
 		// Let the command ask the API server itself and print its refusal
 		// exactly as a command without the cache does.
-		return nil, &declinedError{reason: "the API server refused the cache's list: " + err.Error()}
+		return nil, &DeclinedError{Reason: "the API server refused the cache's list: " + err.Error()}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if t, lastErr, denied := lease.Denied(); denied {
 		lease.Shutdown()
-		return nil, &declinedError{reason: fmt.Sprintf("the API server refused the watch of %s: %s", t.Name(), lastErr)}
+		return nil, &DeclinedError{Reason: fmt.Sprintf("the API server refused the watch of %s: %s", t.Name(), lastErr)}
 	}
 	t, since, _, stale := lease.Stale()
 	if !stale {
 		return lease, nil
 	}
 	age := time.Since(since).Round(time.Second)
-	if *w.maxStaleness > 0 && age > *w.maxStaleness {
+	if *w.MaxStaleness > 0 && age > *w.MaxStaleness {
 		lease.Shutdown()
-		return nil, &declinedError{
-			reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
-			warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), *w.maxStaleness),
+		return nil, &DeclinedError{
+			Reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
+			Warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), *w.MaxStaleness),
 		}
 	}
 	return lease, nil

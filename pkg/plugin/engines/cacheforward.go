@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -23,16 +23,16 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// dialTimeout bounds the connection to a warm cache and its hello: a cache
+// DialTimeout bounds the connection to a warm cache and its hello: a cache
 // that does not answer in time is treated as broken.
-const dialTimeout = 2 * time.Second
+const DialTimeout = 2 * time.Second
 
-// firstFrameMargin is added to the command's --sync-timeout to bound the
+// FirstFrameMargin is added to the command's --sync-timeout to bound the
 // wait for the cache's first frame: a cache that says nothing for that long
 // is lost, and the command runs here.
-const firstFrameMargin = 10 * time.Second
+const FirstFrameMargin = 10 * time.Second
 
-// cacheRunE is the RunE of query and watch: with --cache auto, outside a
+// CacheRunE is the RunE of query and watch: with --cache auto, outside a
 // cache process, the command goes to the running warm cache of this
 // identity if there is one; otherwise (none runs, it is broken, or it
 // declines) the command runs here (Complete, Validate, Run).
@@ -40,13 +40,13 @@ const firstFrameMargin = 10 * time.Second
 // extraArgs, when set, returns flags this side resolves for the cache
 // process (watch's --color); local, when set, reports that the command must
 // run here whatever the cache (a grouped watch redrawn on this terminal).
-func cacheRunE(o cmdutil.Command, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
+func CacheRunE(o cmdutil.Command, eo *EngineOptions, streams genericiooptions.IOStreams, extraArgs func() []string, local func() bool) func(*cobra.Command, []string) error {
 	direct := cmdutil.RunE(o)
 	return func(cmd *cobra.Command, args []string) error {
-		if eo.engines.shared() || eo.Cache == "off" || verbose(cmd) || (local != nil && local()) {
+		if eo.Engines.Shared() || eo.Cache == "off" || Verbose(cmd) || (local != nil && local()) {
 			return direct(cmd, args)
 		}
-		handled, err := forwardToCache(cmd, args, eo, streams, extraArgs)
+		handled, err := ForwardToCache(cmd, args, eo, streams, extraArgs)
 		if handled {
 			return err
 		}
@@ -54,36 +54,36 @@ func cacheRunE(o cmdutil.Command, eo *engineOptions, streams genericiooptions.IO
 	}
 }
 
-// verbose reports whether -v was given: such a command runs here, since
+// Verbose reports whether -v was given: such a command runs here, since
 // its klog lines would be written by the cache process, to its own log.
-func verbose(cmd *cobra.Command) bool {
+func Verbose(cmd *cobra.Command) bool {
 	v := cmd.Root().PersistentFlags().Lookup("v")
 	return v != nil && v.Changed
 }
 
-// forwardToCache runs the command in the warm cache of this identity and
+// ForwardToCache runs the command in the warm cache of this identity and
 // reports whether it did (handled): not when no cache runs (silently), nor
 // when the cache is unusable (a one-line warning on errOut) or declines.
-func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, streams genericiooptions.IOStreams, extraArgs func() []string) (handled bool, err error) {
+func ForwardToCache(cmd *cobra.Command, args []string, eo *EngineOptions, streams genericiooptions.IOStreams, extraArgs func() []string) (handled bool, err error) {
 	errOut := streams.ErrOut
 	if eo.Cache != "" && eo.Cache != "auto" {
 		return false, nil // Validate names the flag
 	}
-	id, err := resolveCacheIdentity(eo.configFlags)
+	id, err := ResolveCacheIdentity(eo.ConfigFlags)
 	if err != nil {
 		klog.V(1).InfoS("not using a warm cache", "err", err)
 		return false, nil
 	}
-	if _, err := os.Lstat(id.socket); err != nil {
+	if _, err := os.Lstat(id.Socket); err != nil {
 		// No cache (the common case), or a directory we may not search
 		// (made by root under sudo): silently.
 		return false, nil
 	}
 	// The directory is checked before the socket in it is used.
-	err = client.CheckDir(id.dir)
+	err = client.CheckDir(id.Dir)
 	var conn *client.Conn
 	if err == nil {
-		conn, err = client.Dial(id.socket, dialTimeout)
+		conn, err = client.Dial(id.Socket, DialTimeout)
 	}
 	if errors.Is(err, client.ErrNoCache) {
 		return false, nil
@@ -93,7 +93,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return false, nil
 	}
 	defer conn.Close()
-	if other := otherBuild(conn.Hello); other != "" {
+	if other := OtherBuild(conn.Hello); other != "" {
 		fmt.Fprintf(errOut, "warning: not using the warm cache: %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", other)
 		return false, nil
 	}
@@ -101,7 +101,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	if extraArgs != nil {
 		extra = extraArgs()
 	}
-	argv, err := forwardArgs(cmd, args, eo, extra)
+	argv, err := ForwardArgs(cmd, args, eo, extra)
 	if err != nil {
 		return false, nil
 	}
@@ -112,7 +112,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	res, err := conn.Run(ctx, protocol.Request{Args: argv, TZ: clientTZ(), WarningColor: printers.AllowsColorOutput(errOut)}, eo.SyncTimeout+firstFrameMargin, streams.Out, errOut)
+	res, err := conn.Run(ctx, protocol.Request{Args: argv, TZ: clientTZ(), WarningColor: printers.AllowsColorOutput(errOut)}, eo.SyncTimeout+FirstFrameMargin, streams.Out, errOut)
 	var unavailable *client.UnavailableError
 	switch {
 	case errors.As(err, &unavailable):
@@ -120,7 +120,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 		return false, nil
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		if cmd.Name() == "query" && (cmd.Flags().Changed("watch") || cmd.Flags().Changed("watch-only")) {
-			return true, ErrInterrupted // as a direct query -w, as kubectl get -w
+			return true, cmdutil.ErrInterrupted // as a direct query -w, as kubectl get -w
 		}
 		return true, nil
 	case errors.Is(err, syscall.EPIPE):
@@ -128,7 +128,7 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 			// A direct query does not handle SIGPIPE: `query | head` dies
 			// of it (status 141). So does this one.
 			signal.Stop(sigpipe)
-			dieOfSIGPIPE()
+			DieOfSIGPIPE()
 		}
 		return true, nil // a direct watch ends quietly on EPIPE
 	case err != nil:
@@ -145,10 +145,10 @@ func forwardToCache(cmd *cobra.Command, args []string, eo *engineOptions, stream
 	return true, nil
 }
 
-// otherBuild says how the cache's build differs from this one ("" when
+// OtherBuild says how the cache's build differs from this one ("" when
 // they are the same build): its version, or, with the same version string
 // (every build outside the Makefile is v0.0.0-dev), its build identity.
-func otherBuild(hello protocol.Hello) string {
+func OtherBuild(hello protocol.Hello) string {
 	switch {
 	case hello.Build != version.Version:
 		return fmt.Sprintf("it runs kubectl-informer %s, this is %s", hello.Build, version.Version)
@@ -158,13 +158,13 @@ func otherBuild(hello protocol.Hello) string {
 	return ""
 }
 
-// forwardArgs rebuilds the command's arguments for the cache process: the
+// ForwardArgs rebuilds the command's arguments for the cache process: the
 // command's name, every flag the user set except kubeconfig and credential
 // flags (root's persistent flags), --cache and --all-contexts (the cache
 // serves one context: the target's), the namespace made explicit
 // as this side resolves it, extra (flags this side resolves, such as
 // --color), and the positional arguments.
-func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []string) ([]string, error) {
+func ForwardArgs(cmd *cobra.Command, args []string, eo *EngineOptions, extra []string) ([]string, error) {
 	argv := []string{cmd.Name()}
 	persistent := cmd.Root().PersistentFlags()
 	cmd.Flags().Visit(func(f *pflag.Flag) {
@@ -183,7 +183,7 @@ func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []s
 		}
 		argv = append(argv, flagArgs(f)...)
 	})
-	ns, err := eo.engines.namespace(eo.configFlags)
+	ns, err := eo.Engines.Namespace(eo.ConfigFlags)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +192,11 @@ func forwardArgs(cmd *cobra.Command, args []string, eo *engineOptions, extra []s
 	return append(argv, args...), nil
 }
 
-// dieOfSIGPIPE makes the process die of SIGPIPE as a direct command writing
+// DieOfSIGPIPE makes the process die of SIGPIPE as a direct command writing
 // to a closed stdout does: with SIGPIPE back to its default, the Go runtime
 // raises it on a write to stdout that fails with EPIPE. It returns only if
 // that write succeeds.
-func dieOfSIGPIPE() {
+func DieOfSIGPIPE() {
 	signal.Reset(syscall.SIGPIPE)
 	_, _ = os.Stdout.Write([]byte("\n"))
 }

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"os"
@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// clientLocation returns the time zone of a warm cache's client from its
+// ClientLocation returns the time zone of a warm cache's client from its
 // TZ variable (nil: unset), by the rules the Go runtime applies to its own
 // TZ (time.Local): unset means /etc/localtime; empty, "UTC" or a zone that
 // cannot be loaded means UTC; a leading ':' is dropped; an absolute path
 // is a zoneinfo file; anything else a zone name (Asia/Kolkata). The cache
 // process and its client run on one machine, so the files are the same.
-func clientLocation(tz *string) *time.Location {
+func ClientLocation(tz *string) *time.Location {
 	if tz == nil {
 		return zoneFile("/etc/localtime", "Local")
 	}

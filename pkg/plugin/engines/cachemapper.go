@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -7,13 +7,13 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// warmRESTMapper returns the REST mapper of a cache process: kubectl's
+// WarmRESTMapper returns the REST mapper of a cache process: kubectl's
 // (deferred discovery behind the short-name expander), with discovery kept
 // in memory rather than read back from the disk cache for every command.
 // Reset (engineOptions.resolve calls it when a type is not found) empties
 // the memory and the disk cache alike, so a type created since is found
 // after one fresh discovery.
-func warmRESTMapper(configFlags *genericclioptions.ConfigFlags) (meta.RESTMapper, error) {
+func WarmRESTMapper(configFlags *genericclioptions.ConfigFlags) (meta.RESTMapper, error) {
 	disk, err := configFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err

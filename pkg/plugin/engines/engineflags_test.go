@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"net/http"
@@ -39,7 +39,7 @@ func TestStartEngineNamesTheSyncTimeoutFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Shutdown()
-	err = startEngine(t.Context(), eng)
+	err = StartEngine(t.Context(), eng)
 	want := "timed out after 100ms waiting for the cache of [pods (0 objects received)] to sync (raise --sync-timeout for very large lists)"
 	if err == nil || err.Error() != want {
 		t.Errorf("startEngine() = %v, want %q", err, want)

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -182,11 +182,11 @@ func resolveInstant(flag, value string, span offline.Span) (time.Time, error) {
 	return i.resolve(span.Start, span.End)
 }
 
-// playRecording starts the replay of engines, when they are a recording's
+// PlayRecording starts the replay of engines, when they are a recording's
 // replay, until ctx ends: the watch calls it once it has read the state at
 // the replay's start, just before it prints events. A replay that fails
 // ends there (its source finishes), and replayError then returns why.
-func playRecording(ctx context.Context, engines engineSource) {
+func PlayRecording(ctx context.Context, engines engineSource) {
 	r, ok := engines.(*recordingEngines)
 	if !ok || r.replay == nil {
 		return
@@ -194,10 +194,10 @@ func playRecording(ctx context.Context, engines engineSource) {
 	go func() { _ = r.replay.Run(ctx) }()
 }
 
-// replayError returns the error that ended the replay of engines early
+// ReplayError returns the error that ended the replay of engines early
 // (known once its source has finished); nil for a replay that played its
 // window or has not ended, and for other engines.
-func replayError(engines engineSource) error {
+func ReplayError(engines engineSource) error {
 	r, ok := engines.(*recordingEngines)
 	if !ok || r.replay == nil {
 		return nil
@@ -208,8 +208,8 @@ func replayError(engines engineSource) error {
 	return nil
 }
 
-// replays reports whether engines are a recording's replay.
-func replays(engines engineSource) bool {
+// Replays reports whether engines are a recording's replay.
+func Replays(engines engineSource) bool {
 	r, ok := engines.(*recordingEngines)
 	return ok && r.replay != nil
 }
@@ -231,10 +231,10 @@ func recordingEnginesFor(paths []string, flags *recordingFlags, errOut io.Writer
 	return &recordingEngines{fromEngines: fromEngines{paths: paths}, path: path, flags: flags, errOut: errOut}, nil
 }
 
-// recordedTimes returns, for a replay, when the state each printed event
+// RecordedTimes returns, for a replay, when the state each printed event
 // carries was recorded (--timestamps and -o json print it); nil for other
 // engines.
-func recordedTimes(engines engineSource) func(*engine.Event) time.Time {
+func RecordedTimes(engines engineSource) func(*engine.Event) time.Time {
 	r, ok := engines.(*recordingEngines)
 	if !ok || r.replay == nil {
 		return nil

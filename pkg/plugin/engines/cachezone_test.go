@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestClientLocation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := at.In(clientLocation(tt.tz)).Zone()
+			_, got := at.In(ClientLocation(tt.tz)).Zone()
 			if got != tt.offset {
 				t.Errorf("clientLocation(%q) puts %s at offset %d, want %d", *tt.tz, at, got, tt.offset)
 			}
@@ -34,7 +34,7 @@ func TestClientLocation(t *testing.T) {
 	t.Setenv("TZ", "Asia/Kolkata")
 	want := zoneFile("/etc/localtime", "Local")
 	_, wantOff := at.In(want).Zone()
-	if _, got := at.In(clientLocation(nil)).Zone(); got != wantOff {
+	if _, got := at.In(ClientLocation(nil)).Zone(); got != wantOff {
 		t.Errorf("clientLocation(nil) offset %d, want /etc/localtime's %d", got, wantOff)
 	}
 }

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestFilterObjectsKeepsOrder(t *testing.T) {
-	guard, err := compilePredicate("--filter", "int(object.metadata.name) % 3 == 0")
+	guard, err := CompilePredicate("--filter", "int(object.metadata.name) % 3 == 0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestFilterObjectsKeepsOrder(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, obj := range filterObjects(context.Background(), guard, objs, time.Now()) {
+		for _, obj := range FilterObjects(context.Background(), guard, objs, time.Now()) {
 			got = append(got, obj.(*unstructured.Unstructured).GetName())
 		}
 		if !slices.Equal(got, want) {

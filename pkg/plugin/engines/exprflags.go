@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -16,13 +16,13 @@ import (
 // This file holds what query and watch share about CEL expressions: --filter,
 // --until, and computed indexes (--indexer NAME=CEL).
 
-// filterFlagUsage is the help of --filter, on query and watch.
-const filterFlagUsage = "Keep only objects for which the CEL expression is true, e.g. --filter 'object.status.containerStatuses.exists(s, s.restartCount > 3)'. " +
+// FilterFlagUsage is the help of --filter, on query and watch.
+const FilterFlagUsage = "Keep only objects for which the CEL expression is true, e.g. --filter 'object.status.containerStatuses.exists(s, s.restartCount > 3)'. " +
 	"It sees object (the object as the API returns it) and now (a timestamp). Applied after --index/--where; an evaluation error counts as false and is reported once on stderr."
 
-// compilePredicate compiles the bool expression given to flag; "" gives nil.
+// CompilePredicate compiles the bool expression given to flag; "" gives nil.
 // Errors name the flag and the position, "--filter: 1:8: ...".
-func compilePredicate(flag, src string) (*expr.Guard, error) {
+func CompilePredicate(flag, src string) (*expr.Guard, error) {
 	if src == "" {
 		return nil, nil
 	}
@@ -33,10 +33,10 @@ func compilePredicate(flag, src string) (*expr.Guard, error) {
 	return expr.NewGuard(prg), nil
 }
 
-// filterObjects returns the objects of objs, in order, for which filter is
+// FilterObjects returns the objects of objs, in order, for which filter is
 // true at now. Typed objects are converted for each evaluation, which costs
 // most of it, so they are evaluated on every CPU at once.
-func filterObjects(ctx context.Context, filter *expr.Guard, objs []interface{}, now time.Time) []interface{} {
+func FilterObjects(ctx context.Context, filter *expr.Guard, objs []interface{}, now time.Time) []interface{} {
 	keep := make([]bool, len(objs))
 	workers := min(runtime.GOMAXPROCS(0), len(objs)/filterChunk+1)
 	var next atomic.Int64
@@ -69,9 +69,9 @@ func filterObjects(ctx context.Context, filter *expr.Guard, objs []interface{}, 
 // filterChunk is how many objects a filtering goroutine takes at a time.
 const filterChunk = 256
 
-// exprGuards returns the guards of guard (if not nil) and of every computed
+// ExprGuards returns the guards of guard (if not nil) and of every computed
 // index in defs, each once.
-func exprGuards(defs []index.Definition, guards ...*expr.Guard) []*expr.Guard {
+func ExprGuards(defs []index.Definition, guards ...*expr.Guard) []*expr.Guard {
 	var out []*expr.Guard
 	seen := map[*expr.Guard]bool{}
 	add := func(g *expr.Guard) {
@@ -89,9 +89,9 @@ func exprGuards(defs []index.Definition, guards ...*expr.Guard) []*expr.Guard {
 	return out
 }
 
-// exprFatal returns the first guard's error that ends the command: an
+// ExprFatal returns the first guard's error that ends the command: an
 // expression that hit CEL's cost limit.
-func exprFatal(guards []*expr.Guard) error {
+func ExprFatal(guards []*expr.Guard) error {
 	for _, g := range guards {
 		if err := g.Fatal(); err != nil {
 			return err
@@ -100,26 +100,26 @@ func exprFatal(guards []*expr.Guard) error {
 	return nil
 }
 
-// exprReporter prints each guard's evaluation errors on stderr as one line
+// ExprReporter prints each guard's evaluation errors on stderr as one line
 // per expression, and again later only if more objects failed since.
-type exprReporter struct {
+type ExprReporter struct {
 	guards   []*expr.Guard
 	reported map[*expr.Guard]int
 }
 
-func newExprReporter(guards []*expr.Guard) *exprReporter {
-	return &exprReporter{guards: guards, reported: map[*expr.Guard]int{}}
+func NewExprReporter(guards []*expr.Guard) *ExprReporter {
+	return &ExprReporter{guards: guards, reported: map[*expr.Guard]int{}}
 }
 
-// report prints the line of every guard with failures not reported yet.
-func (r *exprReporter) report(w io.Writer) { r.print(w, false) }
+// Report prints the line of every guard with failures not reported yet.
+func (r *ExprReporter) Report(w io.Writer) { r.print(w, false) }
 
-// reportFirst prints the line of every guard that has failures and was never
+// ReportFirst prints the line of every guard that has failures and was never
 // reported: a long watch says at once that an expression fails, and the
 // count once more at its end.
-func (r *exprReporter) reportFirst(w io.Writer) { r.print(w, true) }
+func (r *ExprReporter) ReportFirst(w io.Writer) { r.print(w, true) }
 
-func (r *exprReporter) print(w io.Writer, firstOnly bool) {
+func (r *ExprReporter) print(w io.Writer, firstOnly bool) {
 	if r == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// engineOptions are the flags query and watch share: what to cache, and how
+// EngineOptions are the flags query and watch share: what to cache, and how
 // long to wait for it.
-type engineOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+type EngineOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
 
 	AllNamespaces bool
 	LabelSelector string
@@ -34,19 +34,19 @@ type engineOptions struct {
 	Cache        string
 	MaxStaleness time.Duration
 
-	// engines is where the command's engines come from, chosen when the
+	// Engines is where the command's engines come from, chosen when the
 	// command is built (see engineSource).
-	engines engineSource
+	Engines engineSource
 
 	// Set by complete.
-	namespaces []string // none means all namespaces
-	server     string   // the API server URL, for messages
-	indexSet   *index.Set
-	source     engine.Source
-	config     engine.Config // what query and watch share; each adds its own
+	Namespaces []string // none means all namespaces
+	Server     string   // the API server URL, for messages
+	IndexSet   *index.Set
+	Source     engine.Source
+	Config     engine.Config // what query and watch share; each adds its own
 }
 
-func (o *engineOptions) addFlags(cmd *cobra.Command) {
+func (o *EngineOptions) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, cache the requested types across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) to filter on, sent to the server, supports '=', '==', '!=', 'in', 'notin'. (e.g. -l key1=value1,key2=value2)")
 	cmd.Flags().StringVar(&o.FieldSelector, "field-selector", "", "Selector (field query) to filter on, sent to the server, supports '=', '==', and '!='. (e.g. --field-selector spec.nodeName=worker-1)")
@@ -55,15 +55,15 @@ func (o *engineOptions) addFlags(cmd *cobra.Command) {
 		"EXPR is JSONPath if it starts with '{' or '.'; otherwise CEL if it names the variable object or now outside quotes; otherwise JSONPath (spec.nodeName).")
 }
 
-// addCacheFlags adds --cache and --max-staleness (query and watch).
-func (o *engineOptions) addCacheFlags(cmd *cobra.Command) {
+// AddCacheFlags adds --cache and --max-staleness (query and watch).
+func (o *EngineOptions) AddCacheFlags(cmd *cobra.Command) {
 	o.Cache = "auto"
 	cmd.Flags().StringVar(&o.Cache, "cache", o.Cache, "Use a warm cache (kubectl informer cache start): auto uses the running cache of this identity (server, user, impersonation), if any, and answers directly otherwise; off always answers directly.")
 	cmd.Flags().DurationVar(&o.MaxStaleness, "max-staleness", 0, "With a warm cache: if the watch of a type the answer reads has been failing for longer than this, answer directly from the API server instead (0: answer from the cache, with a warning that it may be stale).")
 }
 
 // parseIndexers builds the index set from --indexer.
-func (o *engineOptions) parseIndexers() error {
+func (o *EngineOptions) parseIndexers() error {
 	var custom []index.Custom
 	for _, s := range o.Indexers {
 		c, err := index.ParseCustom(s)
@@ -76,12 +76,12 @@ func (o *engineOptions) parseIndexers() error {
 	if err != nil {
 		return err
 	}
-	o.indexSet = set
+	o.IndexSet = set
 	return nil
 }
 
-// validate checks the selector flags without I/O.
-func (o *engineOptions) validate() error {
+// Validate checks the selector flags without I/O.
+func (o *EngineOptions) Validate() error {
 	if o.LabelSelector != "" {
 		if _, err := labels.Parse(o.LabelSelector); err != nil {
 			return fmt.Errorf("invalid --selector %q: %w", o.LabelSelector, err)
@@ -104,25 +104,25 @@ func (o *engineOptions) validate() error {
 	return nil
 }
 
-// complete resolves the namespace, connects to the source of the command's
+// Complete resolves the namespace, connects to the source of the command's
 // engines, and builds the index set and the engine configuration query and
 // watch share.
-func (o *engineOptions) complete() error {
-	ns, err := o.engines.namespace(o.configFlags)
+func (o *EngineOptions) Complete() error {
+	ns, err := o.Engines.Namespace(o.ConfigFlags)
 	if err != nil {
 		return err
 	}
-	o.namespaces = nil
+	o.Namespaces = nil
 	if !o.AllNamespaces {
-		if o.namespaces, err = splitNamespaces(ns); err != nil {
+		if o.Namespaces, err = splitNamespaces(ns); err != nil {
 			return err
 		}
 	}
-	if o.source, o.server, err = o.engines.connect(o.configFlags); err != nil {
+	if o.Source, o.Server, err = o.Engines.connect(o.ConfigFlags); err != nil {
 		return err
 	}
-	o.config = engine.Config{
-		Namespaces:    o.namespaces,
+	o.Config = engine.Config{
+		Namespaces:    o.Namespaces,
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
 		SyncTimeout:   o.SyncTimeout,
@@ -130,17 +130,17 @@ func (o *engineOptions) complete() error {
 	return o.parseIndexers()
 }
 
-// resolve maps the TYPE[,TYPE...] argument to REST mappings through
+// Resolve maps the TYPE[,TYPE...] argument to REST mappings through
 // discovery, giving up after --sync-timeout: client-go retries discovery of
 // a server that accepts connections but does not answer for minutes.
-func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
+func (o *EngineOptions) Resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	type result struct {
 		mappings []*meta.RESTMapping
 		err      error
 	}
 	done := make(chan result, 1)
 	go func() {
-		mappings, err := o.engines.resolve(o.source, strings.Split(typeArg, ","))
+		mappings, err := o.Engines.resolve(o.Source, strings.Split(typeArg, ","))
 		done <- result{mappings, err}
 	}()
 	timer := time.NewTimer(o.SyncTimeout)
@@ -149,13 +149,13 @@ func (o *engineOptions) resolve(typeArg string) ([]*meta.RESTMapping, error) {
 	case r := <-done:
 		return r.mappings, r.err
 	case <-timer.C:
-		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.server, typeArg)
+		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.Server, typeArg)
 	}
 }
 
-// startEngine starts engine and waits for sync; when the sync deadline
+// StartEngine starts engine and waits for sync; when the sync deadline
 // passes it names the flag that raises it.
-func startEngine(ctx context.Context, eng *engine.Engine) error {
+func StartEngine(ctx context.Context, eng *engine.Engine) error {
 	err := eng.Start(ctx)
 	var timeout *engine.SyncTimeoutError
 	if errors.As(err, &timeout) {

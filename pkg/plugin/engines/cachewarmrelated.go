@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
-// related leases the related types from the warm cache's pool, shared with
+// Related leases the related types from the warm cache's pool, shared with
 // other commands: they stay warm after the command (server.PoolTypes).
-func (w warmEngines) related(engine.Source) engine.RelatedTypes {
-	return warnedRelated{PoolTypes: server.PoolTypes{Pool: w.env.pool}, env: w.env}
+func (w WarmEngines) Related(engine.Source) engine.RelatedTypes {
+	return warnedRelated{PoolTypes: server.PoolTypes{Pool: w.Env.Pool}, env: w.Env}
 }
 
 // warnedRelated are the related types of a command inside a warm cache,
@@ -22,7 +22,7 @@ func (w warmEngines) related(engine.Source) engine.RelatedTypes {
 // later ones as they come, until the command ends its use of them.
 type warnedRelated struct {
 	server.PoolTypes
-	env *serveEnv
+	env *ServeEnv
 }
 
 // Start implements engine.RelatedTypes.
@@ -31,11 +31,11 @@ func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, 
 	for _, m := range mappings {
 		resources = append(resources, m.Resource)
 	}
-	printWarning := r.env.printWarning
+	printWarning := r.env.PrintWarning
 	if printWarning == nil {
 		printWarning = func(string) {}
 	}
-	warnings := r.env.warnings.Subscribe(resources, printWarning)
+	warnings := r.env.Warnings.Subscribe(resources, printWarning)
 	each, err := r.PoolTypes.Start(ctx, mappings, cfg)
 	if err != nil {
 		warnings.Cancel()
@@ -56,11 +56,11 @@ func (r warnedRelated) UseRelated(related []*engine.Type) func() {
 	for _, t := range related {
 		resources = append(resources, t.Mapping.Resource)
 	}
-	printWarning := r.env.printWarning
+	printWarning := r.env.PrintWarning
 	if printWarning == nil {
 		printWarning = func(string) {}
 	}
-	warnings := r.env.warnings.Subscribe(resources, printWarning)
+	warnings := r.env.Warnings.Subscribe(resources, printWarning)
 	warnings.Release()
 	return warnings.Cancel
 }

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"context"
@@ -23,17 +23,17 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
-// addFromFlags adds --from to cmd, whose RunE is already set, and wraps
+// AddFromFlags adds --from to cmd, whose RunE is already set, and wraps
 // RunE: with --from, the command runs here over the files (never in a warm
 // cache), needing no kubeconfig; a watch prints the files' objects first
 // (as --initial does; a grouped watch, its table). A recording among the
-// paths is read by recordingEngines instead (fromrecording.go).
-func addFromFlags(cmd *cobra.Command, o cmdutil.Command, eo *engineOptions) {
+// paths is read by recordingEngines instead (fromrecording.go). watch,
+// set for a watch, is called before a watch over dump files runs.
+func AddFromFlags(cmd *cobra.Command, o cmdutil.Command, eo *EngineOptions, watch func()) {
 	var paths []string
 	cmd.Flags().StringArrayVar(&paths, "from", nil, "Read objects from files instead of an API server (repeatable): kubectl get -o yaml|json output, multi-document YAML, JSON streams, or directories walked recursively (kubectl cluster-info dump --output-directory, must-gather). No kubeconfig is read; the namespace is -n or default.")
 	_ = cmd.MarkFlagFilename("from", "yaml", "yml", "json")
-	_, watch := o.(*WatchOptions)
-	times := addRecordingFlags(cmd, watch)
+	times := addRecordingFlags(cmd, watch != nil)
 	live := cmd.RunE
 	direct := cmdutil.RunE(o)
 	cmd.RunE = func(c *cobra.Command, args []string) error {
@@ -47,37 +47,37 @@ func addFromFlags(cmd *cobra.Command, o cmdutil.Command, eo *engineOptions) {
 			if err != nil {
 				return err
 			}
-			eo.engines = rec
+			eo.Engines = rec
 			return direct(c, args)
 		}
-		eo.engines = fromEngines{paths: paths}
-		if w, ok := o.(*WatchOptions); ok && len(w.GroupBy) == 0 && len(w.Sums) == 0 {
-			w.Initial = true
+		eo.Engines = fromEngines{paths: paths}
+		if watch != nil {
+			watch()
 		}
 		return direct(c, args)
 	}
 }
 
-// loadFrom opens --from's paths as a source that is finished from the
+// LoadFrom opens --from's paths as a source that is finished from the
 // start and reads the files of a type only when the command asks for the
 // type (offline.OpenDump). Their managedFields are dropped as they are
 // read: no command reads them from files (query, tree and capacity drop
 // them live too, and a dump has no updates for a watch to attribute). The
 // collector runs sooner while files are decoded (tightenGCWhileReading).
-func loadFrom(paths []string) (engine.Source, error) {
-	source, err := offline.OpenDump(paths, manifest.Options{DropManagedFields: true, WhileReading: tightenGCWhileReading})
+func LoadFrom(paths []string) (engine.Source, error) {
+	source, err := offline.OpenDump(paths, manifest.Options{DropManagedFields: true, WhileReading: TightenGCWhileReading})
 	if err != nil {
 		return nil, fmt.Errorf("--from %w", err)
 	}
 	return source, nil
 }
 
-// printSyncedFrom prints the line a watch prints once it is watching, or,
+// PrintSyncedFrom prints the line a watch prints once it is watching, or,
 // over --from files (a dump, which holds no changes), how many objects
 // each type's cache holds and that nothing more will come.
-func printSyncedFrom(errOut io.Writer, engines engineSource, types []*engine.Type) {
+func PrintSyncedFrom(errOut io.Writer, engines engineSource, types []*engine.Type) {
 	if _, dump := engines.(fromEngines); !dump {
-		printSynced(errOut, types)
+		PrintSynced(errOut, types)
 		return
 	}
 	var counts []string
@@ -92,9 +92,9 @@ type fromEngines struct {
 	paths []string
 }
 
-// namespace is -n, or "default": a kubeconfig's context says nothing of
+// Namespace is -n, or "default": a kubeconfig's context says nothing of
 // files.
-func (fromEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+func (fromEngines) Namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
 	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
 		return *configFlags.Namespace, nil
 	}
@@ -102,7 +102,7 @@ func (fromEngines) namespace(configFlags *genericclioptions.ConfigFlags) (string
 }
 
 func (f fromEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
-	source, err := loadFrom(f.paths)
+	source, err := LoadFrom(f.paths)
 	return source, "--from " + strings.Join(f.paths, ","), err
 }
 
@@ -116,48 +116,48 @@ func (fromEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMap
 	return mappings, err
 }
 
-// start starts a direct engine over source; a watch's engine also says
+// Start starts a direct engine over source; a watch's engine also says
 // when every event of a finished source has been queued (drainedEngine).
-func (fromEngines) start(ctx context.Context, source engine.Source, req engineRequest) (runningEngine, error) {
+func (fromEngines) Start(ctx context.Context, source engine.Source, req EngineRequest) (RunningEngine, error) {
 	finisher, finishes := source.(interface{ Finished() <-chan struct{} })
 	counted, counts := newCountingSource(source)
-	if req.queue == nil || !finishes || !counts {
-		return directEngines{}.start(ctx, source, req)
+	if req.Queue == nil || !finishes || !counts {
+		return DirectEngines{}.Start(ctx, source, req)
 	}
-	out := req.queue
-	req.queue = engine.NewQueue(math.MaxInt)
-	eng, err := directEngines{}.start(ctx, counted, req)
+	out := req.Queue
+	req.Queue = engine.NewQueue(math.MaxInt)
+	eng, err := DirectEngines{}.Start(ctx, counted, req)
 	if err != nil {
 		return nil, err
 	}
-	d := &drainedEngine{runningEngine: eng, stop: make(chan struct{}), drained: make(chan struct{})}
-	go d.pump(req.queue, out)
+	d := &drainedEngine{RunningEngine: eng, stop: make(chan struct{}), drained: make(chan struct{})}
+	go d.pump(req.Queue, out)
 	go d.watch(finisher.Finished(), counted, out)
 	return d, nil
 }
 
-func (fromEngines) related(source engine.Source) engine.RelatedTypes {
+func (fromEngines) Related(source engine.Source) engine.RelatedTypes {
 	return engine.SourceTypes{Source: source}
 }
 
-func (fromEngines) shared() bool { return false }
+func (fromEngines) Shared() bool { return false }
 
-func (fromEngines) location() *time.Location { return time.Local }
+func (fromEngines) Location() *time.Location { return time.Local }
 
 // drainedEngine is a watch's engine over a source that finishes: its
 // events pass through pump, which counts them, and drained closes once the
 // source is finished and every object its feeds sent has reached the
 // watch's queue and been taken from it.
 type drainedEngine struct {
-	runningEngine
+	RunningEngine
 	queued  atomic.Int64
 	stop    chan struct{}
 	drained chan struct{}
 }
 
-// sourceDrained returns the channel closed when engine's finished source
+// SourceDrained returns the channel closed when engine's finished source
 // has nothing more to print, or nil for a live engine.
-func sourceDrained(eng runningEngine) <-chan struct{} {
+func SourceDrained(eng RunningEngine) <-chan struct{} {
 	if d, ok := eng.(*drainedEngine); ok {
 		return d.drained
 	}
@@ -166,7 +166,7 @@ func sourceDrained(eng runningEngine) <-chan struct{} {
 
 func (d *drainedEngine) Shutdown() {
 	close(d.stop)
-	d.runningEngine.Shutdown()
+	d.RunningEngine.Shutdown()
 }
 
 func (d *drainedEngine) pump(in, out *engine.Queue) {
@@ -262,13 +262,23 @@ func (f countingFeed) ListWithContext(ctx context.Context, opts metav1.ListOptio
 	return list, err
 }
 
-// fromEnded reports whether engine's finished source has nothing more to
+// FromEnded reports whether engine's finished source has nothing more to
 // print.
-func fromEnded(eng runningEngine) bool {
+func FromEnded(eng RunningEngine) bool {
 	select {
-	case <-sourceDrained(eng):
-		return sourceDrained(eng) != nil
+	case <-SourceDrained(eng):
+		return SourceDrained(eng) != nil
 	default:
 		return false
 	}
+}
+
+// PrintSynced says on errOut how many objects each type's cache holds: the
+// line a watch prints once it is watching.
+func PrintSynced(errOut io.Writer, types []*engine.Type) {
+	var counts []string
+	for _, t := range types {
+		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
+	}
+	fmt.Fprintf(errOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
 }

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"os"
@@ -20,11 +20,11 @@ var readingGC struct {
 	before  int
 }
 
-// tightenGCWhileReading sets the collector's target to readingGCPercent
+// TightenGCWhileReading sets the collector's target to readingGCPercent
 // until the function it returns is called, unless GOGC is set (the user's
 // choice stands). Concurrent readers share the setting; the last one to
 // finish restores the target it replaced.
-func tightenGCWhileReading() (restore func()) {
+func TightenGCWhileReading() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}

@@ -1,4 +1,4 @@
-package plugin
+package engines
 
 import (
 	"fmt"
@@ -10,38 +10,38 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
-// cacheIdentity is the warm cache a command's kubeconfig flags lead to.
-type cacheIdentity struct {
-	key    string
-	server string
-	dir    string
-	socket string
+// CacheIdentity is the warm cache a command's kubeconfig flags lead to.
+type CacheIdentity struct {
+	Key    string
+	Server string
+	Dir    string
+	Socket string
 }
 
-// resolveCacheIdentity computes, from the kubeconfig flags alone (no
+// ResolveCacheIdentity computes, from the kubeconfig flags alone (no
 // request), the identity key of the command's API server and credentials,
 // and the socket of its cache.
-func resolveCacheIdentity(configFlags *genericclioptions.ConfigFlags) (cacheIdentity, error) {
+func ResolveCacheIdentity(configFlags *genericclioptions.ConfigFlags) (CacheIdentity, error) {
 	restConfig, err := configFlags.ToRESTConfig()
 	if err != nil {
-		return cacheIdentity{}, err
+		return CacheIdentity{}, err
 	}
 	key, err := client.Key(restConfig)
 	if err != nil {
-		return cacheIdentity{}, fmt.Errorf("computing the cache identity: %w", err)
+		return CacheIdentity{}, fmt.Errorf("computing the cache identity: %w", err)
 	}
 	dir, err := client.Dir()
 	if err != nil {
-		return cacheIdentity{}, err
+		return CacheIdentity{}, err
 	}
-	return cacheIdentity{key: key, server: restConfig.Host, dir: dir, socket: client.SocketPath(dir, key)}, nil
+	return CacheIdentity{Key: key, Server: restConfig.Host, Dir: dir, Socket: client.SocketPath(dir, key)}, nil
 }
 
-// userName names the identity for messages and cache status: the
+// UserName names the identity for messages and cache status: the
 // kubeconfig user of the current (or --context) context, "as" the
 // impersonated user if any. It does not ask the server (kubectl auth whoami
 // would create a SelfSubjectReview, and the plugin never writes).
-func userName(configFlags *genericclioptions.ConfigFlags) (user, context string) {
+func UserName(configFlags *genericclioptions.ConfigFlags) (user, context string) {
 	raw, err := configFlags.ToRawKubeConfigLoader().RawConfig()
 	if err == nil {
 		context = raw.CurrentContext
@@ -64,11 +64,11 @@ func userName(configFlags *genericclioptions.ConfigFlags) (user, context string)
 	return user, context
 }
 
-// kubeconfigArgs returns the kubeconfig flags the user set on cmd
+// KubeconfigArgs returns the kubeconfig flags the user set on cmd
 // (--kubeconfig, --context, --token, --as, ...), as --name=value
 // arguments, except --namespace: what a cache process needs to take the
 // same identity. They hold credentials: pass them on stdin, never in argv.
-func kubeconfigArgs(cmd *cobra.Command) []string {
+func KubeconfigArgs(cmd *cobra.Command) []string {
 	var args []string
 	cmd.Root().PersistentFlags().VisitAll(func(f *pflag.Flag) {
 		if !f.Changed || f.Name == "namespace" || f.Name == "v" {
