@@ -109,7 +109,7 @@ allocatable ("?" percentages).`,
 	_ = cmd.RegisterFlagCompletionFunc("group-by", completeIndexName)
 	_ = cmd.RegisterFlagCompletionFunc("output", completeChoices("json", "yaml"))
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
-	cmd.RunE = fleetCapacityRunE(o, addFleetFlags(cmd), cmd.RunE)
+	cmd.RunE = fleetCapacityRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	return cmd
 }
 

@@ -26,9 +26,9 @@ import (
 // fleetCapacityRunE returns capacity's RunE: across contexts when they are
 // chosen the fleet way or --group-by names context (runFleetCapacity),
 // next otherwise.
-func fleetCapacityRunE(o *CapacityOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+func fleetCapacityRunE(o *CapacityOptions, f *targets.Flags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !targets.Selected(o.ConfigFlags, f.allContexts) && o.GroupBy != fleet.ContextIndex {
+		if !targets.Selected(o.ConfigFlags, f.AllContexts) && o.GroupBy != fleet.ContextIndex {
 			return next(cmd, args)
 		}
 		return runFleetCapacity(cmd, args, o, f)
@@ -50,7 +50,7 @@ type capacityAnswer struct {
 // flags completed for each context on its own, and prints the answers as
 // one (answerCapacityTargets). With --group-by context, each context's
 // nodes are one group, its name.
-func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *fleetFlags) error {
+func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *targets.Flags) error {
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
 	}
@@ -59,7 +59,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 	default:
 		return fmt.Errorf("-o/--output must be json or yaml (or absent, for a table), got %q", o.Output)
 	}
-	set, err := targets.New(o.ConfigFlags, f.allContexts, true)
+	set, err := targets.New(o.ConfigFlags, f.AllContexts, true)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 		for i, t := range set.Targets {
 			names[i] = t.Name
 		}
-		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), targets.Deadline(o.SyncTimeout)
 	}
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
 		defer func() { progress.Done(t.Name, err) }()

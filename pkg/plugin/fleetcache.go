@@ -17,34 +17,31 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
-// This file runs cache start, status and stop across several kubeconfig
-// contexts (--context a,b, --context 'prod-*', --all-contexts): one warm
+// This file runs cache start, status and stop for each context of their
+// targets (--context a,b, --context 'prod-*', --all-contexts): one warm
 // cache per context, each its own process and socket for the identity of
-// that context, as a plain `cache start --context NAME` starts. A plain
-// --context NAME is not a fleet: the commands run exactly as without this
-// file.
+// that context, as `cache start --context NAME` starts one.
 
-// cacheFleetFlags are the fleet flags of a cache subcommand.
-type cacheFleetFlags struct {
-	allContexts bool
-}
+// cacheFleetFlags are the flags of a cache subcommand that choose
+// contexts besides --context.
+type cacheFleetFlags targets.Flags
 
 // addCacheFleetFlags adds --all-contexts to a cache subcommand; verb says
 // what it does in each context.
 func addCacheFleetFlags(cmd *cobra.Command, verb string) *cacheFleetFlags {
 	f := &cacheFleetFlags{}
-	cmd.Flags().BoolVar(&f.allContexts, "all-contexts", false, verb+" for every context of the kubeconfig, one cache per context (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). A context that fails is named on stderr, the others are done, and the exit code is 1.")
+	cmd.Flags().BoolVar(&f.AllContexts, "all-contexts", false, verb+" for every context of the kubeconfig, one cache per context (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). A context that fails is named on stderr, the others are done, and the exit code is 1.")
 	return f
 }
 
 // isFleet reports whether contexts are chosen the fleet way.
 func (f *cacheFleetFlags) isFleet(cf *genericclioptions.ConfigFlags) bool {
-	return f != nil && (f.allContexts || targets.IsSelection(targets.ContextFlag(cf)))
+	return f != nil && (f.AllContexts || targets.IsSelection(targets.ContextFlag(cf)))
 }
 
 // cacheContexts returns the targets of a cache command (New).
 func cacheContexts(cf *genericclioptions.ConfigFlags, f *cacheFleetFlags) (targets.Set, error) {
-	return targets.New(cf, f.allContexts, false)
+	return targets.New(cf, f.AllContexts, false)
 }
 
 // withContextArg returns the kubeconfig arguments of a cache process

@@ -30,23 +30,11 @@ import (
 // (fleetquerywatch.go). A plain --context NAME is not a fleet: the query
 // runs exactly as without this file.
 
-// fleetFlags are the flags that choose contexts, besides --context.
-type fleetFlags struct {
-	allContexts bool
-}
-
-// addFleetFlags adds --all-contexts to cmd and returns where it is kept.
-func addFleetFlags(cmd *cobra.Command) *fleetFlags {
-	f := &fleetFlags{}
-	cmd.Flags().BoolVar(&f.allContexts, "all-contexts", false, "Ask every context of the kubeconfig, in parallel, and merge the answers (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). Tables gain a first column CONTEXT; a context that fails is named on stderr and the exit code is 1.")
-	return f
-}
-
 // fleetQueryRunE returns query's RunE: a fleet query when contexts are
 // chosen the fleet way or the context index is named, next otherwise.
-func fleetQueryRunE(o *QueryOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+func fleetQueryRunE(o *QueryOptions, f *targets.Flags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !f.allContexts && !targets.IsSelection(targets.ContextFlag(o.ConfigFlags)) && !namesContextIndex(o) {
+		if !f.AllContexts && !targets.IsSelection(targets.ContextFlag(o.ConfigFlags)) && !namesContextIndex(o) {
 			return next(cmd, args)
 		}
 		return runFleetQuery(cmd, args, o, f)
@@ -121,17 +109,10 @@ func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
 	return q, nil
 }
 
-// fleetDeadline is how long one context of several may take in all:
-// discovery and sync each get --sync-timeout; the rest is slack for lists
-// that end just in time and for the answer.
-func fleetDeadline(syncTimeout time.Duration) time.Duration {
-	return 2*syncTimeout + 30*time.Second
-}
-
 // runFleetQuery answers the query in each context of a selection: o's
 // flags completed for each context on its own (answerContext), then
 // answered and printed as one (answerTargets).
-func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetFlags) error {
+func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *targets.Flags) error {
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
 	}
@@ -145,7 +126,7 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *fleetF
 	if q.grouped && o.Output != "" && o.Output != "wide" {
 		return fmt.Errorf("--group-by and --sum print a table of groups; they cannot be combined with -o %s", o.Output)
 	}
-	set, err := targets.New(o.ConfigFlags, f.allContexts, true)
+	set, err := targets.New(o.ConfigFlags, f.AllContexts, true)
 	if err != nil {
 		return err
 	}
@@ -185,7 +166,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, conte
 		for i, t := range set.Targets {
 			names[i] = t.Name
 		}
-		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), targets.Deadline(o.SyncTimeout)
 	}
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
 		if progress != nil {

@@ -120,7 +120,7 @@ func newCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	if env == nil {
-		cmd.RunE = fleetQueryRunE(o, addFleetFlags(cmd), cmd.RunE)
+		cmd.RunE = fleetQueryRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	}
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")

@@ -99,7 +99,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
-	cmd.RunE = fleetTreeRunE(o, addFleetFlags(cmd), cmd.RunE)
+	cmd.RunE = fleetTreeRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	registerCompletions(cmd, configFlags)
 	return cmd
 }

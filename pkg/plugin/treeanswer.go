@@ -26,9 +26,9 @@ var errNoRootHere = errors.New("no such root here")
 
 // fleetTreeRunE returns tree's RunE: across contexts when they are chosen
 // the fleet way (runFleetTree), next otherwise.
-func fleetTreeRunE(o *TreeOptions, f *fleetFlags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+func fleetTreeRunE(o *TreeOptions, f *targets.Flags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if !targets.Selected(o.ConfigFlags, f.allContexts) {
+		if !targets.Selected(o.ConfigFlags, f.AllContexts) {
 			return next(cmd, args)
 		}
 		return runFleetTree(cmd, args, o, f)
@@ -51,11 +51,11 @@ type treeAnswer struct {
 // runFleetTree answers tree in each context of a selection, o's flags
 // completed for each context on its own, and prints the trees as one
 // (answerTreeTargets).
-func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *fleetFlags) error {
+func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *targets.Flags) error {
 	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
 	}
-	set, err := targets.New(o.ConfigFlags, f.allContexts, true)
+	set, err := targets.New(o.ConfigFlags, f.AllContexts, true)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 		for i, t := range set.Targets {
 			names[i] = t.Name
 		}
-		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), fleetDeadline(o.SyncTimeout)
+		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), targets.Deadline(o.SyncTimeout)
 	}
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
 		defer func() {

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 const watchExample = `  # Every change to deployments and pods in one namespace, with what changed
@@ -112,7 +113,7 @@ func newCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	}
 	cmd.RunE = cmdutil.RunE(o)
 	if env == nil {
-		cmd.RunE = watchTargetsRunE(o, addFleetFlags(cmd))
+		cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
 	}
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)

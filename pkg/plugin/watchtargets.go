@@ -52,7 +52,7 @@ import (
 
 // watchTargetsRunE returns watch's RunE outside a warm cache process: the
 // watch of each target the kubeconfig flags and --all-contexts choose.
-func watchTargetsRunE(o *WatchOptions, f *fleetFlags) func(*cobra.Command, []string) error {
+func watchTargetsRunE(o *WatchOptions, f *targets.Flags) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		_, at, err := splitGroupByContext(o.GroupBy)
 		if err != nil {
@@ -62,7 +62,7 @@ func watchTargetsRunE(o *WatchOptions, f *fleetFlags) func(*cobra.Command, []str
 		if err != nil {
 			return err
 		}
-		set, err := targets.New(o.ConfigFlags, f.allContexts, at >= 0 || len(contextWhere) > 0)
+		set, err := targets.New(o.ConfigFlags, f.AllContexts, at >= 0 || len(contextWhere) > 0)
 		if err != nil {
 			return err
 		}
