@@ -11,6 +11,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 )
 
 // runComplete runs `kubectl-informer __complete args…` through the root
@@ -312,9 +314,9 @@ func TestCompleteResourceTypes(t *testing.T) {
 }
 
 func TestCompleteResourceTypesWithoutCluster(t *testing.T) {
-	saved := completionTimeout
-	completionTimeout = 500 * time.Millisecond
-	t.Cleanup(func() { completionTimeout = saved })
+	saved := completion.CompletionTimeout
+	completion.CompletionTimeout = 500 * time.Millisecond
+	t.Cleanup(func() { completion.CompletionTimeout = saved })
 
 	release := make(chan struct{})
 	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -347,8 +349,8 @@ func TestCompleteResourceTypesWithoutCluster(t *testing.T) {
 			if directive != ":4" {
 				t.Errorf("__complete %q directive = %s, want :4 (no files)", tt.args, directive)
 			}
-			if took := time.Since(start); took > 5*completionTimeout {
-				t.Errorf("__complete %q took %s, want it bounded by about %s", tt.args, took, completionTimeout)
+			if took := time.Since(start); took > 5*completion.CompletionTimeout {
+				t.Errorf("__complete %q took %s, want it bounded by about %s", tt.args, took, completion.CompletionTimeout)
 			}
 		})
 	}

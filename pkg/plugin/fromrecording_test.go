@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -83,7 +84,7 @@ func TestRecordingFlagErrors(t *testing.T) {
 		{"--at without --from", NewCmdQuery, []string{"deploy", "--at", "-1m"}, "--at needs --from a recording"},
 		{"--at with a dump", NewCmdQuery, []string{"pods", "--from", dump, "--at", "-1m"}, "--at needs --from a recording, and " + dump + " is not one"},
 		{"a recording and a dump", NewCmdQuery, []string{"pods", "--from", path, "--from", dump}, "--from " + path + " is a recording: give it alone"},
-		{"two recordings", NewCmdTree, []string{"deploy/web", "--from", path, "--from", path}, "are both recordings"},
+		{"two recordings", tree.NewCmdTree, []string{"deploy/web", "--from", path, "--from", path}, "are both recordings"},
 		{"--since without --from", NewCmdWatch, []string{"deploy", "--since", "-1m"}, "--since needs --from a recording"},
 		{"--speed negative", NewCmdWatch, []string{"deploy", "--from", path, "--speed", "-2"}, "--speed must not be negative"},
 		{"--until-time before --since", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-2s", "--until-time", "-3s"}, "--until-time -3s is before --since -2s"},

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -76,7 +77,7 @@ func NewCmdRecord(configFlags *genericclioptions.ConfigFlags, streams genericioo
 	f.StringVar(&o.To, "to", "", "The file to record to (required). It must not exist, unless --overwrite.")
 	f.DurationVar(&o.Duration, "duration", 0, "Stop after recording this long and exit 0 (0: until interrupted).")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the --to file if it exists.")
-	registerCompletions(cmd, configFlags)
+	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
 

@@ -36,8 +36,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/capacity"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/indexers"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/version"
 )
 
@@ -79,8 +81,8 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 	cmd.AddCommand(NewCmdQuery(configFlags, streams))
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
 	cmd.AddCommand(NewCmdCache(configFlags, streams))
-	cmd.AddCommand(NewCmdCapacity(configFlags, streams))
-	cmd.AddCommand(NewCmdTree(configFlags, streams))
+	cmd.AddCommand(capacity.NewCmdCapacity(configFlags, streams))
+	cmd.AddCommand(tree.NewCmdTree(configFlags, streams))
 	cmd.AddCommand(NewCmdRecord(configFlags, streams))
 	cmd.AddCommand(NewCmdHistory(configFlags, streams))
 	cmd.AddCommand(indexers.NewCmdIndexers(streams))

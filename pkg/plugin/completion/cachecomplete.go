@@ -1,4 +1,4 @@
-package plugin
+package completion
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 		return nil
 	}
 	defer conn.Close()
-	args := []string{"query", typ, "-o", "name", "--sync-timeout=" + completionTimeout.String()}
+	args := []string{"query", typ, "-o", "name", "--sync-timeout=" + CompletionTimeout.String()}
 	if all, _ := cmd.Flags().GetBool("all-namespaces"); all {
 		args = append(args, "--all-namespaces")
 	} else {
@@ -44,10 +44,10 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 		}
 		args = append(args, "--namespace="+ns)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), CompletionTimeout)
 	defer cancel()
 	var out bytes.Buffer
-	res, err := conn.Run(ctx, protocol.Request{Args: args}, completionTimeout, &out, io.Discard)
+	res, err := conn.Run(ctx, protocol.Request{Args: args}, CompletionTimeout, &out, io.Discard)
 	if err != nil || res.Exit == nil || res.Exit.Code != 0 {
 		return nil
 	}

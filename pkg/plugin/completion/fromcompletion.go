@@ -1,4 +1,4 @@
-package plugin
+package completion
 
 import (
 	"time"
@@ -29,7 +29,7 @@ func completeFromResourceTypes(paths []string, toComplete string) []string {
 			return nil
 		}
 		return resourceTypeNames(s.Resources(), toComplete)
-	case <-time.After(completionTimeout):
+	case <-time.After(CompletionTimeout):
 		return nil
 	}
 }

@@ -1,4 +1,7 @@
-package plugin
+// Package tree is the tree command: what an object owns, recursively, its
+// controllers (--up) or what it uses and what uses it (--refs), for one
+// context or several (answerTreeTargets). Its trees are drawn by pkg/tree.
+package tree
 
 import (
 	"context"
@@ -22,6 +25,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	pluginengines "github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
@@ -100,7 +104,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	cmd.RunE = fleetTreeRunE(o, targets.AddFlags(cmd), cmd.RunE)
-	registerCompletions(cmd, configFlags)
+	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
 

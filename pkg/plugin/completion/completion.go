@@ -1,4 +1,7 @@
-package plugin
+// Package completion completes the commands' arguments and flags in the
+// shells: types from discovery (or --from files), objects' names, index
+// names, contexts, and the flags of a warm cache.
+package completion
 
 import (
 	"sort"
@@ -13,18 +16,18 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// completionTimeout bounds the discovery requests of one completion: a
+// CompletionTimeout bounds the discovery requests of one completion: a
 // shell waiting on TAB must not hang on an unreachable cluster.
-var completionTimeout = 5 * time.Second
+var CompletionTimeout = 5 * time.Second
 
-// registerCompletions sets up shell completion for query or watch: resource
+// RegisterCompletions sets up shell completion for query or watch: resource
 // types from discovery for the TYPE argument, index names for --index,
 // --where and --group-by, and the fixed choices of -o/--output, --diff and
 // --color. Only flags cmd has are registered, so call it after the flags
 // are added. kubectl (1.26 or newer) reaches these through the
 // kubectl_complete-informer executable, which runs
 // `kubectl informer __complete …`.
-func registerCompletions(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags) {
+func RegisterCompletions(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags) {
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		// Object names (watch TYPE NAME, TYPE/NAME) would need a list
 		// request per TAB: they come from a running warm cache, if any.
@@ -60,21 +63,21 @@ func registerCompletions(cmd *cobra.Command, configFlags *genericclioptions.Conf
 	}
 	register("index", completeSelector)
 	register("where", completeSelector)
-	register("group-by", completeIndexName)
+	register("group-by", CompleteIndexName)
 	outputs := []string{"text", "json", "yaml", "name"}
 	if cmd.Name() == "query" {
 		outputs = []string{"json", "yaml", "name", "wide", "custom-columns=", "jsonpath=", "jsonpath-file=", "go-template=", "go-template-file="}
 	}
-	register("output", completeChoices(outputs...))
-	register("sort-by", completeChoices("{.metadata.name}", "{.metadata.namespace}", "{.metadata.creationTimestamp}",
+	register("output", CompleteChoices(outputs...))
+	register("sort-by", CompleteChoices("{.metadata.name}", "{.metadata.namespace}", "{.metadata.creationTimestamp}",
 		"{.status.phase}", "{.spec.nodeName}", "{.status.containerStatuses[0].restartCount}", "{.spec.replicas}"))
-	register("diff", completeChoices("compact", "unified", "none"))
-	register("color", completeChoices("auto", "always", "never"))
+	register("diff", CompleteChoices("compact", "unified", "none"))
+	register("color", CompleteChoices("auto", "always", "never"))
 }
 
-// completeChoices completes a flag with fixed choices. A choice ending in
+// CompleteChoices completes a flag with fixed choices. A choice ending in
 // '=' wants more typed after it, so the shell adds no space after it.
-func completeChoices(choices ...string) cobra.CompletionFunc {
+func CompleteChoices(choices ...string) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return withPrefix(choices, toComplete)
 	}
@@ -103,9 +106,9 @@ func completeSelector(cmd *cobra.Command, args []string, toComplete string) ([]s
 	return withPrefix(names, toComplete)
 }
 
-// completeIndexName completes --group-by NAME: the fixed index names, the
+// CompleteIndexName completes --group-by NAME: the fixed index names, the
 // label: and annotation: families, and the custom indexes of --indexer.
-func completeIndexName(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+func CompleteIndexName(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	return withPrefix(indexNameCompletions(cmd), toComplete)
 }
 
@@ -164,7 +167,7 @@ func withPrefix(candidates []string, toComplete string) ([]string, cobra.ShellCo
 // completionTimeout too, so that the abandoned requests end as well.
 func completeResourceTypes(configFlags *genericclioptions.ConfigFlags, toComplete string) []string {
 	if configFlags.Timeout == nil || *configFlags.Timeout == "" || *configFlags.Timeout == "0" {
-		timeout := completionTimeout.String()
+		timeout := CompletionTimeout.String()
 		configFlags.Timeout = &timeout
 	}
 	type result struct {
@@ -184,7 +187,7 @@ func completeResourceTypes(configFlags *genericclioptions.ConfigFlags, toComplet
 	var res result
 	select {
 	case res = <-done:
-	case <-time.After(completionTimeout):
+	case <-time.After(CompletionTimeout):
 		return nil
 	}
 	// A group whose discovery failed (an aggregated API that is down, say)

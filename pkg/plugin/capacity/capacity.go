@@ -1,4 +1,7 @@
-package plugin
+// Package capacity is the capacity command: pods' requests and limits per
+// node (or per group of nodes) against the nodes' allocatable, for one
+// context or several (answerCapacityTargets).
+package capacity
 
 import (
 	"context"
@@ -23,6 +26,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
@@ -106,8 +110,8 @@ allocatable ("?" percentages).`,
 	cmd.ValidArgsFunction = cobra.NoFileCompletions
 	// RegisterFlagCompletionFunc fails only for an unknown flag or a second
 	// registration, programming errors the tests would catch.
-	_ = cmd.RegisterFlagCompletionFunc("group-by", completeIndexName)
-	_ = cmd.RegisterFlagCompletionFunc("output", completeChoices("json", "yaml"))
+	_ = cmd.RegisterFlagCompletionFunc("group-by", completion.CompleteIndexName)
+	_ = cmd.RegisterFlagCompletionFunc("output", completion.CompleteChoices("json", "yaml"))
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	cmd.RunE = fleetCapacityRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	return cmd
