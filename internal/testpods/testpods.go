@@ -124,3 +124,14 @@ func Pair(edit func(p *corev1.Pod)) (old, new *corev1.Pod) {
 	edit(new)
 	return old, new
 }
+
+// CPUPod is a running pod name in namespace shop, labelled app=app, bound
+// to node and asking for cpu in its one container.
+func CPUPod(name, app, node, cpu string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: map[string]string{"app": app}},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -43,7 +44,7 @@ func tableStrings(ct fleet.ContextTable) [][]string {
 // groupNow keeps the table the objects make, drops the objects and stops the informers once.
 func TestTargetAnswerGroupNow(t *testing.T) {
 	shutdowns := 0
-	a := groupedAnswer(t, &shutdowns, cpuPod("a", "web", "node-1", "250m"), cpuPod("b", "web", "node-1", "1"), cpuPod("c", "web", "node-2", "100m"))
+	a := groupedAnswer(t, &shutdowns, testpods.CPUPod("a", "web", "node-1", "250m"), testpods.CPUPod("b", "web", "node-1", "1"), testpods.CPUPod("c", "web", "node-2", "100m"))
 	want, err := a.groupTable()
 	if err != nil {
 		t.Fatal(err)

@@ -210,20 +210,7 @@ func handleRun(ctx context.Context, env *engines.ServeEnv, req protocol.Request,
 	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
 	root := servedRoot(streams, &reqEnv)
 	root.SetArgs(req.Args)
-	return outcomeOf(root.ExecuteContext(ctx))
-}
-
-// outcomeOf is how a request that ended with err ends for its client: a
-// Fallback when the cache declined it, an Exit otherwise.
-func outcomeOf(err error) server.Outcome {
-	var declined *engines.DeclinedError
-	switch {
-	case errors.As(err, &declined):
-		return server.Outcome{Fallback: &protocol.Fallback{Reason: declined.Reason, Warning: declined.Warning}}
-	case err != nil:
-		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: err.Error()}}
-	}
-	return server.Outcome{}
+	return engines.OutcomeOf(root.ExecuteContext(ctx))
 }
 
 // servedRoot returns the root of the commands a warm cache process runs

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
@@ -239,29 +238,4 @@ func answerContext(ctx context.Context, cmd *cobra.Command, args []string, o *Qu
 		a.groupNow()
 	}
 	return a, nil
-}
-
-// fleetCommands are the commands that take several contexts.
-var fleetCommands = map[string]bool{"query": true, "watch": true, "capacity": true, "tree": true}
-
-// cacheFleetCommands are the cache subcommands that take several contexts
-// (fleetcache.go).
-var cacheFleetCommands = map[string]bool{"start": true, "status": true, "stop": true}
-
-// takesContexts reports whether cmd takes several contexts.
-func takesContexts(cmd *cobra.Command) bool {
-	if cmd.HasParent() && cmd.Parent().Name() == "cache" {
-		return cacheFleetCommands[cmd.Name()]
-	}
-	return fleetCommands[cmd.Name()]
-}
-
-// checkFleetCommand refuses several contexts (--context a,b or a pattern)
-// in the commands that do not take them (takesContexts), instead of
-// letting clientcmd look for a context called "a,b".
-func checkFleetCommand(cmd *cobra.Command, cf *genericclioptions.ConfigFlags) error {
-	if value := targets.ContextFlag(cf); targets.IsSelection(value) && !takesContexts(cmd) {
-		return fmt.Errorf("--context %q: several contexts and patterns are supported by query, watch, capacity, tree and cache start|status|stop only; %s takes one context", value, cmd.CommandPath())
-	}
-	return nil
 }

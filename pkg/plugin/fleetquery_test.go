@@ -5,10 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
@@ -74,30 +70,5 @@ func TestNamesContextIndex(t *testing.T) {
 		if got := namesContextIndex(&tc.o); got != tc.want {
 			t.Errorf("namesContextIndex(%+v) = %v, want %v", tc.o, got, tc.want)
 		}
-	}
-}
-
-func TestCheckFleetCommand(t *testing.T) {
-	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
-	for _, tc := range []struct {
-		args    []string
-		wantErr string
-	}{
-		{[]string{"record", "pods", "--to", "x", "--context", "a,b"}, "supported by query, watch, capacity, tree and cache start|status|stop only"},
-		{[]string{"history", "rec.ndjson", "--context", "prod-*"}, "supported by query, watch, capacity, tree and cache start|status|stop only"},
-	} {
-		root.SetArgs(tc.args)
-		err := root.Execute()
-		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("%v: error %v, want one containing %q", tc.args, err, tc.wantErr)
-		}
-	}
-	var cmd cobra.Command
-	cmd.Use = "query"
-	value := "a,b"
-	cf := genericclioptions.NewConfigFlags(true)
-	cf.Context = &value
-	if err := checkFleetCommand(&cmd, cf); err != nil {
-		t.Errorf("query --context a,b: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
@@ -26,7 +27,7 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 		Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
 	}}
-	web, api := cpuPod("web-1", "web", "n1", "250m"), cpuPod("api-1", "api", "n2", "1")
+	web, api := testpods.CPUPod("web-1", "web", "n1", "250m"), testpods.CPUPod("api-1", "api", "n2", "1")
 	type doc struct {
 		Type     string       `json:"type"`
 		Kind     string       `json:"kind"`

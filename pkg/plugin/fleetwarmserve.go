@@ -62,7 +62,7 @@ func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Requ
 	if err == nil {
 		err = o.writeAnswer(ctx)
 	}
-	return outcomeOf(err)
+	return engines.OutcomeOf(err)
 }
 
 // writeAnswer does what Run does up to printing and writes the answer on

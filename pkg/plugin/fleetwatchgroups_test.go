@@ -12,10 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
 func TestSplitGroupByContext(t *testing.T) {
@@ -47,8 +49,8 @@ func TestSplitGroupByContext(t *testing.T) {
 // fleetTestPods are the pods of two contexts: a node name (n1) in both,
 // and a context (c) with no pod.
 var fleetTestPods = map[string][]*corev1.Pod{
-	"a": {cpuPod("web-1", "web", "n1", "250m"), cpuPod("web-2", "web", "n2", "500m"), cpuPod("api-1", "api", "n1", "1")},
-	"b": {cpuPod("web-1", "web", "n1", "100m"), cpuPod("db-1", "db", "n3", "2")},
+	"a": {testpods.CPUPod("web-1", "web", "n1", "250m"), testpods.CPUPod("web-2", "web", "n2", "500m"), testpods.CPUPod("api-1", "api", "n1", "1")},
+	"b": {testpods.CPUPod("web-1", "web", "n1", "100m"), testpods.CPUPod("db-1", "db", "n3", "2")},
 	"c": nil,
 }
 
@@ -65,7 +67,7 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defs, measures, err := parseGroups(&index.Set{}, rest, sums)
+				defs, measures, err := engines.ParseGroups(&index.Set{}, rest, sums)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,13 +6,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
@@ -78,57 +74,5 @@ func TestQueryYAMLControlCharacters(t *testing.T) {
 	}
 	if list.Kind != "List" || len(list.Items) != 1 || list.Items[0].Data["value"] != cm.Data["value"] {
 		t.Errorf("printList -o yaml printed %q, want a List with the ConfigMap", buf.String())
-	}
-}
-
-// TestWatchReorderOnly checks that an update that only reorders a named
-// list prints nothing in text (pkg/diff matches such lists by name) but is
-// an event in -o json and yaml, whose patches work by index: otherwise the
-// next event's patch would not apply to the object printed before it.
-func TestWatchReorderOnly(t *testing.T) {
-	deployments := &engine.Type{Mapping: &meta.RESTMapping{
-		Resource:         schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-		GroupVersionKind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
-		Scope:            meta.RESTScopeNamespace,
-	}}
-	deployment := func(rv string, containers ...string) *unstructured.Unstructured {
-		var list []interface{}
-		for _, c := range containers {
-			list = append(list, map[string]interface{}{"name": c, "image": c + ":v1"})
-		}
-		return &unstructured.Unstructured{Object: map[string]interface{}{
-			"apiVersion": "apps/v1",
-			"kind":       "Deployment",
-			"metadata":   map[string]interface{}{"name": "web", "namespace": "shop", "resourceVersion": rv},
-			"spec":       map[string]interface{}{"template": map[string]interface{}{"spec": map[string]interface{}{"containers": list}}},
-		}}
-	}
-	old, reordered := deployment("1", "main", "sidecar"), deployment("2", "sidecar", "main")
-	tests := []struct {
-		output, diffMode string
-		want             string // a substring of the output; "" means no output
-	}{
-		{"text", "compact", ""},
-		{"text", "unified", ""},
-		{"name", "compact", ""},
-		{"json", "compact", `"patch":[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"sidecar:v1"}`},
-		{"yaml", "compact", "path: /spec/template/spec/containers/0/image"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.output+"-"+tt.diffMode, func(t *testing.T) {
-			var buf bytes.Buffer
-			p := testPrinter(t, &buf, tt.output, tt.diffMode)
-			shown, err := p.handle(&engine.Event{Type: engine.Modified, Resource: deployments, Old: old, New: reordered, Key: "shop/web"})
-			if err != nil {
-				t.Fatalf("handle: %v", err)
-			}
-			if err := p.out.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			got := buf.String()
-			if shown != (tt.want != "") || tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
-				t.Errorf("watch -o %s --diff %s of a reorder: shown %v, output %q, want %q", tt.output, tt.diffMode, shown, got, tt.want)
-			}
-		})
 	}
 }

@@ -1,10 +1,15 @@
 package plugin
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/spf13/cobra"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
@@ -158,4 +163,97 @@ func FuzzParseOutput(f *testing.F) {
 			t.Errorf("parseOutput(%q) = format %q with no printer", s, out.Format)
 		}
 	})
+}
+
+func TestWatchGroupFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--group-by", "node", "-o", "json"}, "cannot be combined with -o/--output"},
+		{[]string{"--sum", "requests.cpu", "--until", "true"}, "cannot be combined with --until"},
+		{[]string{"--group-by", "node", "--initial"}, "cannot be combined with --initial"},
+		{[]string{"--group-by", "node", "--group-by", "node"}, "--group-by node: named twice"},
+		{[]string{"--sum", "bogus"}, "--sum"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, _, err := run(t, append([]string{"watch", "pods"}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("watch %v = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestQueryWatchFlagsNameTheFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"query", "pods", "--output-watch-events"}, "--output-watch-events needs --watch or --watch-only"},
+		{[]string{"query", "pods", "--watch-only", "--group-by", "node"}, "--watch-only prints changed objects"},
+		{[]string{"query", "pods", "-w", "--output-watch-events", "--group-by", "node"}, "--output-watch-events prints changed objects"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, _, err := run(t, append(tt.args, "--cache=off")...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRecordBadInput(t *testing.T) {
+	existing := filepath.Join(t.TempDir(), "rec")
+	if err := os.WriteFile(existing, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no type", []string{"record", "--to", "f"}, "you must specify the types to record"},
+		{"two arguments", []string{"record", "pods", "web", "--to", "f"}, `record takes TYPE[,TYPE...] only, got "pods web"`},
+		{"type and name", []string{"record", "pods/web", "--to", "f"}, `record takes TYPE[,TYPE...] only, got "pods/web"`},
+		{"no --to", []string{"record", "pods"}, "--to is required"},
+		{"negative duration", []string{"record", "pods", "--to", "f", "--duration", "-1s"}, "--duration must not be negative"},
+		{"indexer", []string{"record", "pods", "--to", "f", "--indexer", "x={.a}"}, "--indexer does not apply to record"},
+		{"bad selector", []string{"record", "pods", "--to", "f", "-l", "a in (b"}, "invalid --selector"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := run(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckFleetCommand(t *testing.T) {
+	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"record", "pods", "--to", "x", "--context", "a,b"}, "supported by query, watch, capacity, tree and cache start|status|stop only"},
+		{[]string{"history", "rec.ndjson", "--context", "prod-*"}, "supported by query, watch, capacity, tree and cache start|status|stop only"},
+	} {
+		root.SetArgs(tc.args)
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%v: error %v, want one containing %q", tc.args, err, tc.wantErr)
+		}
+	}
+	var cmd cobra.Command
+	cmd.Use = "query"
+	value := "a,b"
+	cf := genericclioptions.NewConfigFlags(true)
+	cf.Context = &value
+	if err := checkFleetCommand(&cmd, cf); err != nil {
+		t.Errorf("query --context a,b: %v", err)
+	}
 }

@@ -190,7 +190,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := parseGroups(o.IndexSet, o.GroupBy, o.Sums)
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.GroupBy, o.Sums)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -337,7 +337,7 @@ func (o *QueryOptions) startAnswer(ctx context.Context) (related *engine.Relatio
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
+	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
 		return nil, nil, err
 	}
 	o.withTableRows(mappings)

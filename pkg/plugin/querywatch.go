@@ -117,7 +117,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMeasureTypes(o.print.measures, mappings); err != nil {
+	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
 		return err
 	}
 	queue := engine.NewQueue(queueLimit)

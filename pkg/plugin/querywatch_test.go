@@ -11,7 +11,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
@@ -223,7 +225,11 @@ DELETED    web-1                  0/1     Running   0          60m
 			var buf bytes.Buffer
 			bw := bufio.NewWriter(&buf)
 			p := &rowPrinter{w: w, out: bw, tabs: printers.GetNewTabWriter(bw), tables: map[*engine.Type]columns.Table{}, now: time.Now()}
-			types := podsType
+			types := &engine.Type{Mapping: &meta.RESTMapping{
+				Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
+				GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
+				Scope:            meta.RESTScopeNamespace,
+			}}
 			for i, c := range changes {
 				if err := p.print(context.Background(), types, c.typ, c.obj); err != nil {
 					t.Fatalf("print: %v", err)
@@ -251,25 +257,6 @@ DELETED    web-1                  0/1     Running   0          60m
 				if !strings.HasPrefix(line, prefix) || !strings.Contains(line, `"name":"`+changes[i].obj.Name+`"`) {
 					t.Errorf("line %d = %s, want a watch event %s… of %s", i, line, prefix, changes[i].obj.Name)
 				}
-			}
-		})
-	}
-}
-
-func TestQueryWatchFlagsNameTheFlag(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"query", "pods", "--output-watch-events"}, "--output-watch-events needs --watch or --watch-only"},
-		{[]string{"query", "pods", "--watch-only", "--group-by", "node"}, "--watch-only prints changed objects"},
-		{[]string{"query", "pods", "-w", "--output-watch-events", "--group-by", "node"}, "--output-watch-events prints changed objects"},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			_, _, err := run(t, append(tt.args, "--cache=off")...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %v, want it to say %q", err, tt.want)
 			}
 		})
 	}

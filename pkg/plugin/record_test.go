@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,34 +19,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
-
-func TestRecordBadInput(t *testing.T) {
-	existing := filepath.Join(t.TempDir(), "rec")
-	if err := os.WriteFile(existing, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no type", []string{"record", "--to", "f"}, "you must specify the types to record"},
-		{"two arguments", []string{"record", "pods", "web", "--to", "f"}, `record takes TYPE[,TYPE...] only, got "pods web"`},
-		{"type and name", []string{"record", "pods/web", "--to", "f"}, `record takes TYPE[,TYPE...] only, got "pods/web"`},
-		{"no --to", []string{"record", "pods"}, "--to is required"},
-		{"negative duration", []string{"record", "pods", "--to", "f", "--duration", "-1s"}, "--duration must not be negative"},
-		{"indexer", []string{"record", "pods", "--to", "f", "--indexer", "x={.a}"}, "--indexer does not apply to record"},
-		{"bad selector", []string{"record", "pods", "--to", "f", "-l", "a in (b"}, "invalid --selector"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := run(t, tt.args...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
-			}
-		})
-	}
-}
 
 // TestRecorder feeds a queue as an engine does and reads back what the
 // recorder wrote.

@@ -30,15 +30,18 @@ package plugin
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/capacity"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/indexers"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/version"
 )
@@ -104,3 +107,28 @@ func addKlogVerbosity(flags *pflag.FlagSet) {
 // ErrInterrupted is the error of a command that Ctrl-C or SIGTERM ended
 // where kubectl exits 1 without a message (cmdutil.ErrInterrupted).
 var ErrInterrupted = cmdutil.ErrInterrupted
+
+// fleetCommands are the commands that take several contexts.
+var fleetCommands = map[string]bool{"query": true, "watch": true, "capacity": true, "tree": true}
+
+// cacheFleetCommands are the cache subcommands that take several contexts
+// (fleetcache.go).
+var cacheFleetCommands = map[string]bool{"start": true, "status": true, "stop": true}
+
+// takesContexts reports whether cmd takes several contexts.
+func takesContexts(cmd *cobra.Command) bool {
+	if cmd.HasParent() && cmd.Parent().Name() == "cache" {
+		return cacheFleetCommands[cmd.Name()]
+	}
+	return fleetCommands[cmd.Name()]
+}
+
+// checkFleetCommand refuses several contexts (--context a,b or a pattern)
+// in the commands that do not take them (takesContexts), instead of
+// letting clientcmd look for a context called "a,b".
+func checkFleetCommand(cmd *cobra.Command, cf *genericclioptions.ConfigFlags) error {
+	if value := targets.ContextFlag(cf); targets.IsSelection(value) && !takesContexts(cmd) {
+		return fmt.Errorf("--context %q: several contexts and patterns are supported by query, watch, capacity, tree and cache start|status|stop only; %s takes one context", value, cmd.CommandPath())
+	}
+	return nil
+}

@@ -319,7 +319,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMeasureTypes(o.measures, mappings); err != nil {
+	if err := engines.CheckMeasureTypes(o.measures, mappings); err != nil {
 		return err
 	}
 	queue := engine.NewQueue(queueLimit)

@@ -48,7 +48,7 @@ func (o *WatchOptions) grouped() bool {
 // completeGroups looks up --group-by and parses --sum, and returns indexDefs
 // with the --group-by indexes added.
 func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Definition, error) {
-	groupBy, measures, err := parseGroups(o.IndexSet, o.GroupBy, o.Sums)
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.GroupBy, o.Sums)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Def
 // measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroupEngine(indexDefs []index.Definition) {
 	o.Config.ManagedFields = engine.DropManagedFields
-	if podTransformSafe(o.measures, indexDefs, o.Filter != "") {
+	if engines.PodTransformSafe(o.measures, indexDefs, o.Filter != "") {
 		o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
 }

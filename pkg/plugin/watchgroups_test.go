@@ -8,27 +8,16 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
-
-// cpuPod is a running pod of app on node asking for cpu.
-func cpuPod(name, app, node, cpu string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: map[string]string{"app": app}},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning},
-	}
-}
 
 // testGroups is the table of one watch of pods by label:app summing requests.cpu, writing to
 // out as not a terminal, at a fixed time, and the watch's feed of it.
@@ -74,7 +63,7 @@ func TestGroupWatchPrintsChangedGroups(t *testing.T) {
 	}
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	q := engine.NewQueue(100)
-	web1, web2, api1 := cpuPod("web-1", "web", "n1", "250m"), cpuPod("web-2", "web", "n2", "250m"), cpuPod("api-1", "api", "n1", "1")
+	web1, web2, api1 := testpods.CPUPod("web-1", "web", "n1", "250m"), testpods.CPUPod("web-2", "web", "n2", "250m"), testpods.CPUPod("api-1", "api", "n1", "1")
 	moved := api1.DeepCopy()
 	moved.Labels["app"] = "web"
 	for _, ev := range []*engine.Event{
@@ -115,7 +104,7 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
-	web1 := cpuPod("web-1", "web", "n1", "250m")
+	web1 := testpods.CPUPod("web-1", "web", "n1", "250m")
 	if _, err := g.set("", g.feed, pods, "shop/web-1", web1); err != nil {
 		t.Fatal(err)
 	}
@@ -174,27 +163,6 @@ func TestChangeLine(t *testing.T) {
 	}
 }
 
-func TestWatchGroupFlags(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--group-by", "node", "-o", "json"}, "cannot be combined with -o/--output"},
-		{[]string{"--sum", "requests.cpu", "--until", "true"}, "cannot be combined with --until"},
-		{[]string{"--group-by", "node", "--initial"}, "cannot be combined with --initial"},
-		{[]string{"--group-by", "node", "--group-by", "node"}, "--group-by node: named twice"},
-		{[]string{"--sum", "bogus"}, "--sum"},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			_, _, err := run(t, append([]string{"watch", "pods"}, tt.args...)...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("watch %v = %v, want an error containing %q", tt.args, err, tt.want)
-			}
-		})
-	}
-}
-
 // A burst of changes on a terminal is a few redraws, not one per change, and the last one
 // shows the state after the burst.
 func TestGroupWatchTerminalRedrawRate(t *testing.T) {
@@ -209,7 +177,7 @@ func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	var burst time.Duration
 	go func() {
 		for i := range 200 {
-			p := cpuPod(fmt.Sprintf("web-%d", i), "web", "n1", "10m")
+			p := testpods.CPUPod(fmt.Sprintf("web-%d", i), "web", "n1", "10m")
 			q.Push(&engine.Event{Type: engine.Added, Resource: pods, New: p, Key: "shop/" + p.Name})
 			time.Sleep(2 * time.Millisecond)
 		}

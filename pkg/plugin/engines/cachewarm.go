@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
@@ -192,4 +193,17 @@ func (w WarmEngines) lease(ctx context.Context, req EngineRequest) (*server.Leas
 		}
 	}
 	return lease, nil
+}
+
+// OutcomeOf is how a request that ended with err ends for its client: a
+// Fallback when the cache declined it, an Exit otherwise.
+func OutcomeOf(err error) server.Outcome {
+	var declined *DeclinedError
+	switch {
+	case errors.As(err, &declined):
+		return server.Outcome{Fallback: &protocol.Fallback{Reason: declined.Reason, Warning: declined.Warning}}
+	case err != nil:
+		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: err.Error()}}
+	}
+	return server.Outcome{}
 }
