@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
 )
 
 const testKubeconfig = `apiVersion: v1
@@ -65,7 +66,7 @@ func TestForwardArgs(t *testing.T) {
 			configFlags := genericclioptions.NewConfigFlags(true)
 			root := &cobra.Command{Use: "kubectl-informer"}
 			configFlags.AddFlags(root.PersistentFlags())
-			q := newCmdQueryWith(configFlags, genericiooptions.NewTestIOStreamsDiscard(), nil)
+			q := query.NewCmdQueryWith(configFlags, genericiooptions.NewTestIOStreamsDiscard(), nil)
 			root.AddCommand(q)
 			if err := q.ParseFlags(tt.args); err != nil {
 				t.Fatal(err)

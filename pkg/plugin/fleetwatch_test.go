@@ -3,10 +3,12 @@ package plugin
 import (
 	"sync"
 	"testing"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 func TestWatchLinePrefixYAML(t *testing.T) {
-	prefix := watchLinePrefix("yaml", "prod: eu")
+	prefix := watch.WatchLinePrefix("yaml", "prod: eu")
 	for _, tc := range []struct{ line, want string }{
 		{"---", "---\ncontext: \"prod: eu\""},
 		{"type: ADDED", "type: ADDED"},
@@ -33,7 +35,7 @@ func TestSplitContextWhere(t *testing.T) {
 		{name: "bad selector", where: []string{"context in (a"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sels, rest, err := splitContextWhere(tc.where)
+			sels, rest, err := watch.SplitContextWhere(tc.where)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error %v", err, tc.wantErr)
 			}
@@ -72,7 +74,7 @@ func TestFleetEventBudget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spent := 0
-			b := &fleetEventBudget{left: tc.budget, spent: func() { spent++ }}
+			b := &watch.FleetEventBudget{Left: tc.budget, Spent: func() { spent++ }}
 			var mu sync.Mutex
 			printed := 0
 			var wg sync.WaitGroup
@@ -81,7 +83,7 @@ func TestFleetEventBudget(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for i := 0; i < 10*tc.shownEvery; i++ {
-						if !b.lock() {
+						if !b.Lock() {
 							return
 						}
 						shown := i%tc.shownEvery == 0
@@ -90,7 +92,7 @@ func TestFleetEventBudget(t *testing.T) {
 							printed++
 							mu.Unlock()
 						}
-						b.unlock(shown)
+						b.Unlock(shown)
 					}
 				}()
 			}

@@ -13,7 +13,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
+	pluginwatch "github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -53,7 +55,7 @@ func TestQueryAt(t *testing.T) {
 			if tt.at != "" {
 				args = append(args, "--at", tt.at)
 			}
-			out, errOut, err := runCommand(t, NewCmdQuery, args...)
+			out, errOut, err := runCommand(t, query.NewCmdQuery, args...)
 			if err != nil {
 				t.Fatalf("query --at %s = %v (stderr %s)", tt.at, err, errOut)
 			}
@@ -63,7 +65,7 @@ func TestQueryAt(t *testing.T) {
 		})
 	}
 	// The image at an instant: the state, not only the names.
-	out, _, err := runCommand(t, NewCmdQuery, "deploy", "-n", "shop", "--from", path, "--at", "2026-11-26T01:00:04.5Z", "--field-selector", "metadata.name=web", "-o", "jsonpath={.items[0].spec.template.spec.containers[0].image} {.items[0].spec.replicas}")
+	out, _, err := runCommand(t, query.NewCmdQuery, "deploy", "-n", "shop", "--from", path, "--at", "2026-11-26T01:00:04.5Z", "--field-selector", "metadata.name=web", "-o", "jsonpath={.items[0].spec.template.spec.containers[0].image} {.items[0].spec.replicas}")
 	if err != nil || out != "web:v2 2" {
 		t.Fatalf("query deploy/web --at 01:00:04.5 = %q, %v, want web:v2 2", out, err)
 	}
@@ -79,16 +81,16 @@ func TestRecordingFlagErrors(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{"--at before the start", NewCmdQuery, []string{"deploy", "--from", path, "--at", "2026-11-26T00:59:00Z"}, "--at 2026-11-26T00:59:00Z: 2026-11-26T00:59:00.000Z is before the recording's start"},
-		{"--at not RFC 3339", NewCmdQuery, []string{"deploy", "--from", path, "--at", "noon"}, `--at "noon": want an RFC 3339 time`},
-		{"--at without --from", NewCmdQuery, []string{"deploy", "--at", "-1m"}, "--at needs --from a recording"},
-		{"--at with a dump", NewCmdQuery, []string{"pods", "--from", dump, "--at", "-1m"}, "--at needs --from a recording, and " + dump + " is not one"},
-		{"a recording and a dump", NewCmdQuery, []string{"pods", "--from", path, "--from", dump}, "--from " + path + " is a recording: give it alone"},
+		{"--at before the start", query.NewCmdQuery, []string{"deploy", "--from", path, "--at", "2026-11-26T00:59:00Z"}, "--at 2026-11-26T00:59:00Z: 2026-11-26T00:59:00.000Z is before the recording's start"},
+		{"--at not RFC 3339", query.NewCmdQuery, []string{"deploy", "--from", path, "--at", "noon"}, `--at "noon": want an RFC 3339 time`},
+		{"--at without --from", query.NewCmdQuery, []string{"deploy", "--at", "-1m"}, "--at needs --from a recording"},
+		{"--at with a dump", query.NewCmdQuery, []string{"pods", "--from", dump, "--at", "-1m"}, "--at needs --from a recording, and " + dump + " is not one"},
+		{"a recording and a dump", query.NewCmdQuery, []string{"pods", "--from", path, "--from", dump}, "--from " + path + " is a recording: give it alone"},
 		{"two recordings", tree.NewCmdTree, []string{"deploy/web", "--from", path, "--from", path}, "are both recordings"},
-		{"--since without --from", NewCmdWatch, []string{"deploy", "--since", "-1m"}, "--since needs --from a recording"},
-		{"--speed negative", NewCmdWatch, []string{"deploy", "--from", path, "--speed", "-2"}, "--speed must not be negative"},
-		{"--until-time before --since", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-2s", "--until-time", "-3s"}, "--until-time -3s is before --since -2s"},
-		{"--since before the start", NewCmdWatch, []string{"deploy", "--from", path, "--since", "-1h"}, "--since -1h: 2026-11-26T00:00:07.000Z is before the recording's start"},
+		{"--since without --from", pluginwatch.NewCmdWatch, []string{"deploy", "--since", "-1m"}, "--since needs --from a recording"},
+		{"--speed negative", pluginwatch.NewCmdWatch, []string{"deploy", "--from", path, "--speed", "-2"}, "--speed must not be negative"},
+		{"--until-time before --since", pluginwatch.NewCmdWatch, []string{"deploy", "--from", path, "--since", "-2s", "--until-time", "-3s"}, "--until-time -3s is before --since -2s"},
+		{"--since before the start", pluginwatch.NewCmdWatch, []string{"deploy", "--from", path, "--since", "-1h"}, "--since -1h: 2026-11-26T00:00:07.000Z is before the recording's start"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +133,7 @@ func TestWatchReplay(t *testing.T) {
 			began := time.Now()
 			go func() {
 				defer close(done)
-				out, errOut, err = runCommand(t, NewCmdWatch, args...)
+				out, errOut, err = runCommand(t, pluginwatch.NewCmdWatch, args...)
 			}()
 			select {
 			case <-done:
@@ -159,7 +161,7 @@ func TestWatchReplay(t *testing.T) {
 // state was recorded, the initial state the time of the replay's start.
 func TestWatchReplayTimes(t *testing.T) {
 	path := writeHistoryRecording(t)
-	out, errOut, err := runCommand(t, NewCmdWatch, "deploy", "-n", "shop", "--from", path, "--initial", "--since", "2026-11-26T01:00:02Z", "-o", "json")
+	out, errOut, err := runCommand(t, pluginwatch.NewCmdWatch, "deploy", "-n", "shop", "--from", path, "--initial", "--since", "2026-11-26T01:00:02Z", "-o", "json")
 	if err != nil {
 		t.Fatalf("watch = %v (stderr %s)", err, errOut)
 	}
@@ -206,7 +208,7 @@ func TestQueryTruncatedRecording(t *testing.T) {
 	if err := w.Write(recording.Event{Time: historyStart.Add(2 * time.Second), Type: watch.Deleted, Object: other}); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, err := runCommand(t, NewCmdQuery, "deploy", "-n", "shop", "--from", path, "-o", "name")
+	out, errOut, err := runCommand(t, query.NewCmdQuery, "deploy", "-n", "shop", "--from", path, "-o", "name")
 	if err != nil {
 		t.Fatalf("query a cut recording = %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/history"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
@@ -102,7 +103,7 @@ func runHistory(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	configFlags := genericclioptions.NewConfigFlags(false)
-	cmd := NewCmdHistory(configFlags, streams)
+	cmd := history.NewCmdHistory(configFlags, streams)
 	configFlags.AddFlags(cmd.PersistentFlags())
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
 )
 
 // TestPushableSelectors completes query options as the flags would set them
@@ -21,37 +22,37 @@ func TestPushableSelectors(t *testing.T) {
 	tests := []struct {
 		name string
 		env  string
-		set  func(o *QueryOptions)
+		set  func(o *query.QueryOptions)
 		want []string
 	}{
-		{name: "node", set: func(o *QueryOptions) { o.IndexSelectors = []string{"node=node-003"}; o.Output = "name" },
+		{name: "node", set: func(o *query.QueryOptions) { o.IndexSelectors = []string{"node=node-003"}; o.Output = "name" },
 			want: []string{"node=node-003"}},
-		{name: "several, with a group-by, a filter and a sort over the selection", set: func(o *QueryOptions) {
+		{name: "several, with a group-by, a filter and a sort over the selection", set: func(o *query.QueryOptions) {
 			o.IndexSelectors = []string{"node=", "label:app=web", "image=nginx:1.27"}
 			o.Filter = "object.metadata.name != 'x'"
 			o.GroupBy = []string{"namespace", "phase"}
 			o.Sums = []string{"requests.cpu"}
 			o.SortBy = "count"
 		}, want: []string{"node=", "label:app=web", "image=nginx:1.27"}},
-		{name: "metadata-only labels", set: func(o *QueryOptions) {
+		{name: "metadata-only labels", set: func(o *query.QueryOptions) {
 			o.IndexSelectors = []string{"label:app=web", "namespace=shop"}
 			o.Output = "name"
 		},
 			want: []string{"label:app=web", "namespace=shop"}},
-		{name: "no selector", set: func(o *QueryOptions) { o.GroupBy = []string{"node"} }},
-		{name: "turned off", env: "off", set: func(o *QueryOptions) { o.IndexSelectors = []string{"node=node-003"} }},
-		{name: "an --indexer", set: func(o *QueryOptions) {
+		{name: "no selector", set: func(o *query.QueryOptions) { o.GroupBy = []string{"node"} }},
+		{name: "turned off", env: "off", set: func(o *query.QueryOptions) { o.IndexSelectors = []string{"node=node-003"} }},
+		{name: "an --indexer", set: func(o *query.QueryOptions) {
 			o.IndexSelectors = []string{"node=node-003"}
 			o.Indexers = []string{"img={.spec.containers[*].image}"}
 		}},
-		{name: "a relationship index selects", set: func(o *QueryOptions) {
+		{name: "a relationship index selects", set: func(o *query.QueryOptions) {
 			o.IndexSelectors = []string{"node=node-003", "owner-root=Deployment/web"}
 		}},
-		{name: "a relationship index groups", set: func(o *QueryOptions) {
+		{name: "a relationship index groups", set: func(o *query.QueryOptions) {
 			o.IndexSelectors = []string{"node=node-003"}
 			o.GroupBy = []string{"node.label:topology.kubernetes.io/zone"}
 		}},
-		{name: "selected-by", set: func(o *QueryOptions) { o.IndexSelectors = []string{"namespace=shop", "selected-by=Service/web"} }},
+		{name: "selected-by", set: func(o *query.QueryOptions) { o.IndexSelectors = []string{"namespace=shop", "selected-by=Service/web"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,13 +62,13 @@ func TestPushableSelectors(t *testing.T) {
 			flags := genericclioptions.NewConfigFlags(true)
 			server := "https://127.0.0.1:1"
 			flags.APIServer = &server
-			o := NewQueryOptions(flags, genericiooptions.NewTestIOStreamsDiscard())
+			o := query.NewQueryOptions(flags, genericiooptions.NewTestIOStreamsDiscard())
 			o.AllNamespaces = true
 			tt.set(o)
 			if err := o.Complete(nil, []string{"pods"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := engines.SelectorStrings(o.pushdown); !reflect.DeepEqual(got, orEmpty(tt.want)) {
+			if got := engines.SelectorStrings(o.Pushdown); !reflect.DeepEqual(got, orEmpty(tt.want)) {
 				t.Errorf("pushable selectors = %q, want %q", got, tt.want)
 			}
 		})

@@ -38,12 +38,17 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cachecmd"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/capacity"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/history"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/indexers"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/record"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 // NewCmdRoot returns the kubectl-informer command with its subcommands. One
@@ -81,13 +86,13 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 	}
 	addKlogVerbosity(cmd.PersistentFlags())
 
-	cmd.AddCommand(NewCmdQuery(configFlags, streams))
-	cmd.AddCommand(NewCmdWatch(configFlags, streams))
-	cmd.AddCommand(NewCmdCache(configFlags, streams))
+	cmd.AddCommand(query.NewCmdQuery(configFlags, streams))
+	cmd.AddCommand(watch.NewCmdWatch(configFlags, streams))
+	cmd.AddCommand(cachecmd.NewCmdCache(configFlags, streams))
 	cmd.AddCommand(capacity.NewCmdCapacity(configFlags, streams))
 	cmd.AddCommand(tree.NewCmdTree(configFlags, streams))
-	cmd.AddCommand(NewCmdRecord(configFlags, streams))
-	cmd.AddCommand(NewCmdHistory(configFlags, streams))
+	cmd.AddCommand(record.NewCmdRecord(configFlags, streams))
+	cmd.AddCommand(history.NewCmdHistory(configFlags, streams))
 	cmd.AddCommand(indexers.NewCmdIndexers(streams))
 	cmd.AddCommand(version.NewCmdVersion(streams))
 	return cmd

@@ -4,6 +4,8 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 // TestProcsLimitKeep: a watch narrows GOMAXPROCS to 1 once it keeps up,
@@ -17,19 +19,19 @@ func TestProcsLimitKeep(t *testing.T) {
 	prev := runtime.GOMAXPROCS(2)
 	defer runtime.GOMAXPROCS(prev)
 
-	shared := procsLimit{keep: true}
-	shared.oneProc()
+	shared := watch.ProcsLimit{Keep: true}
+	shared.OneProc()
 	if got := runtime.GOMAXPROCS(0); got != 2 {
 		t.Errorf("after oneProc with keep: GOMAXPROCS = %d, want 2", got)
 	}
-	shared.restore()
+	shared.Restore()
 
-	own := procsLimit{}
-	own.oneProc()
+	own := watch.ProcsLimit{}
+	own.OneProc()
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("after oneProc: GOMAXPROCS = %d, want 1", got)
 	}
-	own.restore()
+	own.Restore()
 	if got := runtime.GOMAXPROCS(0); got != 2 {
 		t.Errorf("after restore: GOMAXPROCS = %d, want 2", got)
 	}

@@ -1,0 +1,306 @@
+package query
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+)
+
+// answerPrinter prints the answers of a query's targets as one answer: the
+// targets in the order they were selected, each target's objects in its
+// own list order, then in kubectl's row order for the type, unless
+// --sort-by orders them all. The first answer's print config gives the
+// format. A set of one target (several false) prints exactly as kubectl
+// prints one cluster's answer; several targets add where each row came
+// from:
+//
+//   - tables: a first column CONTEXT;
+//   - -o name: CONTEXT/TYPE/NAME; a context name may contain '/', the last
+//     two parts are the type and the name;
+//   - -o json, yaml and templates: one v1 List of every target's objects
+//     unchanged, and beside items the list contexts (fleetContextsField);
+//   - --group-by/--sum: one grouped table whose counts and sums add up
+//     over the targets, with a context key column where --group-by names
+//     context (contextAt).
+type answerPrinter struct {
+	answers   []*targetAnswer
+	several   bool
+	contextAt int
+	out       io.Writer
+	errOut    io.Writer
+}
+
+// answerEntry is one object of an answer with where it came from.
+type answerEntry struct {
+	a   *targetAnswer
+	t   *engine.Type
+	obj interface{}
+}
+
+func (p answerPrinter) print(ctx context.Context) error {
+	if len(p.answers) == 0 {
+		fmt.Fprintln(p.errOut, "No resources found")
+		return nil
+	}
+	first := p.answers[0].p
+	if first.cfg.grouped() {
+		return p.printGroups()
+	}
+	types := p.mergeTypes()
+	if len(types) == 0 {
+		first.cfg.printNotFound(p.errOut)
+		return nil
+	}
+	for _, entries := range types {
+		if err := p.sortEntries(entries); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !first.cfg.out.IsTable():
+		return p.writeObjects(types)
+	case first.cfg.out.Format == "custom-columns":
+		return p.printCustomColumns(types)
+	}
+	return p.printTables(ctx, types)
+}
+
+// mergeTypes returns every answer's objects per type, the types in the
+// order they were asked, the targets in the order they were selected.
+// Types with no object are left out.
+func (p answerPrinter) mergeTypes() [][]answerEntry {
+	var order []string
+	byType := map[string][]answerEntry{}
+	for _, a := range p.answers {
+		for _, g := range a.groups {
+			key := g.t.Mapping.Resource.GroupResource().String()
+			if _, ok := byType[key]; !ok {
+				order = append(order, key)
+				byType[key] = nil
+			}
+			for _, obj := range g.objs {
+				byType[key] = append(byType[key], answerEntry{a: a, t: g.t, obj: obj})
+			}
+		}
+	}
+	var types [][]answerEntry
+	for _, key := range order {
+		if len(byType[key]) > 0 {
+			types = append(types, byType[key])
+		}
+	}
+	return types
+}
+
+// sortEntries orders one type's entries by --sort-by; ties keep their
+// order.
+func (p answerPrinter) sortEntries(entries []answerEntry) error {
+	cfg := p.answers[0].p.cfg
+	if cfg.sortKey == nil {
+		return nil
+	}
+	contents := make([]map[string]interface{}, len(entries))
+	for i, e := range entries {
+		if cfg.sortIndex != nil {
+			contents[i] = map[string]interface{}{}
+			if values := index.Values(*e.a.p.cfg.sortIndex, e.obj); len(values) > 0 {
+				contents[i][sortIndexField] = values[0]
+			}
+			continue
+		}
+		m, err := object.Content(e.obj)
+		if err != nil {
+			return err
+		}
+		contents[i] = m
+	}
+	order, err := cfg.sortKey.Order(contents)
+	if err != nil && cfg.sortIndex != nil {
+		return fmt.Errorf("--sort-by %s: no object of %s has a value for the index", cfg.sortBy, entries[0].t.Name())
+	}
+	if err != nil {
+		return err
+	}
+	sorted := make([]answerEntry, len(order))
+	for i, idx := range order {
+		sorted[i] = entries[idx]
+	}
+	copy(entries, sorted)
+	return nil
+}
+
+// writeObjects prints -o name, json, yaml and templates.
+func (p answerPrinter) writeObjects(types [][]answerEntry) error {
+	out := p.answers[0].p.cfg.out
+	if !p.several {
+		var objs []interface{}
+		for _, entries := range types {
+			for _, e := range entries {
+				objs = append(objs, e.obj)
+			}
+		}
+		return printing.PrintList(p.out, out.Printer, out.Format, objs)
+	}
+	if out.Format == "name" {
+		for _, entries := range types {
+			for _, e := range entries {
+				ro, ok := e.obj.(runtime.Object)
+				if !ok {
+					continue
+				}
+				var b bytes.Buffer
+				if err := out.Printer.PrintObj(ro, &b); err != nil {
+					return err
+				}
+				sc := bufio.NewScanner(&b)
+				for sc.Scan() {
+					fmt.Fprintf(p.out, "%s/%s\n", e.a.name, sc.Text())
+				}
+			}
+		}
+		return nil
+	}
+	var list printing.ContextList
+	for _, entries := range types {
+		for _, e := range entries {
+			m, err := object.Content(e.obj)
+			if err != nil {
+				return err
+			}
+			list.Add(e.a.name, m)
+		}
+	}
+	return list.Write(p.out, out.Format, out.Printer)
+}
+
+// contextColumn returns row with the answer's context first when there are
+// several targets.
+func (p answerPrinter) contextColumn(name string, row []string) []string {
+	if !p.several {
+		return row
+	}
+	return append([]string{name}, row...)
+}
+
+// printCustomColumns prints one table of the -o custom-columns columns.
+func (p answerPrinter) printCustomColumns(types [][]answerEntry) error {
+	cfg := p.answers[0].p.cfg
+	header := make([]string, 0, len(cfg.out.Columns))
+	for _, c := range cfg.out.Columns {
+		header = append(header, c.Header)
+	}
+	var rows [][]string
+	for _, entries := range types {
+		for _, e := range entries {
+			cells, err := customColumnCells(cfg.out.Columns, e.obj)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, p.contextColumn(e.a.name, cells))
+		}
+	}
+	return printing.WriteTable(p.out, p.contextColumn("CONTEXT", header), rows, cfg.noHeaders)
+}
+
+// printTables prints one table per type, as kubectl get does: kubectl's
+// columns for the type (the CRD's printer columns for a custom resource;
+// NAME and AGE for a type kubectl has no columns for), NAMESPACE first with
+// -A or several namespaces (-n a,b), then the -L label columns, LABELS with
+// --show-labels, and the queried index values last. Rows are in kubectl's
+// order for the type where it has one and --sort-by says none. Names carry
+// their kind when several types print or with --show-kind; a blank line
+// separates the tables. Each row is made by its own target's printer.
+func (p answerPrinter) printTables(ctx context.Context, types [][]answerEntry) error {
+	first := p.answers[0].p
+	wide := first.cfg.out.Format == "wide"
+	withKind := first.cfg.showKind || len(types) > 1
+	now := time.Now()
+	for n, entries := range types {
+		t0 := entries[0]
+		table := t0.a.p.tableFor(ctx, t0.t)
+		if table.Compare != nil && first.cfg.sortBy == "" {
+			entries = slices.Clone(entries)
+			slices.SortStableFunc(entries, func(a, b answerEntry) int {
+				ra, okA := a.obj.(runtime.Object)
+				rb, okB := b.obj.(runtime.Object)
+				if !okA || !okB {
+					return 0
+				}
+				return table.Compare(ra, rb)
+			})
+		}
+		header := p.contextColumn("CONTEXT", first.cfg.tableHeader(t0.t, table, wide))
+		rows := make([][]string, 0, len(entries))
+		for _, e := range entries {
+			row, err := e.a.p.tableRow(e.t, table, e.obj, now, wide, withKind)
+			if err != nil {
+				return e.a.named(err)
+			}
+			rows = append(rows, p.contextColumn(e.a.name, row))
+		}
+		if n > 0 {
+			fmt.Fprintln(p.out)
+		}
+		if err := printing.WriteTable(p.out, header, rows, first.cfg.noHeaders); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printGroups prints the grouped table: each answer's table
+// (targetAnswer.groupTable) merged over the targets (fleet.MergeTables;
+// one target's table is its own), sorted by --sort-by and cut to --top.
+func (p answerPrinter) printGroups() error {
+	cfg := p.answers[0].p.cfg
+	var merged aggregate.Table
+	if len(p.answers) == 1 && p.contextAt < 0 {
+		t, err := p.answers[0].groupTable()
+		if err != nil {
+			return err
+		}
+		merged = t.Table
+	} else {
+		tables := make([]fleet.ContextTable, 0, len(p.answers))
+		for _, a := range p.answers {
+			t, err := a.groupTable()
+			if err != nil {
+				return err
+			}
+			tables = append(tables, t)
+		}
+		merged = fleet.MergeTables(tables, p.contextAt)
+		if len(cfg.measures) == 0 {
+			merged.Total = nil
+		}
+	}
+	if (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
+		cfg.printNotFound(p.errOut)
+		return nil
+	}
+	if cfg.sortBy != "" {
+		// The key columns (or the "group" column) come first and hold
+		// names, sorted ascending; counts and sums sort largest first.
+		col, _ := merged.Column(cfg.sortBy)
+		keyWidth := len(merged.Columns) - 1 - len(cfg.measures)
+		if err := merged.SortBy(cfg.sortBy, col >= keyWidth); err != nil {
+			return err
+		}
+	}
+	merged.Top(cfg.top)
+	header, rows := merged.Strings()
+	return printing.WriteTable(p.out, header, rows, cfg.noHeaders)
+}

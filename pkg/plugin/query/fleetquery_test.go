@@ -1,0 +1,74 @@
+package query
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+)
+
+func TestSplitFleetQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		index    []string
+		groupBy  []string
+		sums     []string
+		indexers []string
+		want     fleetQuery
+		wantErr  string
+	}{
+		{
+			name:  "context selectors taken out",
+			index: []string{"node=n1", "context=prod", "context in (a,b)"},
+			want: fleetQuery{
+				contextSelectors: []index.Selector{
+					{Name: "context", Operator: index.Equals, Values: []string{"prod"}},
+					{Name: "context", Operator: index.In, Values: []string{"a", "b"}},
+				},
+				indexSelectors: []string{"node=n1"},
+				contextAt:      -1,
+			},
+		},
+		{name: "context first", groupBy: []string{"context", "node"}, want: fleetQuery{groupBy: []string{"node"}, contextAt: 0, grouped: true}},
+		{name: "context after a key", groupBy: []string{"node", "context", "namespace"}, want: fleetQuery{groupBy: []string{"node", "namespace"}, contextAt: 1, grouped: true}},
+		{name: "sum alone is grouped", sums: []string{"requests.cpu"}, want: fleetQuery{contextAt: -1, grouped: true}},
+		{name: "context twice", groupBy: []string{"context", "context"}, wantErr: "context is named twice"},
+		{name: "indexer named context", indexers: []string{"context={.metadata.name}"}, wantErr: "--indexer context="},
+		{name: "bad selector", index: []string{"=x"}, wantErr: "--index"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &QueryOptions{IndexSelectors: tc.index, GroupBy: tc.groupBy, Sums: tc.sums}
+			o.Indexers = tc.indexers
+			got, err := splitFleetQuery(o)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("splitFleetQuery = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNamesContextIndex(t *testing.T) {
+	for _, tc := range []struct {
+		o    QueryOptions
+		want bool
+	}{
+		{QueryOptions{}, false},
+		{QueryOptions{GroupBy: []string{"node"}, IndexSelectors: []string{"node=a"}}, false},
+		{QueryOptions{GroupBy: []string{"node", "context"}}, true},
+		{QueryOptions{IndexSelectors: []string{"context!=dev"}}, true},
+	} {
+		if got := namesContextIndex(&tc.o); got != tc.want {
+			t.Errorf("namesContextIndex(%+v) = %v, want %v", tc.o, got, tc.want)
+		}
+	}
+}

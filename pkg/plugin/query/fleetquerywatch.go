@@ -1,0 +1,379 @@
+package query
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
+)
+
+// This file holds query -w and --watch-only across contexts: one query -w
+// per context (its own engine, as querywatch.go runs one), their rows
+// printed as one stream, each naming its context as the fleet query does:
+//
+//   - tables (and -o wide, custom-columns): a first column CONTEXT;
+//   - -o name: CONTEXT/TYPE/NAME;
+//   - -o json, yaml and templates: each object printed as the fleet
+//     query's List of that one object, its context in "contexts"; with
+//     --output-watch-events, a watch event whose object is that List.
+//
+// The answer is printed first once every context has synced or failed,
+// merged as the one-shot fleet query merges it (types in the order asked,
+// contexts in the order selected, --sort-by across contexts); then each
+// change in any context is printed as a row, as query -w prints rows off a
+// terminal (querywatchrows.go), on a terminal too. A context that fails is
+// named on stderr once; the others go on, and the exit code is then 1.
+// Ctrl-C ends every context's watch (exit 1 without a message, as kubectl
+// get -w).
+
+// fleetRows is the shared output of a fleet query -w. Its methods are safe
+// for concurrent use by the contexts' goroutines.
+type fleetRows struct {
+	mu   sync.Mutex
+	out  *bufio.Writer
+	tabs interface {
+		io.Writer
+		Flush() error
+	}
+	// lastHeader is the header printed last, over every context.
+	lastHeader []string
+	// docs counts the YAML documents printed, for their separators.
+	docs int
+	// contexts are the contexts watched, in order; answers the answers of
+	// those synced, until they are printed.
+	contexts []string
+	answers  map[string]*targetAnswer
+	printers map[string]*rowPrinter
+	// waiting counts the contexts neither synced nor ended; ready is
+	// closed when it reaches 0, printed once the answer is printed.
+	waiting   int
+	ready     chan struct{}
+	printed   chan struct{}
+	sortBy    string
+	watchOnly bool
+	// grouped is set for --group-by or --sum: the contexts' tables of
+	// groups are merged (groupState, with the print config groupCfg).
+	grouped  bool
+	groups   groupState
+	groupCfg queryPrintConfig
+}
+
+// fleetRowsContext is one context's part of a fleetRows: a QueryOptions
+// that has it hands its rows to the shared output instead of printing them.
+type fleetRowsContext struct {
+	shared *fleetRows
+	name   string
+}
+
+func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool, q fleetQuery) *fleetRows {
+	buf := bufio.NewWriterSize(out, 64*1024)
+	s := &fleetRows{
+		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
+		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
+		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
+		sortBy: sortBy, watchOnly: watchOnly,
+		grouped: q.grouped, groups: groupState{contextAt: q.contextAt, tables: map[string]fleet.ContextTable{}},
+	}
+	if s.waiting == 0 {
+		close(s.ready)
+	}
+	return s
+}
+
+// settle counts one context less waiting; s.mu is held.
+func (s *fleetRows) settle() {
+	s.waiting--
+	if s.waiting == 0 {
+		close(s.ready)
+	}
+}
+
+// ended records that context name's watch ended with err: one that never
+// synced no longer holds the answer back, and a failed one's groups leave
+// the merged table (their rows printed as they change).
+func (s *fleetRows) ended(name string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.printers[name]; !ok {
+		s.printers[name] = nil
+		s.settle()
+	}
+	if _, ok := s.groups.tables[name]; !ok || err == nil {
+		return
+	}
+	delete(s.groups.tables, name)
+	select {
+	case <-s.printed:
+		_ = s.printGroupRows(s.groupCfg)
+	default:
+	}
+}
+
+// printAnswer prints the merged answer once every context has synced or
+// ended (or done is closed), then lets the contexts print their changes.
+func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error {
+	select {
+	case <-s.ready:
+	case <-done:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer close(s.printed)
+	if s.grouped {
+		return s.printGroupRows(s.groupCfg)
+	}
+	var answers []*targetAnswer
+	for _, name := range s.contexts {
+		if a := s.answers[name]; a != nil {
+			answers = append(answers, a)
+		}
+	}
+	s.answers = nil
+	if s.watchOnly || len(answers) == 0 {
+		return nil
+	}
+	p := answerPrinter{answers: answers, several: true}
+	now := time.Now()
+	for _, entries := range p.mergeTypes() {
+		if err := p.sortEntries(entries); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			rp := s.printers[e.a.name]
+			rp.now = now
+			if err := s.print(ctx, rp, e.t, engine.Added, e.obj); err != nil {
+				return err
+			}
+		}
+	}
+	return s.flush()
+}
+
+// print prints one row (or object) of context rp's; s.mu is held.
+func (s *fleetRows) print(ctx context.Context, rp *rowPrinter, t *engine.Type, typ engine.EventType, obj interface{}) error {
+	rp.lastHeader = s.lastHeader
+	err := rp.print(ctx, t, typ, obj)
+	s.lastHeader = rp.lastHeader
+	return err
+}
+
+// flush writes what the tab writer holds, and the buffer; s.mu is held.
+func (s *fleetRows) flush() error {
+	if err := s.tabs.Flush(); err != nil {
+		return err
+	}
+	return s.out.Flush()
+}
+
+// run is runRows for one context: its answer goes to the shared output,
+// then, once the merged answer is printed, its changes, until ctx ends.
+func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Queue) error {
+	if w.printer.cfg.grouped() {
+		return c.runGroups(ctx, w, q)
+	}
+	s := c.shared
+	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*engine.Type]columns.Table{},
+		withKind: w.printer.cfg.showKind || len(w.types) > 1, fleet: c}
+	var groups []typeObjects
+	if !s.watchOnly {
+		var err error
+		if groups, err = w.o.lookup(ctx, w.types); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.printers[c.name] = rp
+	if s.answers != nil {
+		s.answers[c.name] = &targetAnswer{name: c.name, several: true, p: w.printer, groups: groups}
+	}
+	s.settle()
+	s.mu.Unlock()
+	select {
+	case <-s.printed:
+	case <-ctx.Done():
+		return nil
+	}
+	for {
+		ev, ok := q.Pop(ctx)
+		if !ok {
+			return nil
+		}
+		r, changed := w.changes.Classify(ev)
+		if err := engines.ExprFatal(w.changes.Guards); err != nil {
+			return err
+		}
+		if !changed {
+			continue
+		}
+		obj := ev.Object()
+		if r.Typ == engine.Deleted && ev.Old != nil {
+			obj = ev.Old
+		}
+		s.mu.Lock()
+		rp.now = time.Now()
+		err := s.print(ctx, rp, ev.Resource, r.Typ, obj)
+		if err == nil {
+			err = s.tabs.Flush()
+		}
+		if pending, _ := q.Stats(); pending == 0 && err == nil {
+			err = s.out.Flush()
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// printFleetObject is printObject for a context of a fleet query -w: the
+// object as the fleet query's List of it alone, -o name prefixed by the
+// context.
+func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unstructured) error {
+	out := p.w.printer.cfg.out
+	name := p.fleet.name
+	if out.Format == "name" {
+		var b bytes.Buffer
+		if err := out.Printer.PrintObj(u, &b); err != nil {
+			return err
+		}
+		for _, line := range strings.SplitAfter(b.String(), "\n") {
+			if line != "" {
+				fmt.Fprintf(p.out, "%s/%s", name, line)
+			}
+		}
+		return nil
+	}
+	list := map[string]interface{}{
+		"apiVersion":           "v1",
+		"kind":                 "List",
+		"metadata":             map[string]interface{}{"resourceVersion": ""},
+		"items":                []interface{}{u.Object},
+		printing.ContextsField: []interface{}{name},
+	}
+	if out.Format == "yaml" {
+		var doc interface{} = list
+		if p.w.o.OutputWatchEvents {
+			doc = map[string]interface{}{"type": string(typ), "object": list}
+		}
+		b, err := printing.MarshalYAML(doc)
+		if err != nil {
+			return err
+		}
+		if p.fleet.shared.docs > 0 {
+			p.out.WriteString("---\n")
+		}
+		p.fleet.shared.docs++
+		_, err = p.out.Write(b)
+		return err
+	}
+	if p.w.o.OutputWatchEvents {
+		return out.Printer.PrintObj(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: &unstructured.Unstructured{Object: list}}}, p.out)
+	}
+	return printing.PrintListObject(p.out, out.Printer, out.Format, list)
+}
+
+// runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
+// parallel, and prints their rows as one stream until Ctrl-C.
+func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, set targets.Set) error {
+	names := make([]string, len(set.Targets))
+	for i, t := range set.Targets {
+		names[i] = t.Name
+	}
+	signals, stop := cmdutil.Interruptible(cmd.Context())
+	defer stop()
+	// A failed print (stdout closed) ends every context's watch.
+	ctx, cancel := context.WithCancel(signals)
+	defer cancel()
+
+	var mu sync.Mutex // one line at a time on stderr
+	failures := set.Failures(o.ErrOut)
+	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
+	defer progress.End()
+	failures.Writing(&mu, progress.Above)
+	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+			name := t.Name
+			stderr := &watch.LinePrefixer{Mu: &mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+				return append([]byte("context "+name+": "), line...)
+			}, Above: progress.Above}
+			c := &fleetRowsContext{shared: rows, name: name}
+			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
+			if errors.Is(err, cmdutil.ErrInterrupted) {
+				err = nil
+			}
+			rows.ended(name, err)
+			stderr.Flush()
+			progress.Done(name, err)
+			if err != nil {
+				failures.Add(name, err)
+			}
+			return struct{}{}, err
+		})
+	}()
+	done := make(chan struct{})
+	printed := make(chan error, 1)
+	go func() {
+		err := rows.printAnswer(ctx, done)
+		progress.End()
+		if err != nil {
+			cancel()
+		}
+		printed <- err
+	}()
+	<-watched
+	close(done)
+	printErr := watch.QuietPipe(<-printed)
+	if err := failures.Err(); err != nil {
+		return err
+	}
+	if printErr != nil {
+		return printErr
+	}
+	return interrupted(signals, nil)
+}
+
+// watchQueryContext runs query -w in context c.name with its own
+// ConfigFlags and stderr, its rows going to c.
+func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *pluginprogress.Targets) error {
+	co := *o
+	co.ConfigFlags = t.ConfigFlags
+	co.Engines = engines.DirectEngines{}
+	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
+	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
+	co.fleetRows = c
+	if err := co.Complete(cmd, args); err != nil {
+		return err
+	}
+	if err := co.Validate(); err != nil {
+		return err
+	}
+	if progress != nil {
+		co.Config.Progress = progress.EngineProgress(c.name)
+	}
+	return co.Run(ctx)
+}

@@ -1,0 +1,166 @@
+package query
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+)
+
+// This file holds query -w --group-by/--sum across contexts: each context
+// keeps its own table of groups (targetAnswer.groupTable over its cache),
+// and the shared output prints the tables merged as the one-shot query
+// merges them (fleet.MergeTables, a context key column where --group-by
+// names context), sorted and cut as it is: first every row with the
+// header, once every context has synced or failed, then, as the contexts
+// change, the rows that differ from those printed, a group that is gone
+// with its count and sums at 0, as query -w prints one context's groups.
+
+// groupState is what the shared output of a grouped query -w keeps: each
+// context's table, and the rows printed last by their key.
+type groupState struct {
+	contextAt int
+	tables    map[string]fleet.ContextTable
+	printed   map[string][]string
+}
+
+// setTable records context name's table, computed from its objects now.
+func (s *fleetRows) setTable(ctx context.Context, name string, w *queryWatch) error {
+	groups, err := w.o.lookup(ctx, w.types)
+	if err != nil {
+		return err
+	}
+	t, err := (&targetAnswer{name: name, several: true, p: w.printer, groups: groups}).groupTable()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.groups.tables[name] = t
+	return nil
+}
+
+// printGroupRows prints the merged table's rows that differ from those
+// printed last (all of them and the header the first time, header unless
+// --no-headers); s.mu is held.
+func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
+	tables := make([]fleet.ContextTable, 0, len(s.contexts))
+	for _, name := range s.contexts {
+		if t, ok := s.groups.tables[name]; ok {
+			tables = append(tables, t)
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	merged := fleet.MergeTables(tables, s.groups.contextAt)
+	if len(cfg.measures) == 0 {
+		merged.Total = nil
+	}
+	keyCells := len(merged.Columns) - 1 - len(cfg.measures)
+	if cfg.sortBy != "" {
+		col, _ := merged.Column(cfg.sortBy)
+		if err := merged.SortBy(cfg.sortBy, col >= keyCells); err != nil {
+			return err
+		}
+	}
+	merged.Top(cfg.top)
+	header, rows := merged.Strings()
+	first := s.groups.printed == nil
+	if first {
+		s.groups.printed = map[string][]string{}
+		if !cfg.noHeaders {
+			s.writeCells(header)
+		}
+	}
+	seen := map[string]bool{}
+	for _, row := range rows {
+		key := strings.Join(row[:min(keyCells, len(row))], "\x00")
+		seen[key] = true
+		if old, ok := s.groups.printed[key]; ok && slices.Equal(old, row) {
+			continue
+		}
+		s.groups.printed[key] = row
+		s.writeCells(row)
+	}
+	var gone []string
+	for key := range s.groups.printed {
+		if !seen[key] {
+			gone = append(gone, key)
+		}
+	}
+	slices.Sort(gone)
+	for _, key := range gone {
+		row := slices.Clone(s.groups.printed[key])
+		for i := keyCells; i < len(row); i++ {
+			row[i] = "0"
+		}
+		delete(s.groups.printed, key)
+		s.writeCells(row)
+	}
+	return s.flush()
+}
+
+// writeCells writes one row to the tab writer; s.mu is held.
+func (s *fleetRows) writeCells(cells []string) {
+	(&rowPrinter{tabs: s.tabs}).writeCells(cells)
+}
+
+// runGroups is run for one context of a grouped query -w: its table goes
+// to the shared output, then, once the merged table is printed, its
+// changes, at most every groupRowsInterval, until ctx ends.
+func (c *fleetRowsContext) runGroups(ctx context.Context, w *queryWatch, q *engine.Queue) error {
+	s := c.shared
+	if err := s.setTable(ctx, c.name, w); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.groupCfg = w.printer.cfg
+	s.printers[c.name] = nil
+	s.settle()
+	s.mu.Unlock()
+	select {
+	case <-s.printed:
+	case <-ctx.Done():
+		return nil
+	}
+	changed := make(chan struct{}, 1)
+	go func() {
+		for {
+			ev, ok := q.Pop(ctx)
+			if !ok {
+				return
+			}
+			if _, in := w.changes.Classify(ev); in {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+		if err := s.setTable(ctx, c.name, w); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		err := s.printGroupRows(w.printer.cfg)
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(groupRowsInterval):
+		}
+	}
+}

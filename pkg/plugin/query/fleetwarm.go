@@ -1,0 +1,263 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
+)
+
+// This file lets a query use warm caches: each target whose warm cache
+// runs (the cache of that target's identity) is asked the query as data (a
+// Collect request carrying a protocol.Query) and answers as data (a
+// protocol.Answer: its objects, or its table of groups), which the client
+// prints exactly as an answer read directly. A target without a cache,
+// whose cache is unusable (another build, not answering) or declines (what
+// it does not share, --max-staleness), is read directly. With -v=1 each
+// target says which it was, and why.
+
+// collectWarm answers the query of target a.name (co, completed and
+// validated for that target; q the split of a query of several) from the
+// target's warm cache into a. It reports whether the cache answered
+// (warm): when not, the caller reads the target directly. err is the
+// cache's answer that the query failed (a warm answer too), or ctx's end.
+func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *targetAnswer) (warm bool, err error) {
+	direct := func(reason string) (bool, error) {
+		klog.V(1).InfoS("query: reading the context directly", "context", a.name, "reason", reason)
+		return false, nil
+	}
+	unusable := func(reason string) (bool, error) {
+		fmt.Fprintf(co.ErrOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
+		return direct(reason)
+	}
+	if co.Cache == "off" {
+		return direct("--cache off")
+	}
+	if co.Engines.Shared() {
+		return direct("in a cache process")
+	}
+	id, err := engines.ResolveCacheIdentity(co.ConfigFlags)
+	if err != nil {
+		return direct(err.Error())
+	}
+	if _, err := os.Lstat(id.Socket); err != nil {
+		return direct("no warm cache runs for the context's identity")
+	}
+	err = client.CheckDir(id.Dir)
+	var conn *client.Conn
+	if err == nil {
+		conn, err = client.Dial(id.Socket, engines.DialTimeout)
+	}
+	if errors.Is(err, client.ErrNoCache) {
+		return direct("no warm cache runs for the context's identity")
+	}
+	if err != nil {
+		return unusable(err.Error())
+	}
+	defer conn.Close()
+	if other := engines.OtherBuild(conn.Hello); other != "" {
+		return unusable(other)
+	}
+	question, err := co.question(q)
+	if err != nil {
+		return direct(err.Error())
+	}
+	var answerJSON bytes.Buffer
+	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+engines.FirstFrameMargin, &answerJSON, co.ErrOut)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return true, ctx.Err()
+	case err != nil:
+		return unusable(err.Error())
+	case res.Fallback != nil:
+		if res.Fallback.Warning != "" {
+			fmt.Fprintln(co.ErrOut, res.Fallback.Warning)
+		}
+		return direct("the warm cache declined: " + res.Fallback.Reason)
+	case res.Exit.Code != 0:
+		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
+		return true, errors.New(res.Exit.Error)
+	}
+	var answer protocol.Answer
+	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
+		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.Source}
+	if answer.Table != nil {
+		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
+		a.grouped = true
+		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+		return true, nil
+	}
+	groups, bound, events, err := decodeAnswer(&answer)
+	if err != nil {
+		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	cfg := co.print.bind(bound)
+	if cfg.sortIndex != nil {
+		for _, def := range bound {
+			if def.Name == cfg.sortIndex.Name {
+				cfg.sortIndex = &def
+			}
+		}
+	}
+	cfg.events = events
+	a.groups = groups
+	a.p.cfg = cfg
+	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+	return true, nil
+}
+
+// question returns co's query as data for its warm cache: its flags, the
+// context index taken out of --index and --group-by (q), the namespace as
+// this side resolves it, and a file -o names made absolute (the cache
+// process runs in another directory).
+func (co *QueryOptions) question(q fleetQuery) (protocol.Query, error) {
+	ns, err := co.Engines.Namespace(co.ConfigFlags)
+	if err != nil {
+		return protocol.Query{}, err
+	}
+	output := co.Output
+	if format, path, ok := strings.Cut(output, "="); ok && strings.HasSuffix(format, "-file") && path != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			output = format + "=" + abs
+		}
+	}
+	return protocol.Query{
+		Types: co.typeArg, Namespace: ns, AllNamespaces: co.AllNamespaces,
+		LabelSelector: co.LabelSelector, FieldSelector: co.FieldSelector, Indexers: co.Indexers,
+		Index: q.indexSelectors, GroupBy: q.groupBy, Sums: co.Sums, Filter: co.Filter, SortBy: co.SortBy,
+		Output: output, ShowEvents: co.ShowEvents,
+		SyncTimeout: protocol.Duration(co.SyncTimeout), MaxStaleness: protocol.Duration(co.MaxStaleness),
+	}, nil
+}
+
+// queryOf returns QueryOptions that ask q, to be completed with args
+// queryArgs(q): the options a query command's flags would hold.
+func queryOf(q protocol.Query, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *QueryOptions {
+	o := NewQueryOptions(configFlags, streams)
+	o.AllNamespaces, o.LabelSelector, o.FieldSelector, o.Indexers = q.AllNamespaces, q.LabelSelector, q.FieldSelector, q.Indexers
+	o.IndexSelectors, o.GroupBy, o.Sums, o.Filter, o.SortBy = q.Index, q.GroupBy, q.Sums, q.Filter, q.SortBy
+	o.Output, o.ShowEvents = q.Output, q.ShowEvents
+	o.SyncTimeout, o.MaxStaleness = time.Duration(q.SyncTimeout), time.Duration(q.MaxStaleness)
+	if o.SyncTimeout <= 0 {
+		o.SyncTimeout = 60 * time.Second
+	}
+	o.Cache = "off"
+	return o
+}
+
+// decodeAnswer returns an Answer's objects per type, definitions of its
+// indexes that return the values the cache sent for each object, and the
+// Events it sent.
+func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, index.KubeEvents, error) {
+	values := make([]map[interface{}][]string, len(answer.Indexes))
+	for i := range values {
+		values[i] = map[interface{}][]string{}
+	}
+	events := answerEvents{}
+	groups := make([]typeObjects, 0, len(answer.Types))
+	for _, at := range answer.Types {
+		gvk := schema.GroupVersionKind{Group: at.Group, Version: at.Version, Kind: at.Kind}
+		scope := meta.RESTScopeRoot
+		if at.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		t := &engine.Type{Mapping: &meta.RESTMapping{
+			Resource:         schema.GroupVersionResource{Group: at.Group, Version: at.Version, Resource: at.Resource},
+			GroupVersionKind: gvk,
+			Scope:            scope,
+		}}
+		g := typeObjects{t: t, objs: make([]interface{}, 0, len(at.Objects))}
+		for _, ao := range at.Objects {
+			obj, err := decodeObject(at.Form, gvk, ao.Object)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %w", t.Name(), err)
+			}
+			if len(ao.Values) != len(answer.Indexes) {
+				return nil, nil, nil, fmt.Errorf("%s: an object has %d index values, want %d", t.Name(), len(ao.Values), len(answer.Indexes))
+			}
+			for i, v := range ao.Values {
+				values[i][obj] = v
+			}
+			if ao.Event != nil {
+				if m, err := meta.Accessor(obj); err == nil {
+					events[string(m.GetUID())] = ao.Event
+				}
+			}
+			g.objs = append(g.objs, obj)
+		}
+		groups = append(groups, g)
+	}
+	defs := make([]index.Definition, len(answer.Indexes))
+	for i, name := range answer.Indexes {
+		byObject := values[i]
+		defs[i] = index.Definition{Name: name, Func: func(obj interface{}) ([]string, error) {
+			return byObject[obj], nil
+		}}
+	}
+	return groups, defs, events, nil
+}
+
+// decodeObject decodes one object of an Answer as the cache held it: a
+// Go type of the kubernetes scheme, unstructured, or metadata only.
+func decodeObject(form string, gvk schema.GroupVersionKind, raw []byte) (interface{}, error) {
+	switch form {
+	case protocol.FormUnstructured:
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return nil, err
+		}
+		return u, nil
+	case protocol.FormMetadata:
+		m := &metav1.PartialObjectMetadata{}
+		if err := json.Unmarshal(raw, m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case protocol.FormTyped:
+		obj, err := scheme.Scheme.New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, obj); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("objects of unknown form %q", form)
+}
+
+// answerEvents are the latest Events an Answer sent, by the UID of the
+// object each is about.
+type answerEvents map[string]*corev1.Event
+
+// EventsAbout implements index.KubeEvents.
+func (e answerEvents) EventsAbout(_, _, _, uid string) []*corev1.Event {
+	if ev, ok := e[uid]; ok {
+		return []*corev1.Event{ev}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
+)
+
+// This file is the warm cache's side of a query asked as data
+// (fleetwarm.go is the client's): a Collect request's query is answered in
+// the cache process, with the cache's engines, up to the lookup, and the
+// answer is sent as data (a protocol.Answer) instead of printed.
+
+// CollectHandler returns the handler of a warm cache's Collect requests:
+// a request's query is answered with env's engines, and the answer written
+// on stdout as one protocol.Answer in JSON.
+func CollectHandler(env *engines.ServeEnv) server.Handler {
+	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
+		return handleCollect(ctx, env, req, stdout, stderr)
+	}
+}
+
+// handleCollect answers one Collect request (collectHandler).
+func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+	if req.Query == nil {
+		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
+	}
+	q := *req.Query
+	defer func() {
+		if r := recover(); r != nil {
+			klog.ErrorS(fmt.Errorf("%v", r), "query panicked", "query", q)
+			outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+		}
+	}()
+	reqEnv := *env
+	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
+	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+	configFlags := genericclioptions.NewConfigFlags(true)
+	configFlags.Namespace = &q.Namespace
+	o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
+	o.Engines = engines.WarmEngines{Env: &reqEnv, MaxStaleness: &o.MaxStaleness}
+	err := o.Complete(nil, []string{q.Types})
+	if err == nil {
+		err = o.Validate()
+	}
+	if err == nil {
+		err = o.writeAnswer(ctx)
+	}
+	return engines.OutcomeOf(err)
+}
+
+// writeAnswer does what Run does up to printing and writes the answer on
+// o.Out as one protocol.Answer (encodeAnswer), or, for a grouped query, its
+// table of groups.
+func (o *QueryOptions) writeAnswer(ctx context.Context) error {
+	l, err := o.lookUpAnswer(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.shutdown()
+	defer l.report()
+	cfg := l.cfg
+	if cfg.grouped() {
+		t, err := (&targetAnswer{p: queryPrinter{cfg: cfg}, groups: l.groups}).groupTable()
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Table: &t.Table})
+	}
+	answer, err := encodeAnswer(cfg, l.groups)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(o.Out).Encode(answer)
+}
+
+// answerIndexes are the indexes whose values an answer carries per
+// object: those cfg prints or groups by, and its --sort-by index, each
+// once.
+func answerIndexes(cfg queryPrintConfig) []index.Definition {
+	var defs []index.Definition
+	seen := map[string]bool{}
+	add := func(def index.Definition) {
+		if !seen[def.Name] {
+			seen[def.Name] = true
+			defs = append(defs, def)
+		}
+	}
+	for _, def := range cfg.indexes {
+		add(def)
+	}
+	for _, def := range cfg.groupBy {
+		add(def)
+	}
+	if cfg.sortIndex != nil {
+		add(*cfg.sortIndex)
+	}
+	return defs
+}
+
+// encodeAnswer returns groups as an Answer: each object as JSON, with its
+// values of answerIndexes(cfg) and, with --show-events, the latest Event
+// about it.
+func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer, error) {
+	defs := answerIndexes(cfg)
+	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups))}
+	for _, def := range defs {
+		answer.Indexes = append(answer.Indexes, def.Name)
+	}
+	for _, g := range groups {
+		m := g.t.Mapping
+		at := protocol.AnswerType{
+			Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
+			Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(),
+			Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
+		}
+		for _, obj := range g.objs {
+			form, err := objectForm(obj, m.GroupVersionKind)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
+			}
+			if at.Form == "" {
+				at.Form = form
+			} else if at.Form != form {
+				return nil, fmt.Errorf("encoding the answer of %s: objects of forms %s and %s", g.t.Name(), at.Form, form)
+			}
+			ao := protocol.AnswerObject{}
+			for _, def := range defs {
+				ao.Values = append(ao.Values, index.Values(def, obj))
+			}
+			if cfg.showEvents {
+				if latest := index.EventsOf(cfg.events, obj); len(latest) > 0 {
+					ao.Event = latest[0]
+				}
+			}
+			if ao.Object, err = json.Marshal(obj); err != nil {
+				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
+			}
+			at.Objects = append(at.Objects, ao)
+		}
+		answer.Types = append(answer.Types, at)
+	}
+	return answer, nil
+}
+
+// objectForm says how obj, a cached object of kind gvk, is decoded on the
+// other side: a Go type of the kubernetes scheme, unstructured, or
+// metadata only.
+func objectForm(obj interface{}, gvk schema.GroupVersionKind) (string, error) {
+	switch obj.(type) {
+	case *unstructured.Unstructured:
+		return protocol.FormUnstructured, nil
+	case *metav1.PartialObjectMetadata:
+		return protocol.FormMetadata, nil
+	}
+	example, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return "", fmt.Errorf("a cached %T: %w", obj, err)
+	}
+	if fmt.Sprintf("%T", example) != fmt.Sprintf("%T", obj) {
+		return "", fmt.Errorf("a cached %T is not the scheme's %s (%T)", obj, gvk.Kind, example)
+	}
+	return protocol.FormTyped, nil
+}

@@ -1,0 +1,404 @@
+// Package query is the query command: a query's answer looked up in synced
+// caches, for each of its targets (one context, several, or their warm
+// caches, which are asked the query as data and answer as data), and
+// printed as one (answerPrinter); -w keeps it current (a table redrawn in
+// place, or rows as kubectl get -w prints them). Its server side answers a
+// warm cache's Collect requests (CollectHandler).
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+)
+
+const queryExample = `  # Pods on one node, across all namespaces
+  kubectl informer query pods -A --index node=worker-1
+
+  # Pods that run an image, by a custom JSONPath index
+  kubectl informer query pods -A --indexer img='{.spec.containers[*].image}' --index img=nginx:1.27
+
+  # Deployments and replica sets owned by something, in one namespace
+  kubectl informer query deploy,rs -n shop --index owner=Deployment/web
+
+  # How many pods each app has, largest first
+  kubectl informer query pods -A --group-by label:app
+
+  # CPU requests and memory limits per namespace and node, as the scheduler counts them
+  kubectl informer query pods -A --group-by namespace,node --sum requests.cpu --sum limits.memory
+
+  # The five namespaces that request the most memory
+  kubectl informer query pods -A --group-by namespace --sum requests.memory --sort-by requests.memory --top 5
+
+  # Names only, for scripts
+  kubectl informer query pods -A --index phase=Pending -o name
+
+  # Pods with a container restarted more than 3 times, by a CEL filter
+  kubectl informer query pods -A --filter 'object.status.containerStatuses.exists(s, s.restartCount > 3)'
+
+  # Pods per total restart count, by a computed (CEL) index
+  kubectl informer query pods -A --indexer restarts='object.status.?containerStatuses.orValue([]).map(s, s.restartCount).sum()' --group-by restarts`
+
+// QueryOptions are the options of kubectl informer query.
+type QueryOptions struct {
+	engines.EngineOptions
+
+	// IndexSelectors are the --index NAME=VALUE flags, not yet parsed.
+	IndexSelectors []string
+	// GroupBy are the --group-by index names, in order.
+	GroupBy []string
+	// Sums are the --sum measures, not yet parsed.
+	Sums []string
+	// Top is --top: how many rows of a grouped table to print, 0 for all.
+	Top          int
+	Output       string
+	NoHeaders    bool
+	ShowKind     bool
+	ShowLabels   bool
+	LabelColumns []string
+	SortBy       string
+	// Filter is --filter, a CEL predicate, not yet compiled.
+	Filter string
+	// ShowEvents is --show-events: the latest Event about each object in
+	// the table's last columns.
+	ShowEvents bool
+	// queryWatchFlags are -w, --watch-only and --output-watch-events
+	// (querywatch.go).
+	queryWatchFlags
+
+	genericiooptions.IOStreams
+
+	// Set by Complete; Run reads them and changes nothing.
+	typeArg   string
+	selectors []index.Selector
+	// indexDefs are every index the query reads (--index, then --group-by),
+	// each once, as parsed: relationship indexes are bound to their caches
+	// by Run, in a copy.
+	indexDefs   []index.Definition
+	filterGuard *expr.Guard
+	// print is what the printers read (queryprint.go).
+	print queryPrintConfig
+	// Pushdown is what a direct run may have the API server select.
+	Pushdown []index.Selector
+}
+
+// NewQueryOptions returns QueryOptions with defaults.
+func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *QueryOptions {
+	return &QueryOptions{EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}}, IOStreams: streams}
+}
+
+// NewCmdQuery returns the query command.
+func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdQueryWith(configFlags, streams, nil)
+}
+
+// NewCmdQueryWith returns the query command; env is set inside a warm cache process.
+func NewCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
+	o := NewQueryOptions(configFlags, streams)
+	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
+	cmd := &cobra.Command{
+		Use:     "query TYPE[,TYPE...] [flags]",
+		Short:   "Answer index lookups from synced informer caches",
+		Long:    "Start shared informers for the named types with the indexes the query needs, wait until every cache has synced, print the objects whose indexed values match, and exit.",
+		Example: queryExample,
+		Args:    cobra.ArbitraryArgs,
+	}
+	// A one-shot query asks a warm cache as data (collectWarm); query -w
+	// runs in it (cacheRunE).
+	cmd.RunE = engines.CacheRunE(o, &o.EngineOptions, streams, nil, func() bool { return !o.watching() || o.liveHere() })
+	o.EngineOptions.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
+	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
+	if env == nil {
+		cmd.RunE = fleetQueryRunE(o, targets.AddFlags(cmd), cmd.RunE)
+	}
+	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
+	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
+	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
+	cmd.Flags().IntVar(&o.Top, "top", 0, "With --group-by or --sum, print only the first N rows (after --sort-by); 0 prints them all.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
+	cmd.Flags().BoolVar(&o.ShowKind, "show-kind", false, "If present, list the resource type for the requested object(s).")
+	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column (default hide labels column).")
+	cmd.Flags().StringSliceVarP(&o.LabelColumns, "label-columns", "L", nil, "Accepts a comma separated list of labels that are going to be presented as columns. Names are case-sensitive. You can also use multiple flag options like -L label1 -L label2...")
+	cmd.Flags().StringVar(&o.Filter, "filter", "", engines.FilterFlagUsage)
+	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", false, showEventsFlagUsage)
+	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "If non-empty, sort the objects of each type using this field specification. The field specification is expressed as a JSONPath expression (e.g. '{.metadata.name}'), or is the NAME of an --indexer index (its first value); numbers, quantities and times sort by value. With --group-by or --sum, the name of a printed column (e.g. count, requests.cpu, node): numbers sort largest first, names in natural order.")
+	o.addWatchFlags(cmd)
+	completion.RegisterCompletions(cmd, configFlags)
+	return cmd
+}
+
+// Complete parses the argument, builds the clients from kubeconfig, and
+// builds the engine and print configurations from the flags; it sends no
+// request, and reads a file only for -o jsonpath-file and the like.
+func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
+	switch len(args) {
+	case 0:
+		return fmt.Errorf("you must specify the type of resource to query, e.g. 'kubectl informer query pods'")
+	case 1:
+		o.typeArg = args[0]
+	default:
+		return fmt.Errorf("query takes one TYPE[,TYPE...] argument, got %d: %s (join types with commas: %s)", len(args), strings.Join(args, " "), strings.Join(args, ","))
+	}
+	var err error
+	if o.filterGuard, err = engines.CompilePredicate("--filter", o.Filter); err != nil {
+		return err
+	}
+	if err := o.EngineOptions.Complete(); err != nil {
+		return err
+	}
+	groupBy, measures, err := o.completeIndexes()
+	if err != nil {
+		return err
+	}
+	if o.print, err = o.completePrint(groupBy, measures); err != nil {
+		return err
+	}
+	o.completeEngineConfig()
+	return nil
+}
+
+// completeIndexes parses --index into selectors, and --group-by and --sum
+// into the grouped table's indexes and measures; it records every index the
+// query reads, each once, in o.indexDefs.
+func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measure, error) {
+	seen := map[string]bool{}
+	for _, s := range o.IndexSelectors {
+		sel, err := index.ParseSelector("--index", s)
+		if err != nil {
+			return nil, nil, err
+		}
+		def, err := o.IndexSet.Lookup(sel.Name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--index %s: %w", s, err)
+		}
+		o.selectors = append(o.selectors, sel)
+		if !seen[def.Name] {
+			seen[def.Name] = true
+			o.indexDefs = append(o.indexDefs, def)
+		}
+	}
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.GroupBy, o.Sums)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, def := range groupBy {
+		if !seen[def.Name] {
+			seen[def.Name] = true
+			o.indexDefs = append(o.indexDefs, def)
+		}
+	}
+	return groupBy, measures, nil
+}
+
+// completeEngineConfig adds to the configuration query and watch share what
+// query's engine needs: the plain indexes (relationship ones are added after
+// sync), whole objects or metadata, and stripped pods where a grouped table
+// reads only what aggregate.TransformPod keeps.
+func (o *QueryOptions) completeEngineConfig() {
+	o.Config.Indexes = engines.PlainIndexes(o.indexDefs)
+	o.Config.FullObjects = o.fullObjects()
+	if plan := o.recordPlan(); plan != nil {
+		// Each object is reduced to what the answer reads as it arrives
+		// (queryslim.go).
+		o.Config.Indexes, o.Config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
+		o.Config.Reads = o.recordReads()
+	} else if o.grouped() && o.podTransformSafe() {
+		// Built-in measures and the built-in indexes named read nothing
+		// TransformPod drops (--indexer names cannot take built-in names).
+		o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
+	}
+	o.Config.Progress = progress.NewProgress(o.ErrOut)
+	o.Pushdown = o.pushableSelectors()
+}
+
+// Validate checks the flags without I/O; its errors name the flag.
+func (o *QueryOptions) Validate() error {
+	if err := o.EngineOptions.Validate(); err != nil {
+		return err
+	}
+	if err := engines.ValidateRelations(o.selectors); err != nil {
+		return err
+	}
+	if err := o.validateShowEvents(); err != nil {
+		return err
+	}
+	if err := o.validateWatch(); err != nil {
+		return err
+	}
+	return o.validateGroups()
+}
+
+// fullObjects reports whether any index or the output needs more than
+// metadata: kubectl's columns and --sort-by read whole objects.
+func (o *QueryOptions) fullObjects() bool {
+	if o.grouped() {
+		return o.filterGuard != nil || o.groupsNeedFullObjects()
+	}
+	if o.print.out.NeedsFullObjects() || o.SortBy != "" || o.filterGuard != nil || o.print.out.IsTable() {
+		return true
+	}
+	for _, def := range o.indexDefs {
+		if !def.MetadataOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// Run starts the informers, waits for sync, looks the answer up and prints
+// it, as the answer of a set of one target (answerTargets): the target the
+// command's own kubeconfig flags name, answered by its warm cache when one
+// runs (collectWarm). It changes nothing in o: the
+// relationship indexes, bound to their caches after sync, go to a copy of
+// the print config.
+func (o *QueryOptions) Run(ctx context.Context) error {
+	if o.watching() {
+		return o.runWatch(ctx)
+	}
+	ctx, stop := cmdutil.Interruptible(ctx)
+	defer stop()
+	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
+	return o.answerTargets(ctx, one, -1, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
+		a := &targetAnswer{name: t.Name, shutdown: func() {}}
+		if warm, err := o.collectWarm(ctx, wholeQuery(o), a); warm {
+			return a, err
+		}
+		if err := o.collect(ctx, a); err != nil {
+			return a, err
+		}
+		if o.grouped() {
+			a.groupNow()
+		}
+		return a, nil
+	})
+}
+
+// lookedUp is a query's answer looked up and not yet printed: its objects
+// per type and the print config bound to the relations it read. report
+// writes on o.ErrOut what the expressions' evaluations reported; shutdown
+// stops the informers. The caller prints, then calls report and shutdown.
+type lookedUp struct {
+	cfg      queryPrintConfig
+	groups   []typeObjects
+	report   func()
+	shutdown func()
+}
+
+// lookUpAnswer does what every one-shot answer does before it is printed
+// (Run, each context of a fleet, a warm cache's collect): start and sync
+// the engine and relations (startAnswer), refuse what the expressions
+// cannot evaluate, look the answer up and bind the print config to the
+// relations and events. On an error nothing is left running.
+func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
+	related, shutdown, err := o.startAnswer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	indexDefs := related.Definitions()
+	guards := engines.ExprGuards(indexDefs, o.filterGuard)
+	if err := engines.ExprFatal(guards); err != nil {
+		shutdown()
+		return nil, err
+	}
+	groups, err := o.lookup(ctx, related.Types())
+	if err != nil {
+		shutdown()
+		return nil, err
+	}
+	cfg := o.print.bind(indexDefs)
+	cfg.events = related.Events()
+	return &lookedUp{
+		cfg:      cfg,
+		groups:   groups,
+		report:   func() { engines.NewExprReporter(guards).Report(o.ErrOut) },
+		shutdown: shutdown,
+	}, nil
+}
+
+// startAnswer resolves the query's types and starts and syncs the engine and
+// the relations its indexes read, warning of related types that cannot be
+// read. The caller calls shutdown once it has printed; on an error nothing
+// is left running.
+func (o *QueryOptions) startAnswer(ctx context.Context) (related *engine.Relations, shutdown func(), err error) {
+	mappings, err := o.Resolve(o.typeArg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
+		return nil, nil, err
+	}
+	o.withTableRows(mappings)
+	if o.Config.Reduce != nil {
+		// What is kept is small; the peak is decoding's garbage.
+		defer engines.TightenGCWhileReading()()
+	}
+	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
+		Mappings: mappings, Config: o.Config, Indexes: o.indexDefs, ErrOut: o.ErrOut,
+		Pushdown: o.Pushdown,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	related, err = engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
+		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Events: o.ShowEvents,
+	})
+	if err != nil {
+		eng.Shutdown()
+		return nil, nil, err
+	}
+	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
+	return related, func() {
+		related.Shutdown()
+		eng.Shutdown()
+	}, nil
+}
+
+// lookup returns each type's objects that the --index selectors select and
+// that pass --filter, all evaluated at one instant (the expression's now).
+// With neither flag, a group holds every cached object and says so (whole).
+// The objects are in the API server's list order, unless the query only
+// counts them per group (--group-by without --sum), which reads no order
+// (a sum's format is its first quantity's, so sums keep the order). It
+// fails when an expression hit CEL's cost limit.
+func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]typeObjects, error) {
+	now := time.Now()
+	groups := make([]typeObjects, 0, len(types))
+	for _, t := range types {
+		look := t.Lookup
+		if len(o.GroupBy) > 0 && len(o.Sums) == 0 {
+			look = t.LookupUnordered
+		}
+		objs, err := look(o.selectors)
+		if err != nil {
+			return nil, err
+		}
+		if o.filterGuard != nil {
+			objs = engines.FilterObjects(ctx, o.filterGuard, objs, now)
+			if err := o.filterGuard.Fatal(); err != nil {
+				return nil, err
+			}
+		}
+		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filterGuard == nil})
+	}
+	return groups, nil
+}

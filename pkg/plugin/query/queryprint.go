@@ -1,0 +1,221 @@
+package query
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+)
+
+// This file holds how a query prints its answer: the print config that
+// QueryOptions.Complete builds from the flags, and the printer Run hands
+// the engine's objects to. The tables are in querytable.go, the grouped
+// tables in querygroup.go.
+
+// queryPrintConfig is everything the query printers need, built by
+// QueryOptions.Complete from the flags. Run binds its relationship indexes
+// to their caches (bind) and does not change it otherwise.
+type queryPrintConfig struct {
+	out          printing.Output
+	noHeaders    bool
+	showKind     bool
+	showLabels   bool
+	labelColumns []string // -L, in order
+	// namespaces are the queried namespaces, none for all: a table has a
+	// NAMESPACE column unless there is one, and "No resources found" names
+	// them.
+	namespaces []string
+	// indexes are every index the query reads (--index, then --group-by),
+	// each once: a table prints their values in its last columns.
+	indexes []index.Definition
+	// sortBy is --sort-by. For objects, sortKey reads it from each object,
+	// from the first value of the --indexer index sortIndex when it names
+	// one; for a grouped table, it names a column.
+	sortBy    string
+	sortKey   *columns.SortKey
+	sortIndex *index.Definition
+	// groupBy are the --group-by indexes, in order, and measures the --sum
+	// measures: with either, the answer is a grouped table.
+	groupBy  []index.Definition
+	measures []aggregate.Measure
+	top      int // --top: 0 prints every row
+	// showEvents is --show-events: a table ends with the latest Event
+	// about each object, read from events, which Run sets (queryevents.go).
+	showEvents bool
+	events     index.KubeEvents
+}
+
+// completePrint builds the print config from the flags, the namespaces and
+// indexes Complete resolved, and the parsed --group-by and --sum.
+func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggregate.Measure) (queryPrintConfig, error) {
+	out, err := printing.ParseOutput(o.Output)
+	if err != nil {
+		return queryPrintConfig{}, err
+	}
+	cfg := queryPrintConfig{
+		out:          out,
+		noHeaders:    o.NoHeaders,
+		showKind:     o.ShowKind,
+		showLabels:   o.ShowLabels,
+		labelColumns: o.LabelColumns,
+		namespaces:   o.Namespaces,
+		indexes:      o.indexDefs,
+		sortBy:       o.SortBy,
+		groupBy:      groupBy,
+		measures:     measures,
+		top:          o.Top,
+		showEvents:   o.ShowEvents,
+	}
+	if cfg.sortBy != "" && !cfg.grouped() {
+		if cfg.sortIndex, cfg.sortKey, err = parseSortBy(o.IndexSet, cfg.sortBy); err != nil {
+			return queryPrintConfig{}, err
+		}
+	}
+	return cfg, nil
+}
+
+// grouped reports whether the answer is a grouped table (--group-by or
+// --sum) instead of objects.
+func (c queryPrintConfig) grouped() bool { return len(c.groupBy) > 0 || len(c.measures) > 0 }
+
+// bind returns c with its index definitions replaced by those of bound of
+// the same name: relationship indexes (owner-root, node.label:KEY, …) are
+// bound to their related caches only after sync. c is not changed.
+func (c queryPrintConfig) bind(bound []index.Definition) queryPrintConfig {
+	c.indexes = rebind(c.indexes, bound)
+	c.groupBy = rebind(c.groupBy, bound)
+	return c
+}
+
+// rebind returns a copy of defs where each definition is replaced by the one
+// of bound of the same name, if any.
+func rebind(defs, bound []index.Definition) []index.Definition {
+	out := slices.Clone(defs)
+	for i := range out {
+		for _, def := range bound {
+			if def.Name == out[i].Name {
+				out[i] = def
+			}
+		}
+	}
+	return out
+}
+
+// queryPrinter prints a query's answer on out as cfg says; "No resources
+// found" goes to errOut, as kubectl writes it.
+type queryPrinter struct {
+	cfg    queryPrintConfig
+	out    io.Writer
+	errOut io.Writer
+	// source reads the definitions of custom resources, for their
+	// printer columns.
+	source engine.Source
+}
+
+// printNotFound says on errOut that nothing matched, as kubectl says it
+// on stderr.
+func (c queryPrintConfig) printNotFound(errOut io.Writer) {
+	switch len(c.namespaces) {
+	case 0:
+		fmt.Fprintln(errOut, "No resources found")
+	case 1:
+		fmt.Fprintf(errOut, "No resources found in %s namespace.\n", c.namespaces[0])
+	default:
+		fmt.Fprintf(errOut, "No resources found in %s namespaces.\n", strings.Join(c.namespaces, ", "))
+	}
+}
+
+// sortObjects orders each type's objects by --sort-by, if given. They come
+// from the engine in the order the API server lists them (engine.Type.Lookup),
+// the order kubectl get prints, and ties of --sort-by keep it.
+func (p queryPrinter) sortObjects(groups []typeObjects) error {
+	if p.cfg.sortKey == nil {
+		return nil
+	}
+	for _, g := range groups {
+		if len(g.objs) == 0 {
+			continue
+		}
+		contents := make([]map[string]interface{}, len(g.objs))
+		for i, obj := range g.objs {
+			if p.cfg.sortIndex != nil {
+				contents[i] = map[string]interface{}{}
+				if values := index.Values(*p.cfg.sortIndex, obj); len(values) > 0 {
+					contents[i][sortIndexField] = values[0]
+				}
+				continue
+			}
+			m, err := object.Content(obj)
+			if err != nil {
+				return err
+			}
+			contents[i] = m
+		}
+		order, err := p.cfg.sortKey.Order(contents)
+		if err != nil && p.cfg.sortIndex != nil {
+			return fmt.Errorf("--sort-by %s: no object of %s has a value for the index", p.cfg.sortBy, g.t.Name())
+		}
+		if err != nil {
+			return err
+		}
+		sorted := make([]interface{}, len(order))
+		for i, idx := range order {
+			sorted[i] = g.objs[idx]
+		}
+		copy(g.objs, sorted)
+	}
+	return nil
+}
+
+// sortIndexField is the field that holds an object's sort value when
+// --sort-by names an index.
+const sortIndexField = "value"
+
+// parseSortBy reads --sort-by: the name of an --indexer index of set, whose
+// first value per object is then sorted by the rules of a JSONPath's value
+// (so "10" after "9", quantities by quantity), or else a JSONPath.
+func parseSortBy(set *index.Set, sortBy string) (*index.Definition, *columns.SortKey, error) {
+	for _, def := range set.Custom() {
+		if def.Name != sortBy {
+			continue
+		}
+		key, err := columns.ParseSortKey("{." + sortIndexField + "}")
+		if err != nil {
+			return nil, nil, err
+		}
+		return &def, key, nil
+	}
+	key, err := columns.ParseSortKey(sortBy)
+	return nil, key, err
+}
+
+// customColumnCells is obj's row of the -o custom-columns columns cols:
+// each column's values joined, <none> where it has none.
+func customColumnCells(cols []printing.CustomColumn, obj interface{}) ([]string, error) {
+	m, err := object.Content(obj)
+	if err != nil {
+		return nil, err
+	}
+	row := make([]string, len(cols))
+	for i, c := range cols {
+		results, err := c.Path.FindResults(m)
+		if err != nil {
+			return nil, fmt.Errorf("-o custom-columns: column %s: %w", c.Header, err)
+		}
+		var values []string
+		for _, set := range results {
+			for _, v := range set {
+				values = append(values, fmt.Sprint(v.Interface()))
+			}
+		}
+		row[i] = printing.JoinOrNone(values)
+	}
+	return row, nil
+}

@@ -1,0 +1,158 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+)
+
+// crdMapping is where custom resources' definitions, and so their printer
+// columns, are read.
+var crdMapping = &meta.RESTMapping{
+	Resource:         schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+	GroupVersionKind: schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
+	Scope:            meta.RESTScopeRoot,
+}
+
+// typeObjects are the matching objects of one type, in the order they print.
+type typeObjects struct {
+	t    *engine.Type
+	objs []interface{}
+	// whole is set when objs are every cached object of t, so counts can
+	// be read from t's index buckets.
+	whole bool
+}
+
+// tableHeader is the header of printTables' table of t: NAMESPACE with
+// -A or several namespaces, kubectl's columns, the -L label columns, LABELS
+// with --show-labels, the queried indexes and the events columns.
+func (c queryPrintConfig) tableHeader(t *engine.Type, table columns.Table, wide bool) []string {
+	var header []string
+	if len(c.namespaces) != 1 && t.Namespaced() {
+		header = append(header, "NAMESPACE")
+	}
+	header = append(header, table.Headers(wide)...)
+	for _, key := range c.labelColumns {
+		parts := strings.Split(key, "/")
+		header = append(header, strings.ToUpper(parts[len(parts)-1]))
+	}
+	if c.showLabels {
+		header = append(header, "LABELS")
+	}
+	for _, def := range c.indexes {
+		header = append(header, strings.ToUpper(def.Name))
+	}
+	return append(header, c.eventHeaders()...)
+}
+
+// tableRow is one object's row of printTables.
+func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interface{}, now time.Time, wide, withKind bool) ([]string, error) {
+	a, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("reading metadata of a cached %s: %w", t.Name(), err)
+	}
+	robj, ok := obj.(runtime.Object)
+	if !ok {
+		return nil, fmt.Errorf("a cached %s is a %T, not an API object", t.Name(), obj)
+	}
+	cells, err := tableCells(table, robj, now)
+	if err != nil {
+		return nil, fmt.Errorf("printing %s %s: %w", t.Name(), a.GetName(), err)
+	}
+	if withKind {
+		for i, c := range table.Columns {
+			if c.Format == columns.FormatName {
+				cells[i] = printing.KindName(t) + "/" + cells[i]
+			}
+		}
+	}
+	var row []string
+	if len(p.cfg.namespaces) != 1 && t.Namespaced() {
+		row = append(row, a.GetNamespace())
+	}
+	row = append(row, table.Visible(cells, wide)...)
+	objLabels := a.GetLabels()
+	for _, key := range p.cfg.labelColumns {
+		row = append(row, objLabels[key])
+	}
+	if p.cfg.showLabels {
+		row = append(row, labels.FormatLabels(objLabels))
+	}
+	for _, def := range p.cfg.indexes {
+		row = append(row, printing.JoinOrNone(index.Values(def, obj)))
+	}
+	row = append(row, p.cfg.eventCells(obj, now)...)
+	return row, nil
+}
+
+// tableCells returns obj's cells of table at now, or those a Record kept
+// (computed when its object arrived), as a copy the caller may change.
+func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]string, error) {
+	if r, ok := obj.(*index.Record); ok {
+		if cells, ok, err := r.Row(); ok {
+			return slices.Clone(cells), err
+		}
+	}
+	return table.Row(obj, now)
+}
+
+// tableFor returns kubectl's table for t: a built-in type's columns, a
+// custom resource's printer columns read from its CRD, or NAME and AGE when
+// there are none or the CRD cannot be read (the reason is logged at -v=2).
+func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Table {
+	gvr := t.Mapping.Resource
+	if table, ok := columns.For(gvr.GroupResource()); ok {
+		return table
+	}
+	var printerColumns []columns.PrinterColumn
+	if gvr.Group != "" && strings.Contains(gvr.Group, ".") {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		var crd *unstructured.Unstructured
+		obj, err := engine.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
+		if err == nil {
+			crd, err = toUnstructured(obj)
+		}
+		if err == nil {
+			printerColumns, err = columns.PrinterColumnsFromCRD(crd, gvr.Version)
+		}
+		if err != nil {
+			klog.V(2).InfoS("printing NAME and AGE only: no printer columns", "resource", gvr.GroupResource().String(), "err", err)
+			printerColumns = nil
+		}
+	}
+	table, err := columns.ForCustomResource(printerColumns)
+	if err != nil {
+		klog.V(2).InfoS("printing NAME and AGE only: bad printer columns", "resource", gvr.GroupResource().String(), "err", err)
+		table, _ = columns.ForCustomResource(nil)
+	}
+	return table
+}
+
+// toUnstructured returns obj as an unstructured object, converting a typed
+// one; it does not mutate obj.
+func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	content, err := object.Content(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: content}, nil
+}

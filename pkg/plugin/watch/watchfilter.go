@@ -1,0 +1,148 @@
+package watch
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+)
+
+// This file decides which events a watch prints, and as what.
+
+// Classify decides whether ev is printed and as what: events of the initial
+// list only with --initial, objects by name when names were given, and with
+// --where or --filter an update that enters or leaves the query as ADDED or
+// DELETED.
+func (p *EventPrinter) Classify(ev *engine.Event) (rendered, bool) {
+	if ev.Initial && !p.Cfg.Initial {
+		return rendered{}, false
+	}
+	if set := p.names[ev.Resource.Name()]; len(set) > 0 {
+		if a, err := meta.Accessor(ev.Object()); err != nil || !set[a.GetName()] {
+			return rendered{}, false
+		}
+	}
+	r := rendered{ev: ev, Typ: ev.Type}
+	if ev.Related != nil {
+		// A related object's change: only an object entering or leaving the query is news.
+		oldIn, newIn := p.Cfg.matchesWith(ev.Old, ev.Related, false), p.Cfg.matchesWith(ev.New, ev.Related, true)
+		switch {
+		case newIn && !oldIn:
+			r.Typ, r.note = engine.Added, "entered query: "+ev.Cause+" changed"
+		case oldIn && !newIn:
+			r.Typ, r.note = engine.Deleted, "left query: "+ev.Cause+" changed"
+		default:
+			return rendered{}, false
+		}
+		return r, true
+	}
+	if len(p.Cfg.Where) > 0 || p.Cfg.Filter != nil {
+		oldIn, newIn := p.Cfg.matches(ev.Old), p.Cfg.matches(ev.New)
+		switch {
+		case ev.Type == engine.Added && newIn, ev.Type == engine.Deleted && oldIn:
+		case ev.Type == engine.Modified && oldIn && newIn:
+		case ev.Type == engine.Modified && newIn:
+			r.Typ, r.note = engine.Added, "entered query"
+		case ev.Type == engine.Modified && oldIn:
+			r.Typ, r.note = engine.Deleted, "left query"
+		default:
+			return rendered{}, false
+		}
+	}
+	return r, true
+}
+
+// WhereClause is one --where selector, with the index it names.
+type WhereClause struct {
+	Sel index.Selector
+	Def index.Definition
+}
+
+// matches reports whether obj is in the query of --where and --filter; the
+// filter is evaluated at the time of the call.
+func (c WatchPrintConfig) matches(obj interface{}) bool {
+	return c.matchesWith(obj, nil, false)
+}
+
+// matchesWith is matches, with the values of the indexes in related taken from
+// there instead of computed: their New values when current, else their Old
+// ones. It judges an object before and after a related object's change.
+func (c WatchPrintConfig) matchesWith(obj interface{}, related []index.Change, current bool) bool {
+	if obj == nil {
+		return false
+	}
+	for _, w := range c.Where {
+		values, known := relatedValues(related, w.Def.Name, current)
+		if !known {
+			values = index.Values(w.Def, obj)
+		}
+		if !w.Sel.Matches(values) {
+			return false
+		}
+	}
+	return c.Filter == nil || c.Filter.Match(context.Background(), obj, time.Now())
+}
+
+// relatedValues returns the Old or (current) New values of index name in
+// related, and whether related has it.
+func relatedValues(related []index.Change, name string, current bool) ([]string, bool) {
+	for _, c := range related {
+		if c.Index == name {
+			if current {
+				return c.New, true
+			}
+			return c.Old, true
+		}
+	}
+	return nil, false
+}
+
+// inWatch reports whether obj, of type t, is one the watch prints: named,
+// when names were given, and in the query of --where and --filter.
+func (p *EventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
+	if set := p.names[t.Name()]; len(set) > 0 && !set[printing.ObjectName(obj)] {
+		return false
+	}
+	return p.Cfg.matches(obj)
+}
+
+// startRelations has the engine cache what the relation indexes of --where and --group-by read,
+// once the watched types have synced (engine.StartRelations), and binds the clauses to them. The
+// clauses are evaluated on each event from what the related caches hold then; when a related
+// object's change alone changes the relation index values of watched objects, an event naming
+// it is pushed to queue for each of them, so they enter or leave the query (see
+// eventPrinter.classify). The caller shuts the returned relations down.
+func (o *WatchOptions) startRelations(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue) (*engine.Relations, error) {
+	defs := make([]index.Definition, len(o.print.Where), len(o.print.Where)+len(o.groupDefs))
+	selectors := make([]index.Selector, len(o.print.Where))
+	for i, w := range o.print.Where {
+		defs[i], selectors[i] = w.Def, w.Sel
+	}
+	defs = append(defs, o.groupDefs...)
+	if err := engines.ValidateRelations(selectors); err != nil {
+		return nil, err
+	}
+	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
+		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
+		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
+			for _, c := range changes {
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
+	bound := related.Definitions()
+	for i := range o.print.Where {
+		o.print.Where[i].Def = bound[i]
+	}
+	copy(o.groupDefs, bound[len(o.print.Where):])
+	return related, nil
+}
