@@ -78,6 +78,9 @@ type fleetRows struct {
 	grouped  bool
 	groups   groupState
 	groupCfg queryPrintConfig
+	// several is set when the rows come from several targets: they name
+	// their context.
+	several bool
 }
 
 // fleetRowsContext is one context's part of a fleetRows: a QueryOptions
@@ -87,7 +90,7 @@ type fleetRowsContext struct {
 	name   string
 }
 
-func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool, q fleetQuery) *fleetRows {
+func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool, q fleetQuery, several bool) *fleetRows {
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
@@ -95,6 +98,7 @@ func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly boo
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
 		sortBy: sortBy, watchOnly: watchOnly,
 		grouped: q.grouped, groups: groupState{contextAt: q.contextAt, tables: map[string]fleet.ContextTable{}},
+		several: several,
 	}
 	if s.waiting == 0 {
 		close(s.ready)
@@ -154,7 +158,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	if s.watchOnly || len(answers) == 0 {
 		return nil
 	}
-	p := answerPrinter{answers: answers, several: true}
+	p := answerPrinter{answers: answers, several: s.several}
 	now := time.Now()
 	for _, entries := range p.mergeTypes() {
 		if err := p.sortEntries(entries); err != nil {
@@ -187,7 +191,7 @@ func (s *fleetRows) flush() error {
 	return s.out.Flush()
 }
 
-// run is runRows for one context: its answer goes to the shared output,
+// run prints the rows of one target: its answer goes to the shared output,
 // then, once the merged answer is printed, its changes, until ctx ends.
 func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Queue) error {
 	if w.printer.cfg.grouped() {
@@ -312,7 +316,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q)
+	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q, true)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
@@ -376,4 +380,27 @@ func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o
 		co.Config.Progress = progress.EngineProgress(c.name)
 	}
 	return co.Run(ctx)
+}
+
+// runRows prints the rows of a query of one target, as the shared output
+// of several prints each target's (run): the answer (unless --watch-only),
+// then the changes, until ctx ends.
+func (w *queryWatch) runRows(ctx context.Context, q *engine.Queue) error {
+	rows := newFleetRows(w.printer.out, []string{""}, w.o.SortBy, w.o.WatchOnly, wholeQuery(w.o), false)
+	one := &fleetRowsContext{shared: rows}
+	done := make(chan struct{})
+	printed := make(chan error, 1)
+	go func() { printed <- rows.printAnswer(ctx, done) }()
+	err := one.run(ctx, w, q)
+	rows.ended(one.name, err)
+	close(done)
+	if printErr := <-printed; err == nil {
+		err = printErr
+	}
+	rows.mu.Lock()
+	defer rows.mu.Unlock()
+	if flushErr := rows.flush(); err == nil {
+		err = flushErr
+	}
+	return err
 }

@@ -12,13 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -61,72 +58,10 @@ type rowPrinter struct {
 	lastHeader []string
 	withKind   bool
 	now        time.Time
-	// groups are the printed grouped rows, by their key cells.
-	groups map[string][]string
-	// fleet, in a fleet query -w, is the context whose rows these are:
-	// they name it (fleetquerywatch.go).
+	// fleet is the target whose rows these are, in the shared output of
+	// its query's targets: the rows of one of several name it
+	// (fleetquerywatch.go).
 	fleet *fleetRowsContext
-}
-
-// runRows prints the answer (unless --watch-only), then the changes, until
-// ctx ends.
-func (w *queryWatch) runRows(ctx context.Context, q *engine.Queue) error {
-	out := bufio.NewWriterSize(w.printer.out, 64*1024)
-	p := &rowPrinter{w: w, out: out, tabs: printers.GetNewTabWriter(out), tables: map[*engine.Type]columns.Table{},
-		withKind: w.printer.cfg.showKind || len(w.types) > 1}
-	defer out.Flush()
-	if w.printer.cfg.grouped() {
-		return p.runGroups(ctx, q)
-	}
-	if !w.o.WatchOnly {
-		groups, err := w.o.lookup(ctx, w.types)
-		if err != nil {
-			return err
-		}
-		if err := w.printer.sortObjects(groups); err != nil {
-			return err
-		}
-		p.now = time.Now()
-		for _, g := range groups {
-			for _, obj := range g.objs {
-				if err := p.print(ctx, g.t, engine.Added, obj); err != nil {
-					return err
-				}
-			}
-		}
-		if err := p.flush(); err != nil {
-			return err
-		}
-	}
-	for {
-		ev, ok := q.Pop(ctx)
-		if !ok {
-			return p.flush()
-		}
-		r, changed := w.changes.Classify(ev)
-		if err := engines.ExprFatal(w.changes.Guards); err != nil {
-			return err
-		}
-		if !changed {
-			continue
-		}
-		obj := ev.Object()
-		if r.Typ == engine.Deleted && ev.Old != nil {
-			obj = ev.Old
-		}
-		p.now = time.Now()
-		if err := p.print(ctx, ev.Resource, r.Typ, obj); err != nil {
-			return err
-		}
-		if err := p.tabs.Flush(); err != nil {
-			return err
-		}
-		if pending, _ := q.Stats(); pending == 0 {
-			if err := out.Flush(); err != nil {
-				return err
-			}
-		}
-	}
 }
 
 // flush writes what the tab writer holds, and the buffer.
@@ -167,7 +102,7 @@ func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.Event
 		header = append([]string{"EVENT"}, header...)
 		row = append([]string{watchEventCell(typ)}, row...)
 	}
-	if p.fleet != nil {
+	if p.fleet != nil && p.fleet.shared.several {
 		header = append([]string{"CONTEXT"}, header...)
 		row = append([]string{p.fleet.name}, row...)
 	}
@@ -215,7 +150,7 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 		u = &unstructured.Unstructured{Object: maps(content)}
 		u.SetGroupVersionKind(t.Mapping.GroupVersionKind)
 	}
-	if p.fleet != nil {
+	if p.fleet != nil && p.fleet.shared.several {
 		if err := p.printFleetObject(typ, u); err != nil {
 			return fmt.Errorf("printing %s %s: %w", t.Name(), printing.ObjectName(obj), err)
 		}
@@ -270,109 +205,4 @@ func customColumnsHeader(cols []printing.CustomColumn) []string {
 		header[i] = c.Header
 	}
 	return header
-}
-
-// runGroups prints the grouped table, then the rows of the groups that
-// changed, at most every groupRowsInterval.
-func (p *rowPrinter) runGroups(ctx context.Context, q *engine.Queue) error {
-	if err := p.printGroups(ctx); err != nil {
-		return err
-	}
-	changed := make(chan struct{}, 1)
-	go func() {
-		for {
-			ev, ok := q.Pop(ctx)
-			if !ok {
-				return
-			}
-			if _, in := p.w.changes.Classify(ev); in {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return p.flush()
-		case <-changed:
-		}
-		if err := p.printGroups(ctx); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return p.flush()
-		case <-time.After(groupRowsInterval):
-		}
-	}
-}
-
-// printGroups prints the rows of the grouped table that differ from those
-// printed before: all of them, with the header, the first time.
-func (p *rowPrinter) printGroups(ctx context.Context) error {
-	groups, err := p.w.o.lookup(ctx, p.w.types)
-	if err != nil {
-		return err
-	}
-	table, err := p.w.printer.groupTable(groups)
-	if err != nil {
-		return err
-	}
-	header, rows := table.Strings()
-	keyCells := max(len(p.w.printer.cfg.groupBy), 1)
-	first := p.groups == nil
-	if first {
-		p.groups = map[string][]string{}
-		if !p.w.printer.cfg.noHeaders {
-			p.writeCells(header)
-		}
-	}
-	seen := map[string]bool{}
-	for _, row := range rows {
-		key := strings.Join(row[:min(keyCells, len(row))], "\x00")
-		seen[key] = true
-		if old, ok := p.groups[key]; ok && slices.Equal(old, row) {
-			continue
-		}
-		p.groups[key] = row
-		p.writeCells(row)
-	}
-	var gone []string
-	for key := range p.groups {
-		if !seen[key] {
-			gone = append(gone, key)
-		}
-	}
-	slices.Sort(gone)
-	for _, key := range gone {
-		row := slices.Clone(p.groups[key])
-		for i := keyCells; i < len(row); i++ {
-			row[i] = "0"
-		}
-		delete(p.groups, key)
-		p.writeCells(row)
-	}
-	return p.flush()
-}
-
-// groupTable is the grouped table printGroups prints: counted from the
-// index when it can be (targetAnswer.groupTable), sorted by --sort-by and
-// cut to --top.
-func (p queryPrinter) groupTable(groups []typeObjects) (aggregate.Table, error) {
-	t, err := (&targetAnswer{p: p, groups: groups}).groupTable()
-	if err != nil {
-		return aggregate.Table{}, err
-	}
-	table := t.Table
-	if p.cfg.sortBy != "" {
-		col, _ := table.Column(p.cfg.sortBy)
-		if err := table.SortBy(p.cfg.sortBy, col >= max(len(p.cfg.groupBy), 1)); err != nil {
-			return aggregate.Table{}, err
-		}
-	}
-	table.Top(p.cfg.top)
-	return table, nil
 }
