@@ -555,7 +555,17 @@ func addCells(sum, cell string) string {
 		return sum + "≠" + cell
 	}
 	q.Add(s)
-	return q.AsDec().String()
+	return decimal(q)
+}
+
+// decimal is q as a plain decimal without trailing zeros, so that sums
+// whose parts had other scales compare equal ("4", not "4.000").
+func decimal(q resource.Quantity) string {
+	d := q.AsDec().String()
+	if strings.Contains(d, ".") {
+		d = strings.TrimRight(strings.TrimRight(d, "0"), ".")
+	}
+	return d
 }
 
 // groupsAnswer is sums as an answer, rows in key order.
@@ -621,11 +631,16 @@ func TestOneVersusManyReading(t *testing.T) {
 		t.Errorf("splitTables(capacity): the part of no context\n%swant\n%s", got, want)
 	}
 
+	// Sums compare as decimals whatever the scale of their parts: 4000m
+	// summed is "4", as one table's "4".
+	if got := addCells(addCells("0", "1500m"), "2.5"); got != "4" {
+		t.Errorf("1500m + 2.5 = %q, want 4", got)
+	}
 	groups := []ovmTable{
 		{rows: [][]string{{"web", "2", "300m"}, {"TOTAL", "2", "300m"}}},
 		{rows: [][]string{{"web", "3", "0.6"}, {"solo", "1", "50m"}, {"TOTAL", "4", "650m"}}},
 	}
-	if got, want := groupsAnswer(groupSums(groups)), (ovmAnswer{{"TOTAL", "6", "0.950"}, {"solo", "1", "0.050"}, {"web", "5", "0.900"}}); !got.equal(want) {
+	if got, want := groupsAnswer(groupSums(groups)), (ovmAnswer{{"TOTAL", "6", "0.95"}, {"solo", "1", "0.05"}, {"web", "5", "0.9"}}); !got.equal(want) {
 		t.Errorf("groupSums:\n%swant\n%s", got, want)
 	}
 }
