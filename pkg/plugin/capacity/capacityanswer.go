@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -92,17 +91,7 @@ func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *
 // failed context is named on stderr once, the others are printed, and the
 // error is a *targets.PartialError.
 func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets.Set, byContext bool, answer func(ctx context.Context, t targets.Target) (*capacityAnswer, error)) error {
-	var (
-		progress *pluginprogress.Targets
-		deadline time.Duration
-	)
-	if set.Several {
-		names := make([]string, len(set.Targets))
-		for i, t := range set.Targets {
-			names[i] = t.Name
-		}
-		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), targets.Deadline(o.SyncTimeout)
-	}
+	progress, deadline := pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout)
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
 		defer func() { progress.Done(t.Name, err) }()
 		if progress != nil {

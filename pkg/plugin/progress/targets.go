@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -272,4 +273,14 @@ func (p *Targets) ListingProgress(name string) func(engine.Progress) {
 			p.Set(name, fmt.Sprintf("listing %d", total))
 		}
 	}
+}
+
+// Of returns the progress of the targets of s on errOut: a line per
+// target of several (NewTargets), nil for one target, whose engine shows
+// its own (NewProgress).
+func Of(errOut io.Writer, s targets.Set) *Targets {
+	if !s.Several {
+		return nil
+	}
+	return NewTargets(errOut, s.Names())
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -156,17 +155,7 @@ func runFleetQuery(cmd *cobra.Command, args []string, o *QueryOptions, f *target
 // and the error is a *targets.PartialError when any failed. contextAt is
 // where a context key column goes among the --group-by keys, -1 for none.
 func (o *QueryOptions) answerTargets(ctx context.Context, set targets.Set, contextAt int, answer func(ctx context.Context, t targets.Target) (*targetAnswer, error)) error {
-	var (
-		progress *pluginprogress.Targets
-		deadline time.Duration
-	)
-	if set.Several {
-		names := make([]string, len(set.Targets))
-		for i, t := range set.Targets {
-			names[i] = t.Name
-		}
-		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), targets.Deadline(o.SyncTimeout)
-	}
+	progress, deadline := pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout)
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
 		if progress != nil {
 			ctx = pluginprogress.WithTargets(ctx, progress.EngineProgress(t.Name))

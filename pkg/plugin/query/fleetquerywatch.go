@@ -301,10 +301,7 @@ func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unst
 // runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
 // parallel, and prints their rows as one stream until Ctrl-C.
 func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, set targets.Set) error {
-	names := make([]string, len(set.Targets))
-	for i, t := range set.Targets {
-		names[i] = t.Name
-	}
+	names := set.Names()
 	signals, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	// A failed print (stdout closed) ends every context's watch.

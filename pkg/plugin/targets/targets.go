@@ -13,6 +13,7 @@ package targets
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
@@ -142,4 +143,23 @@ func ForContext(cf *genericclioptions.ConfigFlags, name string) *genericclioptio
 	c.WrapConfigFn = SerializeTerminalExec(cf.WrapConfigFn)
 	c.Context = &name
 	return c
+}
+
+// Names are the names of the targets, in order.
+func (s Set) Names() []string {
+	names := make([]string, len(s.Targets))
+	for i, t := range s.Targets {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Deadline is how long each target may take in all, for a command whose
+// discovery and sync each get syncTimeout: no bound for one target (its
+// steps bound themselves, as kubectl's do), Deadline for one of several.
+func (s Set) Deadline(syncTimeout time.Duration) time.Duration {
+	if !s.Several {
+		return 0
+	}
+	return Deadline(syncTimeout)
 }

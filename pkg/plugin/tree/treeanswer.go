@@ -84,17 +84,7 @@ func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *targets.
 // target has it; each failed context is named on stderr once, the others'
 // trees are printed, and the error is a *targets.PartialError.
 func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, answer func(ctx context.Context, t targets.Target) (*treeAnswer, error)) error {
-	var (
-		progress *pluginprogress.Targets
-		deadline time.Duration
-	)
-	if set.Several {
-		names := make([]string, len(set.Targets))
-		for i, t := range set.Targets {
-			names[i] = t.Name
-		}
-		progress, deadline = pluginprogress.NewTargets(o.ErrOut, names), targets.Deadline(o.SyncTimeout)
-	}
+	progress, deadline := pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout)
 	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
 		defer func() {
 			if errors.Is(err, errNoRootHere) {

@@ -98,10 +98,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 		}
 		return true
 	})
-	names := make([]string, len(set.Targets))
-	for i, t := range set.Targets {
-		names[i] = t.Name
-	}
+	names := set.Names()
 	ctx, stop := cmdutil.Interruptible(cmd.Context())
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
