@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -315,6 +316,9 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	failures.Writing(&mu, progress.Above)
 	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q, true)
 	watched := make(chan struct{})
+	// A context's watch may see Ctrl-C before this command's own context
+	// does: either way the command was interrupted.
+	var interruptedHere atomic.Bool
 	go func() {
 		defer close(watched)
 		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
@@ -325,6 +329,7 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 			c := &fleetRowsContext{shared: rows, name: name}
 			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
 			if errors.Is(err, cmdutil.ErrInterrupted) {
+				interruptedHere.Store(true)
 				err = nil
 			}
 			rows.ended(name, err)
@@ -354,6 +359,9 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	}
 	if printErr != nil {
 		return printErr
+	}
+	if interruptedHere.Load() {
+		return cmdutil.ErrInterrupted
 	}
 	return interrupted(signals, nil)
 }
