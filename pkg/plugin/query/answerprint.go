@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // answerPrinter prints the answers of a query's targets as one answer: the
@@ -59,23 +60,70 @@ func (p answerPrinter) print(ctx context.Context) error {
 	if first.cfg.grouped() {
 		return p.printGroups()
 	}
-	types := p.mergeTypes()
-	if len(types) == 0 {
-		first.cfg.printNotFound(p.errOut)
-		return nil
+	if len(p.answers) == 1 && p.answers[0].tabled {
+		return p.writeTables(p.answers[0].tables)
 	}
+	if !first.cfg.out.IsTable() {
+		types, err := p.sortedTypes()
+		if err != nil || len(types) == 0 {
+			if err == nil {
+				first.cfg.printNotFound(p.errOut)
+			}
+			return err
+		}
+		return p.writeObjects(types)
+	}
+	tables, err := p.tables(ctx)
+	if err != nil {
+		return err
+	}
+	return p.writeTables(tables)
+}
+
+// sortedTypes returns the answers' objects per type (mergeTypes), each
+// type's ordered by --sort-by.
+func (p answerPrinter) sortedTypes() ([][]answerEntry, error) {
+	types := p.mergeTypes()
 	for _, entries := range types {
 		if err := p.sortEntries(entries); err != nil {
+			return nil, err
+		}
+	}
+	return types, nil
+}
+
+// tables returns the tables a table output prints of the answers: one of
+// the -o custom-columns columns, or one per type (kubectlTables); none
+// when no object matched.
+func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, error) {
+	types, err := p.sortedTypes()
+	if err != nil || len(types) == 0 {
+		return nil, err
+	}
+	if p.answers[0].p.cfg.out.Format == "custom-columns" {
+		t, err := p.customColumnsTable(types)
+		return []protocol.AnswerTable{t}, err
+	}
+	return p.kubectlTables(ctx, types)
+}
+
+// writeTables writes tables, a blank line between two, or says on stderr
+// that nothing matched when there are none.
+func (p answerPrinter) writeTables(tables []protocol.AnswerTable) error {
+	cfg := p.answers[0].p.cfg
+	if len(tables) == 0 {
+		cfg.printNotFound(p.errOut)
+		return nil
+	}
+	for n, t := range tables {
+		if n > 0 {
+			fmt.Fprintln(p.out)
+		}
+		if err := printing.WriteTable(p.out, t.Header, t.Rows, cfg.noHeaders); err != nil {
 			return err
 		}
 	}
-	switch {
-	case !first.cfg.out.IsTable():
-		return p.writeObjects(types)
-	case first.cfg.out.Format == "custom-columns":
-		return p.printCustomColumns(types)
-	}
-	return p.printTables(ctx, types)
+	return nil
 }
 
 // mergeTypes returns every answer's objects per type, the types in the
@@ -195,8 +243,8 @@ func (p answerPrinter) contextColumn(name string, row []string) []string {
 	return append([]string{name}, row...)
 }
 
-// printCustomColumns prints one table of the -o custom-columns columns.
-func (p answerPrinter) printCustomColumns(types [][]answerEntry) error {
+// customColumnsTable is the one table of the -o custom-columns columns.
+func (p answerPrinter) customColumnsTable(types [][]answerEntry) (protocol.AnswerTable, error) {
 	cfg := p.answers[0].p.cfg
 	header := make([]string, 0, len(cfg.out.Columns))
 	for _, c := range cfg.out.Columns {
@@ -207,28 +255,29 @@ func (p answerPrinter) printCustomColumns(types [][]answerEntry) error {
 		for _, e := range entries {
 			cells, err := customColumnCells(cfg.out.Columns, e.obj)
 			if err != nil {
-				return err
+				return protocol.AnswerTable{}, err
 			}
 			rows = append(rows, p.contextColumn(e.a.name, cells))
 		}
 	}
-	return printing.WriteTable(p.out, p.contextColumn("CONTEXT", header), rows, cfg.noHeaders)
+	return protocol.AnswerTable{Header: p.contextColumn("CONTEXT", header), Rows: rows}, nil
 }
 
-// printTables prints one table per type, as kubectl get does: kubectl's
+// kubectlTables are the tables of types, one per type, as kubectl get prints them: kubectl's
 // columns for the type (the CRD's printer columns for a custom resource;
 // NAME and AGE for a type kubectl has no columns for), NAMESPACE first with
 // -A or several namespaces (-n a,b), then the -L label columns, LABELS with
 // --show-labels, and the queried index values last. Rows are in kubectl's
 // order for the type where it has one and --sort-by says none. Names carry
-// their kind when several types print or with --show-kind; a blank line
-// separates the tables. Each row is made by its own target's printer.
-func (p answerPrinter) printTables(ctx context.Context, types [][]answerEntry) error {
+// their kind when several types print or with --show-kind. Each row is
+// made by its own target's printer.
+func (p answerPrinter) kubectlTables(ctx context.Context, types [][]answerEntry) ([]protocol.AnswerTable, error) {
 	first := p.answers[0].p
 	wide := first.cfg.out.Format == "wide"
 	withKind := first.cfg.showKind || len(types) > 1
 	now := time.Now()
-	for n, entries := range types {
+	tables := make([]protocol.AnswerTable, 0, len(types))
+	for _, entries := range types {
 		t0 := entries[0]
 		table := t0.a.p.tableFor(ctx, t0.t)
 		if table.Compare != nil && first.cfg.sortBy == "" {
@@ -247,18 +296,13 @@ func (p answerPrinter) printTables(ctx context.Context, types [][]answerEntry) e
 		for _, e := range entries {
 			row, err := e.a.p.tableRow(e.t, table, e.obj, now, wide, withKind)
 			if err != nil {
-				return e.a.named(err)
+				return nil, e.a.named(err)
 			}
 			rows = append(rows, p.contextColumn(e.a.name, row))
 		}
-		if n > 0 {
-			fmt.Fprintln(p.out)
-		}
-		if err := printing.WriteTable(p.out, header, rows, first.cfg.noHeaders); err != nil {
-			return err
-		}
+		tables = append(tables, protocol.AnswerTable{Header: header, Rows: rows})
 	}
-	return nil
+	return tables, nil
 }
 
 // printGroups prints the grouped table: each answer's table

@@ -84,6 +84,9 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if err != nil {
 		return direct(err.Error())
 	}
+	// One target's table is made by the cache, rows and all: only several
+	// targets' rows are merged here.
+	question.Tables = !a.several && !q.grouped && co.print.out.IsTable()
 	var answerJSON bytes.Buffer
 	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+engines.FirstFrameMargin, &answerJSON, co.ErrOut)
 	switch {
@@ -105,6 +108,11 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
 	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.Source}
+	if answer.Tabled {
+		a.tabled, a.tables = true, answer.Tables
+		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+		return true, nil
+	}
 	if answer.Table != nil {
 		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
 		a.grouped = true
@@ -160,7 +168,7 @@ func queryOf(q protocol.Query, configFlags *genericclioptions.ConfigFlags, strea
 	o := NewQueryOptions(configFlags, streams)
 	o.AllNamespaces, o.LabelSelector, o.FieldSelector, o.Indexers = q.AllNamespaces, q.LabelSelector, q.FieldSelector, q.Indexers
 	o.IndexSelectors, o.GroupBy, o.Sums, o.Filter, o.SortBy = q.Index, q.GroupBy, q.Sums, q.Filter, q.SortBy
-	o.Output, o.ShowEvents = q.Output, q.ShowEvents
+	o.Output, o.ShowEvents, o.answerTables = q.Output, q.ShowEvents, q.Tables
 	o.SyncTimeout, o.MaxStaleness = time.Duration(q.SyncTimeout), time.Duration(q.MaxStaleness)
 	if o.SyncTimeout <= 0 {
 		o.SyncTimeout = 60 * time.Second

@@ -66,8 +66,9 @@ func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Requ
 }
 
 // writeAnswer does what Run does up to printing and writes the answer on
-// o.Out as one protocol.Answer (encodeAnswer), or, for a grouped query, its
-// table of groups.
+// o.Out as one protocol.Answer: for a grouped query its table of groups;
+// for a table output asked as tables (answerTables), the tables the client
+// prints; otherwise the objects (encodeAnswer).
 func (o *QueryOptions) writeAnswer(ctx context.Context) error {
 	l, err := o.lookUpAnswer(ctx)
 	if err != nil {
@@ -76,12 +77,20 @@ func (o *QueryOptions) writeAnswer(ctx context.Context) error {
 	defer l.shutdown()
 	defer l.report()
 	cfg := l.cfg
-	if cfg.grouped() {
-		t, err := (&targetAnswer{p: queryPrinter{cfg: cfg}, groups: l.groups}).groupTable()
+	a := &targetAnswer{p: queryPrinter{cfg: cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}, groups: l.groups}
+	switch {
+	case cfg.grouped():
+		t, err := a.groupTable()
 		if err != nil {
 			return err
 		}
 		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Table: &t.Table})
+	case o.answerTables && cfg.out.IsTable():
+		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Tabled: true, Tables: tables})
 	}
 	answer, err := encodeAnswer(cfg, l.groups)
 	if err != nil {

@@ -97,6 +97,9 @@ type QueryOptions struct {
 	print queryPrintConfig
 	// Pushdown is what a direct run may have the API server select.
 	Pushdown []index.Selector
+	// answerTables is set in a warm cache answering a query that asks
+	// for the tables it prints (protocol.Query.Tables).
+	answerTables bool
 }
 
 // NewQueryOptions returns QueryOptions with defaults.

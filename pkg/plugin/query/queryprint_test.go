@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -164,6 +165,45 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 		}
 		if want := "No resources found in shop namespace.\n"; stdout.String() != "" || stderr.String() != want {
 			t.Errorf("several %v: stdout %q, stderr %q; want nothing and %q", several, stdout.String(), stderr.String(), want)
+		}
+	}
+}
+
+// A warm cache's tables of one target print as the target's own tables
+// would (tables then writeTables); none say that nothing matched.
+func TestAnswerPrinterTabled(t *testing.T) {
+	out, err := printing.ParseOutput("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true)
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	cfg := queryPrintConfig{out: out, namespaces: []string{"shop"}}
+	direct := &targetAnswer{p: queryPrinter{cfg: cfg}, groups: []typeObjects{{t: pods, objs: []interface{}{pod}}}}
+	tables, err := answerPrinter{answers: []*targetAnswer{direct}, contextAt: -1}.tables(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		a          *targetAnswer
+		wantStderr string
+	}{
+		{direct, ""},
+		{&targetAnswer{p: queryPrinter{cfg: cfg}, tabled: true, tables: tables}, ""},
+		{&targetAnswer{p: queryPrinter{cfg: cfg}, tabled: true}, "No resources found in shop namespace.\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := (answerPrinter{answers: []*targetAnswer{c.a}, contextAt: -1, out: &stdout, errOut: &stderr}).print(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if c.wantStderr != "" {
+			if stdout.Len() != 0 || stderr.String() != c.wantStderr {
+				t.Errorf("no tables: stdout %q stderr %q, want nothing and %q", stdout.String(), stderr.String(), c.wantStderr)
+			}
+			continue
+		}
+		if !strings.HasPrefix(stdout.String(), "NAME ") || !strings.Contains(stdout.String(), "\nweb ") {
+			t.Errorf("tabled %v printed %q, want the pod's table", c.a.tabled, stdout.String())
 		}
 	}
 }

@@ -33,6 +33,11 @@ type Answer struct {
 	Indexes []string `json:"indexes,omitempty"`
 	// Types are the query's types, in the order it asked them.
 	Types []AnswerType `json:"types,omitempty"`
+	// Tabled answers a Query whose Tables was set: Tables are the tables
+	// the client prints, in order, none when nothing matched; Types and
+	// Indexes are then empty.
+	Tabled bool          `json:"tabled,omitempty"`
+	Tables []AnswerTable `json:"tables,omitempty"`
 }
 
 // Object forms: how an AnswerObject's Object is decoded.
@@ -68,4 +73,11 @@ type AnswerObject struct {
 	// Event, with --show-events, is the latest Event about the object,
 	// nil when there is none.
 	Event *corev1.Event `json:"event,omitempty"`
+}
+
+// AnswerTable is a table as a table output prints it: its header and its
+// rows of cells, kubectl's columns, the -L and index columns included.
+type AnswerTable struct {
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
 }

@@ -29,6 +29,10 @@ type Query struct {
 	// it names (jsonpath-file=PATH) is read by the client.
 	Output     string `json:"output,omitempty"`
 	ShowEvents bool   `json:"showEvents,omitempty"`
+	// Tables asks, for a table output of one context, for the tables the
+	// client prints (Answer.Tables), their rows made and ordered by the
+	// cache, instead of the objects.
+	Tables bool `json:"tables,omitempty"`
 	// SyncTimeout and MaxStaleness are --sync-timeout and --max-staleness.
 	SyncTimeout  Duration `json:"syncTimeout,omitempty"`
 	MaxStaleness Duration `json:"maxStaleness,omitempty"`
