@@ -132,48 +132,6 @@ func (c queryPrintConfig) printNotFound(errOut io.Writer) {
 	}
 }
 
-// sortObjects orders each type's objects by --sort-by, if given. They come
-// from the engine in the order the API server lists them (engine.Type.Lookup),
-// the order kubectl get prints, and ties of --sort-by keep it.
-func (p queryPrinter) sortObjects(groups []typeObjects) error {
-	if p.cfg.sortKey == nil {
-		return nil
-	}
-	for _, g := range groups {
-		if len(g.objs) == 0 {
-			continue
-		}
-		contents := make([]map[string]interface{}, len(g.objs))
-		for i, obj := range g.objs {
-			if p.cfg.sortIndex != nil {
-				contents[i] = map[string]interface{}{}
-				if values := index.Values(*p.cfg.sortIndex, obj); len(values) > 0 {
-					contents[i][sortIndexField] = values[0]
-				}
-				continue
-			}
-			m, err := object.Content(obj)
-			if err != nil {
-				return err
-			}
-			contents[i] = m
-		}
-		order, err := p.cfg.sortKey.Order(contents)
-		if err != nil && p.cfg.sortIndex != nil {
-			return fmt.Errorf("--sort-by %s: no object of %s has a value for the index", p.cfg.sortBy, g.t.Name())
-		}
-		if err != nil {
-			return err
-		}
-		sorted := make([]interface{}, len(order))
-		for i, idx := range order {
-			sorted[i] = g.objs[idx]
-		}
-		copy(g.objs, sorted)
-	}
-	return nil
-}
-
 // sortIndexField is the field that holds an object's sort value when
 // --sort-by names an index.
 const sortIndexField = "value"
