@@ -74,7 +74,7 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 		SilenceErrors: true,
 		// With no subcommand, print help.
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-		// record and history take one context (checkFleetCommand, fleetquery.go).
+		// record and history take one context (checkFleetCommand).
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFleetCommand(cmd, configFlags) },
 	}
 	configFlags.AddFlags(cmd.PersistentFlags())
@@ -116,8 +116,8 @@ var ErrInterrupted = cmdutil.ErrInterrupted
 // fleetCommands are the commands that take several contexts.
 var fleetCommands = map[string]bool{"query": true, "watch": true, "capacity": true, "tree": true}
 
-// cacheFleetCommands are the cache subcommands that take several contexts
-// (fleetcache.go).
+// cacheFleetCommands are the cache subcommands that take several
+// contexts.
 var cacheFleetCommands = map[string]bool{"start": true, "status": true, "stop": true}
 
 // takesContexts reports whether cmd takes several contexts.

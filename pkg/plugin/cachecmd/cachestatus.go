@@ -33,7 +33,7 @@ type CacheStatusOptions struct {
 	// this shell, to say which cache its commands use; zero when they do
 	// not resolve (no kubeconfig).
 	shell shellIdentity
-	// fleet, with several contexts (fleetcache.go), is the contexts whose
+	// fleet, with several contexts (resolveFleetStatus), is the contexts whose
 	// caches the status lists; nil otherwise.
 	fleet      *fleetStatus
 	fleetFlags *cacheFleetFlags

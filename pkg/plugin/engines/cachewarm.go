@@ -39,8 +39,7 @@ type ServeEnv struct {
 // reads now, or one that hit CEL's cost limit in the cache);
 // and, with --max-staleness, a type whose watch has been failing for
 // longer. Other --indexer indexes are served: the pool registers each
-// definition once, whatever the commands call it (see the server package's
-// custom.go). A type whose list or watch the API server refuses (401, 403)
+// definition once, whatever the commands call it. A type whose list or watch the API server refuses (401, 403)
 // is declined too, and evicted by the pool: the command then gets the
 // server's refusal itself. The cache learns of a revocation only when the
 // informer next lists or watches (a watch is renewed every 5 to 10 minutes).

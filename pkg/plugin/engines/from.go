@@ -27,7 +27,7 @@ import (
 // RunE: with --from, the command runs here over the files (never in a warm
 // cache), needing no kubeconfig; a watch prints the files' objects first
 // (as --initial does; a grouped watch, its table). A recording among the
-// paths is read by recordingEngines instead (fromrecording.go). watch,
+// paths is read by recordingEnginesFor instead. watch,
 // set for a watch, is called before a watch over dump files runs.
 func AddFromFlags(cmd *cobra.Command, o cmdutil.Command, eo *EngineOptions, watch func()) {
 	var paths []string

@@ -19,14 +19,13 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-// This file runs a query across several kubeconfig contexts (a fleet):
-// --context a,b, --context 'prod-*', --all-contexts, or a query that names
-// the built-in context index. Each context is answered by a QueryOptions of
-// its own (its own ConfigFlags: server, credentials, impersonation and
-// default namespace of that context), in parallel; the answers are merged
-// by fleetprint.go; -w and --watch-only stream the contexts' rows
-// (fleetquerywatch.go). A plain --context NAME is not a fleet: the query
-// runs exactly as without this file.
+// This file runs a query across several kubeconfig contexts: --context a,b,
+// --context 'prod-*', --all-contexts, or a query that names the built-in
+// context index. Each context is answered by a QueryOptions of its own (its
+// own ConfigFlags: server, credentials, impersonation and default namespace
+// of that context), in parallel, through answerTargets, which answers one
+// context too; -w and --watch-only stream the contexts' rows
+// (runFleetQueryWatch).
 
 // fleetQueryRunE returns query's RunE: a fleet query when contexts are
 // chosen the fleet way or the context index is named, next otherwise.

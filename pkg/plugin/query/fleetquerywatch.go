@@ -31,7 +31,7 @@ import (
 )
 
 // This file holds query -w and --watch-only across contexts: one query -w
-// per context (its own engine, as querywatch.go runs one), their rows
+// per context (its own engine, as runWatch runs one), their rows
 // printed as one stream, each naming its context as the fleet query does:
 //
 //   - tables (and -o wide, custom-columns): a first column CONTEXT;
@@ -44,7 +44,7 @@ import (
 // merged as the one-shot fleet query merges it (types in the order asked,
 // contexts in the order selected, --sort-by across contexts); then each
 // change in any context is printed as a row, as query -w prints rows off a
-// terminal (querywatchrows.go), on a terminal too. A context that fails is
+// terminal (rowPrinter), on a terminal too. A context that fails is
 // named on stderr once; the others go on, and the exit code is then 1.
 // Ctrl-C ends every context's watch (exit 1 without a message, as kubectl
 // get -w).

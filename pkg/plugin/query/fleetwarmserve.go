@@ -23,7 +23,7 @@ import (
 )
 
 // This file is the warm cache's side of a query asked as data
-// (fleetwarm.go is the client's): a Collect request's query is answered in
+// (collectWarm is the client's): a Collect request's query is answered in
 // the cache process, with the cache's engines, up to the lookup, and the
 // answer is sent as data (a protocol.Answer) instead of printed.
 

@@ -79,8 +79,7 @@ type QueryOptions struct {
 	// ShowEvents is --show-events: the latest Event about each object in
 	// the table's last columns.
 	ShowEvents bool
-	// queryWatchFlags are -w, --watch-only and --output-watch-events
-	// (querywatch.go).
+	// queryWatchFlags are -w, --watch-only and --output-watch-events.
 	queryWatchFlags
 
 	genericiooptions.IOStreams
@@ -93,7 +92,7 @@ type QueryOptions struct {
 	// by Run, in a copy.
 	indexDefs   []index.Definition
 	filterGuard *expr.Guard
-	// print is what the printers read (queryprint.go).
+	// print is what the printers read (queryPrintConfig).
 	print queryPrintConfig
 	// Pushdown is what a direct run may have the API server select.
 	Pushdown []index.Selector
@@ -221,7 +220,7 @@ func (o *QueryOptions) completeEngineConfig() {
 	o.Config.FullObjects = o.fullObjects()
 	if plan := o.recordPlan(); plan != nil {
 		// Each object is reduced to what the answer reads as it arrives
-		// (queryslim.go).
+		// (recordPlan).
 		o.Config.Indexes, o.Config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
 		o.Config.Reads = o.recordReads()
 	} else if o.grouped() && o.podTransformSafe() {

@@ -16,8 +16,7 @@ import (
 
 // This file holds how a query prints its answer: the print config that
 // QueryOptions.Complete builds from the flags, and the printer Run hands
-// the engine's objects to. The tables are in querytable.go, the grouped
-// tables in querygroup.go.
+// the engine's objects to (answerPrinter).
 
 // queryPrintConfig is everything the query printers need, built by
 // QueryOptions.Complete from the flags. Run binds its relationship indexes
@@ -47,7 +46,7 @@ type queryPrintConfig struct {
 	measures []aggregate.Measure
 	top      int // --top: 0 prints every row
 	// showEvents is --show-events: a table ends with the latest Event
-	// about each object, read from events, which Run sets (queryevents.go).
+	// about each object, read from events, which Run sets (eventHeaders).
 	showEvents bool
 	events     index.KubeEvents
 }

@@ -22,8 +22,8 @@ import (
 // This file holds query -w/--watch: the query's answer kept current from
 // its informers after sync, instead of printed once. On a terminal, a table
 // (objects, custom columns, or a grouped table) is redrawn in place
-// (querywatchlive.go); otherwise, and for -o json, yaml, name and templates,
-// each change is printed as kubectl get -w prints it (querywatchrows.go).
+// (runLive); otherwise, and for -o json, yaml, name and templates, each
+// change is printed as kubectl get -w prints it (runRows).
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {
@@ -37,7 +37,7 @@ type queryWatchFlags struct {
 	// events ({"type", "object"}).
 	OutputWatchEvents bool
 	// fleetRows, in one context of a fleet query -w, takes the context's
-	// rows into the fleet's stream (fleetquerywatch.go).
+	// rows into the shared stream (fleetRows).
 	fleetRows *fleetRowsContext
 }
 
@@ -211,7 +211,7 @@ type queryWatch struct {
 }
 
 // changeClassifier returns what tells which events change the query's
-// answer, and as what (watchfilter.go): every event of the types, or, with
+// answer, and as what (watch.EventPrinter.Classify): every event of the types, or, with
 // --index and --filter, those of objects in the query, an object entering
 // it as ADDED and leaving it as DELETED. Events of the initial list are
 // not changes: the answer printed first holds them.

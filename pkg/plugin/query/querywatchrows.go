@@ -60,7 +60,7 @@ type rowPrinter struct {
 	now        time.Time
 	// fleet is the target whose rows these are, in the shared output of
 	// its query's targets: the rows of one of several name it
-	// (fleetquerywatch.go).
+	// (fleetRows).
 	fleet *fleetRowsContext
 }
 

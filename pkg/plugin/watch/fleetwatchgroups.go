@@ -23,16 +23,16 @@ import (
 
 // This file holds watch --group-by … --sum … across contexts: one live
 // grouped table over every context's objects, by the rules of a fleet
-// query's --group-by and --sum (fleetprint.go): a group's count and sums are
+// query's --group-by and --sum: a group's count and sums are
 // the sums over the contexts, unless the built-in context index is one of
 // the --group-by keys, which keeps each context's groups apart; TOTAL adds
 // up all contexts.
 //
-// Each context runs its own engine (fleetwatch.go); once synced it adds its
+// Each context runs its own engine (runWatchTargets); once synced it adds its
 // objects to the one table and waits. The table is printed when every
 // context has synced or failed, so that it starts as the fleet query's
 // answer; then each context's events change it as they come, drawn as
-// watchgroups.go draws one context's table (redrawn in place on a terminal,
+// groupWatch.draw draws a table (redrawn in place on a terminal,
 // a line per changed group otherwise). A context that fails is named on
 // stderr by the fleet watch, and what it had added is taken out of the
 // table: the table counts only contexts that are watched.

@@ -73,7 +73,7 @@ type WatchOptions struct {
 	Until            string
 	UntilAll         string
 	// GroupBy and Sums (--group-by, --sum) make the watch a live grouped
-	// table instead of a stream of events; see watchgroups.go.
+	// table instead of a stream of events (runGroups).
 	GroupBy []string
 	Sums    []string
 

@@ -102,7 +102,7 @@ type WatchPrintConfig struct {
 	// commands too (a warm cache): it then leaves GOMAXPROCS alone.
 	sharedProcess bool
 	// budget, when set, is --max-events shared by the watches of a fleet
-	// (fleetwatch.go): an event is printed only while it lasts.
+	// (runWatchTargets): an event is printed only while it lasts.
 	budget *FleetEventBudget
 }
 

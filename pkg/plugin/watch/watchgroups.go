@@ -125,7 +125,7 @@ type groupWatch struct {
 	out *bufio.Writer
 	now func() time.Time
 	// tableOf, if set, returns the table to draw instead of live's
-	// (fleetwatchgroups.go).
+	// (fleetGroups.table).
 	tableOf func() aggregate.Table
 }
 

@@ -47,7 +47,7 @@ import (
 // --max-events counts the events of the merged stream. --where context…
 // chooses contexts (the built-in context index); the other --where
 // selectors apply in each context. --group-by and --sum keep one table
-// merged over the contexts (fleetwatchgroups.go); one target's table is a
+// merged over the contexts (fleetGroups); one target's table is a
 // merge of one.
 
 // watchTargetsRunE returns watch's RunE outside a warm cache process: the
