@@ -95,7 +95,7 @@ func TestOneVersusMany(t *testing.T) {
 		}
 	})
 	t.Run("live", func(t *testing.T) {
-		testLive(t, f, cold, []ovmForm{fleetOfOne, fleetOfThree})
+		testLive(t, f, cold, warm, []ovmForm{fleetOfOne, fleetOfThree})
 	})
 	t.Run("cache", func(t *testing.T) {
 		testCache(t, f, cold, warm, []ovmForm{one, fleetOfOne, fleetOfThree})
@@ -456,6 +456,9 @@ func testCache(t *testing.T, f *framework.Fleet, cold, warm *cacheEnv, forms []o
 			})
 		}
 	})
+	t.Run("warm live", func(t *testing.T) {
+		testLive(t, f, cold, warm, forms)
+	})
 	t.Run("answered by the warm cache", func(t *testing.T) {
 		testWarmUse(t, f, warm, forms)
 	})
@@ -566,13 +569,14 @@ func testWarmUse(t *testing.T, f *framework.Fleet, warm *cacheEnv, forms []ovmFo
 	}
 }
 
-// testLive compares query -w and watch with changes made while they run.
-func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
+// testLive compares query -w and watch with changes made while they run,
+// the references run with refEnv, the forms with formEnv.
+func testLive(t *testing.T, f *framework.Fleet, refEnv, formEnv *cacheEnv, forms []ovmForm) {
 	ns := ovmLiveNamespace
 	t.Run("query -w --group-by --sum", func(t *testing.T) {
 		args := []string{"query", "pods", "-n", ns, "-w", "--group-by", "label:app", "--sum", "requests.cpu"}
 		// The table: header, a group, TOTAL.
-		results := runLive(t, f, e, args, forms, func(form ovmForm) int { return 3 }, nil, nil)
+		results := runLive(t, f, refEnv, formEnv, args, forms, func(form ovmForm) int { return 3 }, nil, nil)
 		compareLive(t, f, kindGroups, results, forms, true)
 	})
 	t.Run("query -w", func(t *testing.T) {
@@ -591,7 +595,7 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 				runKubectl(t, f, ovmLivePodYAML("live-new"), "create", "-f", "-", "--context", ctx)
 			}
 		}
-		results := runLive(t, f, e, args, forms, initial, change, func(out string) int { return strings.Count(out, "live-new") })
+		results := runLive(t, f, refEnv, formEnv, args, forms, initial, change, func(out string) int { return strings.Count(out, "live-new") })
 		for _, ctx := range f.Contexts {
 			runKubectl(t, f, "", "delete", "pod", "live-new", "-n", ns, "--context", ctx, "--grace-period=0", "--force")
 		}
@@ -599,6 +603,9 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 	})
 	t.Run("watch --until", func(t *testing.T) {
 		args := []string{"watch", "configmaps", "-n", ns, "--initial", "--until", `object.data.step == "2"`, "--timeout", "90s"}
+		for _, ctx := range f.Contexts {
+			runKubectl(t, f, "", "patch", "configmap", "live", "-n", ns, "--context", ctx, "-p", `{"data":{"step":"0"}}`)
+		}
 		initial := func(form ovmForm) int { return len(form.contexts) } // ADDED configmap/live
 		change := func(t *testing.T) {
 			for _, step := range []string{"1", "2"} {
@@ -607,7 +614,12 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 				}
 			}
 		}
-		results := runLive(t, f, e, args, forms, initial, change, nil)
+		results := runLive(t, f, refEnv, formEnv, args, forms, initial, change, nil)
+		for i, ctx := range f.Contexts {
+			if !strings.Contains(results[i].Stdout, `data.step: "1" → "2"`) {
+				t.Fatalf("the reference, --context %s, did not print the change: the comparison would prove little\n%s", ctx, results[i])
+			}
+		}
 		compareLive(t, f, kindLines, results, forms, false)
 	})
 }
@@ -617,7 +629,7 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 // until each has printed a line per context it selects for it (changed
 // counts them in the output so far; nil: until the command exits by
 // itself), and returns the results, the references first.
-func runLive(t *testing.T, f *framework.Fleet, e *cacheEnv, args []string, forms []ovmForm, initial func(ovmForm) int, change func(*testing.T), changed func(string) int) []framework.Result {
+func runLive(t *testing.T, f *framework.Fleet, refEnv, formEnv *cacheEnv, args []string, forms []ovmForm, initial func(ovmForm) int, change func(*testing.T), changed func(string) int) []framework.Result {
 	t.Helper()
 	all := make([]ovmForm, 0, len(f.Contexts)+len(forms))
 	for _, ctx := range f.Contexts {
@@ -626,9 +638,13 @@ func runLive(t *testing.T, f *framework.Fleet, e *cacheEnv, args []string, forms
 	all = append(all, forms...)
 	procs := make([]*framework.Process, len(all))
 	for i, form := range all {
+		env := formEnv
+		if i < len(f.Contexts) {
+			env = refEnv
+		}
 		procs[i] = framework.Start(t, framework.Cmd{
 			Args:       append([]string{"informer"}, withContext(args, form.flag)...),
-			Kubeconfig: f.Kubeconfig, Env: e.env(), Timeout: 3 * time.Minute,
+			Kubeconfig: f.Kubeconfig, Env: env.env(), Timeout: 3 * time.Minute,
 		})
 	}
 	waitAll := func(what string, enough func(i int, out string) bool) {
@@ -664,6 +680,11 @@ func runLive(t *testing.T, f *framework.Fleet, e *cacheEnv, args []string, forms
 			}
 		}
 		results[i] = p.Wait()
+	}
+	for i, ctx := range f.Contexts {
+		if changed != nil && changed(results[i].Stdout) < 1 {
+			t.Fatalf("the reference, --context %s, did not print the change: the comparison would prove little\n%s", ctx, results[i])
+		}
 	}
 	return results
 }
