@@ -62,16 +62,34 @@ var ovmCases = []ovmCase{
 }
 
 // TestOneVersusMany runs every command on one context (--context fleet-I,
-// the reference), on a fleet of one (a pattern that matches fleet-1 only)
-// and on a fleet of three (--context fleet-1,fleet-2,fleet-3), and
-// compares the answers, the context aside: the fleet of one's answer must
-// be fleet-1's, and in the fleet of three's each context's part must be
-// that context's answer, the parts that belong to no context (groups,
-// capacity's TOTAL) the sums of the contexts'. Then it does the same
-// through a warm cache per context (cache start|status|stop), where every
-// form must answer as one context answers directly, and through the cache.
-// Ages (AGE, EVENT AGE) may differ by a second or two between two
-// commands; everything else must be equal.
+// the reference), on a fleet of one (the pattern fleet-1*, which matches
+// fleet-1 only; fleet.Select would also make fleet-1,fleet-1 one context)
+// and on a fleet of three (--context fleet-1,fleet-2,fleet-3), and compares
+// the answers, the context aside (issue 36: one path for one context and
+// many):
+//
+//   - a fleet's answer is taken apart by context: the CONTEXT column, the
+//     CONTEXT/ and "CONTEXT " prefixes of lines, "context CONTEXT: " of
+//     messages, the contexts list beside a List's items, the context field
+//     of a watch event; the fleet of one may print the context or not;
+//   - the fleet of one's answer must be fleet-1's; in the fleet of three's,
+//     each context's part must be that context's answer, in the same
+//     order, cell for cell, and exit codes must be equal;
+//   - what belongs to no context must add up: a grouped table's counts and
+//     sums (and its TOTAL) are the sums of the contexts' (compared by group,
+//     percentages aside), capacity's TOTAL row the sum of the contexts'
+//     TOTAL rows, -o jsonpath the contexts' outputs one after the other;
+//   - an empty answer prints nothing on stdout and one context's "No
+//     resources found" message on stderr;
+//   - ages (AGE, EVENT AGE) may differ by two seconds (plus the precision
+//     of the age printed) between two commands run a moment apart; that is
+//     the only cell compared loosely.
+//
+// The commands run directly, then through a warm cache per context (cache
+// start), where every form, one context included, must answer as one
+// context answers directly; cache start, status and stop are compared the
+// same way, and query, query -w and watch must be answered by the warm
+// cache of every context a form selects, as one context's are.
 func TestOneVersusMany(t *testing.T) {
 	seedOneVsMany(t)
 	f := framework.CurrentFleet(t)
