@@ -62,16 +62,34 @@ var ovmCases = []ovmCase{
 }
 
 // TestOneVersusMany runs every command on one context (--context fleet-I,
-// the reference), on a fleet of one (a pattern that matches fleet-1 only)
-// and on a fleet of three (--context fleet-1,fleet-2,fleet-3), and
-// compares the answers, the context aside: the fleet of one's answer must
-// be fleet-1's, and in the fleet of three's each context's part must be
-// that context's answer, the parts that belong to no context (groups,
-// capacity's TOTAL) the sums of the contexts'. Then it does the same
-// through a warm cache per context (cache start|status|stop), where every
-// form must answer as one context answers directly, and through the cache.
-// Ages (AGE, EVENT AGE) may differ by a second or two between two
-// commands; everything else must be equal.
+// the reference), on a fleet of one (the pattern fleet-1*, which matches
+// fleet-1 only; fleet.Select would also make fleet-1,fleet-1 one context)
+// and on a fleet of three (--context fleet-1,fleet-2,fleet-3), and compares
+// the answers, the context aside (issue 36: one path for one context and
+// many):
+//
+//   - a fleet's answer is taken apart by context: the CONTEXT column, the
+//     CONTEXT/ and "CONTEXT " prefixes of lines, "context CONTEXT: " of
+//     messages, the contexts list beside a List's items, the context field
+//     of a watch event; the fleet of one may print the context or not;
+//   - the fleet of one's answer must be fleet-1's; in the fleet of three's,
+//     each context's part must be that context's answer, in the same
+//     order, cell for cell, and exit codes must be equal;
+//   - what belongs to no context must add up: a grouped table's counts and
+//     sums (and its TOTAL) are the sums of the contexts' (compared by group,
+//     percentages aside), capacity's TOTAL row the sum of the contexts'
+//     TOTAL rows, -o jsonpath the contexts' outputs one after the other;
+//   - an empty answer prints nothing on stdout and one context's "No
+//     resources found" message on stderr;
+//   - ages (AGE, EVENT AGE) may differ by two seconds (plus the precision
+//     of the age printed) between two commands run a moment apart; that is
+//     the only cell compared loosely.
+//
+// The commands run directly, then through a warm cache per context (cache
+// start), where every form, one context included, must answer as one
+// context answers directly; cache start, status and stop are compared the
+// same way, and query, query -w and watch must be answered by the warm
+// cache of every context a form selects, as one context's are.
 func TestOneVersusMany(t *testing.T) {
 	seedOneVsMany(t)
 	f := framework.CurrentFleet(t)
@@ -95,7 +113,7 @@ func TestOneVersusMany(t *testing.T) {
 		}
 	})
 	t.Run("live", func(t *testing.T) {
-		testLive(t, f, cold, []ovmForm{fleetOfOne, fleetOfThree})
+		testLive(t, f, cold, warm, []ovmForm{fleetOfOne, fleetOfThree})
 	})
 	t.Run("cache", func(t *testing.T) {
 		testCache(t, f, cold, warm, []ovmForm{one, fleetOfOne, fleetOfThree})
@@ -456,6 +474,9 @@ func testCache(t *testing.T, f *framework.Fleet, cold, warm *cacheEnv, forms []o
 			})
 		}
 	})
+	t.Run("warm live", func(t *testing.T) {
+		testLive(t, f, cold, warm, forms)
+	})
 	t.Run("answered by the warm cache", func(t *testing.T) {
 		testWarmUse(t, f, warm, forms)
 	})
@@ -572,13 +593,14 @@ func testWarmUse(t *testing.T, f *framework.Fleet, warm *cacheEnv, forms []ovmFo
 	}
 }
 
-// testLive compares query -w and watch with changes made while they run.
-func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
+// testLive compares query -w and watch with changes made while they run,
+// the references run with refEnv, the forms with formEnv.
+func testLive(t *testing.T, f *framework.Fleet, refEnv, formEnv *cacheEnv, forms []ovmForm) {
 	ns := ovmLiveNamespace
 	t.Run("query -w --group-by --sum", func(t *testing.T) {
 		args := []string{"query", "pods", "-n", ns, "-w", "--group-by", "label:app", "--sum", "requests.cpu"}
 		// The table: header, a group, TOTAL.
-		results := runLive(t, f, e, args, forms, func(form ovmForm) int { return 3 }, nil, nil)
+		results := runLive(t, f, refEnv, formEnv, args, forms, func(form ovmForm) int { return 3 }, nil, nil)
 		compareLive(t, f, kindGroups, results, forms, true)
 	})
 	t.Run("query -w", func(t *testing.T) {
@@ -597,7 +619,7 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 				runKubectl(t, f, ovmLivePodYAML("live-new"), "create", "-f", "-", "--context", ctx)
 			}
 		}
-		results := runLive(t, f, e, args, forms, initial, change, func(out string) int { return strings.Count(out, "live-new") })
+		results := runLive(t, f, refEnv, formEnv, args, forms, initial, change, func(out string) int { return strings.Count(out, "live-new") })
 		for _, ctx := range f.Contexts {
 			runKubectl(t, f, "", "delete", "pod", "live-new", "-n", ns, "--context", ctx, "--grace-period=0", "--force")
 		}
@@ -605,6 +627,9 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 	})
 	t.Run("watch --until", func(t *testing.T) {
 		args := []string{"watch", "configmaps", "-n", ns, "--initial", "--until", `object.data.step == "2"`, "--timeout", "90s"}
+		for _, ctx := range f.Contexts {
+			runKubectl(t, f, "", "patch", "configmap", "live", "-n", ns, "--context", ctx, "-p", `{"data":{"step":"0"}}`)
+		}
 		initial := func(form ovmForm) int { return len(form.contexts) } // ADDED configmap/live
 		change := func(t *testing.T) {
 			for _, step := range []string{"1", "2"} {
@@ -613,7 +638,12 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 				}
 			}
 		}
-		results := runLive(t, f, e, args, forms, initial, change, nil)
+		results := runLive(t, f, refEnv, formEnv, args, forms, initial, change, nil)
+		for i, ctx := range f.Contexts {
+			if !strings.Contains(results[i].Stdout, `data.step: "1" → "2"`) {
+				t.Fatalf("the reference, --context %s, did not print the change: the comparison would prove little\n%s", ctx, results[i])
+			}
+		}
 		compareLive(t, f, kindLines, results, forms, false)
 	})
 }
@@ -623,7 +653,7 @@ func testLive(t *testing.T, f *framework.Fleet, e *cacheEnv, forms []ovmForm) {
 // until each has printed a line per context it selects for it (changed
 // counts them in the output so far; nil: until the command exits by
 // itself), and returns the results, the references first.
-func runLive(t *testing.T, f *framework.Fleet, e *cacheEnv, args []string, forms []ovmForm, initial func(ovmForm) int, change func(*testing.T), changed func(string) int) []framework.Result {
+func runLive(t *testing.T, f *framework.Fleet, refEnv, formEnv *cacheEnv, args []string, forms []ovmForm, initial func(ovmForm) int, change func(*testing.T), changed func(string) int) []framework.Result {
 	t.Helper()
 	all := make([]ovmForm, 0, len(f.Contexts)+len(forms))
 	for _, ctx := range f.Contexts {
@@ -632,9 +662,13 @@ func runLive(t *testing.T, f *framework.Fleet, e *cacheEnv, args []string, forms
 	all = append(all, forms...)
 	procs := make([]*framework.Process, len(all))
 	for i, form := range all {
+		env := formEnv
+		if i < len(f.Contexts) {
+			env = refEnv
+		}
 		procs[i] = framework.Start(t, framework.Cmd{
 			Args:       append([]string{"informer"}, withContext(args, form.flag)...),
-			Kubeconfig: f.Kubeconfig, Env: e.env(), Timeout: 3 * time.Minute,
+			Kubeconfig: f.Kubeconfig, Env: env.env(), Timeout: 3 * time.Minute,
 		})
 	}
 	waitAll := func(what string, enough func(i int, out string) bool) {
@@ -670,6 +704,11 @@ func runLive(t *testing.T, f *framework.Fleet, e *cacheEnv, args []string, forms
 			}
 		}
 		results[i] = p.Wait()
+	}
+	for i, ctx := range f.Contexts {
+		if changed != nil && changed(results[i].Stdout) < 1 {
+			t.Fatalf("the reference, --context %s, did not print the change: the comparison would prove little\n%s", ctx, results[i])
+		}
 	}
 	return results
 }
