@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -270,29 +271,17 @@ func scanJSONKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 				i++
 				break
 			}
-			if data[i] == ',' {
-				i = skipSpace(data, i+1)
-			}
-			if i >= len(data) || data[i] != '"' {
+			key, next, ok := jsonMemberKey(data, i)
+			if !ok {
 				return false
 			}
-			end, escaped := stringEnd(data, i)
-			if end < 0 || escaped {
-				return false
-			}
-			key := string(data[i+1 : end-1])
-			i = skipSpace(data, end)
-			if i >= len(data) || data[i] != ':' {
-				return false
-			}
-			i = skipSpace(data, i+1)
-			if i >= len(data) {
-				return false
-			}
+			i = next
 			switch {
 			case (key == "kind" || key == "apiVersion") && data[i] == '"':
 				end, escaped := stringEnd(data, i)
-				if end < 0 || escaped {
+				if end < 0 || escaped || !utf8.Valid(data[i+1:end-1]) {
+					// The decoder reads escapes and invalid UTF-8 as
+					// other text: the file is read instead.
 					return false
 				}
 				if key == "kind" {
@@ -418,31 +407,17 @@ func itemHeader(data []byte, i *int, it *yamlItem) bool {
 			*i = j + 1
 			return true
 		}
-		if data[j] == ',' {
-			j = skipSpace(data, j+1)
-		}
-		if j >= len(data) || data[j] != '"' {
+		key, next, ok := jsonMemberKey(data, j)
+		if !ok {
 			return false
 		}
-		end, escaped := stringEnd(data, j)
-		if end < 0 || escaped {
-			return false
-		}
-		key := string(data[j+1 : end-1])
-		j = skipSpace(data, end)
-		if j >= len(data) || data[j] != ':' {
-			return false
-		}
-		j = skipSpace(data, j+1)
-		if j >= len(data) {
-			return false
-		}
+		j = next
 		if key == "kind" || key == "apiVersion" {
 			if data[j] != '"' {
 				return false
 			}
 			end, escaped := stringEnd(data, j)
-			if end < 0 || escaped {
+			if end < 0 || escaped || !utf8.Valid(data[j+1:end-1]) {
 				return false
 			}
 			if key == "kind" {
@@ -589,4 +564,32 @@ func plainKeyValue(line []byte) (key, value string, ok bool) {
 		return string(line[:i]), "", false
 	}
 	return string(line[:i]), string(v), true
+}
+
+// jsonMemberKey reads the next key of a JSON object at data[i] (after its '{'
+// or a member, skipped space included): an optional ',', the quoted key
+// and its ':'. It returns the key and the position of its value; ok is
+// false when data does not hold one there, or the key has escapes (the
+// kinds' keys have none).
+func jsonMemberKey(data []byte, i int) (key string, value int, ok bool) {
+	if data[i] == ',' {
+		i = skipSpace(data, i+1)
+	}
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
+	}
+	end, escaped := stringEnd(data, i)
+	if end < 0 || escaped {
+		return "", 0, false
+	}
+	key = string(data[i+1 : end-1])
+	i = skipSpace(data, end)
+	if i >= len(data) || data[i] != ':' {
+		return "", 0, false
+	}
+	i = skipSpace(data, i+1)
+	if i >= len(data) {
+		return "", 0, false
+	}
+	return key, i, true
 }
