@@ -104,11 +104,34 @@ func (o *EngineOptions) Validate() error {
 	return nil
 }
 
-// Complete resolves the namespace, connects to the source of the command's
-// engines, and builds the index set and the engine configuration query and
-// watch share.
+// Complete completes the flags (CompleteFlags) and connects to the
+// target the command's own kubeconfig flags name (Connect).
 func (o *EngineOptions) Complete() error {
-	ns, err := o.Engines.Namespace(o.ConfigFlags)
+	if err := o.CompleteFlags(); err != nil {
+		return err
+	}
+	return o.Connect(o.ConfigFlags)
+}
+
+// CompleteFlags builds what the flags alone decide, the same for every
+// target: the index set and the engine configuration query and watch share
+// (without the namespaces, which are the target's). It sends no request.
+func (o *EngineOptions) CompleteFlags() error {
+	o.Config = engine.Config{
+		LabelSelector: o.LabelSelector,
+		FieldSelector: o.FieldSelector,
+		SyncTimeout:   o.SyncTimeout,
+	}
+	return o.parseIndexers()
+}
+
+// Connect sets what depends on the target configFlags name: its namespace
+// (-n, or the kubeconfig context's), the source of the command's engines
+// and the API server URL. It is called after CompleteFlags, once per
+// target, on that target's own EngineOptions.
+func (o *EngineOptions) Connect(configFlags *genericclioptions.ConfigFlags) error {
+	o.ConfigFlags = configFlags
+	ns, err := o.Engines.Namespace(configFlags)
 	if err != nil {
 		return err
 	}
@@ -118,16 +141,9 @@ func (o *EngineOptions) Complete() error {
 			return err
 		}
 	}
-	if o.Source, o.Server, err = o.Engines.connect(o.ConfigFlags); err != nil {
-		return err
-	}
-	o.Config = engine.Config{
-		Namespaces:    o.Namespaces,
-		LabelSelector: o.LabelSelector,
-		FieldSelector: o.FieldSelector,
-		SyncTimeout:   o.SyncTimeout,
-	}
-	return o.parseIndexers()
+	o.Config.Namespaces = o.Namespaces
+	o.Source, o.Server, err = o.Engines.connect(configFlags)
+	return err
 }
 
 // Resolve maps the TYPE[,TYPE...] argument to REST mappings through
