@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -46,40 +45,21 @@ import (
 func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
 		klog.V(1).InfoS("query: reading the context directly", "context", a.name, "reason", reason)
+		co.ReadDirectly()
 		return false, nil
 	}
 	unusable := func(reason string) (bool, error) {
 		fmt.Fprintf(co.ErrOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if co.Cache == "off" {
-		return direct("--cache off")
+	if co.WarmSocket == "" {
+		return direct("no warm cache is used for the context")
 	}
-	if co.Engines.Shared() {
-		return direct("in a cache process")
-	}
-	id, err := engines.ResolveCacheIdentity(co.ConfigFlags)
-	if err != nil {
-		return direct(err.Error())
-	}
-	if _, err := os.Lstat(id.Socket); err != nil {
-		return direct("no warm cache runs for the context's identity")
-	}
-	err = client.CheckDir(id.Dir)
-	var conn *client.Conn
-	if err == nil {
-		conn, err = client.Dial(id.Socket, engines.DialTimeout)
-	}
-	if errors.Is(err, client.ErrNoCache) {
-		return direct("no warm cache runs for the context's identity")
-	}
+	conn, err := client.Dial(co.WarmSocket, engines.DialTimeout)
 	if err != nil {
 		return unusable(err.Error())
 	}
 	defer conn.Close()
-	if other := engines.OtherBuild(conn.Hello); other != "" {
-		return unusable(other)
-	}
 	question, err := co.question(q)
 	if err != nil {
 		return direct(err.Error())
@@ -106,6 +86,11 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	var answer protocol.Answer
 	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	if restConfig, err := co.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
+		for _, message := range answer.Warnings {
+			restConfig.WarningHandler.HandleWarningHeader(299, "", message)
+		}
 	}
 	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.Source}
 	if answer.Tabled {

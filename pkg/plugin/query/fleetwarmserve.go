@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -49,8 +49,13 @@ func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Requ
 		}
 	}()
 	reqEnv := *env
-	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
-	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+	var mu sync.Mutex
+	var warnings []string
+	reqEnv.PrintWarning = func(message string) {
+		mu.Lock()
+		defer mu.Unlock()
+		warnings = append(warnings, message)
+	}
 	configFlags := genericclioptions.NewConfigFlags(true)
 	configFlags.Namespace = &q.Namespace
 	o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
@@ -60,16 +65,22 @@ func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Requ
 		err = o.Validate()
 	}
 	if err == nil {
-		err = o.writeAnswer(ctx)
+		err = o.writeAnswer(ctx, func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return warnings
+		})
 	}
-	return engines.OutcomeOf(err)
+	return server.OutcomeOf(err)
 }
 
 // writeAnswer does what Run does up to printing and writes the answer on
 // o.Out as one protocol.Answer: for a grouped query its table of groups;
 // for a table output asked as tables (answerTables), the tables the client
-// prints; otherwise the objects (encodeAnswer).
-func (o *QueryOptions) writeAnswer(ctx context.Context) error {
+// prints; otherwise the objects (encodeAnswer). The API server's warnings
+// the answer's lists and watches got (warnings, read last) go with it, for
+// the client to print as its own.
+func (o *QueryOptions) writeAnswer(ctx context.Context, warnings func() []string) error {
 	l, err := o.lookUpAnswer(ctx)
 	if err != nil {
 		return err
@@ -78,24 +89,26 @@ func (o *QueryOptions) writeAnswer(ctx context.Context) error {
 	defer l.report()
 	cfg := l.cfg
 	a := &targetAnswer{p: queryPrinter{cfg: cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}, groups: l.groups}
+	var answer *protocol.Answer
 	switch {
 	case cfg.grouped():
 		t, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Table: &t.Table})
+		answer = &protocol.Answer{Table: &t.Table}
 	case o.answerTables && cfg.out.IsTable():
 		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Tabled: true, Tables: tables})
+		answer = &protocol.Answer{Tabled: true, Tables: tables}
+	default:
+		if answer, err = encodeAnswer(cfg, l.groups); err != nil {
+			return err
+		}
 	}
-	answer, err := encodeAnswer(cfg, l.groups)
-	if err != nil {
-		return err
-	}
+	answer.Warnings = warnings()
 	return json.NewEncoder(o.Out).Encode(answer)
 }
 

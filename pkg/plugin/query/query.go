@@ -108,13 +108,7 @@ func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdQuery returns the query command.
 func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return NewCmdQueryWith(configFlags, streams, nil)
-}
-
-// NewCmdQueryWith returns the query command; env is set inside a warm cache process.
-func NewCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	o := NewQueryOptions(configFlags, streams)
-	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "query TYPE[,TYPE...] [flags]",
 		Short:   "Answer index lookups from synced informer caches",
@@ -122,15 +116,11 @@ func NewCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams generic
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
 	}
-	// A one-shot query asks a warm cache as data (collectWarm); query -w
-	// runs in it (cacheRunE).
-	cmd.RunE = engines.CacheRunE(o, &o.EngineOptions, streams, nil, func() bool { return !o.watching() || o.liveHere() })
+	cmd.RunE = cmdutil.RunE(o)
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
-	if env == nil {
-		cmd.RunE = fleetQueryRunE(o, targets.AddFlags(cmd), cmd.RunE)
-	}
+	cmd.RunE = fleetQueryRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")

@@ -104,23 +104,14 @@ func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdWatch returns the watch command.
 func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return NewCmdWatchWith(configFlags, streams, nil)
-}
-
-// NewCmdWatchWith returns the watch command; env is set inside a warm cache process.
-func NewCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	o := NewWatchOptions(configFlags, streams)
-	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "watch TYPE[,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
 		Short:   "Stream adds, updates and deletes with a diff of what changed",
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = cmdutil.RunE(o)
-	if env == nil {
-		cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
-	}
+	cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	// Files hold no changes: a watch prints their objects first (as
@@ -205,7 +196,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		Initial:          o.Initial,
 		maxEvents:        o.MaxEvents,
 		ShowSecretValues: o.ShowSecretValues,
-		Location:         o.Engines.Location(),
+		Location:         time.Local,
 		sharedProcess:    o.Engines.Shared(),
 	}
 	var indexDefs []index.Definition

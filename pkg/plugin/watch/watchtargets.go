@@ -17,7 +17,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -205,11 +204,6 @@ func watchOne(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOp
 	co.ConfigFlags = c.target.ConfigFlags
 	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
 	co.Where = c.where
-	if c.groups == nil && c.budget == nil && len(c.where) == len(o.Where) && co.Cache != "off" && !engines.Verbose(cmd) && !co.redrawsHere() {
-		if handled, err := engines.ForwardToCache(cmd, args, &co.EngineOptions, co.IOStreams, co.resolvedColor); handled {
-			return err
-		}
-	}
 	if c.budget != nil {
 		co.MaxEvents = 0
 	}
