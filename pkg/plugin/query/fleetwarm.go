@@ -53,7 +53,10 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		return direct(reason)
 	}
 	if co.WarmSocket == "" {
-		return direct("no warm cache is used for the context")
+		if co.Cache == "off" {
+			return direct("--cache off")
+		}
+		return direct("no warm cache runs for the context's identity, or it cannot be used")
 	}
 	conn, err := client.Dial(co.WarmSocket, engines.DialTimeout)
 	if err != nil {
