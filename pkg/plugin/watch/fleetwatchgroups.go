@@ -384,13 +384,13 @@ func (s *fleetGroups) print(done <-chan struct{}) error {
 // run is runGroups for one context of a fleet group watch: its synced
 // objects go into the shared table, then its events, until ctx ends or its
 // engine fails.
-func (c *fleetGroupContext) run(ctx context.Context, o *WatchOptions, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	feed := &groupWatch{keys: o.groupDefs, names: names, cfg: o.print}
+func (c *fleetGroupContext) run(ctx context.Context, w *targetWatch, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
+	feed := &groupWatch{keys: w.groupDefs, names: names, cfg: w.print}
 	if err := c.shared.seed(c.name, feed, eng.Types()); err != nil {
 		return err
 	}
-	engines.PrintSyncedFrom(o.ErrOut, o.Engines, eng.Types())
-	ctx, cancel := o.watchContext(ctx, eng)
+	engines.PrintSyncedFrom(w.errOut, w.eo.Engines, eng.Types())
+	ctx, cancel := w.o.watchContext(ctx, eng)
 	defer cancel()
 	err := c.shared.follow(ctx, c.name, feed, queue)
 	if failed := eng.Err(); failed != nil {

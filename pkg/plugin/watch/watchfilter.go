@@ -117,18 +117,18 @@ func (p *EventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
 // object's change alone changes the relation index values of watched objects, an event naming
 // it is pushed to queue for each of them, so they enter or leave the query (see
 // eventPrinter.classify). The caller shuts the returned relations down.
-func (o *WatchOptions) startRelations(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue) (*engine.Relations, error) {
-	defs := make([]index.Definition, len(o.print.Where), len(o.print.Where)+len(o.groupDefs))
-	selectors := make([]index.Selector, len(o.print.Where))
-	for i, w := range o.print.Where {
+func (w *targetWatch) startRelations(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue) (*engine.Relations, error) {
+	defs := make([]index.Definition, len(w.print.Where), len(w.print.Where)+len(w.groupDefs))
+	selectors := make([]index.Selector, len(w.print.Where))
+	for i, w := range w.print.Where {
 		defs[i], selectors[i] = w.Def, w.Sel
 	}
-	defs = append(defs, o.groupDefs...)
+	defs = append(defs, w.groupDefs...)
 	if err := engines.ValidateRelations(selectors); err != nil {
 		return nil, err
 	}
 	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
-		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
+		Related: w.eo.Engines.Related(w.eo.Source), Namespaces: w.eo.Namespaces, SyncTimeout: w.eo.SyncTimeout, Selectors: selectors,
 		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
 			for _, c := range changes {
 				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
@@ -138,11 +138,11 @@ func (o *WatchOptions) startRelations(ctx context.Context, eng engines.RunningEn
 	if err != nil {
 		return nil, err
 	}
-	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
+	engines.WarnUnreadable(w.errOut, related.Unreadable())
 	bound := related.Definitions()
-	for i := range o.print.Where {
-		o.print.Where[i].Def = bound[i]
+	for i := range w.print.Where {
+		w.print.Where[i].Def = bound[i]
 	}
-	copy(o.groupDefs, bound[len(o.print.Where):])
+	copy(w.groupDefs, bound[len(w.print.Where):])
 	return related, nil
 }

@@ -42,18 +42,19 @@ const (
 // grouped reports whether the watch keeps a grouped table (--group-by or
 // --sum) instead of printing events.
 func (o *WatchOptions) grouped() bool {
-	return len(o.GroupBy) > 0 || len(o.Sums) > 0 || o.fleetGroups != nil
+	return len(o.GroupBy) > 0 || len(o.Sums) > 0
 }
 
-// completeGroups looks up --group-by and parses --sum, and returns indexDefs
-// with the --group-by indexes added.
-func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Definition, error) {
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.GroupBy, o.Sums)
+// completeGroups looks up the indexes of groupBy (--group-by as the
+// targets read it) and parses --sum, and returns indexDefs with the
+// --group-by indexes added.
+func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Definition) ([]index.Definition, error) {
+	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums)
 	if err != nil {
 		return nil, err
 	}
-	o.groupDefs, o.measures = groupBy, measures
-	for _, def := range groupBy {
+	o.groupDefs, o.measures = defs, measures
+	for _, def := range defs {
 		if !slices.ContainsFunc(indexDefs, func(d index.Definition) bool { return d.Name == def.Name }) {
 			indexDefs = append(indexDefs, def)
 		}
@@ -95,17 +96,17 @@ func (o *WatchOptions) validateGroups() error {
 // runGroups keeps the live grouped table of the synced caches until ctx
 // ends (Ctrl-C, --timeout) or the engine fails: the watch's part of the
 // table of several targets, or a table of its own, a merge of one.
-func (o *WatchOptions) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	if o.fleetGroups != nil {
-		return o.fleetGroups.run(ctx, o, eng, queue, names)
+func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
+	if w.groups != nil {
+		return w.groups.run(ctx, w, eng, queue, names)
 	}
-	groups, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, o.Timestamps, []string{""}, o.Out)
+	groups, err := newFleetGroups(w.o.groupTitle(), w.o.GroupBy, w.o.Sums, w.o.Timestamps, []string{""}, w.out)
 	if err != nil {
 		return err
 	}
 	one := &fleetGroupContext{shared: groups}
 	return runGroupTargets(groups, func() error {
-		err := one.run(ctx, o, eng, queue, names)
+		err := one.run(ctx, w, eng, queue, names)
 		groups.ended(one.name, err)
 		return err
 	})

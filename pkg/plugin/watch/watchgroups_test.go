@@ -31,7 +31,7 @@ func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 	streams, _, _, _ := genericiooptions.NewTestIOStreams()
 	o := NewWatchOptions(nil, streams)
 	o.typeArgs, o.GroupBy, o.Sums, o.IndexSet = []string{"pods"}, []string{"label:app"}, []string{"requests.cpu"}, &index.Set{}
-	if _, err := o.completeGroups(nil); err != nil {
+	if _, err := o.completeGroups(o.GroupBy, nil); err != nil {
 		t.Fatal(err)
 	}
 	s, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, false, []string{""}, out)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
@@ -51,19 +49,27 @@ import (
 // merge of one.
 
 // watchTargetsRunE returns watch's RunE outside a warm cache process: the
-// watch of each target the kubeconfig flags and --all-contexts choose.
+// flags completed and validated once, then the watch of each target the
+// kubeconfig flags and --all-contexts choose.
 func watchTargetsRunE(o *WatchOptions, f *targets.Flags) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		_, at, err := splitGroupByContext(o.GroupBy)
+		groupBy, at, err := splitGroupByContext(o.GroupBy)
 		if err != nil {
 			return err
 		}
-		contextWhere, _, err := SplitContextWhere(o.Where)
+		contextWhere, where, err := SplitContextWhere(o.Where)
 		if err != nil {
 			return err
 		}
+		o.contextWhere = contextWhere
 		set, err := targets.New(o.ConfigFlags, f.AllContexts, at >= 0 || len(contextWhere) > 0)
 		if err != nil {
+			return err
+		}
+		if err := o.completeFlags(args, where, groupBy); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
 			return err
 		}
 		return runWatchTargets(cmd, args, o, set)
@@ -74,24 +80,13 @@ func watchTargetsRunE(o *WatchOptions, f *targets.Flags) func(*cobra.Command, []
 // error of the one target, or a *targets.PartialError when some of several
 // failed.
 func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set targets.Set) error {
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
+	defer stop()
 	if !set.Several {
-		return watchOne(cmd.Context(), cmd, args, o, watchTarget{target: set.Targets[0], where: o.Where}, o.Out, o.ErrOut)
-	}
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts or several contexts")
-	}
-	if err := o.validateGroups(); err != nil {
-		return err
-	}
-	if o.MaxEvents < 0 {
-		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
-	}
-	contextWhere, where, err := SplitContextWhere(o.Where)
-	if err != nil {
-		return err
+		return watchOne(ctx, cmd, args, o.target(o.EngineOptions, o.Out, o.ErrOut), set.Targets[0])
 	}
 	set.Keep(func(name string) bool {
-		for _, s := range contextWhere {
+		for _, s := range o.contextWhere {
 			if !s.Matches([]string{name}) {
 				return false
 			}
@@ -99,55 +94,31 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 		return true
 	})
 	names := set.Names()
-	ctx, stop := cmdutil.Interruptible(cmd.Context())
-	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var budget *FleetEventBudget
-	if o.MaxEvents > 0 {
-		budget = &FleetEventBudget{Left: o.MaxEvents, Spent: cancel}
-	}
-
 	var mu sync.Mutex // one line at a time on stdout and on stderr
 	failures := set.Failures(o.ErrOut)
 	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	// Lines on the terminal the progress is drawn on go above it.
-	stdoutAbove, stderrAbove := progress.Above, progress.Above
-	if !printers.IsTerminal(o.Out) {
-		stdoutAbove = nil
-	}
 	var groups *fleetGroups
 	if o.grouped() {
+		var err error
 		if groups, err = newFleetGroups(fleetGroupTitle(args, o.GroupBy, o.Sums), o.GroupBy, o.Sums, o.Timestamps, names, o.Out); err != nil {
 			return err
 		}
 		groups.beforeDraw = progress.End
 	}
+	var budget *FleetEventBudget
+	if o.MaxEvents > 0 {
+		budget = &FleetEventBudget{Left: o.MaxEvents, Spent: cancel}
+	}
+	watch := o.severalTarget(cmd, args, &mu, progress, groups, budget)
 	watchAll := func() error {
 		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			name := t.Name
-			stdout := &LinePrefixer{Mu: &mu, W: o.Out, Prefix: WatchLinePrefix(o.Output, name), Above: stdoutAbove}
-			stderr := &LinePrefixer{Mu: &mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-				return append([]byte("context "+name+": "), line...)
-			}, Above: stderrAbove}
-			c := watchTarget{target: t, several: true, where: where, budget: budget}
-			if groups != nil {
-				c.groups = &fleetGroupContext{shared: groups, name: name}
-			}
-			if progress != nil {
-				c.progress = progress.EngineProgress(name)
-			}
-			err := watchOne(ctx, cmd, args, o, c, stdout, stderr)
-			if groups != nil {
-				groups.ended(name, err)
-			}
-			stdout.Flush()
-			stderr.Flush()
-			progress.Done(name, err)
+			err := watch(ctx, t)
 			if err != nil {
-				failures.Add(name, err)
+				failures.Add(t.Name, err)
 			}
 			return struct{}{}, err
 		})
@@ -165,6 +136,42 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 	return printErr
 }
 
+// severalTarget returns the watch of one target of several: its lines on
+// stdout and stderr name it and are written whole under mu, above
+// progress on the terminal it is drawn on; it has its line of progress,
+// and its part of groups and budget when set.
+func (o *WatchOptions) severalTarget(cmd *cobra.Command, args []string, mu *sync.Mutex, progress *pluginprogress.Targets, groups *fleetGroups, budget *FleetEventBudget) func(context.Context, targets.Target) error {
+	stdoutAbove, stderrAbove := progress.Above, progress.Above
+	if !printers.IsTerminal(o.Out) {
+		stdoutAbove = nil
+	}
+	return func(ctx context.Context, t targets.Target) error {
+		name := t.Name
+		stdout := &LinePrefixer{Mu: mu, W: o.Out, Prefix: WatchLinePrefix(o.Output, name), Above: stdoutAbove}
+		stderr := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+			return append([]byte("context "+name+": "), line...)
+		}, Above: stderrAbove}
+		w := o.target(o.EngineOptions, stdout, stderr)
+		if budget != nil {
+			w.print.maxEvents, w.print.budget = 0, budget
+		}
+		if groups != nil {
+			w.groups = &fleetGroupContext{shared: groups, name: name}
+		}
+		if progress != nil {
+			w.eo.Config.Progress = progress.EngineProgress(name)
+		}
+		err := watchOne(ctx, cmd, args, w, t)
+		if groups != nil {
+			groups.ended(name, err)
+		}
+		stdout.Flush()
+		stderr.Flush()
+		progress.Done(name, err)
+		return err
+	}
+}
+
 // runGroupTargets runs watch, the watches that feed groups, while groups
 // prints the table; it returns watch's error, else the print's.
 func runGroupTargets(groups *fleetGroups, watch func() error) error {
@@ -179,55 +186,21 @@ func runGroupTargets(groups *fleetGroups, watch func() error) error {
 	return err
 }
 
-// watchTarget is what one target's watch gets beside the command's
-// options.
-type watchTarget struct {
-	target  targets.Target
-	several bool
-	// where are the --where selectors other than the context index's.
-	where []string
-	// budget is the shared --max-events, nil without one.
-	budget *FleetEventBudget
-	// progress is the engine progress callback of the target's line of
-	// the progress of several, nil without one.
-	progress func(engine.Progress)
-	// groups, for --group-by and --sum, is the target's part of the
-	// table, nil otherwise.
-	groups *fleetGroupContext
-}
-
-// watchOne runs the watch of c.target, writing to stdout and stderr: in
-// the warm cache of its identity when one runs and the watch feeds no
-// shared table or budget and redraws no table on this terminal, else here
-// (Complete, Validate, Run) with the target's own ConfigFlags.
-func watchOne(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c watchTarget, stdout, stderr io.Writer) error {
-	co := *o
-	co.ConfigFlags = c.target.ConfigFlags
-	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
-	co.Where = c.where
-	if c.groups == nil && c.budget == nil && len(c.where) == len(o.Where) && co.Cache != "off" && !engines.Verbose(cmd) && !co.redrawsHere() {
-		if handled, err := engines.ForwardToCache(cmd, args, &co.EngineOptions, co.IOStreams, co.resolvedColor); handled {
+// watchOne runs w, the watch of target t: in the warm cache of its
+// identity when one runs and the watch feeds no shared table or budget and
+// redraws no table on this terminal, else here, connected to t.
+func watchOne(ctx context.Context, cmd *cobra.Command, args []string, w *targetWatch, t targets.Target) error {
+	w.eo.ConfigFlags = t.ConfigFlags
+	if w.groups == nil && w.print.budget == nil && len(w.o.contextWhere) == 0 && w.eo.Cache != "off" && !engines.Verbose(cmd) && !w.o.redrawsHere() {
+		streams := genericiooptions.IOStreams{In: w.o.In, Out: w.out, ErrOut: w.errOut}
+		if handled, err := engines.ForwardToCache(cmd, args, &w.eo, streams, w.resolvedColor); handled {
 			return err
 		}
 	}
-	if c.budget != nil {
-		co.MaxEvents = 0
-	}
-	if c.groups != nil {
-		co.fleetGroups = c.groups
-		co.GroupBy, _, _ = splitGroupByContext(o.GroupBy)
-	}
-	if err := co.Complete(cmd, args); err != nil {
+	if err := w.eo.Connect(t.ConfigFlags); err != nil {
 		return err
 	}
-	if err := co.Validate(); err != nil {
-		return err
-	}
-	co.print.budget = c.budget
-	if c.progress != nil {
-		co.Config.Progress = c.progress
-	}
-	return co.Run(ctx)
+	return w.run(ctx)
 }
 
 // SplitContextWhere takes the selectors of the context index out of
