@@ -32,7 +32,7 @@ type targetWatch struct {
 	groupDefs []index.Definition
 	// groups, for --group-by and --sum of several targets, is the
 	// target's part of their one table; nil otherwise (a table of one).
-	groups *fleetGroupContext
+	groups *groupFeed
 }
 
 // target returns the watch of the target eo connects to (or, before

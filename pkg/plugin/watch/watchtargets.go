@@ -20,8 +20,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-// This file runs a watch for each target of its set, one WatchOptions per
-// target, in parallel, their events on stdout as they come. One target (no
+// This file runs a watch for each target of its set, the flags completed
+// once and a targetWatch per target, in parallel, their events on stdout as they come. One target (no
 // selection) writes as a watch of one cluster does. Several targets (--context
 // a,b, a pattern, --all-contexts, --group-by context) each have their own
 // ConfigFlags, and each event names its context:
@@ -45,7 +45,7 @@ import (
 // --max-events counts the events of the merged stream. --where context…
 // chooses contexts (the built-in context index); the other --where
 // selectors apply in each context. --group-by and --sum keep one table
-// merged over the contexts (fleetGroups); one target's table is a
+// merged over the contexts (groupTable); one target's table is a
 // merge of one.
 
 // watchTargetsRunE returns watch's RunE outside a warm cache process: the
@@ -101,12 +101,9 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	var groups *fleetGroups
+	var groups *groupTable
 	if o.grouped() {
-		var err error
-		if groups, err = newFleetGroups(fleetGroupTitle(args, o.GroupBy, o.Sums), o.GroupBy, o.Sums, o.Timestamps, names, o.Out); err != nil {
-			return err
-		}
+		groups = o.groupTable(names, o.Out)
 		groups.beforeDraw = progress.End
 	}
 	var budget *FleetEventBudget
@@ -140,7 +137,7 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 // stdout and stderr name it and are written whole under mu, above
 // progress on the terminal it is drawn on; it has its line of progress,
 // and its part of groups and budget when set.
-func (o *WatchOptions) severalTarget(cmd *cobra.Command, args []string, mu *sync.Mutex, progress *pluginprogress.Targets, groups *fleetGroups, budget *FleetEventBudget) func(context.Context, targets.Target) error {
+func (o *WatchOptions) severalTarget(cmd *cobra.Command, args []string, mu *sync.Mutex, progress *pluginprogress.Targets, groups *groupTable, budget *FleetEventBudget) func(context.Context, targets.Target) error {
 	stdoutAbove, stderrAbove := progress.Above, progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
@@ -156,7 +153,7 @@ func (o *WatchOptions) severalTarget(cmd *cobra.Command, args []string, mu *sync
 			w.print.maxEvents, w.print.budget = 0, budget
 		}
 		if groups != nil {
-			w.groups = &fleetGroupContext{shared: groups, name: name}
+			w.groups = &groupFeed{table: groups, name: name}
 		}
 		if progress != nil {
 			w.eo.Config.Progress = progress.EngineProgress(name)
@@ -170,20 +167,6 @@ func (o *WatchOptions) severalTarget(cmd *cobra.Command, args []string, mu *sync
 		progress.Done(name, err)
 		return err
 	}
-}
-
-// runGroupTargets runs watch, the watches that feed groups, while groups
-// prints the table; it returns watch's error, else the print's.
-func runGroupTargets(groups *fleetGroups, watch func() error) error {
-	done := make(chan struct{})
-	printed := make(chan error, 1)
-	go func() { printed <- groups.print(done) }()
-	err := watch()
-	close(done)
-	if printErr := <-printed; err == nil {
-		err = printErr
-	}
-	return err
 }
 
 // watchOne runs w, the watch of target t: in the warm cache of its
