@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
@@ -151,22 +151,12 @@ func (s *groupTable) keyValues(name string, values [][]string) [][]string {
 	return append(out, values[s.contextAt:]...)
 }
 
-// counts reports whether obj, of type t, is in the table.
-func (f *groupFeed) counts(t *engine.Type, obj interface{}) bool {
-	if set := f.names[t.Name()]; len(set) > 0 {
-		if a, err := meta.Accessor(obj); err != nil || !set[a.GetName()] {
-			return false
-		}
-	}
-	return f.cfg.matches(obj)
-}
-
 // set adds or replaces an object of the feed's target in the table, or
 // takes it out when the feed does not count it; the table's mu is held.
 func (f *groupFeed) set(t *engine.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
 	s := f.table
 	member := f.name + "\x00" + t.Name() + "/" + key
-	if obj == nil || !f.counts(t, obj) {
+	if obj == nil || !named(f.names, t, obj) || !f.cfg.matches(obj) {
 		delete(s.members[f.name], member)
 		return s.live.Delete(member), nil
 	}
@@ -197,7 +187,11 @@ func (f *groupFeed) seed(types []*engine.Type) error {
 			return err
 		}
 		for _, obj := range objs {
-			if _, err := f.set(t, objectKey(obj), obj); err != nil {
+			key, err := object.Key(obj)
+			if err != nil {
+				return err
+			}
+			if _, err := f.set(t, key, obj); err != nil {
 				return err
 			}
 		}
@@ -205,14 +199,6 @@ func (f *groupFeed) seed(types []*engine.Type) error {
 	s.seeded[f.name] = true
 	s.settle()
 	return nil
-}
-
-// objectKey is an object's storage key, ns/name or name.
-func objectKey(obj interface{}) string {
-	if ns := printing.ObjectNamespace(obj); ns != "" {
-		return ns + "/" + printing.ObjectName(obj)
-	}
-	return printing.ObjectName(obj)
 }
 
 // settle counts one target less waiting; s.mu is held.

@@ -260,6 +260,7 @@ func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
 		Location:         o.Engines.Location(),
 		sharedProcess:    o.Engines.Shared(),
 	}
+	var selectors []index.Selector
 	for _, s := range where {
 		sel, err := index.ParseSelector("--where", s)
 		if err != nil {
@@ -270,8 +271,12 @@ func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
 			return fmt.Errorf("--where %s: %w", s, err)
 		}
 		cfg.Where = append(cfg.Where, WhereClause{Sel: sel, Def: def})
+		selectors = append(selectors, sel)
 	}
-	var err error
+	err := engines.ValidateRelations(selectors)
+	if err != nil {
+		return err
+	}
 	if cfg.Diff, err = ParseDiffMode(o.Diff); err != nil {
 		return err
 	}

@@ -93,25 +93,45 @@ func (w *targetWatch) run(ctx context.Context) error {
 	return w.runEvents(ctx, eng, queue, names)
 }
 
-// start starts the engine of mappings, its events pushed to queue, and
-// the relations its indexes read; the caller shuts both down.
+// start starts the engine of mappings, its events pushed to queue, and,
+// once the watched types have synced, the relations that the relation
+// indexes of --where and --group-by read (engine.StartRelations), binding
+// the clauses and keys to them. The clauses are evaluated on each event
+// from what the related caches hold then; when a related object's change
+// alone changes the relation index values of watched objects, an event
+// naming it is pushed to queue for each of them, so they enter or leave
+// the query (see EventPrinter.Classify). The caller shuts both down.
 func (w *targetWatch) start(ctx context.Context, mappings []*meta.RESTMapping, queue *engine.Queue) (engines.RunningEngine, *engine.Relations, error) {
-	var indexes []index.Definition
-	for _, c := range w.print.Where {
-		indexes = append(indexes, c.Def)
+	defs := make([]index.Definition, len(w.print.Where), len(w.print.Where)+len(w.groupDefs))
+	selectors := make([]index.Selector, len(w.print.Where))
+	for i, c := range w.print.Where {
+		defs[i], selectors[i] = c.Def, c.Sel
 	}
-	indexes = append(indexes, w.groupDefs...)
+	defs = append(defs, w.groupDefs...)
 	eng, err := w.eo.Engines.Start(ctx, w.eo.Source, engines.EngineRequest{
-		Mappings: mappings, Config: w.eo.Config, Queue: queue, Indexes: indexes, ErrOut: w.errOut,
+		Mappings: mappings, Config: w.eo.Config, Queue: queue, Indexes: defs, ErrOut: w.errOut,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	related, err := w.startRelations(ctx, eng, queue)
+	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
+		Related: w.eo.Engines.Related(w.eo.Source), Namespaces: w.eo.Namespaces, SyncTimeout: w.eo.SyncTimeout, Selectors: selectors,
+		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
+			for _, c := range changes {
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		},
+	})
 	if err != nil {
 		eng.Shutdown()
 		return nil, nil, err
 	}
+	engines.WarnUnreadable(w.errOut, related.Unreadable())
+	bound := related.Definitions()
+	for i := range w.print.Where {
+		w.print.Where[i].Def = bound[i]
+	}
+	copy(w.groupDefs, bound[len(w.print.Where):])
 	return eng, related, nil
 }
 
