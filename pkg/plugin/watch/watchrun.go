@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
@@ -30,6 +31,9 @@ type targetWatch struct {
 	// they start.
 	print     WatchPrintConfig
 	groupDefs []index.Definition
+	// until is o.until's program with the target's own failures, as
+	// print.Filter is o.print.Filter's.
+	until *expr.Guard
 	// groups, for --group-by and --sum of several targets, is the
 	// target's part of their one table; nil otherwise (a table of one).
 	groups *groupFeed
@@ -41,12 +45,23 @@ type targetWatch struct {
 func (o *WatchOptions) target(eo engines.EngineOptions, out, errOut io.Writer) *targetWatch {
 	w := &targetWatch{o: o, eo: eo, out: out, errOut: errOut, print: o.print, groupDefs: slices.Clone(o.groupDefs)}
 	w.print.Color = o.color.Enabled(out)
+	w.print.Filter, w.until = ownGuard(o.print.Filter), ownGuard(o.until)
 	w.print.Where = slices.Clone(o.print.Where)
 	w.eo.Config.Progress = progress.NewProgress(errOut)
 	reporter := NewWatchErrorReporter(errOut)
 	w.eo.Config.OnWatchError = reporter.Report
 	w.eo.Config.OnWatchResumed = reporter.Resumed
 	return w
+}
+
+// ownGuard returns a guard of g's program that counts its failures and
+// cost-limit stop apart from g's, or nil for none: each target reports its
+// own.
+func ownGuard(g *expr.Guard) *expr.Guard {
+	if g == nil {
+		return nil
+	}
+	return expr.NewGuard(g.Program())
 }
 
 // resolvedColor returns --color as this side resolves it (auto depends on
@@ -141,10 +156,10 @@ func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, 
 	o := w.o
 	p := NewEventPrinter(w.print, names, w.out, w.errOut)
 	p.RecordedAt = engines.RecordedTimes(w.eo.Engines)
-	p.Guards = engines.ExprGuards(w.eo.IndexSet.Custom(), w.print.Filter, o.until)
+	p.Guards = engines.ExprGuards(w.eo.IndexSet.Custom(), w.print.Filter, w.until)
 	p.exprs = engines.NewExprReporter(p.Guards)
 	defer p.exprs.Report(w.errOut)
-	if o.until != nil {
+	if w.until != nil {
 		p.until = w.newUntil(names)
 		p.until.seed(p, eng.Types())
 		if err := engines.ExprFatal(p.Guards); err != nil {
@@ -194,7 +209,7 @@ func (w *targetWatch) newUntil(names map[string]map[string]bool) *untilCondition
 	case len(names) > 0:
 		mode = untilNamed
 	}
-	u := newUntilCondition(w.o.until, w.o.until.Program().Flag(), mode, names)
+	u := newUntilCondition(w.until, w.until.Program().Flag(), mode, names)
 	u.byEvent = engines.Replays(w.eo.Engines)
 	return u
 }

@@ -21,10 +21,11 @@ import (
 )
 
 // This file runs a watch for each target of its set, the flags completed
-// once and a targetWatch per target, in parallel, their events on stdout as they come. One target (no
-// selection) writes as a watch of one cluster does. Several targets (--context
-// a,b, a pattern, --all-contexts, --group-by context) each have their own
-// ConfigFlags, and each event names its context:
+// once and a targetWatch per target, in parallel, their events on stdout
+// as they come. One target (no selection) writes as a watch of one
+// cluster does. Several targets (--context a,b, a pattern, --all-contexts,
+// --group-by context) each have their own ConfigFlags, and each event
+// names its context:
 //
 //   - text: every line (the event's line and its diff) starts with the
 //     context's name and a space;
