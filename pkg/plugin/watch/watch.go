@@ -206,9 +206,11 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	}
 	o.Config.PlainWatchStreams = true
 	o.Config.RequireWatch = true
-	if name, ok := o.singleName(); ok && o.Config.FieldSelector == "" {
+	if len(o.typeArgs) == 1 && len(o.names[o.typeArgs[0]]) == 1 && o.Config.FieldSelector == "" {
 		// One object: let the server send only it.
-		o.Config.FieldSelector = "metadata.name=" + name
+		for name := range o.names[o.typeArgs[0]] {
+			o.Config.FieldSelector = "metadata.name=" + name
+		}
 	}
 	return nil
 }
@@ -297,19 +299,7 @@ func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
 // on this terminal, which a warm cache, writing to a socket, would print as
 // lines instead: such a watch runs here.
 func (o *WatchOptions) redrawsHere() bool {
-	return (len(o.GroupBy) > 0 || len(o.Sums) > 0) && printers.IsTerminal(o.Out)
-}
-
-// singleName returns the name of the one object the arguments name, if they
-// name one object of one type.
-func (o *WatchOptions) singleName() (string, bool) {
-	if len(o.typeArgs) != 1 || len(o.names[o.typeArgs[0]]) != 1 {
-		return "", false
-	}
-	for name := range o.names[o.typeArgs[0]] {
-		return name, true
-	}
-	return "", false
+	return o.grouped() && printers.IsTerminal(o.Out)
 }
 
 // Validate checks the flags without I/O; its errors name the flag.

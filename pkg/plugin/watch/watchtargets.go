@@ -120,18 +120,12 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 			}
 			return struct{}{}, err
 		})
-		return nil
+		return failures.Err()
 	}
-	var printErr error
-	if groups != nil {
-		printErr = runGroupTargets(groups, watchAll)
-	} else {
-		_ = watchAll()
+	if groups == nil {
+		return watchAll()
 	}
-	if err := failures.Err(); err != nil {
-		return err
-	}
-	return printErr
+	return runGroupTargets(groups, watchAll)
 }
 
 // severalTarget returns the watch of one target of several: its lines on
