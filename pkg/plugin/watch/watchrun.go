@@ -34,8 +34,9 @@ type targetWatch struct {
 	// until is o.until's program with the target's own failures, as
 	// print.Filter is o.print.Filter's.
 	until *expr.Guard
-	// groups, for --group-by and --sum of several targets, is the
-	// target's part of their one table; nil otherwise (a table of one).
+	// groups, for --group-by and --sum, is the target's part of the
+	// table: of the one table of several targets when set before run,
+	// else of a table of its own (runGroups).
 	groups *groupFeed
 }
 
