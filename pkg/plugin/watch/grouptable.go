@@ -119,26 +119,6 @@ func (o *WatchOptions) groupTable(contexts []string, out io.Writer) *groupTable 
 	return s
 }
 
-// splitGroupByContext takes the context index out of --group-by: the
-// other keys, trimmed, and the position context had among all keys (-1
-// when it is not one).
-func splitGroupByContext(groupBy []string) ([]string, int, error) {
-	var rest []string
-	at := -1
-	for i, g := range groupBy {
-		g = strings.TrimSpace(g)
-		if g != fleet.ContextIndex {
-			rest = append(rest, g)
-			continue
-		}
-		if at >= 0 {
-			return nil, -1, fmt.Errorf("--group-by %s: named twice", fleet.ContextIndex)
-		}
-		at = i
-	}
-	return rest, at, nil
-}
-
 // keyValues are the table's key values of an object of target name whose
 // values of the target's own keys are values.
 func (s *groupTable) keyValues(name string, values [][]string) [][]string {

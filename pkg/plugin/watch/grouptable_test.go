@@ -20,32 +20,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
-func TestSplitGroupByContext(t *testing.T) {
-	tests := []struct {
-		name    string
-		groupBy []string
-		rest    []string
-		at      int
-		wantErr bool
-	}{
-		{"no context", []string{"node"}, []string{"node"}, -1, false},
-		{"context alone", []string{"context"}, nil, 0, false},
-		{"context second", []string{"node", " context", "label:app"}, []string{"node", "label:app"}, 1, false},
-		{"twice", []string{"context", "context"}, nil, -1, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rest, at, err := splitGroupByContext(tt.groupBy)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("splitGroupByContext(%q) error = %v, want error %v", tt.groupBy, err, tt.wantErr)
-			}
-			if err == nil && (!reflect.DeepEqual(rest, tt.rest) || at != tt.at) {
-				t.Errorf("splitGroupByContext(%q) = %q, %d, want %q, %d", tt.groupBy, rest, at, tt.rest, tt.at)
-			}
-		})
-	}
-}
-
 // fleetTestPods are the pods of two contexts: a node name (n1) in both,
 // and a context (c) with no pod.
 var fleetTestPods = map[string][]*corev1.Pod{

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -198,6 +200,26 @@ func SplitContextWhere(where []string) ([]index.Selector, []string, error) {
 		rest = append(rest, s)
 	}
 	return contextSel, rest, nil
+}
+
+// splitGroupByContext takes the context index out of --group-by: the
+// other keys, trimmed, and the position context had among all keys (-1
+// when it is not one).
+func splitGroupByContext(groupBy []string) ([]string, int, error) {
+	var rest []string
+	at := -1
+	for i, g := range groupBy {
+		g = strings.TrimSpace(g)
+		if g != fleet.ContextIndex {
+			rest = append(rest, g)
+			continue
+		}
+		if at >= 0 {
+			return nil, -1, fmt.Errorf("--group-by %s: named twice", fleet.ContextIndex)
+		}
+		at = i
+	}
+	return rest, at, nil
 }
 
 // FleetEventBudget is --max-events across the watches of a fleet: each
