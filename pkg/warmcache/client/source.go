@@ -194,11 +194,19 @@ func (f *feed) open(ctx context.Context, opts metav1.ListOptions, req engine.Fee
 // dialTimeout bounds a connection to the cache and its Hello.
 const dialTimeout = 2 * time.Second
 
-// decode returns raw as a new object of the feed's form.
-func (f *feed) decode(raw []byte) (runtime.Object, error) {
+// decode returns raw, in protobuf when proto is set and in JSON
+// otherwise, as a new object of the feed's form.
+func (f *feed) decode(raw []byte, proto bool) (runtime.Object, error) {
 	obj, ok := reflect.New(reflect.TypeOf(f.direct.Example).Elem()).Interface().(runtime.Object)
 	if !ok {
 		return nil, fmt.Errorf("objects of %T are not runtime objects", f.direct.Example)
+	}
+	if proto {
+		m, ok := obj.(interface{ Unmarshal([]byte) error })
+		if !ok {
+			return nil, fmt.Errorf("objects of %T have no protobuf form", obj)
+		}
+		return obj, m.Unmarshal(raw)
 	}
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return u, u.UnmarshalJSON(raw)

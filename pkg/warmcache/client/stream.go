@@ -1,8 +1,8 @@
 package client
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,7 +75,7 @@ func (st *stream) ResultChan() <-chan watch.Event { return st.events }
 // read reads the stream's events from r until it ends.
 func (st *stream) read(ctx context.Context, r io.Reader) {
 	defer close(st.events)
-	dec := json.NewDecoder(r)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var items []runtime.RawExtension
 	isListed := false
 	end := func(err error) {
@@ -89,14 +89,14 @@ func (st *stream) read(ctx context.Context, r io.Reader) {
 		}
 	}
 	for {
-		var ev protocol.StreamEvent
-		if err := dec.Decode(&ev); err != nil {
+		ev, object, err := protocol.ReadStreamRecord(br)
+		if err != nil {
 			end(err)
 			return
 		}
 		switch ev.Type {
 		case protocol.StreamAdded, protocol.StreamModified, protocol.StreamDeleted:
-			obj, err := st.feed.decode(ev.Object)
+			obj, err := st.feed.decode(object, ev.Proto)
 			if err != nil {
 				end(fmt.Errorf("decoding the warm cache's %s: %w", st.feed.mapping.Resource.Resource, err))
 				return

@@ -1,12 +1,12 @@
 package protocol
 
-import "encoding/json"
+
 
 // Stream asks the cache for one type's objects and their changes, as data:
 // the objects its informer holds, then each change as it comes, which the
 // client's own engine reads as it reads an API server's list and watch.
-// The server answers with Stdout frames whose bytes, joined, are one
-// StreamEvent in JSON per line, until the client goes away; an Exit when
+// The server answers with Stdout frames whose bytes, joined, are stream
+// records (WriteStreamRecord), until the client goes away; an Exit when
 // the cache's engine fails for good; or, before any event, a Fallback when
 // the cache declines (the client then reads the type from its API server).
 const Stream RequestKind = "stream"
@@ -33,8 +33,7 @@ type StreamRequest struct {
 
 // StreamEvent types.
 const (
-	// StreamAdded, StreamModified and StreamDeleted carry an object: its
-	// state after the change (the last known state for a delete).
+	// StreamAdded, StreamModified and StreamDeleted carry an object.
 	StreamAdded    = "ADDED"
 	StreamModified = "MODIFIED"
 	StreamDeleted  = "DELETED"
@@ -50,12 +49,14 @@ const (
 	StreamWarning = "WARNING"
 )
 
-// StreamEvent is one line of a Stream's answer.
+// StreamEvent is one record of a Stream's answer, without its object.
 type StreamEvent struct {
 	Type string `json:"type"`
-	// Object is the object of an added, modified or deleted event, as the
-	// cache holds it, in JSON.
-	Object json.RawMessage `json:"object,omitempty"`
+	// Proto says the record's object is in protobuf (a Go type of the
+	// kubernetes scheme), not JSON. Added, modified and deleted events
+	// have an object: its state after the change (the last known state for
+	// a delete).
+	Proto bool `json:"proto,omitempty"`
 	// FinalStateUnknown marks a delete the cache's informer inferred
 	// after it listed again: Object is the last state it knew.
 	FinalStateUnknown bool   `json:"finalStateUnknown,omitempty"`

@@ -39,21 +39,30 @@ func StreamHandler(pool *Pool, warnings *Warnings, source engine.Source) Handler
 // that a stream the cache declines has written nothing.
 type streamSender struct {
 	mu   sync.Mutex
-	enc  *json.Encoder
+	out  io.Writer
 	open bool
-	held []protocol.StreamEvent
+	held []heldEvent
 	err  error
 }
 
-func (s *streamSender) send(ev protocol.StreamEvent) error {
+// heldEvent is an event held until the stream opens.
+type heldEvent struct {
+	ev     protocol.StreamEvent
+	object []byte
+}
+
+func (s *streamSender) send(ev protocol.StreamEvent) error { return s.sendObject(ev, nil) }
+
+// sendObject sends ev with its object's bytes.
+func (s *streamSender) sendObject(ev protocol.StreamEvent, object []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.open {
-		s.held = append(s.held, ev)
+		s.held = append(s.held, heldEvent{ev, object})
 		return nil
 	}
 	if s.err == nil {
-		s.err = s.enc.Encode(ev)
+		s.err = protocol.WriteStreamRecord(s.out, ev, object)
 	}
 	return s.err
 }
@@ -64,8 +73,8 @@ func (s *streamSender) start() error {
 	held := s.held
 	s.open, s.held = true, nil
 	s.mu.Unlock()
-	for _, ev := range held {
-		if err := s.send(ev); err != nil {
+	for _, h := range held {
+		if err := s.sendObject(h.ev, h.object); err != nil {
 			return err
 		}
 	}
@@ -78,7 +87,7 @@ func stream(ctx context.Context, pool *Pool, warnings *Warnings, mapper meta.RES
 	if err != nil {
 		return err
 	}
-	s := &streamSender{enc: json.NewEncoder(out)}
+	s := &streamSender{out: out}
 	sub := warnings.Subscribe([]schema.GroupVersionResource{mapping.Resource}, func(message string) {
 		_ = s.send(protocol.StreamEvent{Type: protocol.StreamWarning, Message: message})
 	})
@@ -190,9 +199,20 @@ func sendEvent(s *streamSender, ev *engine.Event) error {
 	if typ == "" || ev.Related != nil {
 		return nil
 	}
-	raw, err := json.Marshal(ev.Object())
+	raw, proto, err := encodeObject(ev.Object())
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", ev.Key, err)
 	}
-	return s.send(protocol.StreamEvent{Type: typ, Object: raw, FinalStateUnknown: ev.FinalStateUnknown})
+	return s.sendObject(protocol.StreamEvent{Type: typ, Proto: proto, FinalStateUnknown: ev.FinalStateUnknown}, raw)
+}
+
+// encodeObject returns obj in protobuf when it is a Go type of the
+// kubernetes scheme (proto set), in JSON otherwise.
+func encodeObject(obj interface{}) (raw []byte, proto bool, err error) {
+	if m, ok := obj.(interface{ Marshal() ([]byte, error) }); ok {
+		raw, err = m.Marshal()
+		return raw, true, err
+	}
+	raw, err = json.Marshal(obj)
+	return raw, false, err
 }

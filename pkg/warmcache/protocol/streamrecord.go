@@ -1,0 +1,74 @@
+package protocol
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// A Stream's answer is a sequence of records, each a StreamEvent and the
+// bytes of its object: the event's length as a uvarint, the event in
+// JSON, the object's length as a uvarint, and the object, in protobuf when
+// the event says so (a Go type of the kubernetes scheme) and in JSON
+// otherwise. Objects stay out of the event's JSON: a pod decodes from
+// protobuf several times faster than from JSON.
+
+// maxStreamRecord bounds an event's or an object's length: a larger one is
+// a protocol error, so a broken peer cannot make the reader allocate
+// without bound.
+const maxStreamRecord = 64 << 20
+
+// WriteStreamRecord writes ev and its object (nil for none) as one record.
+func WriteStreamRecord(w io.Writer, ev StreamEvent, object []byte) error {
+	header, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encoding a stream event: %w", err)
+	}
+	var n [binary.MaxVarintLen64]byte
+	buf := make([]byte, 0, 2*len(n)+len(header)+len(object))
+	buf = append(buf, n[:binary.PutUvarint(n[:], uint64(len(header)))]...)
+	buf = append(buf, header...)
+	buf = append(buf, n[:binary.PutUvarint(n[:], uint64(len(object)))]...)
+	buf = append(buf, object...)
+	_, err = w.Write(buf)
+	return err
+}
+
+// ReadStreamRecord reads one record. It returns io.EOF when the stream
+// ends before a record begins, io.ErrUnexpectedEOF inside one.
+func ReadStreamRecord(r *bufio.Reader) (StreamEvent, []byte, error) {
+	var ev StreamEvent
+	header, err := readChunk(r)
+	if err != nil {
+		return ev, nil, err
+	}
+	if err := json.Unmarshal(header, &ev); err != nil {
+		return ev, nil, fmt.Errorf("decoding a stream event: %w", err)
+	}
+	object, err := readChunk(r)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return ev, object, err
+}
+
+// readChunk reads a uvarint length and that many bytes.
+func readChunk(r *bufio.Reader) ([]byte, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, err
+	}
+	if n > maxStreamRecord {
+		return nil, fmt.Errorf("a stream record of %d bytes exceeds the limit of %d", n, maxStreamRecord)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
