@@ -13,7 +13,7 @@ import (
 )
 
 // This file holds the join of Kubernetes Events (the Event objects of the API, not the cache's
-// watch events of events.go) onto the objects they are about, for the event relation indexes
+// watch events of Event) onto the objects they are about, for the event relation indexes
 // (event.reason, event.type, event.message) and the events column of query.
 
 // eventAPIs are the Event kinds the event relations read, in order of preference. Both APIs

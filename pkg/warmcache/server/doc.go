@@ -8,7 +8,7 @@
 //
 // A Recorder, when the cache is started with --record, keeps a rolling
 // recording of what the Pool holds in a directory of segment files (see
-// Recorder for when segments start and are deleted, and recordplan.go for
+// Recorder for when segments start and are deleted, and Pool.recordPlan for
 // what is recorded: each type once, from its widest entry, objects as that
 // entry keeps them, managedFields included only when it keeps them).
 package server

@@ -23,7 +23,7 @@ import (
 // informers; indexes a command needs are added to the running informers
 // (client-go indexes the objects already cached), an --indexer index once
 // per definition, under a name of its definition, which each command reads
-// under its own name (see custom.go).
+// under its own name (see entry.resolveIndexes).
 //
 // A command that asks for some namespaces or a label selector is answered
 // from a synced engine of all namespaces without a label selector, when the
@@ -145,7 +145,7 @@ type entry struct {
 	// client-go returns it unlocked while AddIndexers writes it.
 	indexes map[string]struct{}
 	// shared are the custom indexes among indexes, by SharedName (see
-	// custom.go).
+	// entry.resolveIndexes).
 	shared       map[string]*index.Shared
 	failingSince time.Time
 	lastErr      string

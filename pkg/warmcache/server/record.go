@@ -29,7 +29,7 @@ import (
 // an entry evicted: the new segment's header lists the types it records),
 // and when its queue overflows; it deletes a segment whole once the next
 // one started more than Retain ago. What it records of the pool is said in
-// recordplan.go: each type once, from its widest entry when there is one,
+// Pool.recordPlan: each type once, from its widest entry when there is one,
 // else the union of its entries; objects as the entry keeps them, so
 // managedFields only when that entry keeps them.
 //
