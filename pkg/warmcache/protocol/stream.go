@@ -1,7 +1,5 @@
 package protocol
 
-
-
 // Stream asks the cache for one type's objects and their changes, as data:
 // the objects its informer holds, then each change as it comes, which the
 // client's own engine reads as it reads an API server's list and watch.
