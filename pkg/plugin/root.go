@@ -43,6 +43,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/history"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/indexers"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/mcp"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/record"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -94,6 +95,7 @@ recordings (--from, --at); record writes a recording, history reads one.`,
 	cmd.AddCommand(record.NewCmdRecord(configFlags, streams))
 	cmd.AddCommand(history.NewCmdHistory(configFlags, streams))
 	cmd.AddCommand(indexers.NewCmdIndexers(streams))
+	cmd.AddCommand(mcp.NewCmdMCP(configFlags, streams))
 	cmd.AddCommand(version.NewCmdVersion(streams))
 	return cmd
 }

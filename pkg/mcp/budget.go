@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// bytesPerToken is how a result's size is counted against the budget:
+// every four bytes of the structured content and of the text form are a
+// token. Real tokenizers count JSON and tables at about that rate or
+// fewer bytes per token, so a result within budget by this count is close
+// to it by theirs.
+const bytesPerToken = 4
+
+// narrowHint says how to ask a question whose answer is smaller.
+const narrowHint = "ask for counts instead of rows (groupBy, e.g. [\"node\"] or [\"namespace\"], or sums), " +
+	"name a namespace, select with an index (index [\"node=NAME\"], [\"label:app=web\"]; see the indexers tool) " +
+	"or a CEL filter, or set a smaller limit"
+
+// Cut says that a result was cut to fit the token budget.
+type Cut struct {
+	// Reason says why, with the budget.
+	Reason string `json:"reason"`
+	// MaxResultTokens is the budget, counted as bytes/4.
+	MaxResultTokens int `json:"maxResultTokens"`
+	// Returned of Total items (rows, types, contexts) are in the result.
+	Returned int `json:"returned"`
+	Total    int `json:"total"`
+	// Narrow says how to ask for a smaller answer.
+	Narrow string `json:"narrow"`
+}
+
+// resultSize is the size, in bytes, of a result whose structured content
+// is out and whose text form is text.
+func resultSize(out any, text string) int {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return 0
+	}
+	return len(b) + len(text)
+}
+
+// fitBudget returns the largest cap k in [0, most] for which size(k) is at
+// most maxTokens tokens, or 0 when none is. size must grow with k.
+func fitBudget(maxTokens, most int, size func(k int) int) int {
+	limit := maxTokens * bytesPerToken
+	if size(most) <= limit {
+		return most
+	}
+	lo, hi := 0, most
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if size(mid) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// newCut describes a result cut to returned of total items.
+func newCut(maxTokens, returned, total int, what string) *Cut {
+	return &Cut{
+		Reason:          fmt.Sprintf("the whole answer exceeds the budget of %d tokens (counted as bytes/4): %d of %d %s returned", maxTokens, returned, total, what),
+		MaxResultTokens: maxTokens,
+		Returned:        returned,
+		Total:           total,
+		Narrow:          narrowHint,
+	}
+}

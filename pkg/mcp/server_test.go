@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// deadKubeconfig writes a kubeconfig of two contexts whose API servers
+// refuse connections, and returns ConfigFlags that read it.
+func deadKubeconfig(t *testing.T) *genericclioptions.ConfigFlags {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	config := `apiVersion: v1
+kind: Config
+current-context: one
+clusters:
+- name: dead
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: secret-token-value}
+contexts:
+- name: one
+  context: {cluster: dead, user: u, namespace: team-a}
+- name: two
+  context: {cluster: dead, user: u}
+`
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cf := genericclioptions.NewConfigFlags(true)
+	cf.KubeConfig = &path
+	return cf
+}
+
+// connect starts s on an in-memory transport and returns a client session.
+func connect(t *testing.T, s *Server) *sdk.ClientSession {
+	t.Helper()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	ctx := t.Context()
+	ss, err := s.Connect(ctx, serverT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+		s.Close()
+	})
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (*sdk.CallToolResult, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("calling %s: %v", name, err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	return res, string(b)
+}
+
+func TestToolsListedWithSchemas(t *testing.T) {
+	cs := connect(t, New(Options{ConfigFlags: deadKubeconfig(t)}))
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, tool := range tools.Tools {
+		got[tool.Name] = true
+		if tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("tool %s: input schema %v, output schema %v, want both", tool.Name, tool.InputSchema != nil, tool.OutputSchema != nil)
+		}
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("tool %s is not marked read-only", tool.Name)
+		}
+	}
+	for _, name := range []string{"query", "contexts", "types", "indexers"} {
+		if !got[name] {
+			t.Errorf("tools/list has no %s tool; got %v", name, got)
+		}
+	}
+}
+
+func TestIndexers(t *testing.T) {
+	cs := connect(t, New(Options{ConfigFlags: deadKubeconfig(t)}))
+	res, structured := call(t, cs, "indexers", nil)
+	if res.IsError || !strings.Contains(structured, `"name":"node"`) {
+		t.Errorf("indexers = IsError %v, %s; want the node index", res.IsError, structured)
+	}
+}
+
+func TestDeadContextsAreErrors(t *testing.T) {
+	cs := connect(t, New(Options{ConfigFlags: deadKubeconfig(t), SyncTimeout: 5 * time.Second}))
+	tests := []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		isError bool
+		want    []string
+	}{
+		{"query all", "query", map[string]any{"context": "all", "types": "pods"}, true, []string{`"context":"one"`, `"context":"two"`, `"error":`}},
+		{"query missing", "query", map[string]any{"context": "one,nope", "types": "pods"}, true, []string{`context \"nope\" is not in the kubeconfig`}},
+		{"contexts", "contexts", nil, false, []string{`"name":"one"`, `"name":"two"`, `"reachable":false`, `"current":"one"`}},
+		{"types", "types", map[string]any{"context": "two"}, true, []string{`"context":"two"`, `"error":`}},
+		{"bad pattern", "query", map[string]any{"context": "prod-*", "types": "pods"}, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, structured := call(t, cs, tt.tool, tt.args)
+			if res.IsError != tt.isError {
+				t.Errorf("%s IsError = %v, want %v: %s", tt.tool, res.IsError, tt.isError, structured)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(structured, w) {
+					t.Errorf("%s = %s, want it to hold %s", tt.tool, structured, w)
+				}
+			}
+			if strings.Contains(structured, "secret-token-value") {
+				t.Errorf("%s returned the kubeconfig's token: %s", tt.tool, structured)
+			}
+		})
+	}
+}
+
+func TestCheckLoopback(t *testing.T) {
+	tests := []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:8080", true},
+		{"[::1]:0", true},
+		{"localhost:9000", true},
+		{":8080", false},
+		{"0.0.0.0:8080", false},
+		{"192.168.1.5:80", false},
+		{"example.com:80", false},
+		{"8080", false},
+	}
+	for _, tt := range tests {
+		if err := CheckLoopback(tt.addr); (err == nil) != tt.ok {
+			t.Errorf("CheckLoopback(%q) = %v, want ok %v", tt.addr, err, tt.ok)
+		}
+	}
+}
+
+func TestFitBudget(t *testing.T) {
+	size := func(k int) int { return 100 + 10*k }
+	tests := []struct {
+		tokens, most, want int
+	}{
+		{1000, 50, 50},
+		{100, 50, 30},
+		{10, 50, 0},
+	}
+	for _, tt := range tests {
+		if got := fitBudget(tt.tokens, tt.most, size); got != tt.want {
+			t.Errorf("fitBudget(%d, %d) = %d, want %d", tt.tokens, tt.most, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
+)
+
+// QueryInput is the query tool's arguments: the query command's flags.
+type QueryInput struct {
+	Context       string   `json:"context,omitempty" jsonschema:"kubeconfig context: a name, names joined by commas, a shell-style pattern such as prod-*, or all; empty is the current context"`
+	Types         string   `json:"types" jsonschema:"TYPE[,TYPE...] as kubectl get takes them: pods, deployments.apps, nodes, cm"`
+	Namespace     string   `json:"namespace,omitempty" jsonschema:"namespace (several joined by commas); empty is the context's default namespace unless allNamespaces"`
+	AllNamespaces bool     `json:"allNamespaces,omitempty" jsonschema:"ask every namespace"`
+	LabelSelector string   `json:"labelSelector,omitempty" jsonschema:"label selector, as kubectl -l takes it"`
+	Index         []string `json:"index,omitempty" jsonschema:"index selectors NAME=VALUE, ANDed, answered from the cache's indexes: node=worker-1, label:app=web, owner-root=Deployment/web, phase=Pending; see the indexers tool"`
+	Filter        string   `json:"filter,omitempty" jsonschema:"CEL expression over object that must be true, e.g. object.status.phase != 'Running'"`
+	GroupBy       []string `json:"groupBy,omitempty" jsonschema:"index names to group by (node, namespace, phase, label:app, ...): the answer is a count per group instead of objects"`
+	Sums          []string `json:"sums,omitempty" jsonschema:"measures to sum per group: requests.cpu, limits.memory, restarts, containers, or NAME=JSONPATH over quantities"`
+	Top           int      `json:"top,omitempty" jsonschema:"with groupBy or sums, only the first N groups (after sortBy)"`
+	SortBy        string   `json:"sortBy,omitempty" jsonschema:"a JSONPath (objects, e.g. .metadata.creationTimestamp) or a column name (groups, e.g. count)"`
+	Columns       string   `json:"columns,omitempty" jsonschema:"the columns wanted, as kubectl custom-columns takes them: NAME:.metadata.name,NODE:.spec.nodeName; empty is kubectl's default table"`
+	Wide          bool     `json:"wide,omitempty" jsonschema:"kubectl's wide table instead of the default one"`
+	Limit         int      `json:"limit,omitempty" jsonschema:"at most this many rows per table; 0 for all that fit the budget"`
+}
+
+// QueryOutput is the query tool's answer: one entry per context.
+type QueryOutput struct {
+	Contexts []QueryAnswer `json:"contexts"`
+	// Cut is set when rows were left out to fit the budget.
+	Cut *Cut `json:"cut,omitempty"`
+}
+
+// QueryAnswer is one context's answer, or why it has none.
+type QueryAnswer struct {
+	Context string `json:"context"`
+	// Error says why the context has no answer.
+	Error string `json:"error,omitempty"`
+	// NamespaceScope says which namespaces were asked.
+	NamespaceScope string `json:"namespaceScope,omitempty"`
+	// Tables are the answer's tables: one per type, or the groups' table.
+	// No table means nothing matched.
+	Tables   []Table  `json:"tables,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Table is one table of an answer.
+type Table struct {
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+	// Total is the totals row of a table of groups with sums.
+	Total []string `json:"total,omitempty"`
+	// TotalRows is how many rows the table has before limit, top and the
+	// budget.
+	TotalRows int `json:"totalRows"`
+}
+
+// query answers the query tool.
+func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInput) (*sdk.CallToolResult, QueryOutput, error) {
+	if strings.TrimSpace(in.Types) == "" {
+		return nil, QueryOutput{}, fmt.Errorf("types is required: TYPE[,TYPE...], e.g. pods or deployments.apps; see the types tool")
+	}
+	if in.Columns != "" && in.Wide {
+		return nil, QueryOutput{}, fmt.Errorf("columns and wide exclude each other")
+	}
+	ts, err := s.selectContexts(in.Context)
+	if err != nil {
+		return nil, QueryOutput{}, err
+	}
+	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) QueryAnswer {
+		return s.queryContext(ctx, t, in)
+	}, func(name string, err error) QueryAnswer {
+		return QueryAnswer{Context: name, Error: err.Error()}
+	})
+	most := 0
+	for _, a := range answers {
+		for _, t := range a.Tables {
+			most = max(most, len(t.Rows))
+		}
+	}
+	total := 0
+	for _, a := range answers {
+		for _, t := range a.Tables {
+			total += len(t.Rows)
+		}
+	}
+	build := func(k int) (QueryOutput, string) {
+		out := QueryOutput{Contexts: make([]QueryAnswer, len(answers))}
+		returned := 0
+		for i, a := range answers {
+			c := a
+			c.Tables = make([]Table, len(a.Tables))
+			for j, t := range a.Tables {
+				t.Rows = t.Rows[:min(k, len(t.Rows))]
+				returned += len(t.Rows)
+				c.Tables[j] = t
+			}
+			out.Contexts[i] = c
+		}
+		if k < most {
+			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "rows")
+		}
+		return out, queryText(out)
+	}
+	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int {
+		out, text := build(k)
+		return resultSize(out, text)
+	})
+	out, text := build(k)
+	return &sdk.CallToolResult{IsError: allFailed(answers, func(a QueryAnswer) string { return a.Error }),
+		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// queryContext answers in for one context, with the context's warm
+// engines and the query command's own code (query.CollectHandler).
+func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInput) QueryAnswer {
+	a := QueryAnswer{Context: t.name}
+	fail := func(err error) QueryAnswer {
+		a.Error = err.Error()
+		return a
+	}
+	namespace := in.Namespace
+	switch {
+	case in.AllNamespaces:
+		namespace, a.NamespaceScope = "", "all namespaces"
+	case namespace != "":
+		a.NamespaceScope = "namespace " + namespace
+	default:
+		ns, _, err := t.configFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return fail(fmt.Errorf("reading the context's namespace: %w", err))
+		}
+		namespace, a.NamespaceScope = ns, "namespace "+ns+" (the context's default; set namespace or allNamespaces to widen)"
+	}
+	a.NamespaceScope += "; cluster-scoped types are whole"
+	env, err := s.warmEnv(t)
+	if err != nil {
+		return fail(err)
+	}
+	grouped := len(in.GroupBy) > 0 || len(in.Sums) > 0
+	q := protocol.Query{
+		Types: in.Types, Namespace: namespace, AllNamespaces: in.AllNamespaces, LabelSelector: in.LabelSelector,
+		Index: in.Index, GroupBy: in.GroupBy, Sums: in.Sums, Filter: in.Filter,
+		Tables: true, SyncTimeout: protocol.Duration(s.opts.SyncTimeout),
+	}
+	switch {
+	case in.Columns != "":
+		q.Output = "custom-columns=" + in.Columns
+	case in.Wide:
+		q.Output = "wide"
+	}
+	if !grouped {
+		q.SortBy = in.SortBy
+	}
+	var stdout, stderr bytes.Buffer
+	outcome := query.CollectHandler(env)(ctx, protocol.Request{Kind: protocol.Collect, Query: &q}, &stdout, &stderr)
+	switch {
+	case outcome.Fallback != nil:
+		return fail(fmt.Errorf("this query cannot be answered from shared informers: %s", outcome.Fallback.Reason))
+	case outcome.Exit.Code != 0:
+		return fail(fmt.Errorf("%s", outcome.Exit.Error))
+	}
+	var answer protocol.Answer
+	if err := json.Unmarshal(stdout.Bytes(), &answer); err != nil {
+		return fail(fmt.Errorf("decoding the answer: %w", err))
+	}
+	a.Warnings = append(answer.Warnings, nonEmptyLines(stderr.String())...)
+	if answer.Table != nil {
+		t, err := groupTable(answer, in)
+		if err != nil {
+			return fail(err)
+		}
+		if len(t.Rows) > 0 || t.Total != nil {
+			a.Tables = []Table{t}
+		}
+	} else {
+		for _, t := range answer.Tables {
+			a.Tables = append(a.Tables, Table{Header: t.Header, Rows: t.Rows, TotalRows: len(t.Rows)})
+		}
+	}
+	if in.Limit > 0 {
+		for i := range a.Tables {
+			a.Tables[i].Rows = a.Tables[i].Rows[:min(in.Limit, len(a.Tables[i].Rows))]
+		}
+	}
+	return a
+}
+
+// groupTable returns the answer's table of groups sorted by in.SortBy
+// (key columns ascending, counts and sums largest first) and cut to
+// in.Top, as the query command prints it.
+func groupTable(answer protocol.Answer, in QueryInput) (Table, error) {
+	t := *answer.Table
+	total := len(t.Rows)
+	if in.SortBy != "" {
+		col, _ := t.Column(in.SortBy)
+		keyWidth := len(t.Columns) - 1 - len(in.Sums)
+		if err := t.SortBy(in.SortBy, col >= keyWidth); err != nil {
+			return Table{}, fmt.Errorf("sortBy: %w", err)
+		}
+	}
+	t.Top(in.Top)
+	header, rows := t.Strings()
+	out := Table{Header: header, TotalRows: total}
+	if t.Total != nil {
+		out.Total, rows = rows[len(rows)-1], rows[:len(rows)-1]
+	}
+	out.Rows = rows
+	return out, nil
+}
+
+// queryText is the compact text form of out: per context, its scope and
+// tables as kubectl prints them.
+func queryText(out QueryOutput) string {
+	var b strings.Builder
+	for _, a := range out.Contexts {
+		if a.Error != "" {
+			fmt.Fprintf(&b, "context %s: error: %s\n", a.Context, a.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "context %s, %s:\n", a.Context, a.NamespaceScope)
+		if len(a.Tables) == 0 {
+			b.WriteString("no objects matched\n")
+		}
+		for _, t := range a.Tables {
+			rows := t.Rows
+			if t.Total != nil {
+				rows = append(rows[:len(rows):len(rows)], t.Total)
+			}
+			_ = printing.WriteTable(&b, t.Header, rows, false)
+			if len(t.Rows) < t.TotalRows {
+				fmt.Fprintf(&b, "(%d of %d rows)\n", len(t.Rows), t.TotalRows)
+			}
+		}
+		for _, w := range a.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+	}
+	if out.Cut != nil {
+		fmt.Fprintf(&b, "CUT: %s; to narrow: %s\n", out.Cut.Reason, out.Cut.Narrow)
+	}
+	return b.String()
+}
+
+// allFailed reports whether every answer has an error (and there is at
+// least one): the call is then a tool error.
+func allFailed[T any](answers []T, errOf func(T) string) bool {
+	for _, a := range answers {
+		if errOf(a) == "" {
+			return false
+		}
+	}
+	return len(answers) > 0
+}
+
+// nonEmptyLines splits s into its non-empty lines.
+func nonEmptyLines(s string) []string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}

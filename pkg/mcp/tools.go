@@ -1,0 +1,41 @@
+package mcp
+
+import (
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// readOnly marks a tool that changes nothing and can be called again.
+var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+
+// addTools registers the server's tools.
+func (s *Server) addTools() {
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "query",
+		Title:       "Query the cluster cache",
+		Annotations: readOnly,
+		Description: "Answer a question about Kubernetes objects from warm informer caches, as `kubectl informer query` does: " +
+			"objects of TYPES as kubectl's table (or custom columns), or, with groupBy and sums, one row per group with its count " +
+			"(pods per node: types=pods, allNamespaces=true, groupBy=[\"node\"]). Select with index (NAME=VALUE, see the indexers tool), " +
+			"labelSelector and a CEL filter. Prefer groups to lists: the result is cut to the token budget and says so. " +
+			"The first call about a type in a context lists it; later calls answer from memory.",
+	}, s.query)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "contexts",
+		Title:       "Kubeconfig contexts",
+		Annotations: readOnly,
+		Description: "List the kubeconfig's contexts (names, cluster, default namespace; never credentials) and whether each API server answers now. " +
+			"Each context is probed on its own; an unreachable one is reported beside the others.",
+	}, s.contexts)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "types",
+		Title:       "Types a context serves",
+		Annotations: readOnly,
+		Description: "List the resource types a context serves that a query can name (resource, or resource.group), from discovery.",
+	}, s.types)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "indexers",
+		Title:       "Built-in indexes",
+		Annotations: readOnly,
+		Description: "List the built-in indexes a query's index selectors and groupBy can name (node, namespace, phase, label:KEY, owner-root, uses, used-by, ...) and what each means.",
+	}, s.indexers)
+}

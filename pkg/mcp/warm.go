@@ -1,0 +1,57 @@
+package mcp
+
+import (
+	"fmt"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
+)
+
+// warmEnv returns the warm engines of target's context, building them on
+// the first call: its API server source (Secrets metadata only), its
+// discovery kept in memory, and an empty pool whose informers start the
+// first time a query asks for their type and stay synced. Building them
+// sends no request; a failure is returned and not kept, so a later call
+// tries again.
+func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if env, ok := s.envs[t.name]; ok {
+		return env, nil
+	}
+	restConfig, err := t.configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig of context %q: %w", t.name, err)
+	}
+	mapper, err := engines.WarmRESTMapper(t.configFlags)
+	if err != nil {
+		return nil, fmt.Errorf("discovery of context %q: %w", t.name, err)
+	}
+	warnings := server.NewWarnings()
+	restConfig.Wrap(warnings.WrapTransport)
+	apiServer, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
+	if err != nil {
+		return nil, err
+	}
+	source := secretsAsMetadata{Source: apiServer}
+	env := &engines.ServeEnv{
+		Server:   restConfig.Host,
+		Source:   source,
+		Pool:     server.NewPool(source, server.PoolOptions{EvictAfter: s.opts.EvictAfter}),
+		Warnings: warnings,
+	}
+	s.envs[t.name] = env
+	return env, nil
+}
+
+// shutdownEnvs stops every context's informers.
+func (s *Server) shutdownEnvs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, env := range s.envs {
+		env.Pool.Shutdown()
+		delete(s.envs, name)
+	}
+}
