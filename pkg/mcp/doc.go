@@ -11,10 +11,10 @@
 //     context). Each selected context answers on its own, in parallel; a
 //     context that fails is an error entry beside the others' answers, and
 //     a call in which every context failed is a tool error (IsError).
-//   - Only get, list and watch reach an API server. Secrets are read as
-//     metadata only, so their data and stringData never enter the
-//     process; no tool returns kubeconfig contents, tokens or
-//     certificates.
+//   - Only get, list and watch reach an API server. The values of a
+//     Secret's data and stringData are emptied as the Secret is decoded,
+//     before any cache holds it (its key names stay), so no tool returns
+//     them; no tool returns kubeconfig contents, tokens or certificates.
 //   - Every result fits the token budget (Options.MaxResultTokens, counted
 //     as bytes/4 of the structured content and the text form together); a
 //     result that had to be cut says so, with its totals and how to

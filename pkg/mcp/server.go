@@ -66,7 +66,7 @@ const instructions = `Read-only answers about Kubernetes clusters from warm info
 Ask for counts and groups (query with groupBy, sums) rather than lists; narrow
 with namespace, an index selector (see indexers) or a CEL filter. Every tool
 takes context: a kubeconfig context name, a pattern, "all", or empty for the
-current one. Secrets are served as metadata only.`
+current one. Secrets are served without their values.`
 
 // Run serves one client over t until the client leaves or ctx ends, then
 // stops every informer.

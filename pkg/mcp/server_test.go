@@ -180,3 +180,32 @@ func TestFitBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestServeHTTP(t *testing.T) {
+	s := New(Options{ConfigFlags: deadKubeconfig(t)})
+	ctx, cancel := context.WithCancel(t.Context())
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.ServeHTTP(ctx, "127.0.0.1:0", func(a string) { addr <- a }) }()
+	var url string
+	select {
+	case a := <-addr:
+		url = "http://" + a
+	case err := <-done:
+		t.Fatalf("ServeHTTP = %v before listening", err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, structured := call(t, cs, "indexers", nil)
+	if res.IsError || !strings.Contains(structured, `"name":"node"`) {
+		t.Errorf("indexers over HTTP = %s, want the node index", structured)
+	}
+	cs.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTP = %v after the context ended, want nil", err)
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // warmEnv returns the warm engines of target's context, building them on
-// the first call: its API server source (Secrets metadata only), its
+// the first call: its API server source (Secrets without their values), its
 // discovery kept in memory, and an empty pool whose informers start the
 // first time a query asks for their type and stay synced. Building them
 // sends no request; a failure is returned and not kept, so a later call
@@ -35,7 +35,7 @@ func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	source := secretsAsMetadata{Source: apiServer}
+	source := valuelessSecrets{Source: apiServer}
 	env := &engines.ServeEnv{
 		Server:   restConfig.Host,
 		Source:   source,

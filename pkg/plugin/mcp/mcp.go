@@ -48,7 +48,7 @@ func NewCmdMCP(configFlags *genericclioptions.ConfigFlags, streams genericioopti
 start servers, or with --http on a loopback address. Its tools (query,
 contexts, types, indexers) answer from informers kept warm in this process,
 one pool per kubeconfig context, started by the first call that asks. It only
-gets, lists and watches; Secrets are read as metadata only; every result fits
+gets, lists and watches; Secrets never carry their values; every result fits
 --max-result-tokens (counted as bytes/4) and says when it was cut.`,
 		Example: `  # In an MCP client's configuration: command kubectl, args ["informer", "mcp"]
   kubectl informer mcp
