@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,4 +210,42 @@ func TestServeHTTP(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("ServeHTTP = %v after the context ended, want nil", err)
 	}
+}
+
+func TestInitializeTouchesNoCluster(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var connections atomic.Int32
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			connections.Add(1)
+			conn.Close()
+		}
+	}()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster: {server: \"https://" + ln.Addr().String() + "\"}\n" +
+		"users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\n"
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cf := genericclioptions.NewConfigFlags(true)
+	cf.KubeConfig = &path
+	cs := connect(t, New(Options{ConfigFlags: cf}))
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, "indexers", nil)
+	if n := connections.Load(); n != 0 {
+		t.Errorf("initialize, tools/list and indexers opened %d connections to the API server, want none", n)
+	}
+	ln.Close()
+	<-accepted
 }
