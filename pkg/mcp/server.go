@@ -85,7 +85,9 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 func (s *Server) Close() { s.shutdownEnvs() }
 
 // ServeHTTP serves streamable HTTP on addr, which must be a loopback
-// address (CheckLoopback), until ctx ends, then stops every informer.
+// address (CheckLoopback), until ctx ends, then stops every informer. A
+// request whose Host is not a loopback name (DNS rebinding) or that a
+// browser marks cross-origin is refused.
 // listening, if set, is called with the bound address once it listens.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, listening func(addr string)) error {
 	defer s.shutdownEnvs()
@@ -96,7 +98,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, listening func(addr
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
-	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil)
+	handler := http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil))
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if listening != nil {
 		listening(ln.Addr().String())

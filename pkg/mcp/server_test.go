@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,6 +207,29 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("indexers over HTTP = %s, want the node index", structured)
 	}
 	cs.Close()
+	for _, h := range []struct{ host, origin string }{
+		{"evil.example.com", ""},
+		{"", "https://evil.example.com"},
+	} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if h.host != "" {
+			req.Host = h.host
+		}
+		if h.origin != "" {
+			req.Header.Set("Origin", h.origin)
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a request with Host %q, Origin %q = %s, want 403", h.host, h.origin, resp.Status)
+		}
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("ServeHTTP = %v after the context ended, want nil", err)
