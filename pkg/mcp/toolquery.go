@@ -1,16 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -46,6 +43,9 @@ type QueryAnswer struct {
 	Error string `json:"error,omitempty"`
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
+	// AnsweredBy says whose informers answered: this server's, or a warm
+	// cache process (cache start) of the context's identity.
+	AnsweredBy string `json:"answeredBy,omitempty"`
 	// Tables are the answer's tables: one per type, or the groups' table.
 	// No table means nothing matched.
 	Tables   []Table  `json:"tables,omitempty"`
@@ -160,19 +160,12 @@ func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInpu
 	if !grouped {
 		q.SortBy = in.SortBy
 	}
-	var stdout, stderr bytes.Buffer
-	outcome := query.CollectHandler(env)(ctx, protocol.Request{Kind: protocol.Collect, Query: &q}, &stdout, &stderr)
-	switch {
-	case outcome.Fallback != nil:
-		return fail(fmt.Errorf("this query cannot be answered from shared informers: %s", outcome.Fallback.Reason))
-	case outcome.Exit.Code != 0:
-		return fail(fmt.Errorf("%s", outcome.Exit.Error))
+	answer, stderr, by, err := s.collect(ctx, t, env, q)
+	if err != nil {
+		return fail(err)
 	}
-	var answer protocol.Answer
-	if err := json.Unmarshal(stdout.Bytes(), &answer); err != nil {
-		return fail(fmt.Errorf("decoding the answer: %w", err))
-	}
-	a.Warnings = append(answer.Warnings, nonEmptyLines(stderr.String())...)
+	a.AnsweredBy = by
+	a.Warnings = append(answer.Warnings, nonEmptyLines(stderr)...)
 	if answer.Table != nil {
 		t, err := groupTable(answer, in)
 		if err != nil {

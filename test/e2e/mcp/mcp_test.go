@@ -61,15 +61,40 @@ var (
 )
 
 // mcpServer starts `kubectl informer mcp ARGS` through kubectl with
-// kubeconfig and returns the Go SDK's client session over its stdio.
+// kubeconfig, a home and a warm cache socket directory of its own, and
+// returns the Go SDK's client session over its stdio.
 func mcpServer(t *testing.T, kubeconfig string, args ...string) *sdk.ClientSession {
 	t.Helper()
-	cmd := exec.Command("kubectl", append(append([]string{"informer", "mcp"}, args...), "--kubeconfig", kubeconfig)...)
-	cmd.Env = append(os.Environ(),
-		"HOME="+t.TempDir(),
+	return mcpServerIn(t, newHome(t), kubeconfig, args...)
+}
+
+// newHome returns the environment of a home directory of the test's own:
+// HOME, and XDG_RUNTIME_DIR (mode 0700), where warm caches listen.
+func newHome(t *testing.T) []string {
+	t.Helper()
+	home := t.TempDir()
+	runtime := filepath.Join(home, "run")
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + runtime}
+}
+
+// command returns kubectl with args, the built plugin first on PATH, in
+// the environment home.
+func command(home []string, args ...string) *exec.Cmd {
+	cmd := exec.Command("kubectl", args...)
+	cmd.Env = append(append(os.Environ(),
 		"PATH="+filepath.Dir(framework.PluginBinary())+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"KUBECONFIG=",
-	)
+	), home...)
+	return cmd
+}
+
+// mcpServerIn is mcpServer in the environment home.
+func mcpServerIn(t *testing.T, home []string, kubeconfig string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := command(home, append(append([]string{"informer", "mcp"}, args...), "--kubeconfig", kubeconfig)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "v0"}, nil)
@@ -342,13 +367,16 @@ func TestDeadContextBesideLiveOne(t *testing.T) {
 	}
 }
 
+// secretValue is the value of the Secret TestSecretsHaveNoValues creates,
+// which no result may hold.
+const secretValue = "mcp-e2e-secret-value-7d3f"
+
 func TestSecretsHaveNoValues(t *testing.T) {
 	c := seed(t)
-	const value = "mcp-e2e-secret-value-7d3f"
 	framework.CreateNamespace(t, c.AdminClient(), "m-secrets")
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "db-password", Namespace: "m-secrets"},
-		StringData: map[string]string{"password": value},
+		StringData: map[string]string{"password": secretValue},
 	}
 	if _, err := c.AdminClient().CoreV1().Secrets("m-secrets").Create(t.Context(), secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
@@ -369,9 +397,9 @@ func TestSecretsHaveNoValues(t *testing.T) {
 			t.Errorf("query %v = %s, want the secret's name", args, structured)
 		}
 	}
-	encoded := base64.StdEncoding.EncodeToString([]byte(value))
+	encoded := base64.StdEncoding.EncodeToString([]byte(secretValue))
 	for _, r := range results {
-		if strings.Contains(r, value) || strings.Contains(r, encoded) {
+		if strings.Contains(r, secretValue) || strings.Contains(r, encoded) {
 			t.Errorf("a result holds the Secret's value: %s", r)
 		}
 	}
@@ -438,8 +466,56 @@ func TestConfigMapsNothingUses(t *testing.T) {
 	}
 }
 
+func TestRunningCacheAnswers(t *testing.T) {
+	c := seed(t)
+	home := newHome(t)
+	kubectl := func(args ...string) string {
+		t.Helper()
+		out, err := command(home, append(args, "--kubeconfig", c.AdminKubeconfig())...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	kubectl("informer", "cache", "start")
+	t.Cleanup(func() { kubectl("informer", "cache", "stop", "--all") })
+	cs := mcpServerIn(t, home, c.AdminKubeconfig())
+	res, structured := call(t, cs, "query", map[string]any{"types": "pods", "allNamespaces": true, "labelSelector": seedLabel, "groupBy": []string{"node"}})
+	if res.IsError {
+		t.Fatalf("query is an error: %s", textOf(res))
+	}
+	var out struct {
+		Contexts []struct {
+			AnsweredBy string `json:"answeredBy"`
+			Tables     []struct {
+				Rows [][]string `json:"rows"`
+			} `json:"tables"`
+		} `json:"contexts"`
+	}
+	if err := json.Unmarshal([]byte(structured), &out); err != nil || len(out.Contexts) != 1 || len(out.Contexts[0].Tables) != 1 {
+		t.Fatalf("query = %s (%v), want one table", structured, err)
+	}
+	if by := out.Contexts[0].AnsweredBy; !strings.Contains(by, "cache start") {
+		t.Errorf("answeredBy = %q, want the running cache", by)
+	}
+	if rows := len(out.Contexts[0].Tables[0].Rows); rows != 4 {
+		t.Errorf("pods per node from the running cache: %d rows, want 4", rows)
+	}
+	// Secrets are never asked of the cache process, which holds their
+	// values.
+	_, structured = call(t, cs, "query", map[string]any{"types": "secrets", "allNamespaces": true, "columns": "NAME:.metadata.name,DATA:.data"})
+	if err := json.Unmarshal([]byte(structured), &out); err != nil || len(out.Contexts) != 1 {
+		t.Fatalf("query of secrets = %s (%v)", structured, err)
+	}
+	if by := out.Contexts[0].AnsweredBy; by != "this server's informers" {
+		t.Errorf("query of secrets answeredBy = %q, want this server's informers", by)
+	}
+}
+
 // TestZNoCredentialInAnyResult calls every tool, then reads every result
-// of the package; it comes last in the file, so it runs last.
+// of the package for a credential of the kubeconfig or the value of the
+// Secret TestSecretsHaveNoValues created; it comes last in the file, so it
+// runs last.
 func TestZNoCredentialInAnyResult(t *testing.T) {
 	c := seed(t)
 	cs := mcpServer(t, c.AdminKubeconfig())
@@ -474,11 +550,11 @@ func TestZNoCredentialInAnyResult(t *testing.T) {
 			secrets = append(secrets, base64.StdEncoding.EncodeToString(cl.CertificateAuthorityData))
 		}
 	}
-	secrets = append(secrets, "PRIVATE KEY", "BEGIN CERTIFICATE")
+	secrets = append(secrets, "PRIVATE KEY", "BEGIN CERTIFICATE", secretValue, base64.StdEncoding.EncodeToString([]byte(secretValue)))
 	for _, r := range results {
 		for _, s := range secrets {
 			if strings.Contains(r, s) {
-				t.Errorf("a result holds a credential of the kubeconfig: %.200s", r)
+				t.Errorf("a result holds a credential of the kubeconfig or a Secret's value: %.200s", r)
 			}
 		}
 	}
