@@ -80,16 +80,10 @@ func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInpu
 	}, func(name string, err error) QueryAnswer {
 		return QueryAnswer{Context: name, Error: err.Error()}
 	})
-	most := 0
+	most, total := 0, 0
 	for _, a := range answers {
 		for _, t := range a.Tables {
-			most = max(most, len(t.Rows))
-		}
-	}
-	total := 0
-	for _, a := range answers {
-		for _, t := range a.Tables {
-			total += len(t.Rows)
+			most, total = max(most, len(t.Rows)), total+len(t.Rows)
 		}
 	}
 	build := func(k int) (QueryOutput, string) {
@@ -119,8 +113,8 @@ func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInpu
 		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
-// queryContext answers in for one context, with the context's warm
-// engines and the query command's own code (query.CollectHandler).
+// queryContext answers in for one context (collect), its namespace scope
+// made explicit.
 func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInput) QueryAnswer {
 	a := QueryAnswer{Context: t.name}
 	fail := func(err error) QueryAnswer {
