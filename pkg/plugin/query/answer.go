@@ -110,14 +110,14 @@ func (a *targetAnswer) flushStderr(w io.Writer) { cmdutil.FlushPrefixed(w, a.nam
 // resolve the types, start and sync the engine and the relations, and look
 // the answer up. It records in a what the print reads and how to stop the
 // informers, which stay up until then.
-func (o *QueryOptions) collect(ctx context.Context, a *targetAnswer) error {
-	l, err := o.lookUpAnswer(ctx)
+func (t *queryTarget) collect(ctx context.Context, a *targetAnswer) error {
+	l, err := t.lookUpAnswer(ctx)
 	if err != nil {
 		return err
 	}
 	a.shutdown = l.shutdown
 	l.report()
 	a.groups = l.groups
-	a.p = queryPrinter{cfg: l.cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}
+	a.p = queryPrinter{cfg: l.cfg, source: t.Source}
 	return nil
 }

@@ -12,11 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
@@ -30,9 +28,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
-// This file holds query -w and --watch-only across contexts: one query -w
-// per context (its own engine, as runWatch runs one), their rows
-// printed as one stream, each naming its context as the fleet query does:
+// This file holds the rows of query -w and --watch-only: one query -w per
+// target (its own engine), their rows printed as one stream; the rows of
+// several targets name their context as a query of several does:
 //
 //   - tables (and -o wide, custom-columns): a first column CONTEXT;
 //   - -o name: CONTEXT/TYPE/NAME;
@@ -72,7 +70,6 @@ type fleetRows struct {
 	waiting   int
 	ready     chan struct{}
 	printed   chan struct{}
-	sortBy    string
 	watchOnly bool
 	// grouped is set for --group-by or --sum: the contexts' tables of
 	// groups are merged (groupState, with the print config groupCfg).
@@ -91,14 +88,18 @@ type fleetRowsContext struct {
 	name   string
 }
 
-func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool, q fleetQuery, several bool) *fleetRows {
+// newFleetRows returns the shared output of a query -w of contexts on out:
+// with watchOnly, changes only; grouped, a table of groups with a context
+// key column at contextAt (-1 for none); several, rows naming their
+// context.
+func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped bool, contextAt int, several bool) *fleetRows {
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
 		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
-		sortBy: sortBy, watchOnly: watchOnly,
-		grouped: q.grouped, groups: groupState{contextAt: q.contextAt, tables: map[string]fleet.ContextTable{}},
+		watchOnly: watchOnly,
+		grouped:   grouped, groups: groupState{contextAt: contextAt, tables: map[string]fleet.ContextTable{}},
 		several: several,
 	}
 	if s.waiting == 0 {
@@ -299,44 +300,36 @@ func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unst
 	return printing.PrintListObject(p.out, out.Printer, out.Format, list)
 }
 
-// runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
-// parallel, and prints their rows as one stream until Ctrl-C.
-func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, set targets.Set) error {
-	names := set.Names()
-	signals, stop := cmdutil.Interruptible(cmd.Context())
-	defer stop()
-	// A failed print (stdout closed) ends every context's watch.
+// watchRows prints the rows of every target of a query -w as one stream
+// (fleetRows) until Ctrl-C: each target watched in parallel (watchTarget).
+// One target's failure is the command's error; of several, a context
+// that fails is named on stderr once, the others go on, and the exit code
+// is then 1. A failed print (stdout closed) ends every target's watch.
+func (o *QueryOptions) watchRows(signals context.Context) error {
+	set := o.set
 	ctx, cancel := context.WithCancel(signals)
 	defer cancel()
-
 	var mu sync.Mutex // one line at a time on stderr
 	failures := set.Failures(o.ErrOut)
-	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
+	progress := pluginprogress.Of(o.ErrOut, set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q, true)
-	watched := make(chan struct{})
-	// A context's watch may see Ctrl-C before this command's own context
+	rows := newFleetRows(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.split.contextAt, set.Several)
+	// A target's watch may see Ctrl-C before this command's own context
 	// does: either way the command was interrupted.
 	var interruptedHere atomic.Bool
+	watched := make(chan []targets.Result[struct{}], 1)
 	go func() {
-		defer close(watched)
-		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			name := t.Name
-			stderr := &watch.LinePrefixer{Mu: &mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-				return append([]byte("context "+name+": "), line...)
-			}, Above: progress.Above}
-			c := &fleetRowsContext{shared: rows, name: name}
-			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
+		watched <- targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+			err := o.watchRowsOf(ctx, t, rows, &mu, progress)
 			if errors.Is(err, cmdutil.ErrInterrupted) {
 				interruptedHere.Store(true)
 				err = nil
 			}
-			rows.ended(name, err)
-			stderr.Flush()
-			progress.Done(name, err)
-			if err != nil {
-				failures.Add(name, err)
+			rows.ended(t.Name, err)
+			progress.Done(t.Name, err)
+			if err != nil && set.Several {
+				failures.Add(t.Name, err)
 			}
 			return struct{}{}, err
 		})
@@ -351,14 +344,22 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 		}
 		printed <- err
 	}()
-	<-watched
+	results := <-watched
 	close(done)
-	printErr := watch.QuietPipe(<-printed)
+	printErr := <-printed
+	rows.mu.Lock()
+	if err := rows.flush(); printErr == nil {
+		printErr = err
+	}
+	rows.mu.Unlock()
+	if !set.Several && results[0].Err != nil {
+		return results[0].Err
+	}
 	if err := failures.Err(); err != nil {
 		return err
 	}
 	if printErr != nil {
-		return printErr
+		return watch.QuietPipe(printErr)
 	}
 	if interruptedHere.Load() {
 		return cmdutil.ErrInterrupted
@@ -366,46 +367,24 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	return interrupted(signals, nil)
 }
 
-// watchQueryContext runs query -w in context c.name with its own
-// ConfigFlags and stderr, its rows going to c.
-func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *pluginprogress.Targets) error {
-	co := *o
-	co.ConfigFlags = t.ConfigFlags
-	co.Engines = engines.DirectEngines{}
-	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
-	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
-	co.fleetRows = c
-	if err := co.Complete(cmd, args); err != nil {
-		return err
-	}
-	if err := co.Validate(); err != nil {
-		return err
+// watchRowsOf watches target tg, its rows going to rows: one of several
+// writes its stderr lines prefixed with its name, under mu, and shows its
+// engine's progress in progress.
+func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows *fleetRows, mu *sync.Mutex, progress *pluginprogress.Targets) error {
+	var errOut io.Writer = o.ErrOut
+	engineProgress := o.Config.Progress
+	if o.set.Several {
+		stderr := &watch.LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+			return append([]byte("context "+tg.Name+": "), line...)
+		}, Above: progress.Above}
+		defer stderr.Flush()
+		errOut = stderr
 	}
 	if progress != nil {
-		co.Config.Progress = progress.EngineProgress(c.name)
+		engineProgress = progress.EngineProgress(tg.Name)
 	}
-	return co.Run(ctx)
-}
-
-// runRows prints the rows of a query of one target, as the shared output
-// of several prints each target's (run): the answer (unless --watch-only),
-// then the changes, until ctx ends.
-func (w *queryWatch) runRows(ctx context.Context, q *engine.Queue) error {
-	rows := newFleetRows(w.printer.out, []string{""}, w.o.SortBy, w.o.WatchOnly, wholeQuery(w.o), false)
-	one := &fleetRowsContext{shared: rows}
-	done := make(chan struct{})
-	printed := make(chan error, 1)
-	go func() { printed <- rows.printAnswer(ctx, done) }()
-	err := one.run(ctx, w, q)
-	rows.ended(one.name, err)
-	close(done)
-	if printErr := <-printed; err == nil {
-		err = printErr
-	}
-	rows.mu.Lock()
-	defer rows.mu.Unlock()
-	if flushErr := rows.flush(); err == nil {
-		err = flushErr
-	}
-	return err
+	c := &fleetRowsContext{shared: rows, name: tg.Name}
+	return o.watchTarget(ctx, tg, errOut, engineProgress, nil, func(ctx context.Context, w *queryWatch) error {
+		return c.run(ctx, w, w.queue)
+	})
 }

@@ -38,27 +38,26 @@ import (
 // it does not share, --max-staleness), is read directly. With -v=1 each
 // target says which it was, and why.
 
-// collectWarm answers the query of target a.name (co, completed and
-// validated for that target; q the split of a query of several) from the
-// target's warm cache into a. It reports whether the cache answered
+// collectWarm answers the query of target t from the target's warm cache
+// into a. It reports whether the cache answered
 // (warm): when not, the caller reads the target directly. err is the
 // cache's answer that the query failed (a warm answer too), or ctx's end.
-func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *targetAnswer) (warm bool, err error) {
+func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
 		klog.V(1).InfoS("query: reading the context directly", "context", a.name, "reason", reason)
 		return false, nil
 	}
 	unusable := func(reason string) (bool, error) {
-		fmt.Fprintf(co.ErrOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
+		fmt.Fprintf(t.errOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if co.Cache == "off" {
+	if t.Cache == "off" {
 		return direct("--cache off")
 	}
-	if co.Engines.Shared() {
+	if t.Engines.Shared() {
 		return direct("in a cache process")
 	}
-	id, err := engines.ResolveCacheIdentity(co.ConfigFlags)
+	id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
 	if err != nil {
 		return direct(err.Error())
 	}
@@ -80,15 +79,15 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if other := engines.OtherBuild(conn.Hello); other != "" {
 		return unusable(other)
 	}
-	question, err := co.question(q)
+	question, err := t.question()
 	if err != nil {
 		return direct(err.Error())
 	}
 	// One target's table is made by the cache, rows and all: only several
 	// targets' rows are merged here.
-	question.Tables = !a.several && !q.grouped && co.print.out.IsTable()
+	question.Tables = !t.several && !t.q.grouped() && t.print.out.IsTable()
 	var answerJSON bytes.Buffer
-	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+engines.FirstFrameMargin, &answerJSON, co.ErrOut)
+	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, t.SyncTimeout+engines.FirstFrameMargin, &answerJSON, t.errOut)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return true, ctx.Err()
@@ -96,7 +95,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		return unusable(err.Error())
 	case res.Fallback != nil:
 		if res.Fallback.Warning != "" {
-			fmt.Fprintln(co.ErrOut, res.Fallback.Warning)
+			fmt.Fprintln(t.errOut, res.Fallback.Warning)
 		}
 		return direct("the warm cache declined: " + res.Fallback.Reason)
 	case res.Exit.Code != 0:
@@ -107,14 +106,14 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
-	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.Source}
+	a.p = queryPrinter{cfg: t.print, source: t.Source}
 	if answer.Tabled {
 		a.tabled, a.tables = true, answer.Tables
 		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 		return true, nil
 	}
 	if answer.Table != nil {
-		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
+		a.table = fleet.ContextTable{Context: a.name, Keys: len(t.print.groupBy), Table: *answer.Table}
 		a.grouped = true
 		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 		return true, nil
@@ -123,7 +122,7 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	if err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
-	cfg := co.print.bind(bound)
+	cfg := t.print.bind(bound)
 	if cfg.sortIndex != nil {
 		for _, def := range bound {
 			if def.Name == cfg.sortIndex.Name {
@@ -138,12 +137,13 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 	return true, nil
 }
 
-// question returns co's query as data for its warm cache: its flags, the
-// context index taken out of --index and --group-by (q), the namespace as
+// question returns t's query as data for its warm cache: its flags, the
+// context index taken out of --index and --group-by, the namespace as
 // this side resolves it, and a file -o names made absolute (the cache
 // process runs in another directory).
-func (co *QueryOptions) question(q fleetQuery) (protocol.Query, error) {
-	ns, err := co.Engines.Namespace(co.ConfigFlags)
+func (t *queryTarget) question() (protocol.Query, error) {
+	co, q := t.q, t.q.split
+	ns, err := t.Engines.Namespace(t.ConfigFlags)
 	if err != nil {
 		return protocol.Query{}, err
 	}

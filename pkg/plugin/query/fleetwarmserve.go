@@ -59,44 +59,48 @@ func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Requ
 	if err == nil {
 		err = o.Validate()
 	}
+	var t *queryTarget
 	if err == nil {
-		err = o.writeAnswer(ctx)
+		t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
+	}
+	if err == nil {
+		err = t.writeAnswer(ctx, stdout)
 	}
 	return engines.OutcomeOf(err)
 }
 
-// writeAnswer does what Run does up to printing and writes the answer on
-// o.Out as one protocol.Answer: for a grouped query its table of groups;
-// for a table output asked as tables (answerTables), the tables the client
-// prints; otherwise the objects (encodeAnswer).
-func (o *QueryOptions) writeAnswer(ctx context.Context) error {
-	l, err := o.lookUpAnswer(ctx)
+// writeAnswer does what a target's answer does up to printing and writes
+// the answer on out as one protocol.Answer: for a grouped query its table
+// of groups; for a table output asked as tables (answerTables), the tables
+// the client prints; otherwise the objects (encodeAnswer).
+func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer) error {
+	l, err := t.lookUpAnswer(ctx)
 	if err != nil {
 		return err
 	}
 	defer l.shutdown()
 	defer l.report()
 	cfg := l.cfg
-	a := &targetAnswer{p: queryPrinter{cfg: cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}, groups: l.groups}
+	a := &targetAnswer{p: queryPrinter{cfg: cfg, source: t.Source}, groups: l.groups}
 	switch {
 	case cfg.grouped():
-		t, err := a.groupTable()
+		table, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Table: &t.Table})
-	case o.answerTables && cfg.out.IsTable():
+		return json.NewEncoder(out).Encode(&protocol.Answer{Table: &table.Table})
+	case t.q.answerTables && cfg.out.IsTable():
 		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(o.Out).Encode(&protocol.Answer{Tabled: true, Tables: tables})
+		return json.NewEncoder(out).Encode(&protocol.Answer{Tabled: true, Tables: tables})
 	}
 	answer, err := encodeAnswer(cfg, l.groups)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(o.Out).Encode(answer)
+	return json.NewEncoder(out).Encode(answer)
 }
 
 // answerIndexes are the indexes whose values an answer carries per

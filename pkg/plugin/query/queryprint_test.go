@@ -154,9 +154,8 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 		}
 		var answers []*targetAnswer
 		for _, name := range names {
-			var own bytes.Buffer // a target's own stderr, which is not the command's
 			answers = append(answers, &targetAnswer{name: name, several: several,
-				p: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}, errOut: &own}, groups: []typeObjects{{t: pods}}})
+				p: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}, groups: []typeObjects{{t: pods}}})
 		}
 		var stdout, stderr bytes.Buffer
 		p := answerPrinter{answers: answers, several: several, contextAt: -1, out: &stdout, errOut: &stderr}

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
@@ -36,9 +37,6 @@ type queryWatchFlags struct {
 	// MODIFIED, DELETED) before each row; -o json and yaml print watch
 	// events ({"type", "object"}).
 	OutputWatchEvents bool
-	// fleetRows, in one context of a fleet query -w, takes the context's
-	// rows into the shared stream (fleetRows).
-	fleetRows *fleetRowsContext
 }
 
 // addWatchFlags adds -w, --watch-only and --output-watch-events to query.
@@ -80,16 +78,16 @@ func (o *QueryOptions) redraws() bool {
 	return o.liveHere() && (o.grouped() || o.print.out.IsTable())
 }
 
-// watchConfig returns the engine config of a long-running query: query's,
-// with what watch's has besides: a watch the user may make, plain watch
-// streams, and watch errors reported on stderr, or, for a table redrawn in
-// place, to notes, which the frame shows.
-func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
-	config := o.Config
+// watchConfig returns the engine config of a long-running query: the
+// target's, with what watch's has besides: a watch the user may make, plain
+// watch streams, and watch errors reported on the target's stderr, or, for
+// a table redrawn in place, to notes, which the frame shows.
+func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
+	config := t.Config
 	config.RequireWatch = true
 	config.PlainWatchStreams = true
-	var warnings io.Writer = o.ErrOut
-	if o.redraws() {
+	var warnings io.Writer = t.errOut
+	if notes != nil {
 		// Written over the frame, they would move it: the frame shows
 		// the last one instead.
 		warnings = notes
@@ -100,38 +98,86 @@ func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
 	return config
 }
 
-// runWatch is Run for -w and --watch-only: it starts the informers with a
-// queue of their events, waits for sync, prints the answer and keeps it
-// current until Ctrl-C (then cmdutil.ErrInterrupted) or the engine fails.
+// runWatch is Run for -w and --watch-only: each target's informers are
+// started with a queue of their events (watchTarget), and the answer is
+// printed, then kept current until Ctrl-C (then cmdutil.ErrInterrupted) or
+// the engines fail: one target's table on a terminal redrawn in place
+// (runLive), otherwise the rows of every target as one stream
+// (watchRows).
 func (o *QueryOptions) runWatch(ctx context.Context) error {
 	switch o.Engines.(type) {
 	case engines.DirectEngines, engines.WarmEngines:
 	default:
 		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
 	}
-	notes := &lastLine{}
-	signals, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	ctx = signals
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+	if !o.set.Several && o.redraws() {
+		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *queryWatch) error {
+			return w.runLive(ctx, w.queue)
+		})
+	}
+	return o.watchRows(ctx)
+}
 
-	mappings, err := o.Resolve(o.typeArg)
+// watchTarget keeps the answer of target tg current: its engine and
+// relations started and synced (startWatch), then show runs until ctx ends
+// (then cmdutil.ErrInterrupted) or the engine fails for good (a watch no
+// longer allowed: its error). notes, when set, takes the watch's warnings
+// instead of errOut.
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress), notes *lastLine, show func(context.Context, *queryWatch) error) error {
+	t, err := o.target(tg, errOut, progress)
 	if err != nil {
 		return err
 	}
-	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
+	w, err := t.startWatch(ctx, notes)
+	if err != nil {
 		return err
 	}
+	defer w.stop()
+	watching, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.eng.Failed():
+			cancel()
+		case <-watching.Done():
+		}
+	}()
+	err = show(watching, w)
+	if failed := w.eng.Err(); failed != nil {
+		return failed
+	}
+	if err != nil {
+		return watch.QuietPipe(err)
+	}
+	return interrupted(ctx, nil)
+}
+
+// startWatch resolves the query's types in target t, starts its engine
+// with a queue of their events and the relations its indexes read, and
+// waits for sync. The caller calls the watch's stop once it ends; on an
+// error nothing is left running.
+func (t *queryTarget) startWatch(ctx context.Context, notes *lastLine) (*queryWatch, error) {
+	o := t.q
+	mappings, err := t.Resolve(o.typeArg)
+	if err != nil {
+		return nil, err
+	}
+	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
+		return nil, err
+	}
 	queue := engine.NewQueue(watch.QueueLimit)
-	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
-		Mappings: mappings, Config: o.watchConfig(notes), Queue: queue, Indexes: o.indexDefs, ErrOut: o.ErrOut,
+	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
+		Mappings: mappings, Config: t.watchConfig(notes), Queue: queue, Indexes: o.indexDefs, ErrOut: t.errOut,
 		Pushdown: o.Pushdown,
 	})
 	if err != nil {
-		return interrupted(ctx, err)
+		return nil, interrupted(ctx, err)
 	}
-	defer eng.Shutdown()
 	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
+		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
 		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
 			for _, c := range changes {
 				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
@@ -139,54 +185,33 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 		},
 	})
 	if err != nil {
-		return interrupted(ctx, err)
+		eng.Shutdown()
+		return nil, interrupted(ctx, err)
 	}
-	defer related.Shutdown()
-	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
+	engines.WarnUnreadable(t.errOut, related.Unreadable())
 	indexDefs := related.Definitions()
 	guards := engines.ExprGuards(indexDefs, o.filterGuard)
 	if err := engines.ExprFatal(guards); err != nil {
-		return err
+		related.Shutdown()
+		eng.Shutdown()
+		return nil, err
 	}
-	defer engines.NewExprReporter(guards).Report(o.ErrOut)
-
-	// The engine failing for good (a watch no longer allowed) ends the
-	// watch, with its error.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	w := &queryWatch{
 		o:       o,
 		types:   related.Types(),
-		printer: queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.Source},
+		queue:   queue,
+		eng:     eng,
+		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
 		changes: o.changeClassifier(indexDefs),
 		notes:   notes,
+		stop: func() {
+			engines.NewExprReporter(guards).Report(t.errOut)
+			related.Shutdown()
+			eng.Shutdown()
+		},
 	}
 	w.changes.Guards = guards
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
-	switch {
-	case o.fleetRows != nil:
-		err = o.fleetRows.run(ctx, w, queue)
-	case o.redraws():
-		err = w.runLive(ctx, queue)
-	default:
-		err = w.runRows(ctx, queue)
-	}
-	if failed := eng.Err(); failed != nil {
-		return failed
-	}
-	if err != nil {
-		return watch.QuietPipe(err)
-	}
-	return interrupted(signals, nil)
+	return w, nil
 }
 
 // interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and
@@ -198,16 +223,21 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// queryWatch is a query kept current: its types, synced and bound to their
-// relations, the printer of its answer, and what decides which events
-// change it.
+// queryWatch is a query kept current in one target: its types, synced and
+// bound to their relations, the queue of their events and the engine that
+// fills it, the printer of its answer, and what decides which events
+// change it. stop ends it: it reports what the expressions' evaluations
+// reported and stops the relations and the engine.
 type queryWatch struct {
 	o       *QueryOptions
 	types   []*engine.Type
+	queue   *engine.Queue
+	eng     engines.RunningEngine
 	printer queryPrinter
 	changes *watch.EventPrinter
 	// notes holds the last warning of a table redrawn in place.
 	notes *lastLine
+	stop  func()
 }
 
 // changeClassifier returns what tells which events change the query's

@@ -211,7 +211,7 @@ type liveTable struct {
 // runLive draws the answer, then draws it again as events change it, until
 // ctx ends; the last frame is left on the screen, the cursor below it.
 func (w *queryWatch) runLive(ctx context.Context, q *engine.Queue) error {
-	l := &liveTable{w: w, screen: terminalScreen(w.printer.out), now: time.Now}
+	l := &liveTable{w: w, screen: terminalScreen(w.o.Out), now: time.Now}
 	l.since = l.now()
 	ctx, cancel := context.WithCancel(ctx)
 	changed := make(chan struct{}, 1)
