@@ -109,15 +109,17 @@ func (a *targetAnswer) flushStderr(w io.Writer) { cmdutil.FlushPrefixed(w, a.nam
 // collect does what a one-shot query does up to printing, for one target:
 // resolve the types, start and sync the engine and the relations, and look
 // the answer up. It records in a what the print reads and how to stop the
-// informers, which stay up until then.
+// informers, which stay up until then (also after an error).
 func (t *queryTarget) collect(ctx context.Context, a *targetAnswer) error {
-	l, err := t.lookUpAnswer(ctx)
+	r, err := t.start(ctx, nil, nil)
 	if err != nil {
 		return err
 	}
-	a.shutdown = l.shutdown
-	l.report()
-	a.groups = l.groups
-	a.p = queryPrinter{cfg: l.cfg, source: t.Source}
+	a.shutdown = r.stop
+	if a.groups, err = t.q.lookup(ctx, r.types); err != nil {
+		return err
+	}
+	r.report()
+	a.p = r.printer
 	return nil
 }

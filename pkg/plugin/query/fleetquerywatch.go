@@ -2,19 +2,13 @@ package query
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
@@ -22,7 +16,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
@@ -195,7 +188,7 @@ func (s *fleetRows) flush() error {
 
 // run prints the rows of one target: its answer goes to the shared output,
 // then, once the merged answer is printed, its changes, until ctx ends.
-func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Queue) error {
+func (c *fleetRowsContext) run(ctx context.Context, w *running, q *engine.Queue) error {
 	if w.printer.cfg.grouped() {
 		return c.runGroups(ctx, w, q)
 	}
@@ -251,53 +244,6 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 			return err
 		}
 	}
-}
-
-// printFleetObject is printObject for a context of a fleet query -w: the
-// object as the fleet query's List of it alone, -o name prefixed by the
-// context.
-func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unstructured) error {
-	out := p.w.printer.cfg.out
-	name := p.fleet.name
-	if out.Format == "name" {
-		var b bytes.Buffer
-		if err := out.Printer.PrintObj(u, &b); err != nil {
-			return err
-		}
-		for _, line := range strings.SplitAfter(b.String(), "\n") {
-			if line != "" {
-				fmt.Fprintf(p.out, "%s/%s", name, line)
-			}
-		}
-		return nil
-	}
-	list := map[string]interface{}{
-		"apiVersion":           "v1",
-		"kind":                 "List",
-		"metadata":             map[string]interface{}{"resourceVersion": ""},
-		"items":                []interface{}{u.Object},
-		printing.ContextsField: []interface{}{name},
-	}
-	if out.Format == "yaml" {
-		var doc interface{} = list
-		if p.w.o.OutputWatchEvents {
-			doc = map[string]interface{}{"type": string(typ), "object": list}
-		}
-		b, err := printing.MarshalYAML(doc)
-		if err != nil {
-			return err
-		}
-		if p.fleet.shared.docs > 0 {
-			p.out.WriteString("---\n")
-		}
-		p.fleet.shared.docs++
-		_, err = p.out.Write(b)
-		return err
-	}
-	if p.w.o.OutputWatchEvents {
-		return out.Printer.PrintObj(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: &unstructured.Unstructured{Object: list}}}, p.out)
-	}
-	return printing.PrintListObject(p.out, out.Printer, out.Format, list)
 }
 
 // watchRows prints the rows of every target of a query -w as one stream
@@ -384,7 +330,7 @@ func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows 
 		engineProgress = progress.EngineProgress(tg.Name)
 	}
 	c := &fleetRowsContext{shared: rows, name: tg.Name}
-	return o.watchTarget(ctx, tg, errOut, engineProgress, nil, func(ctx context.Context, w *queryWatch) error {
+	return o.watchTarget(ctx, tg, errOut, engineProgress, nil, func(ctx context.Context, w *running) error {
 		return c.run(ctx, w, w.queue)
 	})
 }

@@ -91,7 +91,7 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 				name string
 				pod  *corev1.Pod
 			}{{"prod-eu", web}, {"prod-us", api}} {
-				w := &queryWatch{
+				w := &running{
 					o:       &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
 					printer: queryPrinter{cfg: queryPrintConfig{out: out}},
 				}

@@ -28,7 +28,7 @@ type groupState struct {
 }
 
 // setTable records context name's table, computed from its objects now.
-func (s *fleetRows) setTable(ctx context.Context, name string, w *queryWatch) error {
+func (s *fleetRows) setTable(ctx context.Context, name string, w *running) error {
 	groups, err := w.o.lookup(ctx, w.types)
 	if err != nil {
 		return err
@@ -56,18 +56,11 @@ func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
 	if len(tables) == 0 {
 		return nil
 	}
-	merged := fleet.MergeTables(tables, s.groups.contextAt)
-	if len(cfg.measures) == 0 {
-		merged.Total = nil
+	merged, err := cfg.mergeGroups(tables, s.groups.contextAt)
+	if err != nil {
+		return err
 	}
-	keyCells := len(merged.Columns) - 1 - len(cfg.measures)
-	if cfg.sortBy != "" {
-		col, _ := merged.Column(cfg.sortBy)
-		if err := merged.SortBy(cfg.sortBy, col >= keyCells); err != nil {
-			return err
-		}
-	}
-	merged.Top(cfg.top)
+	keyCells := cfg.keyColumns(merged)
 	header, rows := merged.Strings()
 	first := s.groups.printed == nil
 	if first {
@@ -112,7 +105,7 @@ func (s *fleetRows) writeCells(cells []string) {
 // runGroups is run for one context of a grouped query -w: its table goes
 // to the shared output, then, once the merged table is printed, its
 // changes, at most every groupRowsInterval, until ctx ends.
-func (c *fleetRowsContext) runGroups(ctx context.Context, w *queryWatch, q *engine.Queue) error {
+func (c *fleetRowsContext) runGroups(ctx context.Context, w *running, q *engine.Queue) error {
 	s := c.shared
 	if err := s.setTable(ctx, c.name, w); err != nil {
 		return err

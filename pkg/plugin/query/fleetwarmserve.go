@@ -74,14 +74,13 @@ func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Requ
 // of groups; for a table output asked as tables (answerTables), the tables
 // the client prints; otherwise the objects (encodeAnswer).
 func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer) error {
-	l, err := t.lookUpAnswer(ctx)
+	a := &targetAnswer{shutdown: func() {}}
+	err := t.collect(ctx, a)
+	defer a.shutdown()
 	if err != nil {
 		return err
 	}
-	defer l.shutdown()
-	defer l.report()
-	cfg := l.cfg
-	a := &targetAnswer{p: queryPrinter{cfg: cfg, source: t.Source}, groups: l.groups}
+	cfg := a.p.cfg
 	switch {
 	case cfg.grouped():
 		table, err := a.groupTable()
@@ -96,7 +95,7 @@ func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer) error {
 		}
 		return json.NewEncoder(out).Encode(&protocol.Answer{Tabled: true, Tables: tables})
 	}
-	answer, err := encodeAnswer(cfg, l.groups)
+	answer, err := encodeAnswer(cfg, a.groups)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 const queryExample = `  # Pods on one node, across all namespaces
@@ -294,87 +295,92 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 	return o.answerTargets(ctx)
 }
 
-// lookedUp is a query's answer looked up and not yet printed: its objects
-// per type and the print config bound to the relations it read. report
-// writes on the target's stderr what the expressions' evaluations
-// reported; shutdown stops the informers. The caller prints, then calls
-// report and shutdown.
-type lookedUp struct {
-	cfg      queryPrintConfig
-	groups   []typeObjects
-	report   func()
-	shutdown func()
+// running is the query started in one target: its engine and the
+// relations its indexes read, synced; its types, bound to those relations;
+// the printer of its answer; for a watch, the queue of the types' events
+// and what decides which events change the answer. report writes on the
+// target's stderr what the expressions' evaluations reported; stop stops
+// the relations and the engine.
+type running struct {
+	o       *QueryOptions
+	types   []*engine.Type
+	queue   *engine.Queue
+	eng     engines.RunningEngine
+	printer queryPrinter
+	changes *watch.EventPrinter
+	// notes holds the last warning of a table redrawn in place.
+	notes  *lastLine
+	report func()
+	stop   func()
 }
 
-// lookUpAnswer does what every one-shot answer does before it is printed
-// (a target answered here, a warm cache's collect): start and sync the
-// engine and relations (startAnswer), refuse what the expressions cannot
-// evaluate, look the answer up and bind the print config to the relations
-// and events. On an error nothing is left running.
-func (t *queryTarget) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
-	related, shutdown, err := t.startAnswer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	indexDefs := related.Definitions()
-	guards := engines.ExprGuards(indexDefs, t.q.filterGuard)
-	if err := engines.ExprFatal(guards); err != nil {
-		shutdown()
-		return nil, err
-	}
-	groups, err := t.q.lookup(ctx, related.Types())
-	if err != nil {
-		shutdown()
-		return nil, err
-	}
-	cfg := t.print.bind(indexDefs)
-	cfg.events = related.Events()
-	return &lookedUp{
-		cfg:      cfg,
-		groups:   groups,
-		report:   func() { engines.NewExprReporter(guards).Report(t.errOut) },
-		shutdown: shutdown,
-	}, nil
-}
-
-// startAnswer resolves the query's types and starts and syncs the engine and
-// the relations its indexes read, warning of related types that cannot be
-// read. The caller calls shutdown once it has printed; on an error nothing
-// is left running.
-func (t *queryTarget) startAnswer(ctx context.Context) (related *engine.Relations, shutdown func(), err error) {
+// start resolves the query's types in target t, starts and syncs the
+// engine and the relations its indexes read, warns of related types that
+// cannot be read, and refuses what the expressions cannot evaluate. With
+// a queue (a watch), every event of the types goes to it, a change of a
+// related object as a MODIFIED event of the object it is related to, and
+// watch errors go to notes when it is set. The caller calls stop when it
+// is done; on an error nothing is left running.
+func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *lastLine) (*running, error) {
 	o := t.q
 	mappings, err := t.Resolve(o.typeArg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	t.withTableRows(mappings)
 	if t.Config.Reduce != nil {
 		// What is kept is small; the peak is decoding's garbage.
 		defer engines.TightenGCWhileReading()()
 	}
+	config := t.Config
+	relations := engine.RelationsConfig{
+		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
+		Events: o.ShowEvents,
+	}
+	if queue != nil {
+		config = t.watchConfig(notes)
+		relations.OnRelated = func(t *engine.Type, cause string, changes []engine.RelationChange) {
+			for _, c := range changes {
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		}
+	}
 	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
-		Mappings: mappings, Config: t.Config, Indexes: o.indexDefs, ErrOut: t.errOut,
+		Mappings: mappings, Config: config, Queue: queue, Indexes: o.indexDefs, ErrOut: t.errOut,
 		Pushdown: o.Pushdown,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	related, err = engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
-		Events: o.ShowEvents,
-	})
+	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, relations)
 	if err != nil {
 		eng.Shutdown()
-		return nil, nil, err
+		return nil, err
 	}
-	engines.WarnUnreadable(t.errOut, related.Unreadable())
-	return related, func() {
+	stop := func() {
 		related.Shutdown()
 		eng.Shutdown()
-	}, nil
+	}
+	engines.WarnUnreadable(t.errOut, related.Unreadable())
+	indexDefs := related.Definitions()
+	guards := engines.ExprGuards(indexDefs, o.filterGuard)
+	if err := engines.ExprFatal(guards); err != nil {
+		stop()
+		return nil, err
+	}
+	r := &running{
+		o: o, types: related.Types(), queue: queue, eng: eng,
+		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
+		changes: o.changeClassifier(indexDefs), notes: notes,
+		report: func() { engines.NewExprReporter(guards).Report(t.errOut) },
+		stop:   stop,
+	}
+	r.printer.cfg.events = related.Events()
+	r.changes.Guards = guards
+	return r, nil
 }
 
 // lookup returns each type's objects that the --index selectors select and

@@ -114,7 +114,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 	if !o.set.Several && o.redraws() {
-		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *queryWatch) error {
+		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *running) error {
 			return w.runLive(ctx, w.queue)
 		})
 	}
@@ -122,20 +122,21 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 }
 
 // watchTarget keeps the answer of target tg current: its engine and
-// relations started and synced (startWatch), then show runs until ctx ends
+// relations started and synced with a queue of events (start), then show runs until ctx ends
 // (then cmdutil.ErrInterrupted) or the engine fails for good (a watch no
 // longer allowed: its error). notes, when set, takes the watch's warnings
 // instead of errOut.
-func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress), notes *lastLine, show func(context.Context, *queryWatch) error) error {
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress), notes *lastLine, show func(context.Context, *running) error) error {
 	t, err := o.target(tg, errOut, progress)
 	if err != nil {
 		return err
 	}
-	w, err := t.startWatch(ctx, notes)
+	w, err := t.start(ctx, engine.NewQueue(watch.QueueLimit), notes)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	defer w.stop()
+	defer w.report()
 	watching, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -155,65 +156,6 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOu
 	return interrupted(ctx, nil)
 }
 
-// startWatch resolves the query's types in target t, starts its engine
-// with a queue of their events and the relations its indexes read, and
-// waits for sync. The caller calls the watch's stop once it ends; on an
-// error nothing is left running.
-func (t *queryTarget) startWatch(ctx context.Context, notes *lastLine) (*queryWatch, error) {
-	o := t.q
-	mappings, err := t.Resolve(o.typeArg)
-	if err != nil {
-		return nil, err
-	}
-	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
-		return nil, err
-	}
-	queue := engine.NewQueue(watch.QueueLimit)
-	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
-		Mappings: mappings, Config: t.watchConfig(notes), Queue: queue, Indexes: o.indexDefs, ErrOut: t.errOut,
-		Pushdown: o.Pushdown,
-	})
-	if err != nil {
-		return nil, interrupted(ctx, err)
-	}
-	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
-		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
-			for _, c := range changes {
-				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
-			}
-		},
-	})
-	if err != nil {
-		eng.Shutdown()
-		return nil, interrupted(ctx, err)
-	}
-	engines.WarnUnreadable(t.errOut, related.Unreadable())
-	indexDefs := related.Definitions()
-	guards := engines.ExprGuards(indexDefs, o.filterGuard)
-	if err := engines.ExprFatal(guards); err != nil {
-		related.Shutdown()
-		eng.Shutdown()
-		return nil, err
-	}
-	w := &queryWatch{
-		o:       o,
-		types:   related.Types(),
-		queue:   queue,
-		eng:     eng,
-		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
-		changes: o.changeClassifier(indexDefs),
-		notes:   notes,
-		stop: func() {
-			engines.NewExprReporter(guards).Report(t.errOut)
-			related.Shutdown()
-			eng.Shutdown()
-		},
-	}
-	w.changes.Guards = guards
-	return w, nil
-}
-
 // interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and
 // err otherwise.
 func interrupted(ctx context.Context, err error) error {
@@ -221,23 +163,6 @@ func interrupted(ctx context.Context, err error) error {
 		return cmdutil.ErrInterrupted
 	}
 	return err
-}
-
-// queryWatch is a query kept current in one target: its types, synced and
-// bound to their relations, the queue of their events and the engine that
-// fills it, the printer of its answer, and what decides which events
-// change it. stop ends it: it reports what the expressions' evaluations
-// reported and stops the relations and the engine.
-type queryWatch struct {
-	o       *QueryOptions
-	types   []*engine.Type
-	queue   *engine.Queue
-	eng     engines.RunningEngine
-	printer queryPrinter
-	changes *watch.EventPrinter
-	// notes holds the last warning of a table redrawn in place.
-	notes *lastLine
-	stop  func()
 }
 
 // changeClassifier returns what tells which events change the query's

@@ -221,7 +221,7 @@ DELETED    web-1                  0/1     Running   0          60m
 			}
 			o := &QueryOptions{}
 			o.OutputWatchEvents = tt.events
-			w := &queryWatch{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
+			w := &running{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
 			var buf bytes.Buffer
 			bw := bufio.NewWriter(&buf)
 			p := &rowPrinter{w: w, out: bw, tabs: printers.GetNewTabWriter(bw), tables: map[*engine.Type]columns.Table{}, now: time.Now()}

@@ -200,7 +200,7 @@ func terminalScreen(out io.Writer) liveScreen {
 
 // liveTable draws a query's answer in place.
 type liveTable struct {
-	w       *queryWatch
+	w       *running
 	screen  liveScreen
 	inPlace terminal.InPlace
 	counts  changeCounts
@@ -210,7 +210,7 @@ type liveTable struct {
 
 // runLive draws the answer, then draws it again as events change it, until
 // ctx ends; the last frame is left on the screen, the cursor below it.
-func (w *queryWatch) runLive(ctx context.Context, q *engine.Queue) error {
+func (w *running) runLive(ctx context.Context, q *engine.Queue) error {
 	l := &liveTable{w: w, screen: terminalScreen(w.o.Out), now: time.Now}
 	l.since = l.now()
 	ctx, cancel := context.WithCancel(ctx)
