@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,25 +31,12 @@ import (
 func selectionRunsHere(o *QueryOptions, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	here := cmdutil.RunE(o)
 	return func(cmd *cobra.Command, args []string) error {
-		if targets.Selected(o.ConfigFlags, o.contextFlags.AllContexts) || namesContextIndex(o) {
+		// A malformed --index is an error of Complete's.
+		if q, err := splitFleetQuery(o); err != nil || q.several() || targets.Selected(o.ConfigFlags, o.contextFlags.AllContexts) {
 			return here(cmd, args)
 		}
 		return next(cmd, args)
 	}
-}
-
-// namesContextIndex reports whether --index or --group-by names the
-// built-in context index.
-func namesContextIndex(o *QueryOptions) bool {
-	if slices.Contains(o.GroupBy, fleet.ContextIndex) {
-		return true
-	}
-	for _, s := range o.IndexSelectors {
-		if sel, err := index.ParseSelector("--index", s); err == nil && sel.Name == fleet.ContextIndex {
-			return true
-		}
-	}
-	return false
 }
 
 // fleetQuery is a query split into what each context answers and what the

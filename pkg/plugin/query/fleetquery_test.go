@@ -69,7 +69,7 @@ func TestSelectionRefusesIndexerNamedContext(t *testing.T) {
 	}
 }
 
-func TestNamesContextIndex(t *testing.T) {
+func TestFleetQuerySeveral(t *testing.T) {
 	for _, tc := range []struct {
 		o    QueryOptions
 		want bool
@@ -79,8 +79,12 @@ func TestNamesContextIndex(t *testing.T) {
 		{QueryOptions{GroupBy: []string{"node", "context"}}, true},
 		{QueryOptions{IndexSelectors: []string{"context!=dev"}}, true},
 	} {
-		if got := namesContextIndex(&tc.o); got != tc.want {
-			t.Errorf("namesContextIndex(%+v) = %v, want %v", tc.o, got, tc.want)
+		q, err := splitFleetQuery(&tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.several(); got != tc.want {
+			t.Errorf("splitFleetQuery(%+v).several() = %v, want %v", tc.o, got, tc.want)
 		}
 	}
 }

@@ -74,13 +74,6 @@ type fleetRows struct {
 	several bool
 }
 
-// fleetRowsContext is one context's part of a fleetRows: a QueryOptions
-// that has it hands its rows to the shared output instead of printing them.
-type fleetRowsContext struct {
-	shared *fleetRows
-	name   string
-}
-
 // newFleetRows returns the shared output of a query -w of contexts on out:
 // with watchOnly, changes only; grouped, a table of groups with a context
 // key column at contextAt (-1 for none); several, rows naming their
@@ -153,29 +146,21 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	if s.watchOnly || len(answers) == 0 {
 		return nil
 	}
-	p := answerPrinter{answers: answers, several: s.several}
+	types, err := answerPrinter{answers: answers, several: s.several}.sortedTypes()
+	if err != nil {
+		return err
+	}
 	now := time.Now()
-	for _, entries := range p.mergeTypes() {
-		if err := p.sortEntries(entries); err != nil {
-			return err
-		}
+	for _, entries := range types {
 		for _, e := range entries {
 			rp := s.printers[e.a.name]
 			rp.now = now
-			if err := s.print(ctx, rp, e.t, engine.Added, e.obj); err != nil {
+			if err := rp.print(ctx, e.t, engine.Added, e.obj); err != nil {
 				return err
 			}
 		}
 	}
 	return s.flush()
-}
-
-// print prints one row (or object) of context rp's; s.mu is held.
-func (s *fleetRows) print(ctx context.Context, rp *rowPrinter, t *engine.Type, typ engine.EventType, obj interface{}) error {
-	rp.lastHeader = s.lastHeader
-	err := rp.print(ctx, t, typ, obj)
-	s.lastHeader = rp.lastHeader
-	return err
 }
 
 // flush writes what the tab writer holds, and the buffer; s.mu is held.
@@ -186,15 +171,15 @@ func (s *fleetRows) flush() error {
 	return s.out.Flush()
 }
 
-// run prints the rows of one target: its answer goes to the shared output,
-// then, once the merged answer is printed, its changes, until ctx ends.
-func (c *fleetRowsContext) run(ctx context.Context, w *running, q *engine.Queue) error {
+// run prints the rows of target name: its answer goes to the shared
+// output, then, once the merged answer is printed, its changes, until ctx
+// ends.
+func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 	if w.printer.cfg.grouped() {
-		return c.runGroups(ctx, w, q)
+		return s.runGroups(ctx, name, w)
 	}
-	s := c.shared
-	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*engine.Type]columns.Table{},
-		withKind: w.printer.cfg.showKind || len(w.types) > 1, fleet: c}
+	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
+		withKind: w.printer.cfg.showKind || len(w.types) > 1}
 	var groups []typeObjects
 	if !s.watchOnly {
 		var err error
@@ -203,9 +188,9 @@ func (c *fleetRowsContext) run(ctx context.Context, w *running, q *engine.Queue)
 		}
 	}
 	s.mu.Lock()
-	s.printers[c.name] = rp
+	s.printers[name] = rp
 	if s.answers != nil {
-		s.answers[c.name] = &targetAnswer{name: c.name, several: true, p: w.printer, groups: groups}
+		s.answers[name] = &targetAnswer{name: name, several: true, p: w.printer, groups: groups}
 	}
 	s.settle()
 	s.mu.Unlock()
@@ -215,7 +200,7 @@ func (c *fleetRowsContext) run(ctx context.Context, w *running, q *engine.Queue)
 		return nil
 	}
 	for {
-		ev, ok := q.Pop(ctx)
+		ev, ok := w.queue.Pop(ctx)
 		if !ok {
 			return nil
 		}
@@ -232,11 +217,11 @@ func (c *fleetRowsContext) run(ctx context.Context, w *running, q *engine.Queue)
 		}
 		s.mu.Lock()
 		rp.now = time.Now()
-		err := s.print(ctx, rp, ev.Resource, r.Typ, obj)
+		err := rp.print(ctx, ev.Resource, r.Typ, obj)
 		if err == nil {
 			err = s.tabs.Flush()
 		}
-		if pending, _ := q.Stats(); pending == 0 && err == nil {
+		if pending, _ := w.queue.Stats(); pending == 0 && err == nil {
 			err = s.out.Flush()
 		}
 		s.mu.Unlock()
@@ -329,8 +314,7 @@ func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows 
 	if progress != nil {
 		engineProgress = progress.EngineProgress(tg.Name)
 	}
-	c := &fleetRowsContext{shared: rows, name: tg.Name}
 	return o.watchTarget(ctx, tg, errOut, engineProgress, nil, func(ctx context.Context, w *running) error {
-		return c.run(ctx, w, w.queue)
+		return rows.run(ctx, tg.Name, w)
 	})
 }

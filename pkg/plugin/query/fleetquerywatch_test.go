@@ -95,9 +95,8 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 					o:       &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
 					printer: queryPrinter{cfg: queryPrintConfig{out: out}},
 				}
-				rp := &rowPrinter{w: w, out: shared.out, tabs: shared.tabs, tables: map[*engine.Type]columns.Table{},
-					fleet: &fleetRowsContext{shared: shared, name: c.name}}
-				if err := shared.print(t.Context(), rp, pods, engine.Modified, c.pod); err != nil {
+				rp := &rowPrinter{w: w, s: shared, name: c.name, tables: map[*engine.Type]columns.Table{}}
+				if err := rp.print(t.Context(), pods, engine.Modified, c.pod); err != nil {
 					t.Fatal(err)
 				}
 			}

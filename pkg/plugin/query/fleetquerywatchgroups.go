@@ -97,22 +97,16 @@ func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
 	return s.flush()
 }
 
-// writeCells writes one row to the tab writer; s.mu is held.
-func (s *fleetRows) writeCells(cells []string) {
-	(&rowPrinter{tabs: s.tabs}).writeCells(cells)
-}
-
 // runGroups is run for one context of a grouped query -w: its table goes
 // to the shared output, then, once the merged table is printed, its
 // changes, at most every groupRowsInterval, until ctx ends.
-func (c *fleetRowsContext) runGroups(ctx context.Context, w *running, q *engine.Queue) error {
-	s := c.shared
-	if err := s.setTable(ctx, c.name, w); err != nil {
+func (s *fleetRows) runGroups(ctx context.Context, name string, w *running) error {
+	if err := s.setTable(ctx, name, w); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.groupCfg = w.printer.cfg
-	s.printers[c.name] = nil
+	s.printers[name] = nil
 	s.settle()
 	s.mu.Unlock()
 	select {
@@ -120,28 +114,15 @@ func (c *fleetRowsContext) runGroups(ctx context.Context, w *running, q *engine.
 	case <-ctx.Done():
 		return nil
 	}
-	changed := make(chan struct{}, 1)
-	go func() {
-		for {
-			ev, ok := q.Pop(ctx)
-			if !ok {
-				return
-			}
-			if _, in := w.changes.Classify(ev); in {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
+	changed, stop := w.changed(ctx, func(engine.EventType) {})
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
 		}
-		if err := s.setTable(ctx, c.name, w); err != nil {
+		if err := s.setTable(ctx, name, w); err != nil {
 			return err
 		}
 		s.mu.Lock()

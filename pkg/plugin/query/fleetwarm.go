@@ -107,32 +107,29 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
 	a.p = queryPrinter{cfg: t.print, source: t.Source}
-	if answer.Tabled {
+	switch {
+	case answer.Tabled:
 		a.tabled, a.tables = true, answer.Tables
-		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
-		return true, nil
-	}
-	if answer.Table != nil {
+	case answer.Table != nil:
 		a.table = fleet.ContextTable{Context: a.name, Keys: len(t.print.groupBy), Table: *answer.Table}
 		a.grouped = true
-		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
-		return true, nil
-	}
-	groups, bound, events, err := decodeAnswer(&answer)
-	if err != nil {
-		return unusable(fmt.Sprintf("decoding its answer: %v", err))
-	}
-	cfg := t.print.bind(bound)
-	if cfg.sortIndex != nil {
-		for _, def := range bound {
-			if def.Name == cfg.sortIndex.Name {
-				cfg.sortIndex = &def
+	default:
+		groups, bound, events, err := decodeAnswer(&answer)
+		if err != nil {
+			return unusable(fmt.Sprintf("decoding its answer: %v", err))
+		}
+		cfg := t.print.bind(bound)
+		if cfg.sortIndex != nil {
+			for _, def := range bound {
+				if def.Name == cfg.sortIndex.Name {
+					cfg.sortIndex = &def
+				}
 			}
 		}
+		cfg.events = events
+		a.groups = groups
+		a.p.cfg = cfg
 	}
-	cfg.events = events
-	a.groups = groups
-	a.p.cfg = cfg
 	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 	return true, nil
 }

@@ -9,6 +9,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -265,21 +266,18 @@ func (o *QueryOptions) Validate() error {
 	return o.validateGroups()
 }
 
-// fullObjects reports whether any index or the output needs more than
-// metadata: kubectl's columns and --sort-by read whole objects.
+// fullObjects reports whether --filter, any index, a measure or the output
+// needs more than metadata: kubectl's columns and --sort-by read whole
+// objects.
 func (o *QueryOptions) fullObjects() bool {
-	if o.grouped() {
-		return o.filterGuard != nil || o.groupsNeedFullObjects()
-	}
-	if o.print.out.NeedsFullObjects() || o.SortBy != "" || o.filterGuard != nil || o.print.out.IsTable() {
+	if o.filterGuard != nil || slices.ContainsFunc(o.indexDefs, func(def index.Definition) bool { return !def.MetadataOnly }) {
 		return true
 	}
-	for _, def := range o.indexDefs {
-		if !def.MetadataOnly {
-			return true
-		}
+	if o.grouped() {
+		// Measures read whole objects.
+		return len(o.print.measures) > 0
 	}
-	return false
+	return o.print.out.NeedsFullObjects() || o.SortBy != "" || o.print.out.IsTable()
 }
 
 // Run answers the query in each of its targets (answerTargets), or, with

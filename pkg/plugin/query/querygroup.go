@@ -61,21 +61,6 @@ func (c queryPrintConfig) groupKeys() []string {
 	return keys
 }
 
-// groupsNeedFullObjects reports whether a grouped table reads more than
-// metadata: measures read whole objects, and so do indexes of spec or
-// status fields.
-func (o *QueryOptions) groupsNeedFullObjects() bool {
-	if len(o.print.measures) > 0 {
-		return true
-	}
-	for _, def := range o.indexDefs {
-		if !def.MetadataOnly {
-			return true
-		}
-	}
-	return false
-}
-
 // podTransformSafe reports whether every index of the query reads only what
 // aggregate.TransformPod keeps of a pod (namespace, labels, owners, node,
 // phase), every measure is a built-in one and there is no --filter: then the

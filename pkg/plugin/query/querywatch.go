@@ -115,7 +115,7 @@ func (o *QueryOptions) runWatch(ctx context.Context) error {
 	defer signal.Stop(sigpipe)
 	if !o.set.Several && o.redraws() {
 		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *running) error {
-			return w.runLive(ctx, w.queue)
+			return w.runLive(ctx)
 		})
 	}
 	return o.watchRows(ctx)
@@ -154,6 +154,32 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOu
 		return watch.QuietPipe(err)
 	}
 	return interrupted(ctx, nil)
+}
+
+// changed pops w's events until ctx ends or stop is called, and for each
+// that changes the answer calls count with what it did and sends on
+// changed unless a send waits there already. stop returns once the
+// events are no longer popped.
+func (w *running) changed(ctx context.Context, count func(engine.EventType)) (changed <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	notify, done := make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			ev, ok := w.queue.Pop(ctx)
+			if !ok {
+				return
+			}
+			if r, in := w.changes.Classify(ev); in {
+				count(r.Typ)
+				select {
+				case notify <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return notify, func() { cancel(); <-done }
 }
 
 // interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -47,31 +46,15 @@ import (
 // group rows off a terminal.
 const groupRowsInterval = time.Second
 
-// rowPrinter prints the rows of a query off a terminal.
+// rowPrinter prints the rows of one target of a query -w to the shared
+// output of its query's targets (s): the rows of one of several name it.
 type rowPrinter struct {
-	w   *running
-	out *bufio.Writer
-	// tabs aligns table rows as kubectl's does, remembering widths.
-	tabs interface {
-		io.Writer
-		Flush() error
-	}
-	tables     map[*engine.Type]columns.Table
-	lastHeader []string
-	withKind   bool
-	now        time.Time
-	// fleet is the target whose rows these are, in the shared output of
-	// its query's targets: the rows of one of several name it
-	// (fleetRows).
-	fleet *fleetRowsContext
-}
-
-// flush writes what the tab writer holds, and the buffer.
-func (p *rowPrinter) flush() error {
-	if err := p.tabs.Flush(); err != nil {
-		return err
-	}
-	return p.out.Flush()
+	w        *running
+	s        *fleetRows
+	name     string
+	tables   map[*engine.Type]columns.Table
+	withKind bool
+	now      time.Time
 }
 
 // print prints one object, of type t, as what happened to it (typ).
@@ -94,15 +77,15 @@ func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.Event
 		header = append([]string{"EVENT"}, header...)
 		row = append([]string{watchEventCell(typ)}, row...)
 	}
-	if p.fleet != nil && p.fleet.shared.several {
+	if p.s.several {
 		header = append([]string{"CONTEXT"}, header...)
-		row = append([]string{p.fleet.name}, row...)
+		row = append([]string{p.name}, row...)
 	}
-	if !cfg.noHeaders && !slices.Equal(header, p.lastHeader) {
-		p.writeCells(header)
+	if !cfg.noHeaders && !slices.Equal(header, p.s.lastHeader) {
+		p.s.writeCells(header)
 	}
-	p.lastHeader = header
-	p.writeCells(row)
+	p.s.lastHeader = header
+	p.s.writeCells(row)
 	return nil
 }
 
@@ -118,15 +101,16 @@ func watchEventCell(typ engine.EventType) string {
 }
 
 // writeCells writes one line of cells, tab-separated, to the tab writer;
-// cells come from the cluster, so control characters are escaped.
-func (p *rowPrinter) writeCells(cells []string) {
+// cells come from the cluster, so control characters are escaped. s.mu
+// is held.
+func (s *fleetRows) writeCells(cells []string) {
 	for i, c := range cells {
 		if i > 0 {
-			io.WriteString(p.tabs, "\t")
+			io.WriteString(s.tabs, "\t")
 		}
-		io.WriteString(p.tabs, terminal.SanitizeText(c))
+		io.WriteString(s.tabs, terminal.SanitizeText(c))
 	}
-	io.WriteString(p.tabs, "\n")
+	io.WriteString(s.tabs, "\n")
 }
 
 // printObject prints obj alone with the -o printer (json, yaml, name,
@@ -154,8 +138,7 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 
 // printUnstructured is printObject of u.
 func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Unstructured) error {
-	out := p.w.printer.cfg.out
-	several := p.fleet != nil && p.fleet.shared.several
+	out, several, w := p.w.printer.cfg.out, p.s.several, p.s.out
 	var doc runtime.Object = u
 	switch {
 	case several && out.Format == "name":
@@ -165,7 +148,7 @@ func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Uns
 		}
 		for _, line := range strings.SplitAfter(b.String(), "\n") {
 			if line != "" {
-				fmt.Fprintf(p.out, "%s/%s", p.fleet.name, line)
+				fmt.Fprintf(w, "%s/%s", p.name, line)
 			}
 		}
 		return nil
@@ -175,23 +158,23 @@ func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Uns
 			"kind":                 "List",
 			"metadata":             map[string]interface{}{"resourceVersion": ""},
 			"items":                []interface{}{u.Object},
-			printing.ContextsField: []interface{}{p.fleet.name},
+			printing.ContextsField: []interface{}{p.name},
 		}}
 	}
 	if p.w.o.OutputWatchEvents {
 		doc = &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: doc}}
 	}
 	if !several || out.Format != "yaml" {
-		return out.Printer.PrintObj(doc, p.out)
+		return out.Printer.PrintObj(doc, w)
 	}
 	b, err := printing.MarshalYAML(doc)
 	if err != nil {
 		return err
 	}
-	if p.fleet.shared.docs > 0 {
-		p.out.WriteString("---\n")
+	if p.s.docs > 0 {
+		w.WriteString("---\n")
 	}
-	p.fleet.shared.docs++
-	_, err = p.out.Write(b)
+	p.s.docs++
+	_, err = w.Write(b)
 	return err
 }
