@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -30,7 +29,7 @@ type targetAnswer struct {
 	groups   []typeObjects
 	shutdown func()
 	// stderr, when set, keeps what the target's query wrote on stderr, to
-	// be printed once every target is answered (flushStderr).
+	// be printed once every target is answered (answerTargets).
 	stderr *cmdutil.LockedWriter // over a *bytes.Buffer
 
 	// tabled is set when the answer came as the tables it prints (a warm
@@ -100,11 +99,6 @@ func (a *targetAnswer) groupNow() {
 	a.shutdown()
 	a.shutdown = func() {}
 }
-
-// flushStderr writes what the target's query wrote on stderr (warnings
-// about unreadable relations, expression errors), each line prefixed with
-// the context's name.
-func (a *targetAnswer) flushStderr(w io.Writer) { cmdutil.FlushPrefixed(w, a.name, a.stderr) }
 
 // collect does what a one-shot query does up to printing, for one target:
 // resolve the types, start and sync the engine and the relations, and look

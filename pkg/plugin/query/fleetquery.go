@@ -152,7 +152,9 @@ func (o *QueryOptions) answerTargets(ctx context.Context) error {
 	var answers []*targetAnswer
 	for _, r := range results {
 		if r.Value != nil {
-			r.Value.flushStderr(o.ErrOut)
+			// What the target wrote on stderr (warnings about unreadable
+			// relations, expression errors), each line naming it.
+			cmdutil.FlushPrefixed(o.ErrOut, r.Value.name, r.Value.stderr)
 		}
 		switch {
 		case r.Err != nil && !set.Several:

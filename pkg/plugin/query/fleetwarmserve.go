@@ -31,42 +31,37 @@ import (
 // a request's query is answered with env's engines, and the answer written
 // on stdout as one protocol.Answer in JSON.
 func CollectHandler(env *engines.ServeEnv) server.Handler {
-	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
-		return handleCollect(ctx, env, req, stdout, stderr)
-	}
-}
-
-// handleCollect answers one Collect request (collectHandler).
-func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
-	if req.Query == nil {
-		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
-	}
-	q := *req.Query
-	defer func() {
-		if r := recover(); r != nil {
-			klog.ErrorS(fmt.Errorf("%v", r), "query panicked", "query", q)
-			outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+		if req.Query == nil {
+			return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
 		}
-	}()
-	reqEnv := *env
-	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
-	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
-	configFlags := genericclioptions.NewConfigFlags(true)
-	configFlags.Namespace = &q.Namespace
-	o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
-	o.Engines = engines.WarmEngines{Env: &reqEnv, MaxStaleness: &o.MaxStaleness}
-	err := o.Complete(nil, []string{q.Types})
-	if err == nil {
-		err = o.Validate()
+		q := *req.Query
+		defer func() {
+			if r := recover(); r != nil {
+				klog.ErrorS(fmt.Errorf("%v", r), "query panicked", "query", q)
+				outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+			}
+		}()
+		reqEnv := *env
+		printer := cmdutil.APIWarnings(stderr, req.WarningColor)
+		reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+		configFlags := genericclioptions.NewConfigFlags(true)
+		configFlags.Namespace = &q.Namespace
+		o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
+		o.Engines = engines.WarmEngines{Env: &reqEnv, MaxStaleness: &o.MaxStaleness}
+		err := o.Complete(nil, []string{q.Types})
+		if err == nil {
+			err = o.Validate()
+		}
+		var t *queryTarget
+		if err == nil {
+			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
+		}
+		if err == nil {
+			err = t.writeAnswer(ctx, stdout)
+		}
+		return engines.OutcomeOf(err)
 	}
-	var t *queryTarget
-	if err == nil {
-		t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
-	}
-	if err == nil {
-		err = t.writeAnswer(ctx, stdout)
-	}
-	return engines.OutcomeOf(err)
 }
 
 // writeAnswer does what a target's answer does up to printing and writes

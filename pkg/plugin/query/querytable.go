@@ -140,13 +140,13 @@ func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Tabl
 	if gvr.Group != "" && strings.Contains(gvr.Group, ".") {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		var crd *unstructured.Unstructured
+		var content map[string]interface{}
 		obj, err := engine.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
 		if err == nil {
-			crd, err = toUnstructured(obj)
+			content, err = object.Content(obj)
 		}
 		if err == nil {
-			printerColumns, err = columns.PrinterColumnsFromCRD(crd, gvr.Version)
+			printerColumns, err = columns.PrinterColumnsFromCRD(&unstructured.Unstructured{Object: content}, gvr.Version)
 		}
 		if err != nil {
 			klog.V(2).InfoS("printing NAME and AGE only: no printer columns", "resource", gvr.GroupResource().String(), "err", err)
@@ -159,17 +159,4 @@ func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Tabl
 		table, _ = columns.ForCustomResource(nil)
 	}
 	return table
-}
-
-// toUnstructured returns obj as an unstructured object, converting a typed
-// one; it does not mutate obj.
-func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return u, nil
-	}
-	content, err := object.Content(obj)
-	if err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: content}, nil
 }

@@ -21,10 +21,11 @@ import (
 )
 
 // This file holds query -w/--watch: the query's answer kept current from
-// its informers after sync, instead of printed once. On a terminal, a table
-// (objects, custom columns, or a grouped table) is redrawn in place
-// (runLive); otherwise, and for -o json, yaml, name and templates, each
-// change is printed as kubectl get -w prints it (runRows).
+// its informers after sync, instead of printed once. On a terminal, one
+// target's table (objects, custom columns, or a grouped table) is redrawn
+// in place (runLive); otherwise (several targets, --watch-only, -o json,
+// yaml, name and templates, off a terminal) each change is printed as
+// kubectl get -w prints it (watchRows).
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {
