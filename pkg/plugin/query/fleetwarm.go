@@ -102,9 +102,20 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
 		return true, errors.New(res.Exit.Error)
 	}
-	var answer protocol.Answer
-	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
+	if err := t.readAnswer(a, answerJSON.Bytes()); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
+	return true, nil
+}
+
+// readAnswer reads into a the answer a warm cache sent as JSON: the tables
+// it prints, its table of groups, or its objects, which the target's print
+// config reads with the index values and Events the cache sent.
+func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
+	var answer protocol.Answer
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return err
 	}
 	a.p = queryPrinter{cfg: t.print, source: t.Source}
 	switch {
@@ -116,22 +127,13 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 	default:
 		groups, bound, events, err := decodeAnswer(&answer)
 		if err != nil {
-			return unusable(fmt.Sprintf("decoding its answer: %v", err))
+			return err
 		}
-		cfg := t.print.bind(bound)
-		if cfg.sortIndex != nil {
-			for _, def := range bound {
-				if def.Name == cfg.sortIndex.Name {
-					cfg.sortIndex = &def
-				}
-			}
-		}
-		cfg.events = events
 		a.groups = groups
-		a.p.cfg = cfg
+		a.p.cfg = t.print.bind(bound)
+		a.p.cfg.events = events
 	}
-	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
-	return true, nil
+	return nil
 }
 
 // question returns t's query as data for its warm cache: its flags, the

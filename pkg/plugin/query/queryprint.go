@@ -84,12 +84,17 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 // --sum) instead of objects.
 func (c queryPrintConfig) grouped() bool { return len(c.groupBy) > 0 || len(c.measures) > 0 }
 
-// bind returns c with its index definitions replaced by those of bound of
-// the same name: relationship indexes (owner-root, node.label:KEY, …) are
-// bound to their related caches only after sync. c is not changed.
+// bind returns c with its index definitions (the --sort-by index's too)
+// replaced by those of bound of the same name: relationship indexes
+// (owner-root, node.label:KEY, …) are bound to their related caches only
+// after sync, and the values of a warm cache's answer to its objects. c is
+// not changed.
 func (c queryPrintConfig) bind(bound []index.Definition) queryPrintConfig {
 	c.indexes = rebind(c.indexes, bound)
 	c.groupBy = rebind(c.groupBy, bound)
+	if c.sortIndex != nil {
+		c.sortIndex = &rebind([]index.Definition{*c.sortIndex}, bound)[0]
+	}
 	return c
 }
 
