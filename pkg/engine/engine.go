@@ -114,7 +114,8 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 		failed:         make(chan struct{}),
 		stop:           make(chan struct{}),
 	}
-	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams, dropsManagedFields: cfg.ManagedFields == DropManagedFields}
+	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams, dropsManagedFields: cfg.ManagedFields == DropManagedFields,
+		feed: FeedRequest{ManagedFields: cfg.ManagedFields, RequireWatch: cfg.RequireWatch, SyncTimeout: cfg.SyncTimeout}}
 	if cfg.Reads != nil {
 		plan, err := protoskip.NewPlan(cfg.Reads)
 		if err != nil {

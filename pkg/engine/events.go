@@ -208,6 +208,14 @@ func (e *Engine) SendEvents(q *Queue) error {
 // one that started the informer. remove may be called once. A view (see
 // Restrict) sends the events of its objects only.
 func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
+	remove, _, err = t.SendEventsListed(q)
+	return remove, err
+}
+
+// SendEventsListed is SendEvents that also returns a channel closed once
+// the initial Added events of every informer of t are in q: the events in
+// q then, and any later, follow the initial list.
+func (t *Type) SendEventsListed(q *Queue) (remove func(), listed <-chan struct{}, err error) {
 	var regs []toolscache.ResourceEventHandlerRegistration
 	var replays []*initialReplay
 	remove = func() {
@@ -219,7 +227,7 @@ func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
 		}
 	}
 	for _, informer := range t.Informers {
-		r := &initialReplay{q: q, stopped: make(chan struct{})}
+		r := &initialReplay{q: q, stopped: make(chan struct{}), done: make(chan struct{})}
 		push := r.push
 		if t.view != nil {
 			push = t.view.events(t, push)
@@ -227,13 +235,24 @@ func (t *Type) SendEvents(q *Queue) (remove func(), err error) {
 		reg, err := sendEvents(t, informer, push)
 		if err != nil {
 			remove()
-			return nil, err
+			return nil, nil, err
 		}
 		regs = append(regs, reg)
 		replays = append(replays, r)
 		go r.flushWhenSynced(reg)
 	}
-	return remove, nil
+	all := make(chan struct{})
+	go func() {
+		for _, r := range replays {
+			select {
+			case <-r.done:
+			case <-r.stopped:
+				return
+			}
+		}
+		close(all)
+	}()
+	return remove, all, nil
 }
 
 // initialReplay holds the initial Added events a handler gets, and pushes
@@ -246,6 +265,8 @@ type initialReplay struct {
 	flushed  bool
 	stopOnce sync.Once
 	stopped  chan struct{}
+	// done, when set, is closed once the initial events are in q.
+	done chan struct{}
 }
 
 func (r *initialReplay) push(e *Event) {
@@ -267,6 +288,9 @@ func (r *initialReplay) flushLocked() {
 		r.q.Push(e)
 	}
 	r.pending, r.flushed = nil, true
+	if r.done != nil {
+		close(r.done)
+	}
 }
 
 // flushWhenSynced pushes the held events once the handler has been handed
@@ -313,6 +337,7 @@ func sendEvents(t *Type, informer toolscache.SharedIndexInformer, push func(*Eve
 				ev.FinalStateUnknown = true
 			} else {
 				ev.Key = storageKey(obj)
+				ev.FinalStateUnknown = takeFinalStateUnknown(obj)
 			}
 			push(ev)
 		},
@@ -337,4 +362,43 @@ func sameResourceVersion(oldObj, newObj interface{}) bool {
 	o, err1 := meta.Accessor(oldObj)
 	n, err2 := meta.Accessor(newObj)
 	return err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion()
+}
+
+// finalStateUnknownAnnotation marks a deleted object that a feed reading
+// another cache got as that cache's inferred delete (its final state
+// unknown): a watch event cannot carry a client-go tombstone.
+const finalStateUnknownAnnotation = "kubectl-informer.io/final-state-unknown"
+
+// MarkFinalStateUnknown marks obj, the object of a DELETED watch event a
+// feed sends, as a delete whose final state is unknown: the engine's
+// event then says so (Event.FinalStateUnknown), as for its own informer's
+// inferred deletes, and the mark is removed.
+func MarkFinalStateUnknown(obj interface{}) {
+	if m, err := meta.Accessor(obj); err == nil {
+		annotations := m.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[finalStateUnknownAnnotation] = "true"
+		m.SetAnnotations(annotations)
+	}
+}
+
+// takeFinalStateUnknown reports whether obj carries the mark of
+// MarkFinalStateUnknown, and removes it.
+func takeFinalStateUnknown(obj interface{}) bool {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	annotations := m.GetAnnotations()
+	if _, ok := annotations[finalStateUnknownAnnotation]; !ok {
+		return false
+	}
+	delete(annotations, finalStateUnknownAnnotation)
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	m.SetAnnotations(annotations)
+	return true
 }

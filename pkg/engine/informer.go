@@ -93,6 +93,21 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 		ObjectDescription: gvr.String(),
 	})
 	e.informers[key] = informer
+	if feed.Outages != nil {
+		feed.Outages(OutageReport{
+			Failed: func(err error) {
+				for _, t := range e.typesOf(key) {
+					e.watchFailed(t, err)
+				}
+			},
+			Resumed: func() {
+				for _, t := range e.typesOf(key) {
+					e.resumed(t)
+				}
+			},
+			Fatal: e.fail,
+		})
+	}
 	return feed.Kind, informer, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/protoskip"
 )
@@ -31,6 +32,28 @@ type requestOptions struct {
 	// dropsManagedFields says the engine drops managedFields
 	// (DropManagedFields), so its streamed metadata lists skip them.
 	dropsManagedFields bool
+	// feed is what a feed that reads another engine asks of it.
+	feed FeedRequest
+}
+
+// FeedRequest is what an engine asks of its feeds besides the list
+// options: a feed that reads another engine's cache (a warm cache) asks
+// that engine for the same, so that both keep the same of each object and
+// fail alike.
+type FeedRequest struct {
+	ManagedFields ManagedFields
+	RequireWatch  bool
+	SyncTimeout   time.Duration
+}
+
+// FeedRequestOf returns the FeedRequest of the engine whose informer's list
+// or watch ctx belongs to; ok is false for another request (a one-off read
+// beside an engine, engine.List or engine.Get).
+func FeedRequestOf(ctx context.Context) (req FeedRequest, ok bool) {
+	if o, ok := ctx.Value(requestOptionsKey{}).(*requestOptions); ok && o != nil {
+		return o.feed, true
+	}
+	return FeedRequest{}, false
 }
 
 type requestOptionsKey struct{}

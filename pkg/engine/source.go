@@ -57,6 +57,21 @@ type Feed struct {
 	// bookmark): the informer then always starts with List. An API server
 	// serves it; a source over files or recordings need not.
 	NoWatchList bool
+	// Outages, when set, is called once, before the informer starts, with
+	// how the feed reports the watch of the cache it reads (a warm cache's
+	// informer): an engine's own watch of such a feed never breaks when
+	// that cache's watch of its API server does.
+	Outages func(OutageReport)
+}
+
+// OutageReport is how a feed reports the watch of the cache it reads:
+// Failed for each failed attempt (as OnWatchError), Resumed once the watch
+// is live again, and Fatal when it can never go on (a watch the identity
+// may not make), which fails the engine.
+type OutageReport struct {
+	Failed  func(err error)
+	Resumed func()
+	Fatal   func(err error)
 }
 
 // List lists mapping's objects in namespace once, through source, without

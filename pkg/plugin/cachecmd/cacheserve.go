@@ -22,7 +22,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -157,11 +156,9 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	env := &engines.ServeEnv{Server: restConfig.Host, Source: source, Pool: pool, Warnings: warnings}
 	user, kubeContext := engines.UserName(configFlags)
 	srv := &server.Server{
-		Listener: listener,
-		Run: func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
-			return handleRun(ctx, env, req, stdout, stderr)
-		},
+		Listener:    listener,
 		Collect:     query.CollectHandler(env),
+		Stream:      server.StreamHandler(pool, warnings, source),
 		IdleTimeout: o.IdleTimeout,
 		Build:       version.Version,
 		BuildID:     version.BuildID(),
@@ -191,36 +188,4 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	klog.InfoS("listening", "socket", id.Socket, "server", restConfig.Host, "user", user, "idleTimeout", srv.IdleTimeout)
 	listening()
 	return srv.Serve(ctx)
-}
-
-// handleRun runs one query or watch command as the user's own process would,
-// with the cache's clients and engines.
-func handleRun(ctx context.Context, env *engines.ServeEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
-	if len(req.Args) == 0 || (req.Args[0] != "query" && req.Args[0] != "watch") {
-		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "the warm cache runs query and watch only"}}
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			klog.ErrorS(fmt.Errorf("%v", r), "command panicked", "args", req.Args)
-			outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
-		}
-	}()
-	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
-	reqEnv := *env
-	reqEnv.Location = engines.ClientLocation(req.TZ)
-	printer := cmdutil.APIWarnings(stderr, req.WarningColor)
-	reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
-	root := servedRoot(streams, &reqEnv)
-	root.SetArgs(req.Args)
-	return engines.OutcomeOf(root.ExecuteContext(ctx))
-}
-
-// servedRoot returns the root of the commands a warm cache process runs
-// for its clients, query and watch, with env's engines and clients.
-func servedRoot(streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
-	configFlags := cmdutil.NewConfigFlags(streams, false)
-	cmd := &cobra.Command{Use: "kubectl-informer", SilenceUsage: true, SilenceErrors: true}
-	configFlags.AddFlags(cmd.PersistentFlags())
-	cmd.AddCommand(query.NewCmdQueryWith(configFlags, streams, env), watch.NewCmdWatchWith(configFlags, streams, env))
-	return cmd
 }

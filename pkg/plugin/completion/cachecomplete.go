@@ -3,6 +3,7 @@ package completion
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"strings"
@@ -34,28 +35,34 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 		return nil
 	}
 	defer conn.Close()
-	args := []string{"query", typ, "-o", "name", "--sync-timeout=" + CompletionTimeout.String()}
-	if all, _ := cmd.Flags().GetBool("all-namespaces"); all {
-		args = append(args, "--all-namespaces")
-	} else {
-		ns, _, err := configFlags.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
+	q := protocol.Query{Types: typ, Output: "name", SyncTimeout: protocol.Duration(CompletionTimeout)}
+	if q.AllNamespaces, _ = cmd.Flags().GetBool("all-namespaces"); !q.AllNamespaces {
+		if q.Namespace, _, err = configFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return nil
 		}
-		args = append(args, "--namespace="+ns)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), CompletionTimeout)
 	defer cancel()
 	var out bytes.Buffer
-	res, err := conn.Run(ctx, protocol.Request{Args: args}, CompletionTimeout, &out, io.Discard)
+	res, err := conn.Collect(ctx, protocol.Request{Query: &q}, CompletionTimeout, &out, io.Discard)
 	if err != nil || res.Exit == nil || res.Exit.Code != 0 {
 		return nil
 	}
+	var answer protocol.Answer
+	if json.Unmarshal(out.Bytes(), &answer) != nil {
+		return nil
+	}
 	var names []string
-	for _, line := range strings.Split(out.String(), "\n") {
-		_, name, ok := strings.Cut(line, "/")
-		if ok && strings.HasPrefix(name, prefix) {
-			names = append(names, name)
+	for _, at := range answer.Types {
+		for _, ao := range at.Objects {
+			var obj struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if json.Unmarshal(ao.Object, &obj) == nil && strings.HasPrefix(obj.Metadata.Name, prefix) {
+				names = append(names, obj.Metadata.Name)
+			}
 		}
 	}
 	return names

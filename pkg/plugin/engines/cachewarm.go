@@ -2,7 +2,6 @@ package engines
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
@@ -25,10 +23,8 @@ type ServeEnv struct {
 	// Warnings are the API server's warnings the process's lists and
 	// watches got.
 	Warnings *server.Warnings
-	// Per request: location is the client's time zone (clientLocation of
-	// its Request); printWarning prints an API warning on the command's
-	// stderr as the client's own command would (apiWarnings).
-	Location     *time.Location
+	// PrintWarning, per request, takes an API warning for the client to
+	// print as its own command would.
 	PrintWarning func(message string)
 }
 
@@ -87,15 +83,6 @@ func (w WarmEngines) resolve(source engine.Source, args []string) ([]*meta.RESTM
 
 func (w WarmEngines) Shared() bool { return true }
 
-// Location is the client's time zone, which the client sent with its
-// request; the process's own otherwise.
-func (w WarmEngines) Location() *time.Location {
-	if w.Env.Location != nil {
-		return w.Env.Location
-	}
-	return time.Local
-}
-
 // warnedLease is a lease whose command prints the API warnings of its
 // types until it ends.
 type warnedLease struct {
@@ -108,15 +95,6 @@ func (l warnedLease) Shutdown() {
 	l.warnings.Cancel()
 	l.Lease.Shutdown()
 }
-
-// DeclinedError says why the warm cache does not answer a command; the
-// client then answers it itself, printing warning first if set.
-type DeclinedError struct {
-	Reason  string
-	Warning string
-}
-
-func (e *DeclinedError) Error() string { return "the warm cache declined: " + e.Reason }
 
 func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineRequest) (RunningEngine, error) {
 	resources := make([]schema.GroupVersionResource, 0, len(req.Mappings))
@@ -144,65 +122,8 @@ func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineReque
 	return warnedLease{Lease: lease, warnings: warnings}, nil
 }
 
-// lease acquires the engines of req from the pool, declining (declinedError)
-// those the pool cannot share or whose watch was refused or, with
-// --max-staleness, fails for too long.
+// lease acquires the engines of req from the pool as a command of the
+// cache may use them (server.Pool.AcquireFresh).
 func (w WarmEngines) lease(ctx context.Context, req EngineRequest) (*server.Lease, error) {
-	// Wait for the engines no longer than this command's own --sync-timeout,
-	// whatever the timeout of the command that started them.
-	acquireCtx, cancel := ctx, context.CancelFunc(func() {})
-	if req.Config.SyncTimeout > 0 {
-		acquireCtx, cancel = context.WithTimeout(ctx, req.Config.SyncTimeout)
-	}
-	defer cancel()
-	lease, err := w.Env.Pool.Acquire(acquireCtx, req.Mappings, req.Config, server.Options{Queue: req.Queue})
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, fmt.Errorf("timed out after %s waiting for the warm cache to sync (raise --sync-timeout for very large lists)", req.Config.SyncTimeout)
-	}
-	var timeout *engine.SyncTimeoutError
-	if errors.As(err, &timeout) {
-		return nil, fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
-	}
-	var notShared *server.NotSharedError
-	if errors.As(err, &notShared) {
-		return nil, &DeclinedError{Reason: notShared.Reason}
-	}
-	if engine.IsForbidden(err) {
-		// Let the command ask the API server itself and print its refusal
-		// exactly as a command without the cache does.
-		return nil, &DeclinedError{Reason: "the API server refused the cache's list: " + err.Error()}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if t, lastErr, denied := lease.Denied(); denied {
-		lease.Shutdown()
-		return nil, &DeclinedError{Reason: fmt.Sprintf("the API server refused the watch of %s: %s", t.Name(), lastErr)}
-	}
-	t, since, _, stale := lease.Stale()
-	if !stale {
-		return lease, nil
-	}
-	age := time.Since(since).Round(time.Second)
-	if *w.MaxStaleness > 0 && age > *w.MaxStaleness {
-		lease.Shutdown()
-		return nil, &DeclinedError{
-			Reason:  fmt.Sprintf("the watch of %s has been failing for %s", t.Name(), age),
-			Warning: fmt.Sprintf("warning: the warm cache's watch of %s has been failing for %s (since %s), longer than --max-staleness %s; asking the API server directly", t.Name(), age, since.UTC().Format(time.RFC3339), *w.MaxStaleness),
-		}
-	}
-	return lease, nil
-}
-
-// OutcomeOf is how a request that ended with err ends for its client: a
-// Fallback when the cache declined it, an Exit otherwise.
-func OutcomeOf(err error) server.Outcome {
-	var declined *DeclinedError
-	switch {
-	case errors.As(err, &declined):
-		return server.Outcome{Fallback: &protocol.Fallback{Reason: declined.Reason, Warning: declined.Warning}}
-	case err != nil:
-		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: err.Error()}}
-	}
-	return server.Outcome{}
+	return w.Env.Pool.AcquireFresh(ctx, req.Mappings, req.Config, server.Options{Queue: req.Queue}, *w.MaxStaleness)
 }

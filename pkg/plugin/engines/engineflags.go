@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -38,9 +40,17 @@ type EngineOptions struct {
 	// command is built (see engineSource).
 	Engines engineSource
 
+	// Notes gets the notes of the target's warm cache (why it is not
+	// used), as the command's stderr; os.Stderr when nil.
+	Notes io.Writer
+
 	// Set by complete.
 	Namespaces []string // none means all namespaces
-	Server     string   // the API server URL, for messages
+	// WarmSocket is the socket of the target's warm cache when one runs
+	// and is used, "" otherwise: one-shot queries ask it their answer,
+	// and Source reads its informers.
+	WarmSocket string
+	Server     string // the API server URL, for messages
 	IndexSet   *index.Set
 	Source     engine.Source
 	Config     engine.Config // what query and watch share; each adds its own
@@ -142,7 +152,16 @@ func (o *EngineOptions) Connect(configFlags *genericclioptions.ConfigFlags) erro
 		}
 	}
 	o.Config.Namespaces = o.Namespaces
-	o.Source, o.Server, err = o.Engines.connect(configFlags)
+	if o.Source, o.Server, err = o.Engines.connect(configFlags); err != nil {
+		return err
+	}
+	errOut := o.Notes
+	if errOut == nil {
+		errOut = os.Stderr
+	}
+	if o.WarmSocket = o.warmCache(configFlags, errOut); o.WarmSocket != "" {
+		o.Source, err = o.warmSource(configFlags, o.WarmSocket, o.Source, errOut)
+	}
 	return err
 }
 

@@ -1,20 +1,20 @@
 // Package engines is where a command's engines come from, chosen once
-// when the command is built: its own engine fed by the API server of its
-// kubeconfig (DirectEngines), a warm cache's pool inside the cache process
-// (WarmEngines, with the process's ServeEnv), or --from files and
-// recordings. It holds the flags query, watch, capacity and tree share
-// (EngineOptions: namespaces, selectors, --sync-timeout, --indexer, --cache),
-// what the API server can select for a command's own engine (WithPushdown),
-// the relations the commands' indexes read, CEL flags, and the client side
-// of the warm cache: finding the cache of an identity and running a command
-// in it (ForwardToCache).
+// when the command is built: its own engine (DirectEngines), fed by the API
+// server of its kubeconfig or, when the target's warm cache runs, by that
+// cache's informers (a warm source, chosen per target by
+// EngineOptions.Connect); a warm cache's pool inside the cache process
+// (WarmEngines, with the process's ServeEnv, which answers the clients'
+// Collect and Stream requests); or --from files and recordings. It holds
+// the flags query, watch, capacity and tree share (EngineOptions:
+// namespaces, selectors, --sync-timeout, --indexer, --cache), what the API
+// server can select for a command's own engine (WithPushdown), the
+// relations the commands' indexes read, and CEL flags.
 package engines
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -75,8 +75,6 @@ type engineSource interface {
 	// Shared reports whether the command runs in a warm cache process,
 	// beside other clients' commands.
 	Shared() bool
-	// Location is the time zone of the user's terminal.
-	Location() *time.Location
 }
 
 // DirectEngines starts an engine of the command's own, as every command
@@ -135,15 +133,3 @@ func (DirectEngines) Related(source engine.Source) engine.RelatedTypes {
 }
 
 func (DirectEngines) Shared() bool { return false }
-
-func (DirectEngines) Location() *time.Location { return time.Local }
-
-// EnginesFor returns the engine source of a command: warm engines inside a
-// cache process (env set), which read maxStaleness (the command's
-// --max-staleness) when the command starts; direct ones otherwise.
-func EnginesFor(env *ServeEnv, maxStaleness *time.Duration) engineSource {
-	if env != nil {
-		return WarmEngines{Env: env, MaxStaleness: maxStaleness}
-	}
-	return DirectEngines{}
-}

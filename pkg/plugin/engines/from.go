@@ -142,8 +142,6 @@ func (fromEngines) Related(source engine.Source) engine.RelatedTypes {
 
 func (fromEngines) Shared() bool { return false }
 
-func (fromEngines) Location() *time.Location { return time.Local }
-
 // drainedEngine is a watch's engine over a source that finishes: its
 // events pass through pump, which counts them, and drained closes once the
 // source is finished and every object its feeds sent has reached the

@@ -25,20 +25,6 @@ import (
 // namespace of that context) to the question completed once, answered in
 // parallel and printed as one (answerTargets).
 
-// selectionRunsHere returns query's RunE: a selection of contexts runs
-// here (Complete, Validate, Run), never in the warm cache of one
-// identity; next otherwise.
-func selectionRunsHere(o *QueryOptions, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
-	here := cmdutil.RunE(o)
-	return func(cmd *cobra.Command, args []string) error {
-		// A malformed --index is an error of Complete's.
-		if q, err := splitFleetQuery(o); err != nil || q.several() || targets.Selected(o.ConfigFlags, o.contextFlags.AllContexts) {
-			return here(cmd, args)
-		}
-		return next(cmd, args)
-	}
-}
-
 // fleetQuery is a query split into what each context answers and what the
 // merge does: the context selectors and where the context column goes.
 type fleetQuery struct {
@@ -213,10 +199,12 @@ type queryTarget struct {
 	errOut  io.Writer
 }
 
-// target connects o's question to tg (engines.EngineOptions.Connect), its
-// diagnostics going to errOut and its engine's progress to progress.
+// target connects o's question to tg (engines.EngineOptions.Connect: its
+// namespaces, its source, its warm cache), its diagnostics going to errOut
+// and its engine's progress to progress.
 func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func(engine.Progress)) (*queryTarget, error) {
 	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, several: o.set.Several, errOut: errOut}
+	t.Notes = errOut
 	if err := t.Connect(tg.ConfigFlags); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -45,40 +44,24 @@ import (
 func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
 		klog.V(1).InfoS("query: reading the context directly", "context", a.name, "reason", reason)
+		t.ReadDirectly()
 		return false, nil
 	}
 	unusable := func(reason string) (bool, error) {
 		fmt.Fprintf(t.errOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if t.Cache == "off" {
-		return direct("--cache off")
+	if t.WarmSocket == "" {
+		if t.Cache == "off" {
+			return direct("--cache off")
+		}
+		return direct("no warm cache runs for the context's identity, or it cannot be used")
 	}
-	if t.Engines.Shared() {
-		return direct("in a cache process")
-	}
-	id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
-	if err != nil {
-		return direct(err.Error())
-	}
-	if _, err := os.Lstat(id.Socket); err != nil {
-		return direct("no warm cache runs for the context's identity")
-	}
-	err = client.CheckDir(id.Dir)
-	var conn *client.Conn
-	if err == nil {
-		conn, err = client.Dial(id.Socket, engines.DialTimeout)
-	}
-	if errors.Is(err, client.ErrNoCache) {
-		return direct("no warm cache runs for the context's identity")
-	}
+	conn, err := client.Dial(t.WarmSocket, engines.DialTimeout)
 	if err != nil {
 		return unusable(err.Error())
 	}
 	defer conn.Close()
-	if other := engines.OtherBuild(conn.Hello); other != "" {
-		return unusable(other)
-	}
 	question, err := t.question()
 	if err != nil {
 		return direct(err.Error())
@@ -111,11 +94,17 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 
 // readAnswer reads into a the answer a warm cache sent as JSON: the tables
 // it prints, its table of groups, or its objects, which the target's print
-// config reads with the index values and Events the cache sent.
+// config reads with the index values and Events the cache sent; the API
+// server's warnings it sent are printed as the target's own.
 func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
 	var answer protocol.Answer
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		return err
+	}
+	if restConfig, err := t.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
+		for _, message := range answer.Warnings {
+			restConfig.WarningHandler.HandleWarningHeader(299, "", message)
+		}
 	}
 	a.p = queryPrinter{cfg: t.print, source: t.Source}
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -43,8 +43,13 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 			}
 		}()
 		reqEnv := *env
-		printer := cmdutil.APIWarnings(stderr, req.WarningColor)
-		reqEnv.PrintWarning = func(message string) { printer.HandleWarningHeader(299, "", message) }
+		var mu sync.Mutex
+		var warnings []string
+		reqEnv.PrintWarning = func(message string) {
+			mu.Lock()
+			defer mu.Unlock()
+			warnings = append(warnings, message)
+		}
 		configFlags := genericclioptions.NewConfigFlags(true)
 		configFlags.Namespace = &q.Namespace
 		o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
@@ -58,17 +63,23 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
 		}
 		if err == nil {
-			err = t.writeAnswer(ctx, stdout)
+			err = t.writeAnswer(ctx, stdout, func() []string {
+				mu.Lock()
+				defer mu.Unlock()
+				return warnings
+			})
 		}
-		return engines.OutcomeOf(err)
+		return server.OutcomeOf(err)
 	}
 }
 
 // writeAnswer does what a target's answer does up to printing and writes
 // the answer on out as one protocol.Answer: for a grouped query its table
 // of groups; for a table output asked as tables (answerTables), the tables
-// the client prints; otherwise the objects (encodeAnswer).
-func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer) error {
+// the client prints; otherwise the objects (encodeAnswer). The API
+// server's warnings the answer's lists and watches got (warnings, read
+// last) go with it, for the client to print as its own.
+func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings func() []string) error {
 	a := &targetAnswer{shutdown: func() {}}
 	err := t.collect(ctx, a)
 	defer a.shutdown()
@@ -76,24 +87,26 @@ func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	cfg := a.p.cfg
+	var answer *protocol.Answer
 	switch {
 	case cfg.grouped():
 		table, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(out).Encode(&protocol.Answer{Table: &table.Table})
+		answer = &protocol.Answer{Table: &table.Table}
 	case t.q.answerTables && cfg.out.IsTable():
 		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(out).Encode(&protocol.Answer{Tabled: true, Tables: tables})
+		answer = &protocol.Answer{Tabled: true, Tables: tables}
+	default:
+		if answer, err = encodeAnswer(cfg, a.groups); err != nil {
+			return err
+		}
 	}
-	answer, err := encodeAnswer(cfg, a.groups)
-	if err != nil {
-		return err
-	}
+	answer.Warnings = warnings()
 	return json.NewEncoder(out).Encode(answer)
 }
 

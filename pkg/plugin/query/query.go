@@ -86,8 +86,9 @@ type QueryOptions struct {
 
 	genericiooptions.IOStreams
 
-	// contextFlags are --all-contexts; nil in a warm cache process, which
-	// answers the one target it is asked for.
+	// contextFlags are --all-contexts; nil for the options of a warm
+	// cache's Collect request, which answers the one target it is asked
+	// for.
 	contextFlags *targets.Flags
 
 	// Set by Complete; Run reads them and changes nothing.
@@ -118,13 +119,7 @@ func NewQueryOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdQuery returns the query command.
 func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return NewCmdQueryWith(configFlags, streams, nil)
-}
-
-// NewCmdQueryWith returns the query command; env is set inside a warm cache process.
-func NewCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	o := NewQueryOptions(configFlags, streams)
-	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "query TYPE[,TYPE...] [flags]",
 		Short:   "Answer index lookups from synced informer caches",
@@ -132,16 +127,11 @@ func NewCmdQueryWith(configFlags *genericclioptions.ConfigFlags, streams generic
 		Example: queryExample,
 		Args:    cobra.ArbitraryArgs,
 	}
-	// A one-shot query asks a warm cache as data (collectWarm); query -w
-	// runs in it (cacheRunE).
-	cmd.RunE = engines.CacheRunE(o, &o.EngineOptions, streams, nil, func() bool { return !o.watching() || o.liveHere() })
+	cmd.RunE = cmdutil.RunE(o)
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
-	if env == nil {
-		o.contextFlags = targets.AddFlags(cmd)
-		cmd.RunE = selectionRunsHere(o, cmd.RunE)
-	}
+	o.contextFlags = targets.AddFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")

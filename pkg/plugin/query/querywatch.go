@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -65,18 +64,10 @@ func (o *QueryOptions) validateWatch() error {
 	return nil
 }
 
-// liveHere reports whether the query is a table redrawn in place on this
-// terminal: it then runs here, not in a warm cache, which writes to a
-// socket and would print rows instead (as watch --group-by does).
-func (o *QueryOptions) liveHere() bool {
-	table := o.Output == "" || o.Output == "wide" || strings.HasPrefix(o.Output, "custom-columns")
-	return o.Watch && !o.WatchOnly && (table || o.grouped()) && printers.IsTerminal(o.Out)
-}
-
 // redraws reports whether the answer is redrawn in place: -w, a table
-// format, and a terminal.
+// format (or groups), and a terminal.
 func (o *QueryOptions) redraws() bool {
-	return o.liveHere() && (o.grouped() || o.print.out.IsTable())
+	return o.Watch && !o.WatchOnly && (o.grouped() || o.print.out.IsTable()) && printers.IsTerminal(o.Out)
 }
 
 // watchConfig returns the engine config of a long-running query: the

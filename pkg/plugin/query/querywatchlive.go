@@ -260,7 +260,7 @@ func (l *liveTable) draw(ctx context.Context) error {
 		width, height = 0, 0
 	}
 	added, modified, deleted, last := l.counts.snapshot()
-	footer := []string{liveFooter(objects, added, modified, deleted, last, l.since, l.w.o.Engines.Location())}
+	footer := []string{liveFooter(objects, added, modified, deleted, last, l.since, time.Local)}
 	if note := l.w.notes.String(); note != "" {
 		footer = append([]string{note}, footer...)
 	}

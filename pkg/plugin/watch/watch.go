@@ -7,16 +7,13 @@ package watch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -25,7 +22,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -79,16 +75,19 @@ type WatchOptions struct {
 
 	genericiooptions.IOStreams
 
-	// Set by Complete.
-	typeArgs  []string
-	names     map[string]map[string]bool // type argument → names; empty means all
+	// Set by completeFlags: what every target's watch reads.
+	typeArgs []string
+	names    map[string]map[string]bool // type argument → names; empty means all
+	// print is the print configuration; each target resolves color for
+	// its stdout and binds the --where clauses to its relations.
 	print     WatchPrintConfig
+	color     colorMode
 	until     *expr.Guard // --until or --until-all
 	groupDefs []index.Definition
 	measures  []aggregate.Measure
-	// fleetGroups, in one context of a fleet watch --group-by/--sum,
-	// feeds the fleet's table instead of printing one.
-	fleetGroups *fleetGroupContext
+	// contextWhere are the --where selectors of the context index, which
+	// choose the targets of a watch of several.
+	contextWhere []index.Selector
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
@@ -104,23 +103,14 @@ func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams generic
 
 // NewCmdWatch returns the watch command.
 func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return NewCmdWatchWith(configFlags, streams, nil)
-}
-
-// NewCmdWatchWith returns the watch command; env is set inside a warm cache process.
-func NewCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, env *engines.ServeEnv) *cobra.Command {
 	o := NewWatchOptions(configFlags, streams)
-	o.Engines = engines.EnginesFor(env, &o.MaxStaleness)
 	cmd := &cobra.Command{
 		Use:     "watch TYPE[,TYPE...] [NAME ...] | TYPE/NAME ... [flags]",
 		Short:   "Stream adds, updates and deletes with a diff of what changed",
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = cmdutil.RunE(o)
-	if env == nil {
-		cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
-	}
+	cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	// Files hold no changes: a watch prints their objects first (as
@@ -151,36 +141,23 @@ func NewCmdWatchWith(configFlags *genericclioptions.ConfigFlags, streams generic
 	return cmd
 }
 
-// Complete parses the arguments, builds the clients from kubeconfig, and
-// builds the engine and print configurations from the flags.
+// Complete completes the flags (completeFlags) and connects to the target
+// the command's own kubeconfig flags name.
 func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("you must specify the type of resource to watch, e.g. 'kubectl informer watch pods'")
+	if err := o.completeFlags(args, o.Where, o.GroupBy); err != nil {
+		return err
 	}
-	o.names = map[string]map[string]bool{}
-	if strings.Contains(args[0], "/") {
-		for _, arg := range args {
-			typ, name, ok := strings.Cut(arg, "/")
-			if !ok || typ == "" || name == "" {
-				return fmt.Errorf("there is no need to mix TYPE/NAME with TYPE NAME: expected TYPE/NAME, got %q", arg)
-			}
-			if o.names[typ] == nil {
-				o.names[typ] = map[string]bool{}
-				o.typeArgs = append(o.typeArgs, typ)
-			}
-			o.names[typ][name] = true
-		}
-	} else {
-		o.typeArgs = strings.Split(args[0], ",")
-		if len(args) > 1 {
-			if len(o.typeArgs) > 1 {
-				return fmt.Errorf("names can be given with one type only; use TYPE/NAME to watch objects of several types")
-			}
-			o.names[o.typeArgs[0]] = map[string]bool{}
-			for _, name := range args[1:] {
-				o.names[o.typeArgs[0]][name] = true
-			}
-		}
+	return o.Connect(o.ConfigFlags)
+}
+
+// completeFlags turns the arguments and flags into what every target's
+// watch reads: the types and names, the compiled expressions, the print
+// and engine configurations. where and groupBy are --where and --group-by
+// as the targets read them (without the context index when it chooses
+// the targets). It sends no request.
+func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
+	if err := o.parseArgs(args); err != nil {
+		return err
 	}
 	// Expressions are compiled before anything else, so their errors come
 	// before any request.
@@ -196,49 +173,18 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := o.EngineOptions.Complete(); err != nil {
+	if err := o.CompleteFlags(); err != nil {
 		return err
 	}
-	cfg := WatchPrintConfig{
-		Filter:           filter,
-		Timestamps:       o.Timestamps,
-		Initial:          o.Initial,
-		maxEvents:        o.MaxEvents,
-		ShowSecretValues: o.ShowSecretValues,
-		Location:         o.Engines.Location(),
-		sharedProcess:    o.Engines.Shared(),
+	if err := o.completePrint(filter, where); err != nil {
+		return err
 	}
 	var indexDefs []index.Definition
-	for _, s := range o.Where {
-		sel, err := index.ParseSelector("--where", s)
-		if err != nil {
-			return err
-		}
-		def, err := o.IndexSet.Lookup(sel.Name)
-		if err != nil {
-			return fmt.Errorf("--where %s: %w", s, err)
-		}
-		cfg.Where = append(cfg.Where, WhereClause{Sel: sel, Def: def})
-		indexDefs = append(indexDefs, def)
+	for _, w := range o.print.Where {
+		indexDefs = append(indexDefs, w.Def)
 	}
-	if cfg.Diff, err = ParseDiffMode(o.Diff); err != nil {
-		return err
-	}
-	if cfg.Format, err = ParseWatchFormat(o.Output); err != nil {
-		return err
-	}
-	color, err := ParseColorMode(o.Color)
-	if err != nil {
-		return err
-	}
-	cfg.Color = color.Enabled(o.Out)
-	if cfg.DiffOptions, err = ParseDiffPaths(o.Ignore, o.Only); err != nil {
-		return err
-	}
-	o.print = cfg
-
 	if o.grouped() {
-		if indexDefs, err = o.completeGroups(indexDefs); err != nil {
+		if indexDefs, err = o.completeGroups(groupBy, indexDefs); err != nil {
 			return err
 		}
 	}
@@ -249,48 +195,94 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.completeGroupEngine(indexDefs)
 	}
 	o.Config.PlainWatchStreams = true
-	o.Config.Progress = progress.NewProgress(o.ErrOut)
 	o.Config.RequireWatch = true
-	reporter := NewWatchErrorReporter(o.ErrOut)
-	o.Config.OnWatchError = reporter.Report
-	o.Config.OnWatchResumed = reporter.Resumed
-	if name, ok := o.singleName(); ok && o.Config.FieldSelector == "" {
+	if len(o.typeArgs) == 1 && len(o.names[o.typeArgs[0]]) == 1 && o.Config.FieldSelector == "" {
 		// One object: let the server send only it.
-		o.Config.FieldSelector = "metadata.name=" + name
+		for name := range o.names[o.typeArgs[0]] {
+			o.Config.FieldSelector = "metadata.name=" + name
+		}
 	}
 	return nil
 }
 
-// resolvedColor returns --color as this side resolves it (auto depends on
-// the terminal and NO_COLOR here), for a warm cache that runs the watch.
-func (o *WatchOptions) resolvedColor() []string {
-	mode, err := ParseColorMode(o.Color)
+// parseArgs reads TYPE[,TYPE...] [NAME ...] or TYPE/NAME ... into the type
+// arguments and the names per type argument.
+func (o *WatchOptions) parseArgs(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("you must specify the type of resource to watch, e.g. 'kubectl informer watch pods'")
+	}
+	o.typeArgs, o.names = nil, map[string]map[string]bool{}
+	if strings.Contains(args[0], "/") {
+		for _, arg := range args {
+			typ, name, ok := strings.Cut(arg, "/")
+			if !ok || typ == "" || name == "" {
+				return fmt.Errorf("there is no need to mix TYPE/NAME with TYPE NAME: expected TYPE/NAME, got %q", arg)
+			}
+			if o.names[typ] == nil {
+				o.names[typ] = map[string]bool{}
+				o.typeArgs = append(o.typeArgs, typ)
+			}
+			o.names[typ][name] = true
+		}
+		return nil
+	}
+	o.typeArgs = strings.Split(args[0], ",")
+	if len(args) > 1 {
+		if len(o.typeArgs) > 1 {
+			return fmt.Errorf("names can be given with one type only; use TYPE/NAME to watch objects of several types")
+		}
+		o.names[o.typeArgs[0]] = map[string]bool{}
+		for _, name := range args[1:] {
+			o.names[o.typeArgs[0]][name] = true
+		}
+	}
+	return nil
+}
+
+// completePrint builds the print configuration from the flags, the
+// --where clauses from where; its colour is resolved per target, for the
+// target's stdout.
+func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
+	cfg := WatchPrintConfig{
+		Filter:           filter,
+		Timestamps:       o.Timestamps,
+		Initial:          o.Initial,
+		maxEvents:        o.MaxEvents,
+		ShowSecretValues: o.ShowSecretValues,
+		Location:         time.Local,
+		sharedProcess:    o.Engines.Shared(),
+	}
+	var selectors []index.Selector
+	for _, s := range where {
+		sel, err := index.ParseSelector("--where", s)
+		if err != nil {
+			return err
+		}
+		def, err := o.IndexSet.Lookup(sel.Name)
+		if err != nil {
+			return fmt.Errorf("--where %s: %w", s, err)
+		}
+		cfg.Where = append(cfg.Where, WhereClause{Sel: sel, Def: def})
+		selectors = append(selectors, sel)
+	}
+	err := engines.ValidateRelations(selectors)
 	if err != nil {
-		return nil // the cache's Validate names the flag
+		return err
 	}
-	if mode.Enabled(o.Out) {
-		return []string{"--color=always"}
+	if cfg.Diff, err = ParseDiffMode(o.Diff); err != nil {
+		return err
 	}
-	return []string{"--color=never"}
-}
-
-// redrawsHere reports whether the watch is a grouped table redrawn in place
-// on this terminal, which a warm cache, writing to a socket, would print as
-// lines instead: such a watch runs here.
-func (o *WatchOptions) redrawsHere() bool {
-	return (len(o.GroupBy) > 0 || len(o.Sums) > 0) && printers.IsTerminal(o.Out)
-}
-
-// singleName returns the name of the one object the arguments name, if they
-// name one object of one type.
-func (o *WatchOptions) singleName() (string, bool) {
-	if len(o.typeArgs) != 1 || len(o.names[o.typeArgs[0]]) != 1 {
-		return "", false
+	if cfg.Format, err = ParseWatchFormat(o.Output); err != nil {
+		return err
 	}
-	for name := range o.names[o.typeArgs[0]] {
-		return name, true
+	if o.color, err = ParseColorMode(o.Color); err != nil {
+		return err
 	}
-	return "", false
+	if cfg.DiffOptions, err = ParseDiffPaths(o.Ignore, o.Only); err != nil {
+		return err
+	}
+	o.print = cfg
+	return nil
 }
 
 // Validate checks the flags without I/O; its errors name the flag.
@@ -310,124 +302,12 @@ func (o *WatchOptions) Validate() error {
 	return o.validateGroups()
 }
 
-// Run starts the informers, waits for sync and streams events until Ctrl-C,
-// --timeout or --max-events.
+// Run watches the target the command's own kubeconfig flags name, to
+// stdout and stderr.
 func (o *WatchOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-
-	mappings, err := o.Resolve(strings.Join(o.typeArgs, ","))
-	if err != nil {
-		return err
-	}
-	names, err := o.namesByResource(mappings)
-	if err != nil {
-		return err
-	}
-	if err := engines.CheckMeasureTypes(o.measures, mappings); err != nil {
-		return err
-	}
-	queue := engine.NewQueue(QueueLimit)
-	var indexes []index.Definition
-	for _, w := range o.print.Where {
-		indexes = append(indexes, w.Def)
-	}
-	indexes = append(indexes, o.groupDefs...)
-	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
-		Mappings: mappings, Config: o.Config, Queue: queue, Indexes: indexes, ErrOut: o.ErrOut,
-	})
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
-		return err
-	}
-	defer eng.Shutdown()
-	related, err := o.startRelations(ctx, eng, queue)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
-		return err
-	}
-	defer related.Shutdown()
-	if o.grouped() {
-		engines.PlayRecording(ctx, o.Engines)
-		if err := o.runGroups(ctx, eng, queue, names); err != nil {
-			return err
-		}
-		return engines.ReplayError(o.Engines)
-	}
-	p := NewEventPrinter(o.print, names, o.Out, o.ErrOut)
-	p.RecordedAt = engines.RecordedTimes(o.Engines)
-	p.Guards = engines.ExprGuards(o.IndexSet.Custom(), o.print.Filter, o.until)
-	p.exprs = engines.NewExprReporter(p.Guards)
-	defer p.exprs.Report(o.ErrOut)
-	if o.until != nil {
-		mode := untilAny
-		switch {
-		case o.UntilAll != "":
-			mode = untilAll
-		case len(names) > 0:
-			mode = untilNamed
-		}
-		p.until = newUntilCondition(o.until, o.until.Program().Flag(), mode, names)
-		p.until.byEvent = engines.Replays(o.Engines)
-		p.until.seed(p, eng.Types())
-		if err := engines.ExprFatal(p.Guards); err != nil {
-			return err
-		}
-		if p.until.met() {
-			fmt.Fprintln(o.ErrOut, p.until.metMessage()+" already")
-			return nil
-		}
-	}
-	if !o.print.Initial {
-		engines.PrintSynced(o.ErrOut, eng.Types())
-	}
-	p.exprs.Report(o.ErrOut)
-
-	ctx, cancel := o.watchContext(ctx, eng)
-	defer cancel()
-	engines.PlayRecording(ctx, o.Engines)
-	err = p.run(ctx, queue)
-	if failed := eng.Err(); failed != nil {
-		return failed
-	}
-	if err != nil {
-		return err
-	}
-	if err := engines.ReplayError(o.Engines); err != nil {
-		return err
-	}
-	switch {
-	case p.met:
-		fmt.Fprintln(o.ErrOut, p.until.metMessage())
-	case p.until != nil && o.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return p.until.timeoutError(o.Timeout)
-	case p.until != nil && engines.FromEnded(eng):
-		return p.until.endError()
-	}
-	return nil
-}
-
-// namesByResource re-keys the names given per type argument by resource.
-func (o *WatchOptions) namesByResource(mappings []*meta.RESTMapping) (map[string]map[string]bool, error) {
-	byResource := map[string]map[string]bool{}
-	for typeArg, set := range o.names {
-		resolved, err := o.Resolve(typeArg)
-		if err != nil {
-			return nil, err
-		}
-		key := resolved[0].Resource.GroupResource().String()
-		if byResource[key] == nil {
-			byResource[key] = map[string]bool{}
-		}
-		for name := range set {
-			byResource[key][name] = true
-		}
-	}
-	return byResource, nil
+	return o.target(o.EngineOptions, o.Out, o.ErrOut).run(ctx)
 }
 
 // watchErrorReporter says on stderr when a watch breaks after sync, once per
@@ -461,27 +341,4 @@ func (r *watchErrorReporter) Resumed(t *engine.Type) {
 	defer r.out.Mu.Unlock()
 	delete(r.last, t.Name())
 	fmt.Fprintf(r.out.W, "watch of %s resumed; changes made meanwhile follow\n", t.Name())
-}
-
-// watchContext returns ctx ended also after --timeout (when set), when
-// the events of a finished --from source are all printed, and when
-// the engine fails for good after sync (a watch the user may not make), so
-// that the printer ends and the command reports why; the caller calls
-// cancel.
-func (o *WatchOptions) watchContext(ctx context.Context, eng engines.RunningEngine) (context.Context, context.CancelFunc) {
-	cancelTimeout := context.CancelFunc(func() {})
-	if o.Timeout > 0 {
-		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-engines.SourceDrained(eng):
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(); cancelTimeout() }
 }

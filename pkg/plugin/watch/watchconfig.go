@@ -82,8 +82,8 @@ func parseChoice[T ~int](values []string, s, mustBe string) (T, error) {
 	return 0, fmt.Errorf("%s, got %q", mustBe, s)
 }
 
-// WatchPrintConfig is everything the watch printer needs, built by
-// WatchOptions.Complete from the flags.
+// WatchPrintConfig is everything the watch printer needs, built from the
+// flags once for every target.
 type WatchPrintConfig struct {
 	Format           watchFormat
 	Diff             diffMode

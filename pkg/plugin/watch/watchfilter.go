@@ -4,11 +4,8 @@ import (
 	"context"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
@@ -22,10 +19,8 @@ func (p *EventPrinter) Classify(ev *engine.Event) (rendered, bool) {
 	if ev.Initial && !p.Cfg.Initial {
 		return rendered{}, false
 	}
-	if set := p.names[ev.Resource.Name()]; len(set) > 0 {
-		if a, err := meta.Accessor(ev.Object()); err != nil || !set[a.GetName()] {
-			return rendered{}, false
-		}
+	if !named(p.names, ev.Resource, ev.Object()) {
+		return rendered{}, false
 	}
 	r := rendered{ev: ev, Typ: ev.Type}
 	if ev.Related != nil {
@@ -105,44 +100,12 @@ func relatedValues(related []index.Change, name string, current bool) ([]string,
 // inWatch reports whether obj, of type t, is one the watch prints: named,
 // when names were given, and in the query of --where and --filter.
 func (p *EventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
-	if set := p.names[t.Name()]; len(set) > 0 && !set[printing.ObjectName(obj)] {
-		return false
-	}
-	return p.Cfg.matches(obj)
+	return named(p.names, t, obj) && p.Cfg.matches(obj)
 }
 
-// startRelations has the engine cache what the relation indexes of --where and --group-by read,
-// once the watched types have synced (engine.StartRelations), and binds the clauses to them. The
-// clauses are evaluated on each event from what the related caches hold then; when a related
-// object's change alone changes the relation index values of watched objects, an event naming
-// it is pushed to queue for each of them, so they enter or leave the query (see
-// eventPrinter.classify). The caller shuts the returned relations down.
-func (o *WatchOptions) startRelations(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue) (*engine.Relations, error) {
-	defs := make([]index.Definition, len(o.print.Where), len(o.print.Where)+len(o.groupDefs))
-	selectors := make([]index.Selector, len(o.print.Where))
-	for i, w := range o.print.Where {
-		defs[i], selectors[i] = w.Def, w.Sel
-	}
-	defs = append(defs, o.groupDefs...)
-	if err := engines.ValidateRelations(selectors); err != nil {
-		return nil, err
-	}
-	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
-		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: selectors,
-		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
-			for _, c := range changes {
-				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
-			}
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
-	bound := related.Definitions()
-	for i := range o.print.Where {
-		o.print.Where[i].Def = bound[i]
-	}
-	copy(o.groupDefs, bound[len(o.print.Where):])
-	return related, nil
+// named reports whether obj, of type t, is one of the objects names names
+// per resource: any object of a type none of whose names were given.
+func named(names map[string]map[string]bool, t *engine.Type, obj interface{}) bool {
+	set := names[t.Name()]
+	return len(set) == 0 || set[printing.ObjectName(obj)]
 }

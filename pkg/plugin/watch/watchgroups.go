@@ -1,15 +1,11 @@
 package watch
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -17,43 +13,27 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
-// This file holds watch --group-by … --sum …: a grouped table kept up to
-// date from the watch's events, redrawn in place on a terminal and printed
-// as one line per changed group otherwise.
-
-// redrawInterval is the shortest time between two redraws of the live
-// table on a terminal: a few times a second, like watch(1) and top(1) at
-// their fastest, so a burst of events is one redraw.
-const redrawInterval = 250 * time.Millisecond
-
-// Terminal control sequences of the live table: it is drawn from the top
-// left corner over the last one, each line erased to its end, then the rest
-// of the screen erased, so that nothing flashes blank between two draws.
-const (
-	cursorHome = "\x1b[H"
-	eraseLine  = "\x1b[K"
-	eraseBelow = "\x1b[J"
-)
+// This file holds what watch --group-by … --sum … completes from the
+// flags, and the run of one target's part of the live table.
 
 // grouped reports whether the watch keeps a grouped table (--group-by or
 // --sum) instead of printing events.
 func (o *WatchOptions) grouped() bool {
-	return len(o.GroupBy) > 0 || len(o.Sums) > 0 || o.fleetGroups != nil
+	return len(o.GroupBy) > 0 || len(o.Sums) > 0
 }
 
-// completeGroups looks up --group-by and parses --sum, and returns indexDefs
-// with the --group-by indexes added.
-func (o *WatchOptions) completeGroups(indexDefs []index.Definition) ([]index.Definition, error) {
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.GroupBy, o.Sums)
+// completeGroups looks up the indexes of groupBy (--group-by as the
+// targets read it) and parses --sum, and returns indexDefs with the
+// --group-by indexes added.
+func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Definition) ([]index.Definition, error) {
+	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums)
 	if err != nil {
 		return nil, err
 	}
-	o.groupDefs, o.measures = groupBy, measures
-	for _, def := range groupBy {
+	o.groupDefs, o.measures = defs, measures
+	for _, def := range defs {
 		if !slices.ContainsFunc(indexDefs, func(d index.Definition) bool { return d.Name == def.Name }) {
 			indexDefs = append(indexDefs, def)
 		}
@@ -93,40 +73,31 @@ func (o *WatchOptions) validateGroups() error {
 }
 
 // runGroups keeps the live grouped table of the synced caches until ctx
-// ends (Ctrl-C, --timeout) or the engine fails: the watch's part of the
+// ends (Ctrl-C, --timeout) or the engine fails: the target's part of the
 // table of several targets, or a table of its own, a merge of one.
-func (o *WatchOptions) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	if o.fleetGroups != nil {
-		return o.fleetGroups.run(ctx, o, eng, queue, names)
+func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
+	if w.groups == nil {
+		table := w.o.groupTable([]string{""}, w.out)
+		w.groups = &groupFeed{table: table}
+		return runGroupTargets(table, func() error {
+			err := w.runGroups(ctx, eng, queue, names)
+			table.ended("", err)
+			return err
+		})
 	}
-	groups, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, o.Timestamps, []string{""}, o.Out)
-	if err != nil {
+	f := w.groups
+	f.keys, f.names, f.cfg = w.groupDefs, names, w.print
+	if err := f.seed(eng.Types()); err != nil {
 		return err
 	}
-	one := &fleetGroupContext{shared: groups}
-	return runGroupTargets(groups, func() error {
-		err := one.run(ctx, o, eng, queue, names)
-		groups.ended(one.name, err)
-		return err
-	})
-}
-
-// groupWatch keeps the live grouped table of a watch and prints it.
-type groupWatch struct {
-	live     *aggregate.Live
-	keys     []index.Definition
-	measures []aggregate.Measure
-	names    map[string]map[string]bool
-	cfg      WatchPrintConfig
-	// title heads the table on a terminal: the command, as watch(1) does.
-	title string
-	// tty redraws the table in place instead of printing changed groups.
-	tty bool
-	out *bufio.Writer
-	now func() time.Time
-	// tableOf, if set, returns the table to draw instead of live's
-	// (fleetGroups.table).
-	tableOf func() aggregate.Table
+	engines.PrintSyncedFrom(w.errOut, w.eo.Engines, eng.Types())
+	ctx, cancel := w.o.watchContext(ctx, eng)
+	defer cancel()
+	err := f.follow(ctx, queue)
+	if failed := eng.Err(); failed != nil {
+		return failed
+	}
+	return err
 }
 
 // groupTitle is "pods by node, label:app; sum of requests.cpu".
@@ -139,94 +110,4 @@ func (o *WatchOptions) groupTitle() string {
 		title += "; sum of " + strings.Join(o.Sums, ", ")
 	}
 	return title
-}
-
-// liveKey keeps objects of different types apart.
-func liveKey(t *engine.Type, key string) string { return t.Name() + "/" + key }
-
-// counts reports whether obj is in the table: named, if names were given,
-// and in the query of --where and --filter.
-func (g *groupWatch) counts(t *engine.Type, obj interface{}) bool {
-	if set := g.names[t.Name()]; len(set) > 0 {
-		if a, err := meta.Accessor(obj); err != nil || !set[a.GetName()] {
-			return false
-		}
-	}
-	return g.cfg.matches(obj)
-}
-
-// draw prints the whole table: on a terminal in place of the last one,
-// under a title line with the time.
-func (g *groupWatch) draw() error {
-	table := g.live.Table()
-	if g.tableOf != nil {
-		table = g.tableOf()
-	}
-	if len(g.measures) == 0 {
-		table.Total = nil
-	}
-	header, rows := table.Strings()
-	var buf bytes.Buffer
-	if g.tty {
-		fmt.Fprintf(&buf, "%s — %d objects — %s\n\n", terminal.SanitizeText(g.title), g.live.Len(), g.now().Format("15:04:05"))
-	}
-	if err := printing.WriteTable(&buf, header, rows, false); err != nil {
-		return err
-	}
-	out := buf.Bytes()
-	if g.tty {
-		out = append([]byte(cursorHome), bytes.ReplaceAll(out, []byte("\n"), []byte(eraseLine+"\n"))...)
-		out = append(out, eraseBelow...)
-	}
-	if _, err := g.out.Write(out); err != nil {
-		return err
-	}
-	return g.out.Flush()
-}
-
-// changeLine is one changed group as a line: its key values, then its count
-// and each sum, "before → after" where they changed:
-//
-//	node=worker-1 label:app=web: count 2 → 3, requests.cpu 500m → 750m
-func (g *groupWatch) changeLine(c aggregate.GroupChange) string {
-	var line strings.Builder
-	if g.cfg.Timestamps {
-		line.WriteString(g.now().Format("15:04:05.000 "))
-	}
-	if c.Key == nil {
-		line.WriteString(aggregate.TotalLabel)
-	}
-	for i, v := range c.Key {
-		if i > 0 {
-			line.WriteByte(' ')
-		}
-		if v == "" {
-			v = aggregate.NoValue
-		}
-		line.WriteString(terminal.SanitizeText(g.keys[i].Name + "=" + v))
-	}
-	line.WriteString(": count ")
-	line.WriteString(fromTo(fmt.Sprint(c.Before.Count), fmt.Sprint(c.After.Count)))
-	for i, m := range g.measures {
-		line.WriteString(", " + m.Name + " ")
-		line.WriteString(fromTo(sumString(c.Before, i), sumString(c.After, i)))
-	}
-	line.WriteByte('\n')
-	return line.String()
-}
-
-// sumString is the i-th sum of s, "0" for a group that was not there.
-func sumString(s aggregate.GroupState, i int) string {
-	if i >= len(s.Sums) {
-		return "0"
-	}
-	return s.Sums[i].String()
-}
-
-// fromTo is "a → b", or a alone when they are equal.
-func fromTo(a, b string) string {
-	if a == b {
-		return a
-	}
-	return a + " → " + b
 }

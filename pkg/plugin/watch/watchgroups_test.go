@@ -22,8 +22,8 @@ import (
 // testGroups is the table of one watch of pods by label:app summing requests.cpu, writing to
 // out as not a terminal, at a fixed time, and the watch's feed of it.
 type testGroups struct {
-	*fleetGroups
-	feed *groupWatch
+	*groupTable
+	feed *groupFeed
 }
 
 func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
@@ -31,25 +31,22 @@ func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 	streams, _, _, _ := genericiooptions.NewTestIOStreams()
 	o := NewWatchOptions(nil, streams)
 	o.typeArgs, o.GroupBy, o.Sums, o.IndexSet = []string{"pods"}, []string{"label:app"}, []string{"requests.cpu"}, &index.Set{}
-	if _, err := o.completeGroups(nil); err != nil {
+	if _, err := o.completeGroups(o.GroupBy, nil); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newFleetGroups(o.groupTitle(), o.GroupBy, o.Sums, false, []string{""}, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.g.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
-	return testGroups{fleetGroups: s, feed: &groupWatch{keys: o.groupDefs, cfg: o.print}}
+	s := o.groupTable([]string{""}, out)
+	s.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
+	return testGroups{groupTable: s, feed: &groupFeed{table: s, keys: o.groupDefs, cfg: o.print}}
 }
 
 // run seeds the table with nothing, then prints it and follows q until ctx ends, as one
 // watch's table does.
 func (g testGroups) run(ctx context.Context, q *engine.Queue) error {
-	if err := g.seed("", g.feed, nil); err != nil {
+	if err := g.feed.seed(nil); err != nil {
 		return err
 	}
-	return runGroupTargets(g.fleetGroups, func() error {
-		err := g.follow(ctx, "", g.feed, q)
+	return runGroupTargets(g.groupTable, func() error {
+		err := g.feed.follow(ctx, q)
 		g.ended("", err)
 		return err
 	})
@@ -58,7 +55,7 @@ func (g testGroups) run(ctx context.Context, q *engine.Queue) error {
 func TestGroupWatchPrintsChangedGroups(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	if g.g.tty {
+	if g.tty {
 		t.Fatal("a buffer is not a terminal")
 	}
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
@@ -93,7 +90,7 @@ label:app=web: count 3 → 2, requests.cpu 1500m → 1250m
 	if got := out.String(); got != want {
 		t.Errorf("output =\n%s\nwant\n%s", got, want)
 	}
-	table := g.g.live.Table()
+	table := g.live.Table()
 	_, rows := table.Strings()
 	if len(rows) != 2 || strings.Join(rows[0], " ") != "web 2 1250m" {
 		t.Errorf("table at the end = %v", rows)
@@ -105,14 +102,14 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 	g := newTestGroupWatch(t, &out)
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	web1 := testpods.CPUPod("web-1", "web", "n1", "250m")
-	if _, err := g.set("", g.feed, pods, "shop/web-1", web1); err != nil {
+	if _, err := g.feed.set(pods, "shop/web-1", web1); err != nil {
 		t.Fatal(err)
 	}
 	// The initial list's event for an object already seeded changes nothing.
-	if changes, err := g.set("", g.feed, pods, "shop/web-1", web1); err != nil || len(changes) != 0 {
+	if changes, err := g.feed.set(pods, "shop/web-1", web1); err != nil || len(changes) != 0 {
 		t.Errorf("set(initial add of a seeded pod) = %v, %v, want no change", changes, err)
 	}
-	if err := g.g.draw(); err != nil {
+	if err := g.draw(); err != nil {
 		t.Fatal(err)
 	}
 	if want := "LABEL:APP   COUNT   REQUESTS.CPU\nweb         1       250m\nTOTAL       1       250m\n"; out.String() != want {
@@ -123,8 +120,8 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 func TestGroupWatchTerminalRedraw(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	g.g.tty = true
-	if err := g.g.draw(); err != nil {
+	g.tty = true
+	if err := g.draw(); err != nil {
 		t.Fatal(err)
 	}
 	want := "\x1b[Hpods by label:app; sum of requests.cpu — 0 objects — 13:00:00\x1b[K\n\x1b[K\n" +
@@ -136,8 +133,8 @@ func TestGroupWatchTerminalRedraw(t *testing.T) {
 
 func TestChangeLine(t *testing.T) {
 	var out bytes.Buffer
-	g := newTestGroupWatch(t, &out).g
-	g.cfg.Timestamps = true
+	g := newTestGroupWatch(t, &out).groupTable
+	g.timestamps = true
 	q := func(s string) resource.Quantity { return resource.MustParse(s) }
 	tests := []struct {
 		name string
@@ -168,7 +165,7 @@ func TestChangeLine(t *testing.T) {
 func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	g.g.tty, g.g.now = true, time.Now
+	g.tty, g.now = true, time.Now
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	q := engine.NewQueue(1000)
 	ctx, cancel := context.WithCancel(context.Background())

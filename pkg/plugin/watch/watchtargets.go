@@ -7,26 +7,25 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-// This file runs a watch for each target of its set, one WatchOptions per
-// target, in parallel, their events on stdout as they come. One target (no
-// selection) writes as a watch of one cluster does. Several targets (--context
-// a,b, a pattern, --all-contexts, --group-by context) each have their own
-// ConfigFlags, and each event names its context:
+// This file runs a watch for each target of its set, the flags completed
+// once and a targetWatch per target, in parallel, their events on stdout
+// as they come. One target (no selection) writes as a watch of one
+// cluster does. Several targets (--context a,b, a pattern, --all-contexts,
+// --group-by context) each have their own ConfigFlags, and each event
+// names its context:
 //
 //   - text: every line (the event's line and its diff) starts with the
 //     context's name and a space;
@@ -47,23 +46,31 @@ import (
 // --max-events counts the events of the merged stream. --where context…
 // chooses contexts (the built-in context index); the other --where
 // selectors apply in each context. --group-by and --sum keep one table
-// merged over the contexts (fleetGroups); one target's table is a
+// merged over the contexts (groupTable); one target's table is a
 // merge of one.
 
 // watchTargetsRunE returns watch's RunE outside a warm cache process: the
-// watch of each target the kubeconfig flags and --all-contexts choose.
+// flags completed and validated once, then the watch of each target the
+// kubeconfig flags and --all-contexts choose.
 func watchTargetsRunE(o *WatchOptions, f *targets.Flags) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		_, at, err := splitGroupByContext(o.GroupBy)
+		groupBy, at, err := splitGroupByContext(o.GroupBy)
 		if err != nil {
 			return err
 		}
-		contextWhere, _, err := SplitContextWhere(o.Where)
+		contextWhere, where, err := SplitContextWhere(o.Where)
 		if err != nil {
 			return err
 		}
+		o.contextWhere = contextWhere
 		set, err := targets.New(o.ConfigFlags, f.AllContexts, at >= 0 || len(contextWhere) > 0)
 		if err != nil {
+			return err
+		}
+		if err := o.completeFlags(args, where, groupBy); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
 			return err
 		}
 		return runWatchTargets(cmd, args, o, set)
@@ -74,24 +81,13 @@ func watchTargetsRunE(o *WatchOptions, f *targets.Flags) func(*cobra.Command, []
 // error of the one target, or a *targets.PartialError when some of several
 // failed.
 func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set targets.Set) error {
+	ctx, stop := cmdutil.Interruptible(cmd.Context())
+	defer stop()
 	if !set.Several {
-		return watchOne(cmd.Context(), cmd, args, o, watchTarget{target: set.Targets[0], where: o.Where}, o.Out, o.ErrOut)
-	}
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts or several contexts")
-	}
-	if err := o.validateGroups(); err != nil {
-		return err
-	}
-	if o.MaxEvents < 0 {
-		return fmt.Errorf("--max-events must not be negative, got %d", o.MaxEvents)
-	}
-	contextWhere, where, err := SplitContextWhere(o.Where)
-	if err != nil {
-		return err
+		return watchOne(ctx, o.target(o.EngineOptions, o.Out, o.ErrOut), set.Targets[0])
 	}
 	set.Keep(func(name string) bool {
-		for _, s := range contextWhere {
+		for _, s := range o.contextWhere {
 			if !s.Matches([]string{name}) {
 				return false
 			}
@@ -99,135 +95,83 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 		return true
 	})
 	names := set.Names()
-	ctx, stop := cmdutil.Interruptible(cmd.Context())
-	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var budget *FleetEventBudget
-	if o.MaxEvents > 0 {
-		budget = &FleetEventBudget{Left: o.MaxEvents, Spent: cancel}
-	}
-
 	var mu sync.Mutex // one line at a time on stdout and on stderr
 	failures := set.Failures(o.ErrOut)
 	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	// Lines on the terminal the progress is drawn on go above it.
+	var groups *groupTable
+	if o.grouped() {
+		groups = o.groupTable(names, o.Out)
+		groups.beforeDraw = progress.End
+	}
+	var budget *FleetEventBudget
+	if o.MaxEvents > 0 {
+		budget = &FleetEventBudget{Left: o.MaxEvents, Spent: cancel}
+	}
+	watch := o.severalTarget(&mu, progress, groups, budget)
+	watchAll := func() error {
+		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+			err := watch(ctx, t)
+			if err != nil {
+				failures.Add(t.Name, err)
+			}
+			return struct{}{}, err
+		})
+		return failures.Err()
+	}
+	if groups == nil {
+		return watchAll()
+	}
+	return runGroupTargets(groups, watchAll)
+}
+
+// severalTarget returns the watch of one target of several: its lines on
+// stdout and stderr name it and are written whole under mu, above
+// progress on the terminal it is drawn on; it has its line of progress,
+// and its part of groups and budget when set.
+func (o *WatchOptions) severalTarget(mu *sync.Mutex, progress *pluginprogress.Targets, groups *groupTable, budget *FleetEventBudget) func(context.Context, targets.Target) error {
 	stdoutAbove, stderrAbove := progress.Above, progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
 	}
-	var groups *fleetGroups
-	if o.grouped() {
-		if groups, err = newFleetGroups(fleetGroupTitle(args, o.GroupBy, o.Sums), o.GroupBy, o.Sums, o.Timestamps, names, o.Out); err != nil {
-			return err
+	return func(ctx context.Context, t targets.Target) error {
+		name := t.Name
+		stdout := &LinePrefixer{Mu: mu, W: o.Out, Prefix: WatchLinePrefix(o.Output, name), Above: stdoutAbove}
+		stderr := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+			return append([]byte("context "+name+": "), line...)
+		}, Above: stderrAbove}
+		w := o.target(o.EngineOptions, stdout, stderr)
+		if budget != nil {
+			w.print.maxEvents, w.print.budget = 0, budget
 		}
-		groups.beforeDraw = progress.End
-	}
-	watchAll := func() error {
-		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			name := t.Name
-			stdout := &LinePrefixer{Mu: &mu, W: o.Out, Prefix: WatchLinePrefix(o.Output, name), Above: stdoutAbove}
-			stderr := &LinePrefixer{Mu: &mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-				return append([]byte("context "+name+": "), line...)
-			}, Above: stderrAbove}
-			c := watchTarget{target: t, several: true, where: where, budget: budget}
-			if groups != nil {
-				c.groups = &fleetGroupContext{shared: groups, name: name}
-			}
-			if progress != nil {
-				c.progress = progress.EngineProgress(name)
-			}
-			err := watchOne(ctx, cmd, args, o, c, stdout, stderr)
-			if groups != nil {
-				groups.ended(name, err)
-			}
-			stdout.Flush()
-			stderr.Flush()
-			progress.Done(name, err)
-			if err != nil {
-				failures.Add(name, err)
-			}
-			return struct{}{}, err
-		})
-		return nil
-	}
-	var printErr error
-	if groups != nil {
-		printErr = runGroupTargets(groups, watchAll)
-	} else {
-		_ = watchAll()
-	}
-	if err := failures.Err(); err != nil {
-		return err
-	}
-	return printErr
-}
-
-// runGroupTargets runs watch, the watches that feed groups, while groups
-// prints the table; it returns watch's error, else the print's.
-func runGroupTargets(groups *fleetGroups, watch func() error) error {
-	done := make(chan struct{})
-	printed := make(chan error, 1)
-	go func() { printed <- groups.print(done) }()
-	err := watch()
-	close(done)
-	if printErr := <-printed; err == nil {
-		err = printErr
-	}
-	return err
-}
-
-// watchTarget is what one target's watch gets beside the command's
-// options.
-type watchTarget struct {
-	target  targets.Target
-	several bool
-	// where are the --where selectors other than the context index's.
-	where []string
-	// budget is the shared --max-events, nil without one.
-	budget *FleetEventBudget
-	// progress is the engine progress callback of the target's line of
-	// the progress of several, nil without one.
-	progress func(engine.Progress)
-	// groups, for --group-by and --sum, is the target's part of the
-	// table, nil otherwise.
-	groups *fleetGroupContext
-}
-
-// watchOne runs the watch of c.target, writing to stdout and stderr: in
-// the warm cache of its identity when one runs and the watch feeds no
-// shared table or budget and redraws no table on this terminal, else here
-// (Complete, Validate, Run) with the target's own ConfigFlags.
-func watchOne(ctx context.Context, cmd *cobra.Command, args []string, o *WatchOptions, c watchTarget, stdout, stderr io.Writer) error {
-	co := *o
-	co.ConfigFlags = c.target.ConfigFlags
-	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: stdout, ErrOut: stderr}
-	co.Where = c.where
-	if c.groups == nil && c.budget == nil && len(c.where) == len(o.Where) && co.Cache != "off" && !engines.Verbose(cmd) && !co.redrawsHere() {
-		if handled, err := engines.ForwardToCache(cmd, args, &co.EngineOptions, co.IOStreams, co.resolvedColor); handled {
-			return err
+		if groups != nil {
+			w.groups = &groupFeed{table: groups, name: name}
 		}
-	}
-	if c.budget != nil {
-		co.MaxEvents = 0
-	}
-	if c.groups != nil {
-		co.fleetGroups = c.groups
-		co.GroupBy, _, _ = splitGroupByContext(o.GroupBy)
-	}
-	if err := co.Complete(cmd, args); err != nil {
+		if progress != nil {
+			w.eo.Config.Progress = progress.EngineProgress(name)
+		}
+		err := watchOne(ctx, w, t)
+		if groups != nil {
+			groups.ended(name, err)
+		}
+		stdout.Flush()
+		stderr.Flush()
+		progress.Done(name, err)
 		return err
 	}
-	if err := co.Validate(); err != nil {
+}
+
+// watchOne runs w, the watch of target t, connected to t (to its warm
+// cache's informers when one runs).
+func watchOne(ctx context.Context, w *targetWatch, t targets.Target) error {
+	w.eo.Notes = w.errOut
+	if err := w.eo.Connect(t.ConfigFlags); err != nil {
 		return err
 	}
-	co.print.budget = c.budget
-	if c.progress != nil {
-		co.Config.Progress = c.progress
-	}
-	return co.Run(ctx)
+	return w.run(ctx)
 }
 
 // SplitContextWhere takes the selectors of the context index out of
@@ -247,6 +191,26 @@ func SplitContextWhere(where []string) ([]index.Selector, []string, error) {
 		rest = append(rest, s)
 	}
 	return contextSel, rest, nil
+}
+
+// splitGroupByContext takes the context index out of --group-by: the
+// other keys, trimmed, and the position context had among all keys (-1
+// when it is not one).
+func splitGroupByContext(groupBy []string) ([]string, int, error) {
+	var rest []string
+	at := -1
+	for i, g := range groupBy {
+		g = strings.TrimSpace(g)
+		if g != fleet.ContextIndex {
+			rest = append(rest, g)
+			continue
+		}
+		if at >= 0 {
+			return nil, -1, fmt.Errorf("--group-by %s: named twice", fleet.ContextIndex)
+		}
+		at = i
+	}
+	return rest, at, nil
 }
 
 // FleetEventBudget is --max-events across the watches of a fleet: each

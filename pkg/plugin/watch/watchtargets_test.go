@@ -3,6 +3,7 @@ package watch
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -46,5 +47,31 @@ func TestLinePrefixerKeepsWritesWhole(t *testing.T) {
 	w.Flush()
 	if out.String() != "c ADDED pod/x\n" {
 		t.Errorf("got %q, want %q", out.String(), "c ADDED pod/x\n")
+	}
+}
+
+func TestSplitGroupByContext(t *testing.T) {
+	tests := []struct {
+		name    string
+		groupBy []string
+		rest    []string
+		at      int
+		wantErr bool
+	}{
+		{"no context", []string{"node"}, []string{"node"}, -1, false},
+		{"context alone", []string{"context"}, nil, 0, false},
+		{"context second", []string{"node", " context", "label:app"}, []string{"node", "label:app"}, 1, false},
+		{"twice", []string{"context", "context"}, nil, -1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rest, at, err := splitGroupByContext(tt.groupBy)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("splitGroupByContext(%q) error = %v, want error %v", tt.groupBy, err, tt.wantErr)
+			}
+			if err == nil && (!reflect.DeepEqual(rest, tt.rest) || at != tt.at) {
+				t.Errorf("splitGroupByContext(%q) = %q, %d, want %q, %d", tt.groupBy, rest, at, tt.rest, tt.at)
+			}
+		})
 	}
 }

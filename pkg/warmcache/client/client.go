@@ -132,7 +132,7 @@ func checkPeer(conn net.Conn, socket string, uid int) error {
 // Close closes the connection.
 func (c *Conn) Close() error { return c.conn.Close() }
 
-// Result is how a Run ended: Exit, or Fallback when the cache declined it.
+// Result is how a request ended: Exit, or Fallback when the cache declined it.
 type Result struct {
 	Exit     *protocol.Exit
 	Fallback *protocol.Fallback
@@ -142,9 +142,9 @@ type Result struct {
 // written: the command cannot be answered again without repeating it.
 var ErrLostAfterOutput = errors.New("the cache process ended the connection in the middle of the answer")
 
-// SilenceTimeout is how long Run waits for the next frame once one has
+// SilenceTimeout is how long a request waits for the next frame once one has
 // come: several heartbeat intervals (the server sends one every
-// protocol.HeartbeatInterval during a Run).
+// protocol.HeartbeatInterval while it answers).
 const SilenceTimeout = 4 * protocol.HeartbeatInterval
 
 // ErrFallbackAfterOutput means the cache declined a command after it had
@@ -152,38 +152,37 @@ const SilenceTimeout = 4 * protocol.HeartbeatInterval
 // the command twice.
 var ErrFallbackAfterOutput = errors.New("the cache declined the command after part of its answer")
 
-// Run sends req and copies the command's output to stdout and stderr until
-// the cache ends it.
+// Collect sends req as a Collect request (a query's answer as data, see
+// protocol.Collect) and copies the answer's bytes to stdout and the
+// query's notes to stderr until the cache ends it.
 //
 // Frames are read as soon as they come, by a goroutine of their own, and
 // held in memory until stdout and stderr take them: the cache's writes
-// never wait on the user's terminal or pager (the cache gives up on a frame
-// it cannot write within a minute), however long `| less` sits unread.
-// The first frame must come within firstFrame (the command's own sync
-// timeout plus a margin), every later one within SilenceTimeout; a cache
-// that does not answer in time is lost like one that breaks the
-// connection. When ctx ends it closes the connection (the cache then stops
-// the command) and returns ctx's error. A connection that breaks or falls
-// silent before any output came is an *UnavailableError, so the caller can
-// answer the command itself; after output, the output that came is written
-// and Run returns ErrLostAfterOutput. A Fallback after output is
-// ErrFallbackAfterOutput. An error writing stdout or stderr (a closed pipe)
-// is returned as it is, and the connection closed.
-func (c *Conn) Run(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
-	req.Kind = protocol.Run
-	return c.exchange(ctx, req, firstFrame, stdout, stderr)
-}
-
-// Collect sends req as a Collect request (a query's answer as data, see
-// protocol.Collect) and copies the answer's bytes to stdout and the
-// query's warnings to stderr, as Run does a command's output: the same
-// timeouts, errors and Fallback.
+// never wait on the caller. The first frame must come within firstFrame,
+// every later one within SilenceTimeout; a cache that does not answer in
+// time is lost like one that breaks the connection. When ctx ends it
+// closes the connection (the cache then stops answering) and returns
+// ctx's error. A connection that breaks or falls silent before any output
+// came is an *UnavailableError, so the caller can answer itself; after
+// output, the output that came is written and Collect returns
+// ErrLostAfterOutput. A Fallback after output is ErrFallbackAfterOutput.
+// An error writing stdout or stderr is returned as it is, and the
+// connection closed.
 func (c *Conn) Collect(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
 	req.Kind = protocol.Collect
 	return c.exchange(ctx, req, firstFrame, stdout, stderr)
 }
 
-// exchange sends req and reads its answer, for Run and Collect.
+// Stream sends req as a Stream request (a type's objects and changes as
+// data, see protocol.Stream) and copies the events' bytes to stdout until
+// the cache ends the stream, ctx ends or the connection breaks, with the
+// timeouts, errors and Fallback of Collect.
+func (c *Conn) Stream(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
+	req.Kind = protocol.Stream
+	return c.exchange(ctx, req, firstFrame, stdout, stderr)
+}
+
+// exchange sends req and reads its answer (Collect, and a Stream's).
 func (c *Conn) exchange(ctx context.Context, req protocol.Request, firstFrame time.Duration, stdout, stderr io.Writer) (Result, error) {
 	if err := c.conn.SetWriteDeadline(time.Now().Add(SilenceTimeout)); err != nil {
 		return Result{}, &UnavailableError{Socket: c.Socket, Err: err}
@@ -224,7 +223,7 @@ func (c *Conn) exchange(ctx context.Context, req protocol.Request, firstFrame ti
 }
 
 // queuedFrame is a frame the reader passed on: output (typ FrameStdout or
-// FrameStderr, payload), or the end of the Run (any other typ: result, err).
+// FrameStderr, payload), or the end of the answer (any other typ: result, err).
 type queuedFrame struct {
 	typ     protocol.FrameType
 	payload []byte
@@ -232,9 +231,9 @@ type queuedFrame struct {
 	err     error
 }
 
-// readFrames reads the Run's frames into q until its last one, or until
+// readFrames reads the answer's frames into q until its last one, or until
 // the connection fails or falls silent; it always ends by pushing a frame
-// that ends the Run.
+// that ends the answer.
 func (c *Conn) readFrames(ctx context.Context, firstFrame time.Duration, q *frameQueue) {
 	end := func(res Result, err error) { q.push(queuedFrame{result: res, err: err}) }
 	output := false // an output frame came: the command cannot be asked again
@@ -299,7 +298,7 @@ func (c *Conn) readFrames(ctx context.Context, firstFrame time.Duration, q *fram
 }
 
 // frameQueue is an unbounded FIFO of frames between the reader and the
-// writer of a Run: the reader never waits for the writer.
+// writer of an answer: the reader never waits for the writer.
 type frameQueue struct {
 	mu     sync.Mutex
 	frames []queuedFrame

@@ -129,7 +129,7 @@ func TestRunReadsWhileStdoutBlocks(t *testing.T) {
 		}
 		serverErr <- protocol.WriteJSON(server, protocol.FrameExit, protocol.Exit{})
 	}()
-	res, err := c.Run(context.Background(), protocol.Request{Args: []string{"query"}}, 10*time.Second, stdout, io.Discard)
+	res, err := c.Collect(context.Background(), protocol.Request{Query: &protocol.Query{Types: "pods"}}, 10*time.Second, stdout, io.Discard)
 	if sErr := <-serverErr; sErr != nil {
 		t.Fatalf("the cache: %v", sErr)
 	}
@@ -163,7 +163,7 @@ func TestRunLostAfterOutput(t *testing.T) {
 				server.Close()
 			}()
 			var stdout strings.Builder
-			_, err := c.Run(context.Background(), protocol.Request{}, 10*time.Second, &stdout, io.Discard)
+			_, err := c.Collect(context.Background(), protocol.Request{}, 10*time.Second, &stdout, io.Discard)
 			var unavailable *UnavailableError
 			if tt.output != "" && !errors.Is(err, ErrLostAfterOutput) {
 				t.Errorf("Run error = %v, want ErrLostAfterOutput", err)

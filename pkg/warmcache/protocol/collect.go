@@ -11,7 +11,7 @@ import (
 // Collect asks the cache to answer a query given as data (the Request's
 // Query) and send its answer as data, one Answer: the client prints it,
 // alone or merged with the answers of other contexts (warm or read
-// directly). The server answers as a Run: Stdout frames whose bytes,
+// directly). The server answers with Stdout frames whose bytes,
 // joined, are the Answer as JSON, Stderr frames (the query's warnings),
 // and Exit or Fallback. A cache of another protocol Version never gets it
 // (Dial refuses another Version).
@@ -38,6 +38,9 @@ type Answer struct {
 	// Indexes are then empty.
 	Tabled bool          `json:"tabled,omitempty"`
 	Tables []AnswerTable `json:"tables,omitempty"`
+	// Warnings are the API server's warnings the answer's lists and
+	// watches got, for the client to print as its own.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Object forms: how an AnswerObject's Object is decoded.

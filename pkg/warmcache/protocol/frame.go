@@ -24,20 +24,20 @@ const (
 	// FrameStdout and FrameStderr carry raw bytes of the command's output.
 	FrameStdout FrameType = 'O'
 	FrameStderr FrameType = 'E'
-	// FrameExit ends a Run or Stop: a JSON Exit.
+	// FrameExit ends a Collect, Stream or Stop: a JSON Exit.
 	FrameExit FrameType = 'X'
-	// FrameFallback ends a Run the cache declines, before any output: a
+	// FrameFallback ends a request the cache declines, before any output: a
 	// JSON Fallback. The client then answers the command itself.
 	FrameFallback FrameType = 'F'
 	// FrameStatus answers a Status request: a JSON Status.
 	FrameStatus FrameType = 'S'
-	// FrameHeartbeat, empty, is sent during a Run every HeartbeatInterval,
+	// FrameHeartbeat, empty, is sent during a Collect or Stream every HeartbeatInterval,
 	// so the client can tell a quiet watch from a cache that is gone.
 	FrameHeartbeat FrameType = 'B'
 )
 
 // HeartbeatInterval is how often the server sends FrameHeartbeat during a
-// Run. A client that hears nothing for several intervals treats the cache
+// Collect or Stream. A client that hears nothing for several intervals treats the cache
 // as lost.
 const HeartbeatInterval = 5 * time.Second
 

@@ -21,9 +21,6 @@ type RequestKind string
 
 // Request kinds.
 const (
-	// Run runs a query or watch command in the cache process and streams
-	// its output back.
-	Run RequestKind = "run"
 	// StatusRequest asks for the cache's Status.
 	StatusRequest RequestKind = "status"
 	// Stop ends the cache process.
@@ -33,31 +30,22 @@ const (
 // Request is the client's one message on a connection.
 type Request struct {
 	Kind RequestKind `json:"kind"`
-	// Args are a Run's command arguments after the program name ("query",
-	// "pods", "-n", "shop", ...), with every kubeconfig and credential flag
-	// removed and the namespace made explicit by the client.
-	Args []string `json:"args,omitempty"`
 	// Query is a Collect's query.
 	Query *Query `json:"query,omitempty"`
-	// TZ is the client's TZ environment variable, nil when it is unset: the
-	// cache prints local times (watch --timestamps) in the client's time
-	// zone, resolved from TZ as Go resolves its own (unset: /etc/localtime;
-	// empty or unknown: UTC), not in the cache process's.
-	TZ *string `json:"tz,omitempty"`
-	// WarningColor says the client prints the API server's warnings in
-	// colour, as kubectl does when stderr is a terminal.
-	WarningColor bool `json:"warningColor,omitempty"`
+	// Stream is a Stream's type.
+	Stream *StreamRequest `json:"stream,omitempty"`
 }
 
-// Exit is how a Run or Stop ended.
+// Exit is how a Collect, Stream or Stop ended.
 type Exit struct {
-	// Code is the exit code the command would have had.
+	// Code is 0, or 1 when the request failed.
 	Code int `json:"code"`
-	// Error is the error message main prints after "error: ", if any.
+	// Error says why it failed.
 	Error string `json:"error,omitempty"`
 }
 
-// Fallback says why the cache declined a Run.
+// Fallback says why the cache declined a Collect or Stream: the client
+// then reads its API server itself.
 type Fallback struct {
 	// Reason says why, for -v logs.
 	Reason string `json:"reason"`
@@ -74,8 +62,9 @@ type Status struct {
 	Context string `json:"context,omitempty"`
 	Socket  string `json:"socket"`
 	Build   string `json:"build,omitempty"`
-	// Started is when the process began; LastRequest when the last Run
-	// ended (or Started); Active how many Runs are in progress.
+	// Started is when the process began; LastRequest when the last
+	// Collect or Stream ended (or Started); Active how many are in
+	// progress (a running watch holds a Stream per type).
 	Started     time.Time `json:"started"`
 	LastRequest time.Time `json:"lastRequest"`
 	Active      int       `json:"active"`
@@ -86,8 +75,9 @@ type Status struct {
 	// Recording is set when the cache keeps a rolling recording.
 	Recording *RecordingStatus `json:"recording,omitempty"`
 
-	// Answered counts the Runs that ended with an exit (the command ran in
-	// the cache), Declined those that ended with a Fallback, since Started.
+	// Answered counts the requests (Collect, Stream) that ended with an
+	// exit (the cache answered), Declined those that ended with a
+	// Fallback, since Started.
 	Answered int64 `json:"answered"`
 	Declined int64 `json:"declined"`
 }

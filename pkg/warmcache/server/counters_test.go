@@ -27,7 +27,7 @@ func TestServerCountsRuns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			socket, _ := serve(t, func(_ context.Context, req protocol.Request, stdout, _ io.Writer) Outcome {
-				switch req.Args[0] {
+				switch req.Query.Types {
 				case "decline":
 					return Outcome{Fallback: &protocol.Fallback{Reason: "not served"}}
 				case "fail":
@@ -45,7 +45,7 @@ func TestServerCountsRuns(t *testing.T) {
 						return
 					}
 					defer conn.Close()
-					if _, err := conn.Run(context.Background(), protocol.Request{Kind: protocol.Run, Args: []string{arg}}, 10*time.Second, io.Discard, io.Discard); err != nil {
+					if _, err := conn.Collect(context.Background(), protocol.Request{Query: &protocol.Query{Types: arg}}, 10*time.Second, io.Discard, io.Discard); err != nil {
 						t.Errorf("Run(%s) = %v", arg, err)
 					}
 				})

@@ -15,10 +15,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// Handler runs one command for a Run request, writing its output to stdout
-// and stderr, until it ends or ctx ends (the client went away, or the
-// server stops). It returns the command's exit, or a Fallback when the
-// cache declines to answer (before writing any output).
+// Handler answers one Collect or Stream request, writing its answer to
+// stdout and its notes to stderr, until it ends or ctx ends (the client
+// went away, or the server stops). It returns its exit, or a Fallback when
+// the cache declines to answer (before writing any output).
 type Handler func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) Outcome
 
 // Outcome is how a Handler ended.
@@ -31,15 +31,16 @@ type Outcome struct {
 type Server struct {
 	// Listener is the socket, from Listen.
 	Listener *Listener
-	// Run answers Run requests.
-	Run Handler
 	// Collect answers Collect requests (an answer as data, for a fleet
 	// query); nil declines them with a Fallback.
 	Collect Handler
+	// Stream answers Stream requests (a type's objects and changes as
+	// data); nil declines them with a Fallback.
+	Stream Handler
 	// Status fills in what the server does not know of a Status: server,
 	// user, context, caches.
 	Status func(*protocol.Status)
-	// IdleTimeout ends Serve after this long without a Run request and with
+	// IdleTimeout ends Serve after this long without a request and with
 	// none in progress; 0 means never.
 	IdleTimeout time.Duration
 	// Build is the program's version and BuildID its build's identity
@@ -204,10 +205,10 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn) {
 		klog.InfoS("stop requested")
 		_ = protocol.WriteJSON(conn, protocol.FrameExit, protocol.Exit{})
 		s.shutdown()
-	case protocol.Run:
-		s.run(ctx, conn, req, s.Run)
 	case protocol.Collect:
-		s.run(ctx, conn, req, collectHandler(s.Collect))
+		s.run(ctx, conn, req, declineWithout(s.Collect, "collect"))
+	case protocol.Stream:
+		s.run(ctx, conn, req, declineWithout(s.Stream, "stream"))
 	default:
 		klog.InfoS("unknown request", "kind", req.Kind)
 	}
@@ -234,7 +235,7 @@ func (s *Server) status() protocol.Status {
 	return st
 }
 
-// run runs a Run or Collect request with h: the command's context ends
+// run answers a Collect or Stream request with h: the command's context ends
 // when the client closes the connection (Ctrl-C, a closed pipe) or the
 // server stops.
 func (s *Server) run(ctx context.Context, conn *net.UnixConn, req protocol.Request, h Handler) {

@@ -32,7 +32,7 @@ func serve(t *testing.T, run Handler, idle time.Duration) (string, <-chan struct
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	srv := &Server{Listener: l, Run: run, IdleTimeout: idle}
+	srv := &Server{Listener: l, Collect: run, IdleTimeout: idle}
 	go func() {
 		if err := srv.Serve(ctx); err != nil {
 			t.Errorf("Serve = %v", err)
@@ -48,7 +48,7 @@ func serve(t *testing.T, run Handler, idle time.Duration) (string, <-chan struct
 
 func TestServerRunStreamsInOrder(t *testing.T) {
 	socket, _ := serve(t, func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) Outcome {
-		fmt.Fprintf(stdout, "args %v\n", req.Args)
+		fmt.Fprintf(stdout, "types %v\n", req.Query.Types)
 		fmt.Fprintln(stderr, "a warning")
 		fmt.Fprintln(stdout, "more")
 		return Outcome{Exit: protocol.Exit{Code: 1, Error: "it failed"}}
@@ -69,11 +69,11 @@ func TestServerRunStreamsInOrder(t *testing.T) {
 		t.Errorf("hello = %+v", conn.Hello)
 	}
 	var both bytes.Buffer
-	res, err := conn.Run(context.Background(), protocol.Request{Args: []string{"query", "pods"}}, 10*time.Second, &both, &both)
+	res, err := conn.Collect(context.Background(), protocol.Request{Query: &protocol.Query{Types: "pods"}}, 10*time.Second, &both, &both)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "args [query pods]\na warning\nmore\n"; both.String() != want {
+	if want := "types pods\na warning\nmore\n"; both.String() != want {
 		t.Errorf("output = %q, want %q", both.String(), want)
 	}
 	if res.Exit == nil || res.Exit.Code != 1 || res.Exit.Error != "it failed" {
@@ -90,7 +90,7 @@ func TestServerFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	res, err := conn.Run(context.Background(), protocol.Request{}, 10*time.Second, io.Discard, io.Discard)
+	res, err := conn.Collect(context.Background(), protocol.Request{}, 10*time.Second, io.Discard, io.Discard)
 	if err != nil || res.Fallback == nil || res.Fallback.Warning != "warning: stale" {
 		t.Errorf("Run = %+v, %v; want the fallback", res, err)
 	}
@@ -114,7 +114,7 @@ func TestServerCancelsWhenClientLeaves(t *testing.T) {
 		<-out.wrote
 		cancel()
 	}()
-	if _, err := conn.Run(ctx, protocol.Request{}, 10*time.Second, out, io.Discard); !errors.Is(err, context.Canceled) {
+	if _, err := conn.Collect(ctx, protocol.Request{}, 10*time.Second, out, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run after cancel = %v, want context.Canceled", err)
 	}
 	select {
@@ -248,7 +248,7 @@ func TestRunFirstFrameTimeout(t *testing.T) {
 	}
 	defer conn.Close()
 	began := time.Now()
-	_, err = conn.Run(context.Background(), protocol.Request{}, 200*time.Millisecond, io.Discard, io.Discard)
+	_, err = conn.Collect(context.Background(), protocol.Request{}, 200*time.Millisecond, io.Discard, io.Discard)
 	var u *client.UnavailableError
 	if !errors.As(err, &u) {
 		t.Errorf("Run against a silent cache = %v, want an UnavailableError (answer directly)", err)
@@ -270,7 +270,7 @@ func TestRunFallbackAfterOutput(t *testing.T) {
 	}
 	defer conn.Close()
 	var out bytes.Buffer
-	_, err = conn.Run(context.Background(), protocol.Request{}, 5*time.Second, &out, io.Discard)
+	_, err = conn.Collect(context.Background(), protocol.Request{}, 5*time.Second, &out, io.Discard)
 	if !errors.Is(err, client.ErrFallbackAfterOutput) {
 		t.Errorf("Run = %v, want ErrFallbackAfterOutput", err)
 	}
@@ -301,7 +301,7 @@ func TestServerStopClosesConnections(t *testing.T) {
 	blocked := &blockingWriter{release: make(chan struct{})}
 	defer close(blocked.release)
 	go func() {
-		_, _ = reader.Run(context.Background(), protocol.Request{}, 10*time.Second, blocked, io.Discard)
+		_, _ = reader.Collect(context.Background(), protocol.Request{}, 10*time.Second, blocked, io.Discard)
 	}()
 	<-started
 	stopper, err := client.Dial(socket, time.Second)

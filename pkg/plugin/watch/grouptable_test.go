@@ -20,32 +20,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
-func TestSplitGroupByContext(t *testing.T) {
-	tests := []struct {
-		name    string
-		groupBy []string
-		rest    []string
-		at      int
-		wantErr bool
-	}{
-		{"no context", []string{"node"}, []string{"node"}, -1, false},
-		{"context alone", []string{"context"}, nil, 0, false},
-		{"context second", []string{"node", " context", "label:app"}, []string{"node", "label:app"}, 1, false},
-		{"twice", []string{"context", "context"}, nil, -1, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rest, at, err := splitGroupByContext(tt.groupBy)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("splitGroupByContext(%q) error = %v, want error %v", tt.groupBy, err, tt.wantErr)
-			}
-			if err == nil && (!reflect.DeepEqual(rest, tt.rest) || at != tt.at) {
-				t.Errorf("splitGroupByContext(%q) = %q, %d, want %q, %d", tt.groupBy, rest, at, tt.rest, tt.at)
-			}
-		})
-	}
-}
-
 // fleetTestPods are the pods of two contexts: a node name (n1) in both,
 // and a context (c) with no pod.
 var fleetTestPods = map[string][]*corev1.Pod{
@@ -72,11 +46,8 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 					t.Fatal(err)
 				}
 				var out bytes.Buffer
-				s, err := newFleetGroups("pods", groupBy, sums, false, contexts, &out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				feed := &groupWatch{keys: defs}
+				s := newTestTable(t, groupBy, sums, contexts, &out)
+				feed := defs
 				var tables []fleet.ContextTable
 				for _, c := range contexts {
 					keys := make([]string, len(defs))
@@ -92,7 +63,7 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 						if err := grouper.Add(p, values); err != nil {
 							t.Fatal(err)
 						}
-						if _, err := s.set(c, feed, pods, "shop/"+p.Name, p); err != nil {
+						if _, err := setIn(s, c, feed, pods, "shop/"+p.Name, p); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -117,14 +88,11 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 func TestFleetGroupsFailedContextLeaves(t *testing.T) {
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	var out bytes.Buffer
-	s, err := newFleetGroups("pods", []string{"context"}, []string{"requests.cpu"}, false, []string{"a", "b"}, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed := &groupWatch{}
+	s := newTestTable(t, []string{"context"}, []string{"requests.cpu"}, []string{"a", "b"}, &out)
+	var feed []index.Definition
 	for _, c := range []string{"a", "b"} {
 		for _, p := range fleetTestPods[c] {
-			if _, err := s.set(c, feed, pods, "shop/"+p.Name, p); err != nil {
+			if _, err := setIn(s, c, feed, pods, "shop/"+p.Name, p); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -137,14 +105,14 @@ func TestFleetGroupsFailedContextLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
-	changes, err := s.set("b", feed, pods, "shop/web-1", nil)
+	changes, err := setIn(s, "b", feed, pods, "shop/web-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.changed(changes)
 	s.mu.Unlock()
 	s.ended("a", errors.New("watch forbidden"))
-	s.g.out.Flush()
+	s.out.Flush()
 	want := `CONTEXT   COUNT   REQUESTS.CPU
 a         3       1750m
 b         2       2100m
@@ -168,15 +136,12 @@ context=a: count 3 → 0, requests.cpu 1750m → 0
 func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	var out bytes.Buffer
-	s, err := newFleetGroups("pods", []string{"node"}, nil, false, []string{"a", "b"}, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.g.tty = true
-	feed := &groupWatch{keys: []index.Definition{mustLookup(t, "node")}}
+	s := newTestTable(t, []string{"node"}, nil, []string{"a", "b"}, &out)
+	s.tty = true
+	feed := []index.Definition{mustLookup(t, "node")}
 	for _, c := range []string{"a", "b"} {
 		for _, p := range fleetTestPods[c] {
-			if _, err := s.set(c, feed, pods, "shop/"+p.Name, p); err != nil {
+			if _, err := setIn(s, c, feed, pods, "shop/"+p.Name, p); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -188,7 +153,7 @@ func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
 	go func() { printed <- s.print(done) }()
 	<-s.drawn
 	s.mu.Lock()
-	changes, err := s.set("b", feed, pods, "shop/db-1", nil)
+	changes, err := setIn(s, "b", feed, pods, "shop/db-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,4 +182,21 @@ func mustLookup(t *testing.T, name string) index.Definition {
 		t.Fatal(err)
 	}
 	return def
+}
+
+// newTestTable is the table of a watch of pods in contexts, grouped by
+// groupBy and summing sums, printed to out.
+func newTestTable(t *testing.T, groupBy, sums, contexts []string, out *bytes.Buffer) *groupTable {
+	t.Helper()
+	_, measures, err := engines.ParseGroups(&index.Set{}, nil, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &WatchOptions{GroupBy: groupBy, Sums: sums, typeArgs: []string{"pods"}, measures: measures}
+	return o.groupTable(contexts, out)
+}
+
+// setIn sets an object in s through the feed of context c with keys.
+func setIn(s *groupTable, c string, keys []index.Definition, typ *engine.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
+	return (&groupFeed{table: s, name: c, keys: keys}).set(typ, key, obj)
 }

@@ -14,38 +14,45 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// TestServerCollect checks that a Collect request goes to the Collect
-// handler (not Run), with its kind, and that a server without one declines
-// it with a Fallback.
-func TestServerCollect(t *testing.T) {
-	run := func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) Outcome {
-		fmt.Fprint(stdout, "printed text")
-		return Outcome{}
-	}
-	collect := func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) Outcome {
-		fmt.Fprintf(stdout, `{"kind":%q,"args":%q}`, req.Kind, req.Args)
+// TestServerKinds checks that a Collect and a Stream request each go to
+// their own handler, with their kind, and that a server without one
+// declines it with a Fallback.
+func TestServerKinds(t *testing.T) {
+	handler := func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) Outcome {
+		fmt.Fprintf(stdout, `{"kind":%q}`, req.Kind)
 		fmt.Fprintln(stderr, "a warning")
 		return Outcome{}
 	}
+	send := map[protocol.RequestKind]func(*client.Conn, *bytes.Buffer, *bytes.Buffer) (client.Result, error){
+		protocol.Collect: func(conn *client.Conn, out, errOut *bytes.Buffer) (client.Result, error) {
+			return conn.Collect(context.Background(), protocol.Request{Query: &protocol.Query{Types: "pods"}}, 10*time.Second, out, errOut)
+		},
+		protocol.Stream: func(conn *client.Conn, out, errOut *bytes.Buffer) (client.Result, error) {
+			return conn.Stream(context.Background(), protocol.Request{Stream: &protocol.StreamRequest{Version: "v1", Resource: "pods"}}, 10*time.Second, out, errOut)
+		},
+	}
 	for _, tc := range []struct {
 		name         string
-		collect      Handler
+		srv          *Server
+		kind         protocol.RequestKind
 		wantOut      string
 		wantErr      string
 		wantFallback bool
 	}{
-		{name: "collect handler", collect: collect, wantOut: `{"kind":"collect","args":["query" "pods"]}`, wantErr: "a warning\n"},
-		{name: "no collect handler", wantFallback: true},
+		{name: "collect handler", srv: &Server{Collect: handler}, kind: protocol.Collect, wantOut: `{"kind":"collect"}`, wantErr: "a warning\n"},
+		{name: "no collect handler", srv: &Server{Stream: handler}, kind: protocol.Collect, wantFallback: true},
+		{name: "stream handler", srv: &Server{Stream: handler}, kind: protocol.Stream, wantOut: `{"kind":"stream"}`, wantErr: "a warning\n"},
+		{name: "no stream handler", srv: &Server{Collect: handler}, kind: protocol.Stream, wantFallback: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			socket := serveWith(t, &Server{Run: run, Collect: tc.collect})
+			socket := serveWith(t, tc.srv)
 			conn, err := client.Dial(socket, time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer conn.Close()
 			var out, errOut bytes.Buffer
-			res, err := conn.Collect(context.Background(), protocol.Request{Args: []string{"query", "pods"}}, 10*time.Second, &out, &errOut)
+			res, err := send[tc.kind](conn, &out, &errOut)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,76 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
+)
+
+// warmCache returns the socket of the warm cache of configFlags' identity
+// when one runs and may be used: --cache auto, a command of its own (not
+// inside a cache process, not over --from files), a cache that answers
+// and is of this build. "" otherwise; an unusable cache is said once on
+// errOut, none at all is silent.
+func (o *EngineOptions) warmCache(configFlags *genericclioptions.ConfigFlags, errOut io.Writer) string {
+	if _, direct := o.Engines.(DirectEngines); !direct || o.Cache != "auto" {
+		return ""
+	}
+	id, err := ResolveCacheIdentity(configFlags)
+	if err != nil {
+		klog.V(1).InfoS("not using a warm cache", "err", err)
+		return ""
+	}
+	if _, err := os.Lstat(id.Socket); err != nil {
+		// No cache (the common case), or a directory we may not search
+		// (made by root under sudo): silently.
+		return ""
+	}
+	// The directory is checked before the socket in it is used.
+	err = client.CheckDir(id.Dir)
+	var conn *client.Conn
+	if err == nil {
+		conn, err = client.Dial(id.Socket, DialTimeout)
+	}
+	if errors.Is(err, client.ErrNoCache) {
+		return ""
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
+		return ""
+	}
+	defer conn.Close()
+	if other := OtherBuild(conn.Hello); other != "" {
+		fmt.Fprintf(errOut, "warning: not using the warm cache: %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", other)
+		return ""
+	}
+	klog.V(1).InfoS("using the warm cache", "socket", id.Socket, "pid", conn.Hello.Pid)
+	return id.Socket
+}
+
+// warmSource returns the source of a target whose warm cache listens on
+// socket: the cache's informers, and direct for what the cache declines.
+func (o *EngineOptions) warmSource(configFlags *genericclioptions.ConfigFlags, socket string, direct engine.Source, errOut io.Writer) (engine.Source, error) {
+	restConfig, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return &client.Source{Socket: socket, Direct: direct, MaxStaleness: o.MaxStaleness, Warnings: restConfig.WarningHandler, ErrOut: errOut}, nil
+}
+
+// ReadDirectly makes the target's engines read its API server, not its
+// warm cache: for a one-shot query the cache did not answer, which then
+// reads only what it needs (metadata, a selection), as it would without a
+// cache.
+func (o *EngineOptions) ReadDirectly() {
+	if warm, ok := o.Source.(*client.Source); ok {
+		o.Source = warm.Direct
+	}
+	o.WarmSocket = ""
+}

@@ -1,0 +1,249 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
+)
+
+// targetWatch is the watch of one target: the flags completed once (o,
+// read only) and what is the target's own: its engine options, connected
+// to it, its stdout and stderr, and its part of what the watches of
+// several targets share.
+type targetWatch struct {
+	o  *WatchOptions
+	eo engines.EngineOptions
+	// out and errOut are the target's stdout and stderr.
+	out, errOut io.Writer
+	// print is o.print with its colour resolved for out; its --where
+	// clauses, like groupDefs, are bound to the target's relations once
+	// they start.
+	print     WatchPrintConfig
+	groupDefs []index.Definition
+	// until is o.until's program with the target's own failures, as
+	// print.Filter is o.print.Filter's.
+	until *expr.Guard
+	// groups, for --group-by and --sum, is the target's part of the
+	// table: of the one table of several targets when set before run,
+	// else of a table of its own (runGroups).
+	groups *groupFeed
+}
+
+// target returns the watch of the target eo connects to (or, before
+// Connect, names), writing to out and errOut: its engine's progress and
+// watch errors go to errOut.
+func (o *WatchOptions) target(eo engines.EngineOptions, out, errOut io.Writer) *targetWatch {
+	w := &targetWatch{o: o, eo: eo, out: out, errOut: errOut, print: o.print, groupDefs: slices.Clone(o.groupDefs)}
+	w.print.Color = o.color.Enabled(out)
+	w.print.Filter, w.until = ownGuard(o.print.Filter), ownGuard(o.until)
+	w.print.Where = slices.Clone(o.print.Where)
+	w.eo.Config.Progress = progress.NewProgress(errOut)
+	reporter := NewWatchErrorReporter(errOut)
+	w.eo.Config.OnWatchError = reporter.Report
+	w.eo.Config.OnWatchResumed = reporter.Resumed
+	return w
+}
+
+// ownGuard returns a guard of g's program that counts its failures and
+// cost-limit stop apart from g's, or nil for none: each target reports its
+// own.
+func ownGuard(g *expr.Guard) *expr.Guard {
+	if g == nil {
+		return nil
+	}
+	return expr.NewGuard(g.Program())
+}
+
+// run starts the target's informers, waits for sync and streams events
+// (or keeps the grouped table) until ctx ends (Ctrl-C), --timeout,
+// --max-events, --until, or the end of a --from source.
+func (w *targetWatch) run(ctx context.Context) error {
+	mappings, err := w.eo.Resolve(strings.Join(w.o.typeArgs, ","))
+	if err != nil {
+		return err
+	}
+	names, err := w.namesByResource(mappings)
+	if err != nil {
+		return err
+	}
+	if err := engines.CheckMeasureTypes(w.o.measures, mappings); err != nil {
+		return err
+	}
+	queue := engine.NewQueue(QueueLimit)
+	eng, related, err := w.start(ctx, mappings, queue)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	defer eng.Shutdown()
+	defer related.Shutdown()
+	if w.o.grouped() {
+		engines.PlayRecording(ctx, w.eo.Engines)
+		if err := w.runGroups(ctx, eng, queue, names); err != nil {
+			return err
+		}
+		return engines.ReplayError(w.eo.Engines)
+	}
+	return w.runEvents(ctx, eng, queue, names)
+}
+
+// start starts the engine of mappings, its events pushed to queue, and,
+// once the watched types have synced, the relations that the relation
+// indexes of --where and --group-by read (engine.StartRelations), binding
+// the clauses and keys to them. The clauses are evaluated on each event
+// from what the related caches hold then; when a related object's change
+// alone changes the relation index values of watched objects, an event
+// naming it is pushed to queue for each of them, so they enter or leave
+// the query (see EventPrinter.Classify). The caller shuts both down.
+func (w *targetWatch) start(ctx context.Context, mappings []*meta.RESTMapping, queue *engine.Queue) (engines.RunningEngine, *engine.Relations, error) {
+	defs := make([]index.Definition, len(w.print.Where), len(w.print.Where)+len(w.groupDefs))
+	selectors := make([]index.Selector, len(w.print.Where))
+	for i, c := range w.print.Where {
+		defs[i], selectors[i] = c.Def, c.Sel
+	}
+	defs = append(defs, w.groupDefs...)
+	eng, err := w.eo.Engines.Start(ctx, w.eo.Source, engines.EngineRequest{
+		Mappings: mappings, Config: w.eo.Config, Queue: queue, Indexes: defs, ErrOut: w.errOut,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
+		Related: w.eo.Engines.Related(w.eo.Source), Namespaces: w.eo.Namespaces, SyncTimeout: w.eo.SyncTimeout, Selectors: selectors,
+		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
+			for _, c := range changes {
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		},
+	})
+	if err != nil {
+		eng.Shutdown()
+		return nil, nil, err
+	}
+	engines.WarnUnreadable(w.errOut, related.Unreadable())
+	bound := related.Definitions()
+	for i := range w.print.Where {
+		w.print.Where[i].Def = bound[i]
+	}
+	copy(w.groupDefs, bound[len(w.print.Where):])
+	return eng, related, nil
+}
+
+// runEvents prints the events of queue until the watch ends, and says why
+// it ended when that is an error or --until was met.
+func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
+	o := w.o
+	p := NewEventPrinter(w.print, names, w.out, w.errOut)
+	p.RecordedAt = engines.RecordedTimes(w.eo.Engines)
+	p.Guards = engines.ExprGuards(w.eo.IndexSet.Custom(), w.print.Filter, w.until)
+	p.exprs = engines.NewExprReporter(p.Guards)
+	defer p.exprs.Report(w.errOut)
+	if w.until != nil {
+		p.until = w.newUntil(names)
+		p.until.seed(p, eng.Types())
+		if err := engines.ExprFatal(p.Guards); err != nil {
+			return err
+		}
+		if p.until.met() {
+			fmt.Fprintln(w.errOut, p.until.metMessage()+" already")
+			return nil
+		}
+	}
+	if !w.print.Initial {
+		engines.PrintSynced(w.errOut, eng.Types())
+	}
+	p.exprs.Report(w.errOut)
+
+	ctx, cancel := o.watchContext(ctx, eng)
+	defer cancel()
+	engines.PlayRecording(ctx, w.eo.Engines)
+	err := p.run(ctx, queue)
+	if failed := eng.Err(); failed != nil {
+		return failed
+	}
+	if err != nil {
+		return err
+	}
+	if err := engines.ReplayError(w.eo.Engines); err != nil {
+		return err
+	}
+	switch {
+	case p.met:
+		fmt.Fprintln(w.errOut, p.until.metMessage())
+	case p.until != nil && o.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return p.until.timeoutError(o.Timeout)
+	case p.until != nil && engines.FromEnded(eng):
+		return p.until.endError()
+	}
+	return nil
+}
+
+// newUntil returns the --until or --until-all condition of the watch of
+// names.
+func (w *targetWatch) newUntil(names map[string]map[string]bool) *untilCondition {
+	mode := untilAny
+	switch {
+	case w.o.UntilAll != "":
+		mode = untilAll
+	case len(names) > 0:
+		mode = untilNamed
+	}
+	u := newUntilCondition(w.until, w.until.Program().Flag(), mode, names)
+	u.byEvent = engines.Replays(w.eo.Engines)
+	return u
+}
+
+// namesByResource re-keys the names given per type argument by resource.
+func (w *targetWatch) namesByResource(mappings []*meta.RESTMapping) (map[string]map[string]bool, error) {
+	byResource := map[string]map[string]bool{}
+	for typeArg, set := range w.o.names {
+		resolved, err := w.eo.Resolve(typeArg)
+		if err != nil {
+			return nil, err
+		}
+		key := resolved[0].Resource.GroupResource().String()
+		if byResource[key] == nil {
+			byResource[key] = map[string]bool{}
+		}
+		for name := range set {
+			byResource[key][name] = true
+		}
+	}
+	return byResource, nil
+}
+
+// watchContext returns ctx ended also after --timeout (when set), when
+// the events of a finished --from source are all printed, and when
+// the engine fails for good after sync (a watch the user may not make), so
+// that the printer ends and the command reports why; the caller calls
+// cancel.
+func (o *WatchOptions) watchContext(ctx context.Context, eng engines.RunningEngine) (context.Context, context.CancelFunc) {
+	cancelTimeout := context.CancelFunc(func() {})
+	if o.Timeout > 0 {
+		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-eng.Failed():
+			cancel()
+		case <-engines.SourceDrained(eng):
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(); cancelTimeout() }
+}
