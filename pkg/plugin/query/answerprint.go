@@ -57,7 +57,7 @@ func (p answerPrinter) print(ctx context.Context) error {
 		return nil
 	}
 	first := p.answers[0].p
-	if first.cfg.grouped() {
+	if first.cfg.grouped() || p.contextAt >= 0 {
 		return p.printGroups()
 	}
 	if len(p.answers) == 1 && p.answers[0].tabled {

@@ -175,7 +175,7 @@ func (s *fleetRows) flush() error {
 // output, then, once the merged answer is printed, its changes, until ctx
 // ends.
 func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
-	if w.printer.cfg.grouped() {
+	if s.grouped {
 		return s.runGroups(ctx, name, w)
 	}
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},

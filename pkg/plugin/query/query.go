@@ -93,8 +93,9 @@ type QueryOptions struct {
 
 	// Set by Complete; Run reads them and changes nothing.
 	typeArg string
-	// split is --index and --group-by with the context index taken out,
-	// and set the targets they and the kubeconfig flags select.
+	// split is --index and --group-by with the context index taken out;
+	// set is the targets the kubeconfig flags and the context index
+	// select.
 	split     fleetQuery
 	set       targets.Set
 	selectors []index.Selector

@@ -100,7 +100,8 @@ func (p queryPrinter) countTable(types []*engine.Type) (aggregate.Table, error) 
 }
 
 // sumTable groups and sums the groups' objects. The TOTAL row is kept only
-// when there are measures to total.
+// when there are measures to total, or no --group-by index but context:
+// a context's count is then its total (fleet.MergeTables).
 func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
 	grouper := aggregate.NewGrouper(p.cfg.groupKeys(), p.cfg.measures)
 	keyValues := make([][]string, len(p.cfg.groupBy))
@@ -115,7 +116,7 @@ func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
 		}
 	}
 	table := grouper.Table()
-	if len(p.cfg.measures) == 0 {
+	if len(p.cfg.measures) == 0 && len(p.cfg.groupBy) > 0 {
 		table.Total = nil
 	}
 	return table, nil
