@@ -10,14 +10,14 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 )
 
-// This file holds query -w --group-by/--sum across contexts: each context
-// keeps its own table of groups (targetAnswer.groupTable over its cache),
-// and the shared output prints the tables merged as the one-shot query
-// merges them (fleet.MergeTables, a context key column where --group-by
-// names context), sorted and cut as it is: first every row with the
-// header, once every context has synced or failed, then, as the contexts
-// change, the rows that differ from those printed, a group that is gone
-// with its count and sums at 0, as query -w prints one context's groups.
+// This file holds the rows of query -w --group-by/--sum, one target or
+// several: each target keeps its own table of groups
+// (targetAnswer.groupTable over its cache), and the shared output prints
+// the tables merged as the one-shot query merges them (mergeGroups, a
+// context key column where --group-by names context), sorted and cut as
+// it is: first every row with the header, once every target has synced or
+// failed, then, as the targets change, the rows that differ from those
+// printed, a group that is gone with its count and sums at 0.
 
 // groupState is what the shared output of a grouped query -w keeps: each
 // context's table, and the rows printed last by their key.
