@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -30,7 +29,7 @@ type targetAnswer struct {
 	groups   []typeObjects
 	shutdown func()
 	// stderr, when set, keeps what the target's query wrote on stderr, to
-	// be printed once every target is answered (flushStderr).
+	// be printed once every target is answered (answerTargets).
 	stderr *cmdutil.LockedWriter // over a *bytes.Buffer
 
 	// tabled is set when the answer came as the tables it prints (a warm
@@ -101,23 +100,20 @@ func (a *targetAnswer) groupNow() {
 	a.shutdown = func() {}
 }
 
-// flushStderr writes what the target's query wrote on stderr (warnings
-// about unreadable relations, expression errors), each line prefixed with
-// the context's name.
-func (a *targetAnswer) flushStderr(w io.Writer) { cmdutil.FlushPrefixed(w, a.name, a.stderr) }
-
 // collect does what a one-shot query does up to printing, for one target:
 // resolve the types, start and sync the engine and the relations, and look
 // the answer up. It records in a what the print reads and how to stop the
-// informers, which stay up until then.
-func (o *QueryOptions) collect(ctx context.Context, a *targetAnswer) error {
-	l, err := o.lookUpAnswer(ctx)
+// informers, which stay up until then (also after an error).
+func (t *queryTarget) collect(ctx context.Context, a *targetAnswer) error {
+	r, err := t.start(ctx, nil, nil)
 	if err != nil {
 		return err
 	}
-	a.shutdown = l.shutdown
-	l.report()
-	a.groups = l.groups
-	a.p = queryPrinter{cfg: l.cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}
+	a.shutdown = r.stop
+	if a.groups, err = t.q.lookup(ctx, r.types); err != nil {
+		return err
+	}
+	r.report()
+	a.p = r.printer
 	return nil
 }

@@ -57,7 +57,7 @@ func (p answerPrinter) print(ctx context.Context) error {
 		return nil
 	}
 	first := p.answers[0].p
-	if first.cfg.grouped() {
+	if first.cfg.grouped() || p.contextAt >= 0 {
 		return p.printGroups()
 	}
 	if len(p.answers) == 1 && p.answers[0].tabled {
@@ -92,19 +92,49 @@ func (p answerPrinter) sortedTypes() ([][]answerEntry, error) {
 	return types, nil
 }
 
-// tables returns the tables a table output prints of the answers: one of
-// the -o custom-columns columns, or one per type (kubectlTables); none
-// when no object matched.
+// tables returns the tables a table output prints of the answers, none
+// when no object matched: one per type as kubectl get prints them
+// (queryPrintConfig.tableHeader, queryPrinter.tableRow), or one of the -o
+// custom-columns columns for every type. Rows are in kubectl's order for
+// the type where it has one and --sort-by says none. Names carry their
+// kind when several types print or with --show-kind. Each row is made by
+// its own target's printer, with the table of the type's first target.
 func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, error) {
 	types, err := p.sortedTypes()
 	if err != nil || len(types) == 0 {
 		return nil, err
 	}
-	if p.answers[0].p.cfg.out.Format == "custom-columns" {
-		t, err := p.customColumnsTable(types)
-		return []protocol.AnswerTable{t}, err
+	first := p.answers[0].p
+	withKind := first.cfg.showKind || len(types) > 1
+	now := time.Now()
+	var tables []protocol.AnswerTable
+	for _, entries := range types {
+		t0 := entries[0]
+		table := t0.a.p.tableFor(ctx, t0.t)
+		if table.Compare != nil && first.cfg.sortBy == "" {
+			entries = slices.Clone(entries)
+			slices.SortStableFunc(entries, func(a, b answerEntry) int {
+				ra, okA := a.obj.(runtime.Object)
+				rb, okB := b.obj.(runtime.Object)
+				if !okA || !okB {
+					return 0
+				}
+				return table.Compare(ra, rb)
+			})
+		}
+		if len(tables) == 0 || first.cfg.out.Format != "custom-columns" {
+			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.cfg.tableHeader(t0.t, table))})
+		}
+		rows := &tables[len(tables)-1].Rows
+		for _, e := range entries {
+			row, err := e.a.p.tableRow(e.t, table, e.obj, now, withKind)
+			if err != nil {
+				return nil, e.a.named(err)
+			}
+			*rows = append(*rows, p.contextColumn(e.a.name, row))
+		}
 	}
-	return p.kubectlTables(ctx, types)
+	return tables, nil
 }
 
 // writeTables writes tables, a blank line between two, or says on stderr
@@ -243,108 +273,58 @@ func (p answerPrinter) contextColumn(name string, row []string) []string {
 	return append([]string{name}, row...)
 }
 
-// customColumnsTable is the one table of the -o custom-columns columns.
-func (p answerPrinter) customColumnsTable(types [][]answerEntry) (protocol.AnswerTable, error) {
-	cfg := p.answers[0].p.cfg
-	header := make([]string, 0, len(cfg.out.Columns))
-	for _, c := range cfg.out.Columns {
-		header = append(header, c.Header)
-	}
-	var rows [][]string
-	for _, entries := range types {
-		for _, e := range entries {
-			cells, err := customColumnCells(cfg.out.Columns, e.obj)
-			if err != nil {
-				return protocol.AnswerTable{}, err
-			}
-			rows = append(rows, p.contextColumn(e.a.name, cells))
-		}
-	}
-	return protocol.AnswerTable{Header: p.contextColumn("CONTEXT", header), Rows: rows}, nil
-}
-
-// kubectlTables are the tables of types, one per type, as kubectl get prints them: kubectl's
-// columns for the type (the CRD's printer columns for a custom resource;
-// NAME and AGE for a type kubectl has no columns for), NAMESPACE first with
-// -A or several namespaces (-n a,b), then the -L label columns, LABELS with
-// --show-labels, and the queried index values last. Rows are in kubectl's
-// order for the type where it has one and --sort-by says none. Names carry
-// their kind when several types print or with --show-kind. Each row is
-// made by its own target's printer.
-func (p answerPrinter) kubectlTables(ctx context.Context, types [][]answerEntry) ([]protocol.AnswerTable, error) {
-	first := p.answers[0].p
-	wide := first.cfg.out.Format == "wide"
-	withKind := first.cfg.showKind || len(types) > 1
-	now := time.Now()
-	tables := make([]protocol.AnswerTable, 0, len(types))
-	for _, entries := range types {
-		t0 := entries[0]
-		table := t0.a.p.tableFor(ctx, t0.t)
-		if table.Compare != nil && first.cfg.sortBy == "" {
-			entries = slices.Clone(entries)
-			slices.SortStableFunc(entries, func(a, b answerEntry) int {
-				ra, okA := a.obj.(runtime.Object)
-				rb, okB := b.obj.(runtime.Object)
-				if !okA || !okB {
-					return 0
-				}
-				return table.Compare(ra, rb)
-			})
-		}
-		header := p.contextColumn("CONTEXT", first.cfg.tableHeader(t0.t, table, wide))
-		rows := make([][]string, 0, len(entries))
-		for _, e := range entries {
-			row, err := e.a.p.tableRow(e.t, table, e.obj, now, wide, withKind)
-			if err != nil {
-				return nil, e.a.named(err)
-			}
-			rows = append(rows, p.contextColumn(e.a.name, row))
-		}
-		tables = append(tables, protocol.AnswerTable{Header: header, Rows: rows})
-	}
-	return tables, nil
-}
-
 // printGroups prints the grouped table: each answer's table
-// (targetAnswer.groupTable) merged over the targets (fleet.MergeTables;
-// one target's table is its own), sorted by --sort-by and cut to --top.
+// (targetAnswer.groupTable) merged over the targets (mergeGroups).
 func (p answerPrinter) printGroups() error {
 	cfg := p.answers[0].p.cfg
-	var merged aggregate.Table
-	if len(p.answers) == 1 && p.contextAt < 0 {
-		t, err := p.answers[0].groupTable()
+	tables := make([]fleet.ContextTable, 0, len(p.answers))
+	for _, a := range p.answers {
+		t, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		merged = t.Table
-	} else {
-		tables := make([]fleet.ContextTable, 0, len(p.answers))
-		for _, a := range p.answers {
-			t, err := a.groupTable()
-			if err != nil {
-				return err
-			}
-			tables = append(tables, t)
-		}
-		merged = fleet.MergeTables(tables, p.contextAt)
-		if len(cfg.measures) == 0 {
-			merged.Total = nil
-		}
+		tables = append(tables, t)
+	}
+	merged, err := cfg.mergeGroups(tables, p.contextAt)
+	if err != nil {
+		return err
 	}
 	if (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
 		cfg.printNotFound(p.errOut)
 		return nil
 	}
-	if cfg.sortBy != "" {
-		// The key columns (or the "group" column) come first and hold
-		// names, sorted ascending; counts and sums sort largest first.
-		col, _ := merged.Column(cfg.sortBy)
-		keyWidth := len(merged.Columns) - 1 - len(cfg.measures)
-		if err := merged.SortBy(cfg.sortBy, col >= keyWidth); err != nil {
-			return err
-		}
-	}
-	merged.Top(cfg.top)
 	header, rows := merged.Strings()
 	return printing.WriteTable(p.out, header, rows, cfg.noHeaders)
+}
+
+// mergeGroups returns the grouped table of the targets' tables: one
+// target's own, or their counts and sums added up (fleet.MergeTables, a
+// context key column at contextAt unless it is -1), sorted by --sort-by
+// and cut to --top.
+func (c queryPrintConfig) mergeGroups(tables []fleet.ContextTable, contextAt int) (aggregate.Table, error) {
+	var merged aggregate.Table
+	if len(tables) == 1 && contextAt < 0 {
+		merged = tables[0].Table
+	} else {
+		merged = fleet.MergeTables(tables, contextAt)
+		if len(c.measures) == 0 {
+			merged.Total = nil
+		}
+	}
+	if c.sortBy != "" {
+		// The key columns (or the "group" column) come first and hold
+		// names, sorted ascending; counts and sums sort largest first.
+		col, _ := merged.Column(c.sortBy)
+		if err := merged.SortBy(c.sortBy, col >= c.keyColumns(merged)); err != nil {
+			return aggregate.Table{}, err
+		}
+	}
+	merged.Top(c.top)
+	return merged, nil
+}
+
+// keyColumns is how many key columns table, a grouped table of c, has
+// before its count and sums.
+func (c queryPrintConfig) keyColumns(table aggregate.Table) int {
+	return len(table.Columns) - 1 - len(c.measures)
 }

@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 func TestSplitFleetQuery(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		index    []string
-		groupBy  []string
-		sums     []string
-		indexers []string
-		want     fleetQuery
-		wantErr  string
+		name    string
+		index   []string
+		groupBy []string
+		sums    []string
+		want    fleetQuery
+		wantErr string
 	}{
 		{
 			name:  "context selectors taken out",
@@ -30,16 +32,14 @@ func TestSplitFleetQuery(t *testing.T) {
 				contextAt:      -1,
 			},
 		},
-		{name: "context first", groupBy: []string{"context", "node"}, want: fleetQuery{groupBy: []string{"node"}, contextAt: 0, grouped: true}},
-		{name: "context after a key", groupBy: []string{"node", "context", "namespace"}, want: fleetQuery{groupBy: []string{"node", "namespace"}, contextAt: 1, grouped: true}},
-		{name: "sum alone is grouped", sums: []string{"requests.cpu"}, want: fleetQuery{contextAt: -1, grouped: true}},
+		{name: "context first", groupBy: []string{"context", "node"}, want: fleetQuery{groupBy: []string{"node"}, contextAt: 0}},
+		{name: "context after a key", groupBy: []string{"node", "context", "namespace"}, want: fleetQuery{groupBy: []string{"node", "namespace"}, contextAt: 1}},
+		{name: "sum alone", sums: []string{"requests.cpu"}, want: fleetQuery{contextAt: -1}},
 		{name: "context twice", groupBy: []string{"context", "context"}, wantErr: "context is named twice"},
-		{name: "indexer named context", indexers: []string{"context={.metadata.name}"}, wantErr: "--indexer context="},
 		{name: "bad selector", index: []string{"=x"}, wantErr: "--index"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &QueryOptions{IndexSelectors: tc.index, GroupBy: tc.groupBy, Sums: tc.sums}
-			o.Indexers = tc.indexers
 			got, err := splitFleetQuery(o)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -57,7 +57,19 @@ func TestSplitFleetQuery(t *testing.T) {
 	}
 }
 
-func TestNamesContextIndex(t *testing.T) {
+// TestSelectionRefusesIndexerNamedContext checks that a selection of
+// contexts refuses an --indexer named context, the built-in index of its
+// contexts, before it reads the kubeconfig.
+func TestSelectionRefusesIndexerNamedContext(t *testing.T) {
+	o := NewQueryOptions(genericclioptions.NewConfigFlags(true), genericiooptions.NewTestIOStreamsDiscard())
+	o.Indexers = []string{"context={.metadata.name}"}
+	o.contextFlags = &targets.Flags{AllContexts: true}
+	if err := o.completeTargets(nil); err == nil || !strings.Contains(err.Error(), "--indexer context=") {
+		t.Errorf("completeTargets = %v, want an error naming --indexer context=", err)
+	}
+}
+
+func TestFleetQuerySeveral(t *testing.T) {
 	for _, tc := range []struct {
 		o    QueryOptions
 		want bool
@@ -67,8 +79,12 @@ func TestNamesContextIndex(t *testing.T) {
 		{QueryOptions{GroupBy: []string{"node", "context"}}, true},
 		{QueryOptions{IndexSelectors: []string{"context!=dev"}}, true},
 	} {
-		if got := namesContextIndex(&tc.o); got != tc.want {
-			t.Errorf("namesContextIndex(%+v) = %v, want %v", tc.o, got, tc.want)
+		q, err := splitFleetQuery(&tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.several(); got != tc.want {
+			t.Errorf("splitFleetQuery(%+v).several() = %v, want %v", tc.o, got, tc.want)
 		}
 	}
 }

@@ -2,21 +2,13 @@ package query
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
@@ -24,15 +16,14 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
-// This file holds query -w and --watch-only across contexts: one query -w
-// per context (its own engine, as runWatch runs one), their rows
-// printed as one stream, each naming its context as the fleet query does:
+// This file holds the rows of query -w and --watch-only: one query -w per
+// target (its own engine), their rows printed as one stream; the rows of
+// several targets name their context as a query of several does:
 //
 //   - tables (and -o wide, custom-columns): a first column CONTEXT;
 //   - -o name: CONTEXT/TYPE/NAME;
@@ -72,7 +63,6 @@ type fleetRows struct {
 	waiting   int
 	ready     chan struct{}
 	printed   chan struct{}
-	sortBy    string
 	watchOnly bool
 	// grouped is set for --group-by or --sum: the contexts' tables of
 	// groups are merged (groupState, with the print config groupCfg).
@@ -84,21 +74,18 @@ type fleetRows struct {
 	several bool
 }
 
-// fleetRowsContext is one context's part of a fleetRows: a QueryOptions
-// that has it hands its rows to the shared output instead of printing them.
-type fleetRowsContext struct {
-	shared *fleetRows
-	name   string
-}
-
-func newFleetRows(out io.Writer, contexts []string, sortBy string, watchOnly bool, q fleetQuery, several bool) *fleetRows {
+// newFleetRows returns the shared output of a query -w of contexts on out:
+// with watchOnly, changes only; grouped, a table of groups with a context
+// key column at contextAt (-1 for none); several, rows naming their
+// context.
+func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped bool, contextAt int, several bool) *fleetRows {
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
 		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
-		sortBy: sortBy, watchOnly: watchOnly,
-		grouped: q.grouped, groups: groupState{contextAt: q.contextAt, tables: map[string]fleet.ContextTable{}},
+		watchOnly: watchOnly,
+		grouped:   grouped, groups: groupState{contextAt: contextAt, tables: map[string]fleet.ContextTable{}},
 		several: several,
 	}
 	if s.waiting == 0 {
@@ -159,29 +146,21 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	if s.watchOnly || len(answers) == 0 {
 		return nil
 	}
-	p := answerPrinter{answers: answers, several: s.several}
+	types, err := answerPrinter{answers: answers, several: s.several}.sortedTypes()
+	if err != nil {
+		return err
+	}
 	now := time.Now()
-	for _, entries := range p.mergeTypes() {
-		if err := p.sortEntries(entries); err != nil {
-			return err
-		}
+	for _, entries := range types {
 		for _, e := range entries {
 			rp := s.printers[e.a.name]
 			rp.now = now
-			if err := s.print(ctx, rp, e.t, engine.Added, e.obj); err != nil {
+			if err := rp.print(ctx, e.t, engine.Added, e.obj); err != nil {
 				return err
 			}
 		}
 	}
 	return s.flush()
-}
-
-// print prints one row (or object) of context rp's; s.mu is held.
-func (s *fleetRows) print(ctx context.Context, rp *rowPrinter, t *engine.Type, typ engine.EventType, obj interface{}) error {
-	rp.lastHeader = s.lastHeader
-	err := rp.print(ctx, t, typ, obj)
-	s.lastHeader = rp.lastHeader
-	return err
 }
 
 // flush writes what the tab writer holds, and the buffer; s.mu is held.
@@ -192,15 +171,15 @@ func (s *fleetRows) flush() error {
 	return s.out.Flush()
 }
 
-// run prints the rows of one target: its answer goes to the shared output,
-// then, once the merged answer is printed, its changes, until ctx ends.
-func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Queue) error {
-	if w.printer.cfg.grouped() {
-		return c.runGroups(ctx, w, q)
+// run prints the rows of target name: its answer goes to the shared
+// output, then, once the merged answer is printed, its changes, until ctx
+// ends.
+func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
+	if s.grouped {
+		return s.runGroups(ctx, name, w)
 	}
-	s := c.shared
-	rp := &rowPrinter{w: w, out: s.out, tabs: s.tabs, tables: map[*engine.Type]columns.Table{},
-		withKind: w.printer.cfg.showKind || len(w.types) > 1, fleet: c}
+	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
+		withKind: w.printer.cfg.showKind || len(w.types) > 1}
 	var groups []typeObjects
 	if !s.watchOnly {
 		var err error
@@ -209,9 +188,9 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 		}
 	}
 	s.mu.Lock()
-	s.printers[c.name] = rp
+	s.printers[name] = rp
 	if s.answers != nil {
-		s.answers[c.name] = &targetAnswer{name: c.name, several: true, p: w.printer, groups: groups}
+		s.answers[name] = &targetAnswer{name: name, several: true, p: w.printer, groups: groups}
 	}
 	s.settle()
 	s.mu.Unlock()
@@ -221,7 +200,7 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 		return nil
 	}
 	for {
-		ev, ok := q.Pop(ctx)
+		ev, ok := w.queue.Pop(ctx)
 		if !ok {
 			return nil
 		}
@@ -238,11 +217,11 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 		}
 		s.mu.Lock()
 		rp.now = time.Now()
-		err := s.print(ctx, rp, ev.Resource, r.Typ, obj)
+		err := rp.print(ctx, ev.Resource, r.Typ, obj)
 		if err == nil {
 			err = s.tabs.Flush()
 		}
-		if pending, _ := q.Stats(); pending == 0 && err == nil {
+		if pending, _ := w.queue.Stats(); pending == 0 && err == nil {
 			err = s.out.Flush()
 		}
 		s.mu.Unlock()
@@ -252,91 +231,36 @@ func (c *fleetRowsContext) run(ctx context.Context, w *queryWatch, q *engine.Que
 	}
 }
 
-// printFleetObject is printObject for a context of a fleet query -w: the
-// object as the fleet query's List of it alone, -o name prefixed by the
-// context.
-func (p *rowPrinter) printFleetObject(typ engine.EventType, u *unstructured.Unstructured) error {
-	out := p.w.printer.cfg.out
-	name := p.fleet.name
-	if out.Format == "name" {
-		var b bytes.Buffer
-		if err := out.Printer.PrintObj(u, &b); err != nil {
-			return err
-		}
-		for _, line := range strings.SplitAfter(b.String(), "\n") {
-			if line != "" {
-				fmt.Fprintf(p.out, "%s/%s", name, line)
-			}
-		}
-		return nil
-	}
-	list := map[string]interface{}{
-		"apiVersion":           "v1",
-		"kind":                 "List",
-		"metadata":             map[string]interface{}{"resourceVersion": ""},
-		"items":                []interface{}{u.Object},
-		printing.ContextsField: []interface{}{name},
-	}
-	if out.Format == "yaml" {
-		var doc interface{} = list
-		if p.w.o.OutputWatchEvents {
-			doc = map[string]interface{}{"type": string(typ), "object": list}
-		}
-		b, err := printing.MarshalYAML(doc)
-		if err != nil {
-			return err
-		}
-		if p.fleet.shared.docs > 0 {
-			p.out.WriteString("---\n")
-		}
-		p.fleet.shared.docs++
-		_, err = p.out.Write(b)
-		return err
-	}
-	if p.w.o.OutputWatchEvents {
-		return out.Printer.PrintObj(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: &unstructured.Unstructured{Object: list}}}, p.out)
-	}
-	return printing.PrintListObject(p.out, out.Printer, out.Format, list)
-}
-
-// runFleetQueryWatch runs query -w (or --watch-only) in each of names, in
-// parallel, and prints their rows as one stream until Ctrl-C.
-func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, set targets.Set) error {
-	names := set.Names()
-	signals, stop := cmdutil.Interruptible(cmd.Context())
-	defer stop()
-	// A failed print (stdout closed) ends every context's watch.
+// watchRows prints the rows of every target of a query -w as one stream
+// (fleetRows) until Ctrl-C: each target watched in parallel (watchTarget).
+// One target's failure is the command's error; of several, a context
+// that fails is named on stderr once, the others go on, and the exit code
+// is then 1. A failed print (stdout closed) ends every target's watch.
+func (o *QueryOptions) watchRows(signals context.Context) error {
+	set := o.set
 	ctx, cancel := context.WithCancel(signals)
 	defer cancel()
-
 	var mu sync.Mutex // one line at a time on stderr
 	failures := set.Failures(o.ErrOut)
-	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
+	progress := pluginprogress.Of(o.ErrOut, set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	rows := newFleetRows(o.Out, names, o.SortBy, o.WatchOnly, q, true)
-	watched := make(chan struct{})
-	// A context's watch may see Ctrl-C before this command's own context
+	rows := newFleetRows(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.split.contextAt, set.Several)
+	// A target's watch may see Ctrl-C before this command's own context
 	// does: either way the command was interrupted.
 	var interruptedHere atomic.Bool
+	watched := make(chan []targets.Result[struct{}], 1)
 	go func() {
-		defer close(watched)
-		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			name := t.Name
-			stderr := &watch.LinePrefixer{Mu: &mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-				return append([]byte("context "+name+": "), line...)
-			}, Above: progress.Above}
-			c := &fleetRowsContext{shared: rows, name: name}
-			err := watchQueryContext(ctx, cmd, args, o, q, c, t, stderr, progress)
+		watched <- targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+			err := o.watchRowsOf(ctx, t, rows, &mu, progress)
 			if errors.Is(err, cmdutil.ErrInterrupted) {
 				interruptedHere.Store(true)
 				err = nil
 			}
-			rows.ended(name, err)
-			stderr.Flush()
-			progress.Done(name, err)
-			if err != nil {
-				failures.Add(name, err)
+			rows.ended(t.Name, err)
+			progress.Done(t.Name, err)
+			if err != nil && set.Several {
+				failures.Add(t.Name, err)
 			}
 			return struct{}{}, err
 		})
@@ -351,14 +275,22 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 		}
 		printed <- err
 	}()
-	<-watched
+	results := <-watched
 	close(done)
-	printErr := watch.QuietPipe(<-printed)
+	printErr := <-printed
+	rows.mu.Lock()
+	if err := rows.flush(); printErr == nil {
+		printErr = err
+	}
+	rows.mu.Unlock()
+	if !set.Several && results[0].Err != nil {
+		return results[0].Err
+	}
 	if err := failures.Err(); err != nil {
 		return err
 	}
 	if printErr != nil {
-		return printErr
+		return watch.QuietPipe(printErr)
 	}
 	if interruptedHere.Load() {
 		return cmdutil.ErrInterrupted
@@ -366,46 +298,23 @@ func runFleetQueryWatch(cmd *cobra.Command, args []string, o *QueryOptions, q fl
 	return interrupted(signals, nil)
 }
 
-// watchQueryContext runs query -w in context c.name with its own
-// ConfigFlags and stderr, its rows going to c.
-func watchQueryContext(ctx context.Context, cmd *cobra.Command, args []string, o *QueryOptions, q fleetQuery, c *fleetRowsContext, t targets.Target, stderr io.Writer, progress *pluginprogress.Targets) error {
-	co := *o
-	co.ConfigFlags = t.ConfigFlags
-	co.Engines = engines.DirectEngines{}
-	co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: stderr}
-	co.IndexSelectors, co.GroupBy = q.indexSelectors, q.groupBy
-	co.fleetRows = c
-	if err := co.Complete(cmd, args); err != nil {
-		return err
-	}
-	if err := co.Validate(); err != nil {
-		return err
+// watchRowsOf watches target tg, its rows going to rows: one of several
+// writes its stderr lines prefixed with its name, under mu, and shows its
+// engine's progress in progress.
+func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows *fleetRows, mu *sync.Mutex, progress *pluginprogress.Targets) error {
+	var errOut io.Writer = o.ErrOut
+	engineProgress := o.Config.Progress
+	if o.set.Several {
+		stderr := &watch.LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+			return append([]byte("context "+tg.Name+": "), line...)
+		}, Above: progress.Above}
+		defer stderr.Flush()
+		errOut = stderr
 	}
 	if progress != nil {
-		co.Config.Progress = progress.EngineProgress(c.name)
+		engineProgress = progress.EngineProgress(tg.Name)
 	}
-	return co.Run(ctx)
-}
-
-// runRows prints the rows of a query of one target, as the shared output
-// of several prints each target's (run): the answer (unless --watch-only),
-// then the changes, until ctx ends.
-func (w *queryWatch) runRows(ctx context.Context, q *engine.Queue) error {
-	rows := newFleetRows(w.printer.out, []string{""}, w.o.SortBy, w.o.WatchOnly, wholeQuery(w.o), false)
-	one := &fleetRowsContext{shared: rows}
-	done := make(chan struct{})
-	printed := make(chan error, 1)
-	go func() { printed <- rows.printAnswer(ctx, done) }()
-	err := one.run(ctx, w, q)
-	rows.ended(one.name, err)
-	close(done)
-	if printErr := <-printed; err == nil {
-		err = printErr
-	}
-	rows.mu.Lock()
-	defer rows.mu.Unlock()
-	if flushErr := rows.flush(); err == nil {
-		err = flushErr
-	}
-	return err
+	return o.watchTarget(ctx, tg, errOut, engineProgress, nil, func(ctx context.Context, w *running) error {
+		return rows.run(ctx, tg.Name, w)
+	})
 }

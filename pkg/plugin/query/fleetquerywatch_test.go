@@ -86,18 +86,17 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			shared := newFleetRows(&buf, []string{"prod-eu", "prod-us"}, "", false, fleetQuery{contextAt: -1}, true)
+			shared := newFleetRows(&buf, []string{"prod-eu", "prod-us"}, false, false, -1, true)
 			for _, c := range []struct {
 				name string
 				pod  *corev1.Pod
 			}{{"prod-eu", web}, {"prod-us", api}} {
-				w := &queryWatch{
+				w := &running{
 					o:       &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
 					printer: queryPrinter{cfg: queryPrintConfig{out: out}},
 				}
-				rp := &rowPrinter{w: w, out: shared.out, tabs: shared.tabs, tables: map[*engine.Type]columns.Table{},
-					fleet: &fleetRowsContext{shared: shared, name: c.name}}
-				if err := shared.print(t.Context(), rp, pods, engine.Modified, c.pod); err != nil {
+				rp := &rowPrinter{w: w, s: shared, name: c.name, tables: map[*engine.Type]columns.Table{}}
+				if err := rp.print(t.Context(), pods, engine.Modified, c.pod); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -10,14 +10,14 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 )
 
-// This file holds query -w --group-by/--sum across contexts: each context
-// keeps its own table of groups (targetAnswer.groupTable over its cache),
-// and the shared output prints the tables merged as the one-shot query
-// merges them (fleet.MergeTables, a context key column where --group-by
-// names context), sorted and cut as it is: first every row with the
-// header, once every context has synced or failed, then, as the contexts
-// change, the rows that differ from those printed, a group that is gone
-// with its count and sums at 0, as query -w prints one context's groups.
+// This file holds the rows of query -w --group-by/--sum, one target or
+// several: each target keeps its own table of groups
+// (targetAnswer.groupTable over its cache), and the shared output prints
+// the tables merged as the one-shot query merges them (mergeGroups, a
+// context key column where --group-by names context), sorted and cut as
+// it is: first every row with the header, once every target has synced or
+// failed, then, as the targets change, the rows that differ from those
+// printed, a group that is gone with its count and sums at 0.
 
 // groupState is what the shared output of a grouped query -w keeps: each
 // context's table, and the rows printed last by their key.
@@ -28,7 +28,7 @@ type groupState struct {
 }
 
 // setTable records context name's table, computed from its objects now.
-func (s *fleetRows) setTable(ctx context.Context, name string, w *queryWatch) error {
+func (s *fleetRows) setTable(ctx context.Context, name string, w *running) error {
 	groups, err := w.o.lookup(ctx, w.types)
 	if err != nil {
 		return err
@@ -56,18 +56,11 @@ func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
 	if len(tables) == 0 {
 		return nil
 	}
-	merged := fleet.MergeTables(tables, s.groups.contextAt)
-	if len(cfg.measures) == 0 {
-		merged.Total = nil
+	merged, err := cfg.mergeGroups(tables, s.groups.contextAt)
+	if err != nil {
+		return err
 	}
-	keyCells := len(merged.Columns) - 1 - len(cfg.measures)
-	if cfg.sortBy != "" {
-		col, _ := merged.Column(cfg.sortBy)
-		if err := merged.SortBy(cfg.sortBy, col >= keyCells); err != nil {
-			return err
-		}
-	}
-	merged.Top(cfg.top)
+	keyCells := cfg.keyColumns(merged)
 	header, rows := merged.Strings()
 	first := s.groups.printed == nil
 	if first {
@@ -104,22 +97,16 @@ func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
 	return s.flush()
 }
 
-// writeCells writes one row to the tab writer; s.mu is held.
-func (s *fleetRows) writeCells(cells []string) {
-	(&rowPrinter{tabs: s.tabs}).writeCells(cells)
-}
-
 // runGroups is run for one context of a grouped query -w: its table goes
 // to the shared output, then, once the merged table is printed, its
 // changes, at most every groupRowsInterval, until ctx ends.
-func (c *fleetRowsContext) runGroups(ctx context.Context, w *queryWatch, q *engine.Queue) error {
-	s := c.shared
-	if err := s.setTable(ctx, c.name, w); err != nil {
+func (s *fleetRows) runGroups(ctx context.Context, name string, w *running) error {
+	if err := s.setTable(ctx, name, w); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.groupCfg = w.printer.cfg
-	s.printers[c.name] = nil
+	s.printers[name] = nil
 	s.settle()
 	s.mu.Unlock()
 	select {
@@ -127,28 +114,15 @@ func (c *fleetRowsContext) runGroups(ctx context.Context, w *queryWatch, q *engi
 	case <-ctx.Done():
 		return nil
 	}
-	changed := make(chan struct{}, 1)
-	go func() {
-		for {
-			ev, ok := q.Pop(ctx)
-			if !ok {
-				return
-			}
-			if _, in := w.changes.Classify(ev); in {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
+	changed, stop := w.changed(ctx, func(engine.EventType) {})
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
 		}
-		if err := s.setTable(ctx, c.name, w); err != nil {
+		if err := s.setTable(ctx, name, w); err != nil {
 			return err
 		}
 		s.mu.Lock()

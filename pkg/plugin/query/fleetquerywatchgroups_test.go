@@ -19,7 +19,7 @@ func TestFleetRowsPrintGroupRows(t *testing.T) {
 		return []aggregate.Value{aggregate.Text(node), aggregate.Count(n)}
 	}
 	var out bytes.Buffer
-	s := newFleetRows(&out, []string{"a", "b"}, "", false, fleetQuery{contextAt: -1, grouped: true}, true)
+	s := newFleetRows(&out, []string{"a", "b"}, false, true, -1, true)
 	cfg := queryPrintConfig{}
 	s.groups.tables["a"] = fleet.ContextTable{Context: "a", Keys: 1, Table: table(row("n1", 2), row("n2", 1))}
 	s.groups.tables["b"] = fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n1", 1))}

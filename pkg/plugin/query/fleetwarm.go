@@ -37,41 +37,40 @@ import (
 // it does not share, --max-staleness), is read directly. With -v=1 each
 // target says which it was, and why.
 
-// collectWarm answers the query of target a.name (co, completed and
-// validated for that target; q the split of a query of several) from the
-// target's warm cache into a. It reports whether the cache answered
+// collectWarm answers the query of target t from the target's warm cache
+// into a. It reports whether the cache answered
 // (warm): when not, the caller reads the target directly. err is the
 // cache's answer that the query failed (a warm answer too), or ctx's end.
-func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *targetAnswer) (warm bool, err error) {
+func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bool, err error) {
 	direct := func(reason string) (bool, error) {
 		klog.V(1).InfoS("query: reading the context directly", "context", a.name, "reason", reason)
-		co.ReadDirectly()
+		t.ReadDirectly()
 		return false, nil
 	}
 	unusable := func(reason string) (bool, error) {
-		fmt.Fprintf(co.ErrOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
+		fmt.Fprintf(t.errOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if co.WarmSocket == "" {
-		if co.Cache == "off" {
+	if t.WarmSocket == "" {
+		if t.Cache == "off" {
 			return direct("--cache off")
 		}
 		return direct("no warm cache runs for the context's identity, or it cannot be used")
 	}
-	conn, err := client.Dial(co.WarmSocket, engines.DialTimeout)
+	conn, err := client.Dial(t.WarmSocket, engines.DialTimeout)
 	if err != nil {
 		return unusable(err.Error())
 	}
 	defer conn.Close()
-	question, err := co.question(q)
+	question, err := t.question()
 	if err != nil {
 		return direct(err.Error())
 	}
 	// One target's table is made by the cache, rows and all: only several
 	// targets' rows are merged here.
-	question.Tables = !a.several && !q.grouped && co.print.out.IsTable()
+	question.Tables = !t.several && !t.q.grouped() && t.print.out.IsTable()
 	var answerJSON bytes.Buffer
-	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, co.SyncTimeout+engines.FirstFrameMargin, &answerJSON, co.ErrOut)
+	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, t.SyncTimeout+engines.FirstFrameMargin, &answerJSON, t.errOut)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return true, ctx.Err()
@@ -79,59 +78,60 @@ func (co *QueryOptions) collectWarm(ctx context.Context, q fleetQuery, a *target
 		return unusable(err.Error())
 	case res.Fallback != nil:
 		if res.Fallback.Warning != "" {
-			fmt.Fprintln(co.ErrOut, res.Fallback.Warning)
+			fmt.Fprintln(t.errOut, res.Fallback.Warning)
 		}
 		return direct("the warm cache declined: " + res.Fallback.Reason)
 	case res.Exit.Code != 0:
 		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
 		return true, errors.New(res.Exit.Error)
 	}
-	var answer protocol.Answer
-	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
+	if err := t.readAnswer(a, answerJSON.Bytes()); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
-	if restConfig, err := co.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
-		for _, message := range answer.Warnings {
-			restConfig.WarningHandler.HandleWarningHeader(299, "", message)
-		}
-	}
-	a.p = queryPrinter{cfg: co.print, out: co.Out, errOut: co.ErrOut, source: co.Source}
-	if answer.Tabled {
-		a.tabled, a.tables = true, answer.Tables
-		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
-		return true, nil
-	}
-	if answer.Table != nil {
-		a.table = fleet.ContextTable{Context: a.name, Keys: len(q.groupBy), Table: *answer.Table}
-		a.grouped = true
-		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
-		return true, nil
-	}
-	groups, bound, events, err := decodeAnswer(&answer)
-	if err != nil {
-		return unusable(fmt.Sprintf("decoding its answer: %v", err))
-	}
-	cfg := co.print.bind(bound)
-	if cfg.sortIndex != nil {
-		for _, def := range bound {
-			if def.Name == cfg.sortIndex.Name {
-				cfg.sortIndex = &def
-			}
-		}
-	}
-	cfg.events = events
-	a.groups = groups
-	a.p.cfg = cfg
 	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 	return true, nil
 }
 
-// question returns co's query as data for its warm cache: its flags, the
-// context index taken out of --index and --group-by (q), the namespace as
+// readAnswer reads into a the answer a warm cache sent as JSON: the tables
+// it prints, its table of groups, or its objects, which the target's print
+// config reads with the index values and Events the cache sent; the API
+// server's warnings it sent are printed as the target's own.
+func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
+	var answer protocol.Answer
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return err
+	}
+	if restConfig, err := t.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
+		for _, message := range answer.Warnings {
+			restConfig.WarningHandler.HandleWarningHeader(299, "", message)
+		}
+	}
+	a.p = queryPrinter{cfg: t.print, source: t.Source}
+	switch {
+	case answer.Tabled:
+		a.tabled, a.tables = true, answer.Tables
+	case answer.Table != nil:
+		a.table = fleet.ContextTable{Context: a.name, Keys: len(t.print.groupBy), Table: *answer.Table}
+		a.grouped = true
+	default:
+		groups, bound, events, err := decodeAnswer(&answer)
+		if err != nil {
+			return err
+		}
+		a.groups = groups
+		a.p.cfg = t.print.bind(bound)
+		a.p.cfg.events = events
+	}
+	return nil
+}
+
+// question returns t's query as data for its warm cache: its flags, the
+// context index taken out of --index and --group-by, the namespace as
 // this side resolves it, and a file -o names made absolute (the cache
 // process runs in another directory).
-func (co *QueryOptions) question(q fleetQuery) (protocol.Query, error) {
-	ns, err := co.Engines.Namespace(co.ConfigFlags)
+func (t *queryTarget) question() (protocol.Query, error) {
+	co, q := t.q, t.q.split
+	ns, err := t.Engines.Namespace(t.ConfigFlags)
 	if err != nil {
 		return protocol.Query{}, err
 	}

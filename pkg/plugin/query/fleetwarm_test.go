@@ -188,7 +188,8 @@ current-context: a
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := o.question(q)
+	o.split = q
+	got, err := (&queryTarget{q: o, EngineOptions: o.EngineOptions}).question()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,85 +31,83 @@ import (
 // a request's query is answered with env's engines, and the answer written
 // on stdout as one protocol.Answer in JSON.
 func CollectHandler(env *engines.ServeEnv) server.Handler {
-	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) server.Outcome {
-		return handleCollect(ctx, env, req, stdout, stderr)
-	}
-}
-
-// handleCollect answers one Collect request (collectHandler).
-func handleCollect(ctx context.Context, env *engines.ServeEnv, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
-	if req.Query == nil {
-		return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
-	}
-	q := *req.Query
-	defer func() {
-		if r := recover(); r != nil {
-			klog.ErrorS(fmt.Errorf("%v", r), "query panicked", "query", q)
-			outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+	return func(ctx context.Context, req protocol.Request, stdout, stderr io.Writer) (outcome server.Outcome) {
+		if req.Query == nil {
+			return server.Outcome{Exit: protocol.Exit{Code: 1, Error: "a collect request carries a query"}}
 		}
-	}()
-	reqEnv := *env
-	var mu sync.Mutex
-	var warnings []string
-	reqEnv.PrintWarning = func(message string) {
-		mu.Lock()
-		defer mu.Unlock()
-		warnings = append(warnings, message)
-	}
-	configFlags := genericclioptions.NewConfigFlags(true)
-	configFlags.Namespace = &q.Namespace
-	o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
-	o.Engines = engines.WarmEngines{Env: &reqEnv, MaxStaleness: &o.MaxStaleness}
-	err := o.Complete(nil, []string{q.Types})
-	if err == nil {
-		err = o.Validate()
-	}
-	if err == nil {
-		err = o.writeAnswer(ctx, func() []string {
+		q := *req.Query
+		defer func() {
+			if r := recover(); r != nil {
+				klog.ErrorS(fmt.Errorf("%v", r), "query panicked", "query", q)
+				outcome = server.Outcome{Fallback: &protocol.Fallback{Reason: fmt.Sprintf("internal error: %v", r)}}
+			}
+		}()
+		reqEnv := *env
+		var mu sync.Mutex
+		var warnings []string
+		reqEnv.PrintWarning = func(message string) {
 			mu.Lock()
 			defer mu.Unlock()
-			return warnings
-		})
+			warnings = append(warnings, message)
+		}
+		configFlags := genericclioptions.NewConfigFlags(true)
+		configFlags.Namespace = &q.Namespace
+		o := queryOf(q, configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr})
+		o.Engines = engines.WarmEngines{Env: &reqEnv, MaxStaleness: &o.MaxStaleness}
+		err := o.Complete(nil, []string{q.Types})
+		if err == nil {
+			err = o.Validate()
+		}
+		var t *queryTarget
+		if err == nil {
+			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
+		}
+		if err == nil {
+			err = t.writeAnswer(ctx, stdout, func() []string {
+				mu.Lock()
+				defer mu.Unlock()
+				return warnings
+			})
+		}
+		return server.OutcomeOf(err)
 	}
-	return server.OutcomeOf(err)
 }
 
-// writeAnswer does what Run does up to printing and writes the answer on
-// o.Out as one protocol.Answer: for a grouped query its table of groups;
-// for a table output asked as tables (answerTables), the tables the client
-// prints; otherwise the objects (encodeAnswer). The API server's warnings
-// the answer's lists and watches got (warnings, read last) go with it, for
-// the client to print as its own.
-func (o *QueryOptions) writeAnswer(ctx context.Context, warnings func() []string) error {
-	l, err := o.lookUpAnswer(ctx)
+// writeAnswer does what a target's answer does up to printing and writes
+// the answer on out as one protocol.Answer: for a grouped query its table
+// of groups; for a table output asked as tables (answerTables), the tables
+// the client prints; otherwise the objects (encodeAnswer). The API
+// server's warnings the answer's lists and watches got (warnings, read
+// last) go with it, for the client to print as its own.
+func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings func() []string) error {
+	a := &targetAnswer{shutdown: func() {}}
+	err := t.collect(ctx, a)
+	defer a.shutdown()
 	if err != nil {
 		return err
 	}
-	defer l.shutdown()
-	defer l.report()
-	cfg := l.cfg
-	a := &targetAnswer{p: queryPrinter{cfg: cfg, out: o.Out, errOut: o.ErrOut, source: o.Source}, groups: l.groups}
+	cfg := a.p.cfg
 	var answer *protocol.Answer
 	switch {
 	case cfg.grouped():
-		t, err := a.groupTable()
+		table, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		answer = &protocol.Answer{Table: &t.Table}
-	case o.answerTables && cfg.out.IsTable():
+		answer = &protocol.Answer{Table: &table.Table}
+	case t.q.answerTables && cfg.out.IsTable():
 		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
 		if err != nil {
 			return err
 		}
 		answer = &protocol.Answer{Tabled: true, Tables: tables}
 	default:
-		if answer, err = encodeAnswer(cfg, l.groups); err != nil {
+		if answer, err = encodeAnswer(cfg, a.groups); err != nil {
 			return err
 		}
 	}
 	answer.Warnings = warnings()
-	return json.NewEncoder(o.Out).Encode(answer)
+	return json.NewEncoder(out).Encode(answer)
 }
 
 // answerIndexes are the indexes whose values an answer carries per

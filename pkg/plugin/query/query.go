@@ -9,6 +9,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 const queryExample = `  # Pods on one node, across all namespaces
@@ -84,8 +86,18 @@ type QueryOptions struct {
 
 	genericiooptions.IOStreams
 
+	// contextFlags are --all-contexts; nil for the options of a warm
+	// cache's Collect request, which answers the one target it is asked
+	// for.
+	contextFlags *targets.Flags
+
 	// Set by Complete; Run reads them and changes nothing.
-	typeArg   string
+	typeArg string
+	// split is --index and --group-by with the context index taken out;
+	// set is the targets the kubeconfig flags and the context index
+	// select.
+	split     fleetQuery
+	set       targets.Set
 	selectors []index.Selector
 	// indexDefs are every index the query reads (--index, then --group-by),
 	// each once, as parsed: relationship indexes are bound to their caches
@@ -120,7 +132,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
-	cmd.RunE = fleetQueryRunE(o, targets.AddFlags(cmd), cmd.RunE)
+	o.contextFlags = targets.AddFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
@@ -138,9 +150,11 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
-// Complete parses the argument, builds the clients from kubeconfig, and
-// builds the engine and print configurations from the flags; it sends no
-// request, and reads a file only for -o jsonpath-file and the like.
+// Complete parses the argument, builds the engine and print configurations
+// from the flags, once for every target, and selects the targets; it sends
+// no request, and reads a file only for -o jsonpath-file and the like (and
+// the kubeconfig for a selection of contexts). Each target is connected
+// when it is answered (target).
 func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	switch len(args) {
 	case 0:
@@ -154,7 +168,10 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.filterGuard, err = engines.CompilePredicate("--filter", o.Filter); err != nil {
 		return err
 	}
-	if err := o.EngineOptions.Complete(); err != nil {
+	if err := o.EngineOptions.CompleteFlags(); err != nil {
+		return err
+	}
+	if o.split, err = splitFleetQuery(o); err != nil {
 		return err
 	}
 	groupBy, measures, err := o.completeIndexes()
@@ -165,15 +182,16 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.completeEngineConfig()
-	return nil
+	return o.completeTargets(cmd)
 }
 
 // completeIndexes parses --index into selectors, and --group-by and --sum
-// into the grouped table's indexes and measures; it records every index the
-// query reads, each once, in o.indexDefs.
+// into the grouped table's indexes and measures, the context index left
+// out (o.split); it records every index the query reads, each once, in
+// o.indexDefs.
 func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measure, error) {
 	seen := map[string]bool{}
-	for _, s := range o.IndexSelectors {
+	for _, s := range o.split.indexSelectors {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
 			return nil, nil, err
@@ -188,7 +206,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.GroupBy, o.Sums)
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,130 +257,119 @@ func (o *QueryOptions) Validate() error {
 	return o.validateGroups()
 }
 
-// fullObjects reports whether any index or the output needs more than
-// metadata: kubectl's columns and --sort-by read whole objects.
+// fullObjects reports whether --filter, any index, a measure or the output
+// needs more than metadata: kubectl's columns and --sort-by read whole
+// objects.
 func (o *QueryOptions) fullObjects() bool {
-	if o.grouped() {
-		return o.filterGuard != nil || o.groupsNeedFullObjects()
-	}
-	if o.print.out.NeedsFullObjects() || o.SortBy != "" || o.filterGuard != nil || o.print.out.IsTable() {
+	if o.filterGuard != nil || slices.ContainsFunc(o.indexDefs, func(def index.Definition) bool { return !def.MetadataOnly }) {
 		return true
 	}
-	for _, def := range o.indexDefs {
-		if !def.MetadataOnly {
-			return true
-		}
+	if o.grouped() {
+		// Measures read whole objects.
+		return len(o.print.measures) > 0
 	}
-	return false
+	return o.print.out.NeedsFullObjects() || o.SortBy != "" || o.print.out.IsTable()
 }
 
-// Run starts the informers, waits for sync, looks the answer up and prints
-// it, as the answer of a set of one target (answerTargets): the target the
-// command's own kubeconfig flags name, answered by its warm cache when one
-// runs (collectWarm). It changes nothing in o: the
-// relationship indexes, bound to their caches after sync, go to a copy of
-// the print config.
+// Run answers the query in each of its targets (answerTargets), or, with
+// -w, keeps the answer current (runWatch): one target or several, the
+// same path. It changes nothing in o: each target's connection, print
+// config and engine config are its own (target).
 func (o *QueryOptions) Run(ctx context.Context) error {
+	ctx, stop := cmdutil.Interruptible(ctx)
+	defer stop()
 	if o.watching() {
 		return o.runWatch(ctx)
 	}
-	ctx, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
-	return o.answerTargets(ctx, one, -1, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
-		a := &targetAnswer{name: t.Name, shutdown: func() {}}
-		if warm, err := o.collectWarm(ctx, wholeQuery(o), a); warm {
-			return a, err
-		}
-		if err := o.collect(ctx, a); err != nil {
-			return a, err
-		}
-		if o.grouped() {
-			a.groupNow()
-		}
-		return a, nil
-	})
+	return o.answerTargets(ctx)
 }
 
-// lookedUp is a query's answer looked up and not yet printed: its objects
-// per type and the print config bound to the relations it read. report
-// writes on o.ErrOut what the expressions' evaluations reported; shutdown
-// stops the informers. The caller prints, then calls report and shutdown.
-type lookedUp struct {
-	cfg      queryPrintConfig
-	groups   []typeObjects
-	report   func()
-	shutdown func()
+// running is the query started in one target: its engine and the
+// relations its indexes read, synced; its types, bound to those relations;
+// the printer of its answer; for a watch, the queue of the types' events
+// and what decides which events change the answer. report writes on the
+// target's stderr what the expressions' evaluations reported; stop stops
+// the relations and the engine.
+type running struct {
+	o       *QueryOptions
+	types   []*engine.Type
+	queue   *engine.Queue
+	eng     engines.RunningEngine
+	printer queryPrinter
+	changes *watch.EventPrinter
+	// notes holds the last warning of a table redrawn in place.
+	notes  *lastLine
+	report func()
+	stop   func()
 }
 
-// lookUpAnswer does what every one-shot answer does before it is printed
-// (Run, each context of a fleet, a warm cache's collect): start and sync
-// the engine and relations (startAnswer), refuse what the expressions
-// cannot evaluate, look the answer up and bind the print config to the
-// relations and events. On an error nothing is left running.
-func (o *QueryOptions) lookUpAnswer(ctx context.Context) (*lookedUp, error) {
-	related, shutdown, err := o.startAnswer(ctx)
+// start resolves the query's types in target t, starts and syncs the
+// engine and the relations its indexes read, warns of related types that
+// cannot be read, and refuses what the expressions cannot evaluate. With
+// a queue (a watch), every event of the types goes to it, a change of a
+// related object as a MODIFIED event of the object it is related to, and
+// watch errors go to notes when it is set. The caller calls stop when it
+// is done; on an error nothing is left running.
+func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *lastLine) (*running, error) {
+	o := t.q
+	mappings, err := t.Resolve(o.typeArg)
 	if err != nil {
 		return nil, err
-	}
-	indexDefs := related.Definitions()
-	guards := engines.ExprGuards(indexDefs, o.filterGuard)
-	if err := engines.ExprFatal(guards); err != nil {
-		shutdown()
-		return nil, err
-	}
-	groups, err := o.lookup(ctx, related.Types())
-	if err != nil {
-		shutdown()
-		return nil, err
-	}
-	cfg := o.print.bind(indexDefs)
-	cfg.events = related.Events()
-	return &lookedUp{
-		cfg:      cfg,
-		groups:   groups,
-		report:   func() { engines.NewExprReporter(guards).Report(o.ErrOut) },
-		shutdown: shutdown,
-	}, nil
-}
-
-// startAnswer resolves the query's types and starts and syncs the engine and
-// the relations its indexes read, warning of related types that cannot be
-// read. The caller calls shutdown once it has printed; on an error nothing
-// is left running.
-func (o *QueryOptions) startAnswer(ctx context.Context) (related *engine.Relations, shutdown func(), err error) {
-	mappings, err := o.Resolve(o.typeArg)
-	if err != nil {
-		return nil, nil, err
 	}
 	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	o.withTableRows(mappings)
-	if o.Config.Reduce != nil {
+	t.withTableRows(mappings)
+	if t.Config.Reduce != nil {
 		// What is kept is small; the peak is decoding's garbage.
 		defer engines.TightenGCWhileReading()()
 	}
-	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
-		Mappings: mappings, Config: o.Config, Indexes: o.indexDefs, ErrOut: o.ErrOut,
+	config := t.Config
+	relations := engine.RelationsConfig{
+		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
+		Events: o.ShowEvents,
+	}
+	if queue != nil {
+		config = t.watchConfig(notes)
+		relations.OnRelated = func(t *engine.Type, cause string, changes []engine.RelationChange) {
+			for _, c := range changes {
+				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
+			}
+		}
+	}
+	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
+		Mappings: mappings, Config: config, Queue: queue, Indexes: o.indexDefs, ErrOut: t.errOut,
 		Pushdown: o.Pushdown,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	related, err = engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
-		Events: o.ShowEvents,
-	})
+	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, relations)
 	if err != nil {
 		eng.Shutdown()
-		return nil, nil, err
+		return nil, err
 	}
-	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
-	return related, func() {
+	stop := func() {
 		related.Shutdown()
 		eng.Shutdown()
-	}, nil
+	}
+	engines.WarnUnreadable(t.errOut, related.Unreadable())
+	indexDefs := related.Definitions()
+	guards := engines.ExprGuards(indexDefs, o.filterGuard)
+	if err := engines.ExprFatal(guards); err != nil {
+		stop()
+		return nil, err
+	}
+	r := &running{
+		o: o, types: related.Types(), queue: queue, eng: eng,
+		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
+		changes: o.changeClassifier(indexDefs), notes: notes,
+		report: func() { engines.NewExprReporter(guards).Report(t.errOut) },
+		stop:   stop,
+	}
+	r.printer.cfg.events = related.Events()
+	r.changes.Guards = guards
+	return r, nil
 }
 
 // lookup returns each type's objects that the --index selectors select and
@@ -377,7 +384,7 @@ func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]type
 	groups := make([]typeObjects, 0, len(types))
 	for _, t := range types {
 		look := t.Lookup
-		if len(o.GroupBy) > 0 && len(o.Sums) == 0 {
+		if len(o.print.groupBy) > 0 && len(o.Sums) == 0 {
 			look = t.LookupUnordered
 		}
 		objs, err := look(o.selectors)

@@ -27,7 +27,7 @@ func (o *QueryOptions) validateShowEvents() error {
 	if !o.ShowEvents {
 		return nil
 	}
-	if o.print.grouped() {
+	if o.grouped() {
 		return fmt.Errorf("--show-events adds columns to a table of objects; it cannot be used with --group-by or --sum")
 	}
 	if !o.print.out.IsTable() || o.print.out.Format == "custom-columns" {

@@ -61,21 +61,6 @@ func (c queryPrintConfig) groupKeys() []string {
 	return keys
 }
 
-// groupsNeedFullObjects reports whether a grouped table reads more than
-// metadata: measures read whole objects, and so do indexes of spec or
-// status fields.
-func (o *QueryOptions) groupsNeedFullObjects() bool {
-	if len(o.print.measures) > 0 {
-		return true
-	}
-	for _, def := range o.indexDefs {
-		if !def.MetadataOnly {
-			return true
-		}
-	}
-	return false
-}
-
 // podTransformSafe reports whether every index of the query reads only what
 // aggregate.TransformPod keeps of a pod (namespace, labels, owners, node,
 // phase), every measure is a built-in one and there is no --filter: then the
@@ -115,7 +100,8 @@ func (p queryPrinter) countTable(types []*engine.Type) (aggregate.Table, error) 
 }
 
 // sumTable groups and sums the groups' objects. The TOTAL row is kept only
-// when there are measures to total.
+// when there are measures to total, or no --group-by index but context:
+// a context's count is then its total (fleet.MergeTables).
 func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
 	grouper := aggregate.NewGrouper(p.cfg.groupKeys(), p.cfg.measures)
 	keyValues := make([][]string, len(p.cfg.groupBy))
@@ -130,7 +116,7 @@ func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
 		}
 	}
 	table := grouper.Table()
-	if len(p.cfg.measures) == 0 {
+	if len(p.cfg.measures) == 0 && len(p.cfg.groupBy) > 0 {
 		table.Total = nil
 	}
 	return table, nil

@@ -51,8 +51,9 @@ type queryPrintConfig struct {
 	events     index.KubeEvents
 }
 
-// completePrint builds the print config from the flags, the namespaces and
-// indexes Complete resolved, and the parsed --group-by and --sum.
+// completePrint builds the print config from the flags, the indexes
+// Complete resolved, and the parsed --group-by and --sum; each target sets
+// its namespaces (target).
 func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggregate.Measure) (queryPrintConfig, error) {
 	out, err := printing.ParseOutput(o.Output)
 	if err != nil {
@@ -64,7 +65,6 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 		showKind:     o.ShowKind,
 		showLabels:   o.ShowLabels,
 		labelColumns: o.LabelColumns,
-		namespaces:   o.Namespaces,
 		indexes:      o.indexDefs,
 		sortBy:       o.SortBy,
 		groupBy:      groupBy,
@@ -84,12 +84,17 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 // --sum) instead of objects.
 func (c queryPrintConfig) grouped() bool { return len(c.groupBy) > 0 || len(c.measures) > 0 }
 
-// bind returns c with its index definitions replaced by those of bound of
-// the same name: relationship indexes (owner-root, node.label:KEY, …) are
-// bound to their related caches only after sync. c is not changed.
+// bind returns c with its index definitions (the --sort-by index's too)
+// replaced by those of bound of the same name: relationship indexes
+// (owner-root, node.label:KEY, …) are bound to their related caches only
+// after sync, and the values of a warm cache's answer to its objects. c is
+// not changed.
 func (c queryPrintConfig) bind(bound []index.Definition) queryPrintConfig {
 	c.indexes = rebind(c.indexes, bound)
 	c.groupBy = rebind(c.groupBy, bound)
+	if c.sortIndex != nil {
+		c.sortIndex = &rebind([]index.Definition{*c.sortIndex}, bound)[0]
+	}
 	return c
 }
 
@@ -107,12 +112,9 @@ func rebind(defs, bound []index.Definition) []index.Definition {
 	return out
 }
 
-// queryPrinter prints a query's answer on out as cfg says; "No resources
-// found" goes to errOut, as kubectl writes it.
+// queryPrinter makes one target's rows of a query's answer as cfg says.
 type queryPrinter struct {
-	cfg    queryPrintConfig
-	out    io.Writer
-	errOut io.Writer
+	cfg queryPrintConfig
 	// source reads the definitions of custom resources, for their
 	// printer columns.
 	source engine.Source

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
@@ -154,9 +155,8 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 		}
 		var answers []*targetAnswer
 		for _, name := range names {
-			var own bytes.Buffer // a target's own stderr, which is not the command's
 			answers = append(answers, &targetAnswer{name: name, several: several,
-				p: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}, errOut: &own}, groups: []typeObjects{{t: pods}}})
+				p: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}, groups: []typeObjects{{t: pods}}})
 		}
 		var stdout, stderr bytes.Buffer
 		p := answerPrinter{answers: answers, several: several, contextAt: -1, out: &stdout, errOut: &stderr}
@@ -205,5 +205,28 @@ func TestAnswerPrinterTabled(t *testing.T) {
 		if !strings.HasPrefix(stdout.String(), "NAME ") || !strings.Contains(stdout.String(), "\nweb ") {
 			t.Errorf("tabled %v printed %q, want the pod's table", c.a.tabled, stdout.String())
 		}
+	}
+}
+
+// --group-by context alone counts each context's objects: a row per
+// context, largest first, no TOTAL row (a count alone has none).
+func TestAnswerPrinterGroupByContextAlone(t *testing.T) {
+	pods := answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true)
+	var answers []*targetAnswer
+	for i, name := range []string{"a", "b"} {
+		objs := []interface{}{testpods.CPUPod("web-1", "web", "n1", "250m")}
+		if i == 1 {
+			objs = append(objs, testpods.CPUPod("web-2", "web", "n1", "250m"))
+		}
+		a := &targetAnswer{name: name, several: true, shutdown: func() {}, groups: []typeObjects{{t: pods, objs: objs}}}
+		a.groupNow()
+		answers = append(answers, a)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := (answerPrinter{answers: answers, several: true, contextAt: 0, out: &stdout, errOut: &stderr}).print(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "CONTEXT   COUNT\nb         2\na         1\n"; stdout.String() != want || stderr.String() != "" {
+		t.Errorf("--group-by context printed %q and %q on stderr, want %q", stdout.String(), stderr.String(), want)
 	}
 }

@@ -81,20 +81,20 @@ func (o *QueryOptions) namesOrRows() bool {
 // prints. A type whose table is not built in (a custom resource's columns
 // are read from its CRD) or whose table orders its rows by comparing objects
 // needs the objects: the query then keeps them whole.
-func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
-	if o.Config.Reduce == nil || o.grouped() || o.print.out.Format == "name" {
+func (t *queryTarget) withTableRows(mappings []*meta.RESTMapping) {
+	if t.Config.Reduce == nil || t.q.grouped() || t.print.out.Format == "name" {
 		return
 	}
 	tables := map[schema.GroupVersionKind]columns.Table{}
 	for _, m := range mappings {
 		table, ok := columns.For(m.Resource.GroupResource())
 		if !ok || table.Compare != nil {
-			o.Config.Reduce, o.Config.Reads = nil, nil
+			t.Config.Reduce, t.Config.Reads = nil, nil
 			return
 		}
 		tables[m.GroupVersionKind] = table
 	}
-	plan := o.recordPlan().WithRow(func(obj runtime.Object) ([]string, error) {
+	plan := t.q.recordPlan().WithRow(func(obj runtime.Object) ([]string, error) {
 		gvk := obj.GetObjectKind().GroupVersionKind()
 		table, ok := tables[gvk]
 		if !ok {
@@ -103,7 +103,7 @@ func (o *QueryOptions) withTableRows(mappings []*meta.RESTMapping) {
 		return table.Row(obj, time.Now())
 	})
 	// A table's columns read any field of their type's objects.
-	o.Config.Reduce, o.Config.Reads = plan.Transform, nil
+	t.Config.Reduce, t.Config.Reads = plan.Transform, nil
 }
 
 // recordReads returns what a query with a recordPlan reads of its objects

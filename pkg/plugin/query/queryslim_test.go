@@ -1,6 +1,7 @@
 package query
 
 import (
+	"io"
 	"reflect"
 	"testing"
 	"time"
@@ -110,12 +111,16 @@ func TestWithTableRows(t *testing.T) {
 			if err := o.Complete(nil, []string{"pods"}); err != nil {
 				t.Fatal(err)
 			}
-			o.withTableRows(tt.mappings)
-			if got := o.Config.Reduce != nil; got != tt.want {
+			target, err := o.target(o.set.Targets[0], io.Discard, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			target.withTableRows(tt.mappings)
+			if got := target.Config.Reduce != nil; got != tt.want {
 				t.Fatalf("keeps Records = %v, want %v", got, tt.want)
 			}
-			if o.Config.Reads != nil {
-				t.Errorf("a table decodes only %q, want whole objects: its columns read any field", o.Config.Reads)
+			if target.Config.Reads != nil {
+				t.Errorf("a table decodes only %q, want whole objects: its columns read any field", target.Config.Reads)
 			}
 			if !tt.want {
 				return
@@ -130,7 +135,7 @@ func TestWithTableRows(t *testing.T) {
 					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
 				}}},
 			}
-			reduced, err := o.Config.Reduce(pod)
+			reduced, err := target.Config.Reduce(pod)
 			if err != nil {
 				t.Fatal(err)
 			}

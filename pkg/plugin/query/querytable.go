@@ -38,10 +38,19 @@ type typeObjects struct {
 	whole bool
 }
 
-// tableHeader is the header of printTables' table of t: NAMESPACE with
-// -A or several namespaces, kubectl's columns, the -L label columns, LABELS
-// with --show-labels, the queried indexes and the events columns.
-func (c queryPrintConfig) tableHeader(t *engine.Type, table columns.Table, wide bool) []string {
+// tableHeader is the header of t's table: the -o custom-columns headers,
+// or NAMESPACE with -A or several namespaces, kubectl's columns, the -L
+// label columns, LABELS with --show-labels, the queried indexes and the
+// events columns.
+func (c queryPrintConfig) tableHeader(t *engine.Type, table columns.Table) []string {
+	if c.out.Format == "custom-columns" {
+		header := make([]string, len(c.out.Columns))
+		for i, col := range c.out.Columns {
+			header[i] = col.Header
+		}
+		return header
+	}
+	wide := c.out.Format == "wide"
 	var header []string
 	if len(c.namespaces) != 1 && t.Namespaced() {
 		header = append(header, "NAMESPACE")
@@ -60,8 +69,12 @@ func (c queryPrintConfig) tableHeader(t *engine.Type, table columns.Table, wide 
 	return append(header, c.eventHeaders()...)
 }
 
-// tableRow is one object's row of printTables.
-func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interface{}, now time.Time, wide, withKind bool) ([]string, error) {
+// tableRow is one object's row of t's table (tableHeader), at now.
+func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interface{}, now time.Time, withKind bool) ([]string, error) {
+	if p.cfg.out.Format == "custom-columns" {
+		return customColumnCells(p.cfg.out.Columns, obj)
+	}
+	wide := p.cfg.out.Format == "wide"
 	a, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of a cached %s: %w", t.Name(), err)
@@ -113,8 +126,12 @@ func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]strin
 
 // tableFor returns kubectl's table for t: a built-in type's columns, a
 // custom resource's printer columns read from its CRD, or NAME and AGE when
-// there are none or the CRD cannot be read (the reason is logged at -v=2).
+// there are none or the CRD cannot be read (the reason is logged at -v=2);
+// none for -o custom-columns.
 func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Table {
+	if p.cfg.out.Format == "custom-columns" {
+		return columns.Table{}
+	}
 	gvr := t.Mapping.Resource
 	if table, ok := columns.For(gvr.GroupResource()); ok {
 		return table
@@ -123,13 +140,13 @@ func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Tabl
 	if gvr.Group != "" && strings.Contains(gvr.Group, ".") {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		var crd *unstructured.Unstructured
+		var content map[string]interface{}
 		obj, err := engine.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
 		if err == nil {
-			crd, err = toUnstructured(obj)
+			content, err = object.Content(obj)
 		}
 		if err == nil {
-			printerColumns, err = columns.PrinterColumnsFromCRD(crd, gvr.Version)
+			printerColumns, err = columns.PrinterColumnsFromCRD(&unstructured.Unstructured{Object: content}, gvr.Version)
 		}
 		if err != nil {
 			klog.V(2).InfoS("printing NAME and AGE only: no printer columns", "resource", gvr.GroupResource().String(), "err", err)
@@ -142,17 +159,4 @@ func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Tabl
 		table, _ = columns.ForCustomResource(nil)
 	}
 	return table
-}
-
-// toUnstructured returns obj as an unstructured object, converting a typed
-// one; it does not mutate obj.
-func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return u, nil
-	}
-	content, err := object.Content(obj)
-	if err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: content}, nil
 }

@@ -15,14 +15,16 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 // This file holds query -w/--watch: the query's answer kept current from
-// its informers after sync, instead of printed once. On a terminal, a table
-// (objects, custom columns, or a grouped table) is redrawn in place
-// (runLive); otherwise, and for -o json, yaml, name and templates, each
-// change is printed as kubectl get -w prints it (runRows).
+// its informers after sync, instead of printed once. On a terminal, one
+// target's table (objects, custom columns, or a grouped table) is redrawn
+// in place (runLive); otherwise (several targets, --watch-only, -o json,
+// yaml, name and templates, off a terminal) each change is printed as
+// kubectl get -w prints it (watchRows).
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {
@@ -35,9 +37,6 @@ type queryWatchFlags struct {
 	// MODIFIED, DELETED) before each row; -o json and yaml print watch
 	// events ({"type", "object"}).
 	OutputWatchEvents bool
-	// fleetRows, in one context of a fleet query -w, takes the context's
-	// rows into the shared stream (fleetRows).
-	fleetRows *fleetRowsContext
 }
 
 // addWatchFlags adds -w, --watch-only and --output-watch-events to query.
@@ -71,16 +70,16 @@ func (o *QueryOptions) redraws() bool {
 	return o.Watch && !o.WatchOnly && (o.grouped() || o.print.out.IsTable()) && printers.IsTerminal(o.Out)
 }
 
-// watchConfig returns the engine config of a long-running query: query's,
-// with what watch's has besides: a watch the user may make, plain watch
-// streams, and watch errors reported on stderr, or, for a table redrawn in
-// place, to notes, which the frame shows.
-func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
-	config := o.Config
+// watchConfig returns the engine config of a long-running query: the
+// target's, with what watch's has besides: a watch the user may make, plain
+// watch streams, and watch errors reported on the target's stderr, or, for
+// a table redrawn in place, to notes, which the frame shows.
+func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
+	config := t.Config
 	config.RequireWatch = true
 	config.PlainWatchStreams = true
-	var warnings io.Writer = o.ErrOut
-	if o.redraws() {
+	var warnings io.Writer = t.errOut
+	if notes != nil {
 		// Written over the frame, they would move it: the frame shows
 		// the last one instead.
 		warnings = notes
@@ -91,93 +90,88 @@ func (o *QueryOptions) watchConfig(notes *lastLine) engine.Config {
 	return config
 }
 
-// runWatch is Run for -w and --watch-only: it starts the informers with a
-// queue of their events, waits for sync, prints the answer and keeps it
-// current until Ctrl-C (then cmdutil.ErrInterrupted) or the engine fails.
+// runWatch is Run for -w and --watch-only: each target's informers are
+// started with a queue of their events (watchTarget), and the answer is
+// printed, then kept current until Ctrl-C (then cmdutil.ErrInterrupted) or
+// the engines fail: one target's table on a terminal redrawn in place
+// (runLive), otherwise the rows of every target as one stream
+// (watchRows).
 func (o *QueryOptions) runWatch(ctx context.Context) error {
 	switch o.Engines.(type) {
 	case engines.DirectEngines, engines.WarmEngines:
 	default:
 		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
 	}
-	notes := &lastLine{}
-	signals, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	ctx = signals
-
-	mappings, err := o.Resolve(o.typeArg)
-	if err != nil {
-		return err
-	}
-	if err := engines.CheckMeasureTypes(o.print.measures, mappings); err != nil {
-		return err
-	}
-	queue := engine.NewQueue(watch.QueueLimit)
-	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{
-		Mappings: mappings, Config: o.watchConfig(notes), Queue: queue, Indexes: o.indexDefs, ErrOut: o.ErrOut,
-		Pushdown: o.Pushdown,
-	})
-	if err != nil {
-		return interrupted(ctx, err)
-	}
-	defer eng.Shutdown()
-	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, engine.RelationsConfig{
-		Related: o.Engines.Related(o.Source), Namespaces: o.Namespaces, SyncTimeout: o.SyncTimeout, Selectors: o.selectors,
-		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
-			for _, c := range changes {
-				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
-			}
-		},
-	})
-	if err != nil {
-		return interrupted(ctx, err)
-	}
-	defer related.Shutdown()
-	engines.WarnUnreadable(o.ErrOut, related.Unreadable())
-	indexDefs := related.Definitions()
-	guards := engines.ExprGuards(indexDefs, o.filterGuard)
-	if err := engines.ExprFatal(guards); err != nil {
-		return err
-	}
-	defer engines.NewExprReporter(guards).Report(o.ErrOut)
-
-	// The engine failing for good (a watch no longer allowed) ends the
-	// watch, with its error.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	w := &queryWatch{
-		o:       o,
-		types:   related.Types(),
-		printer: queryPrinter{cfg: o.print.bind(indexDefs), out: o.Out, errOut: o.ErrOut, source: o.Source},
-		changes: o.changeClassifier(indexDefs),
-		notes:   notes,
-	}
-	w.changes.Guards = guards
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	switch {
-	case o.fleetRows != nil:
-		err = o.fleetRows.run(ctx, w, queue)
-	case o.redraws():
-		err = w.runLive(ctx, queue)
-	default:
-		err = w.runRows(ctx, queue)
+	if !o.set.Several && o.redraws() {
+		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *running) error {
+			return w.runLive(ctx)
+		})
 	}
-	if failed := eng.Err(); failed != nil {
+	return o.watchRows(ctx)
+}
+
+// watchTarget keeps the answer of target tg current: its engine and
+// relations started and synced with a queue of events (start), then show runs until ctx ends
+// (then cmdutil.ErrInterrupted) or the engine fails for good (a watch no
+// longer allowed: its error). notes, when set, takes the watch's warnings
+// instead of errOut.
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress), notes *lastLine, show func(context.Context, *running) error) error {
+	t, err := o.target(tg, errOut, progress)
+	if err != nil {
+		return err
+	}
+	w, err := t.start(ctx, engine.NewQueue(watch.QueueLimit), notes)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	defer w.stop()
+	defer w.report()
+	watching, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.eng.Failed():
+			cancel()
+		case <-watching.Done():
+		}
+	}()
+	err = show(watching, w)
+	if failed := w.eng.Err(); failed != nil {
 		return failed
 	}
 	if err != nil {
 		return watch.QuietPipe(err)
 	}
-	return interrupted(signals, nil)
+	return interrupted(ctx, nil)
+}
+
+// changed pops w's events until ctx ends or stop is called, and for each
+// that changes the answer calls count with what it did and sends on
+// changed unless a send waits there already. stop returns once the
+// events are no longer popped.
+func (w *running) changed(ctx context.Context, count func(engine.EventType)) (changed <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	notify, done := make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			ev, ok := w.queue.Pop(ctx)
+			if !ok {
+				return
+			}
+			if r, in := w.changes.Classify(ev); in {
+				count(r.Typ)
+				select {
+				case notify <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return notify, func() { cancel(); <-done }
 }
 
 // interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and
@@ -187,18 +181,6 @@ func interrupted(ctx context.Context, err error) error {
 		return cmdutil.ErrInterrupted
 	}
 	return err
-}
-
-// queryWatch is a query kept current: its types, synced and bound to their
-// relations, the printer of its answer, and what decides which events
-// change it.
-type queryWatch struct {
-	o       *QueryOptions
-	types   []*engine.Type
-	printer queryPrinter
-	changes *watch.EventPrinter
-	// notes holds the last warning of a table redrawn in place.
-	notes *lastLine
 }
 
 // changeClassifier returns what tells which events change the query's

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -221,10 +219,10 @@ DELETED    web-1                  0/1     Running   0          60m
 			}
 			o := &QueryOptions{}
 			o.OutputWatchEvents = tt.events
-			w := &queryWatch{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
+			w := &running{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
 			var buf bytes.Buffer
-			bw := bufio.NewWriter(&buf)
-			p := &rowPrinter{w: w, out: bw, tabs: printers.GetNewTabWriter(bw), tables: map[*engine.Type]columns.Table{}, now: time.Now()}
+			s := newFleetRows(&buf, []string{""}, false, false, -1, false)
+			p := &rowPrinter{w: w, s: s, tables: map[*engine.Type]columns.Table{}, now: time.Now()}
 			types := &engine.Type{Mapping: &meta.RESTMapping{
 				Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 				GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
@@ -236,7 +234,7 @@ DELETED    web-1                  0/1     Running   0          60m
 				}
 				// The table is flushed once, then each row.
 				if i >= 1 {
-					if err := p.flush(); err != nil {
+					if err := s.flush(); err != nil {
 						t.Fatal(err)
 					}
 				}

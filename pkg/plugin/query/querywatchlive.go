@@ -200,7 +200,7 @@ func terminalScreen(out io.Writer) liveScreen {
 
 // liveTable draws a query's answer in place.
 type liveTable struct {
-	w       *queryWatch
+	w       *running
 	screen  liveScreen
 	inPlace terminal.InPlace
 	counts  changeCounts
@@ -210,31 +210,11 @@ type liveTable struct {
 
 // runLive draws the answer, then draws it again as events change it, until
 // ctx ends; the last frame is left on the screen, the cursor below it.
-func (w *queryWatch) runLive(ctx context.Context, q *engine.Queue) error {
-	l := &liveTable{w: w, screen: terminalScreen(w.printer.out), now: time.Now}
+func (w *running) runLive(ctx context.Context) error {
+	l := &liveTable{w: w, screen: terminalScreen(w.o.Out), now: time.Now}
 	l.since = l.now()
-	ctx, cancel := context.WithCancel(ctx)
-	changed := make(chan struct{}, 1)
-	done := make(chan struct{})
-	defer func() { cancel(); <-done }()
-	go func() {
-		defer close(done)
-		for {
-			ev, ok := q.Pop(ctx)
-			if !ok {
-				return
-			}
-			r, in := w.changes.Classify(ev)
-			if !in {
-				continue
-			}
-			l.counts.add(r.Typ, l.now())
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}
-	}()
+	changed, stop := w.changed(ctx, func(typ engine.EventType) { l.counts.add(typ, l.now()) })
+	defer stop()
 	resized := make(chan os.Signal, 1)
 	cmdutil.NotifyResize(resized)
 	defer cmdutil.StopResize(resized)

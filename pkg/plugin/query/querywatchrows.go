@@ -1,10 +1,11 @@
 package query
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -45,31 +46,15 @@ import (
 // group rows off a terminal.
 const groupRowsInterval = time.Second
 
-// rowPrinter prints the rows of a query off a terminal.
+// rowPrinter prints the rows of one target of a query -w to the shared
+// output of its query's targets (s): the rows of one of several name it.
 type rowPrinter struct {
-	w   *queryWatch
-	out *bufio.Writer
-	// tabs aligns table rows as kubectl's does, remembering widths.
-	tabs interface {
-		io.Writer
-		Flush() error
-	}
-	tables     map[*engine.Type]columns.Table
-	lastHeader []string
-	withKind   bool
-	now        time.Time
-	// fleet is the target whose rows these are, in the shared output of
-	// its query's targets: the rows of one of several name it
-	// (fleetRows).
-	fleet *fleetRowsContext
-}
-
-// flush writes what the tab writer holds, and the buffer.
-func (p *rowPrinter) flush() error {
-	if err := p.tabs.Flush(); err != nil {
-		return err
-	}
-	return p.out.Flush()
+	w        *running
+	s        *fleetRows
+	name     string
+	tables   map[*engine.Type]columns.Table
+	withKind bool
+	now      time.Time
 }
 
 // print prints one object, of type t, as what happened to it (typ).
@@ -78,39 +63,29 @@ func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.Event
 	if !cfg.out.IsTable() {
 		return p.printObject(t, typ, obj)
 	}
-	var header, row []string
-	if cfg.out.Format == "custom-columns" {
-		header, row = customColumnsHeader(cfg.out.Columns), nil
-		cells, err := customColumnCells(cfg.out.Columns, obj)
-		if err != nil {
-			return err
-		}
-		row = cells
-	} else {
-		table, ok := p.tables[t]
-		if !ok {
-			table = p.w.printer.tableFor(ctx, t)
-			p.tables[t] = table
-		}
-		header = tableHeader(cfg, t, table)
-		var err error
-		if row, err = p.w.printer.tableRow(t, table, obj, p.now, cfg.out.Format == "wide", p.withKind); err != nil {
-			return err
-		}
+	table, ok := p.tables[t]
+	if !ok {
+		table = p.w.printer.tableFor(ctx, t)
+		p.tables[t] = table
+	}
+	header := cfg.tableHeader(t, table)
+	row, err := p.w.printer.tableRow(t, table, obj, p.now, p.withKind)
+	if err != nil {
+		return err
 	}
 	if p.w.o.OutputWatchEvents {
 		header = append([]string{"EVENT"}, header...)
 		row = append([]string{watchEventCell(typ)}, row...)
 	}
-	if p.fleet != nil && p.fleet.shared.several {
+	if p.s.several {
 		header = append([]string{"CONTEXT"}, header...)
-		row = append([]string{p.fleet.name}, row...)
+		row = append([]string{p.name}, row...)
 	}
-	if !cfg.noHeaders && !slices.Equal(header, p.lastHeader) {
-		p.writeCells(header)
+	if !cfg.noHeaders && !slices.Equal(header, p.s.lastHeader) {
+		p.s.writeCells(header)
 	}
-	p.lastHeader = header
-	p.writeCells(row)
+	p.s.lastHeader = header
+	p.s.writeCells(row)
 	return nil
 }
 
@@ -126,19 +101,23 @@ func watchEventCell(typ engine.EventType) string {
 }
 
 // writeCells writes one line of cells, tab-separated, to the tab writer;
-// cells come from the cluster, so control characters are escaped.
-func (p *rowPrinter) writeCells(cells []string) {
+// cells come from the cluster, so control characters are escaped. s.mu
+// is held.
+func (s *fleetRows) writeCells(cells []string) {
 	for i, c := range cells {
 		if i > 0 {
-			io.WriteString(p.tabs, "\t")
+			io.WriteString(s.tabs, "\t")
 		}
-		io.WriteString(p.tabs, terminal.SanitizeText(c))
+		io.WriteString(s.tabs, terminal.SanitizeText(c))
 	}
-	io.WriteString(p.tabs, "\n")
+	io.WriteString(s.tabs, "\n")
 }
 
 // printObject prints obj alone with the -o printer (json, yaml, name,
-// templates), as a watch event with --output-watch-events.
+// templates), as a watch event with --output-watch-events. The object of
+// one of several targets prints as the List of it alone, its context
+// beside it (printing.ContextsField), as a query of several prints its
+// List; -o name prints CONTEXT/TYPE/NAME.
 func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj interface{}) error {
 	content, err := object.Content(obj)
 	if err != nil {
@@ -146,63 +125,56 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 	}
 	u := &unstructured.Unstructured{Object: content}
 	if u.GetKind() == "" {
-		// Typed objects from the cache carry no apiVersion and kind.
-		u = &unstructured.Unstructured{Object: maps(content)}
+		// Typed objects from the cache carry no apiVersion and kind: a
+		// copy carries them, the cached object is not changed.
+		u = &unstructured.Unstructured{Object: maps.Clone(content)}
 		u.SetGroupVersionKind(t.Mapping.GroupVersionKind)
 	}
-	if p.fleet != nil && p.fleet.shared.several {
-		if err := p.printFleetObject(typ, u); err != nil {
-			return fmt.Errorf("printing %s %s: %w", t.Name(), printing.ObjectName(obj), err)
-		}
-		return nil
-	}
-	var printed runtime.Object = u
-	if p.w.o.OutputWatchEvents {
-		printed = &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: u}}
-	}
-	if err := p.w.printer.cfg.out.Printer.PrintObj(printed, p.out); err != nil {
+	if err := p.printUnstructured(typ, u); err != nil {
 		return fmt.Errorf("printing %s %s: %w", t.Name(), printing.ObjectName(obj), err)
 	}
 	return nil
 }
 
-// maps returns a shallow copy of m, so that setting apiVersion and kind
-// does not change a cached object's content.
-func maps(m map[string]interface{}) map[string]interface{} {
-	c := make(map[string]interface{}, len(m)+2)
-	for k, v := range m {
-		c[k] = v
+// printUnstructured is printObject of u.
+func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Unstructured) error {
+	out, several, w := p.w.printer.cfg.out, p.s.several, p.s.out
+	var doc runtime.Object = u
+	switch {
+	case several && out.Format == "name":
+		var b bytes.Buffer
+		if err := out.Printer.PrintObj(u, &b); err != nil {
+			return err
+		}
+		for _, line := range strings.SplitAfter(b.String(), "\n") {
+			if line != "" {
+				fmt.Fprintf(w, "%s/%s", p.name, line)
+			}
+		}
+		return nil
+	case several:
+		doc = &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion":           "v1",
+			"kind":                 "List",
+			"metadata":             map[string]interface{}{"resourceVersion": ""},
+			"items":                []interface{}{u.Object},
+			printing.ContextsField: []interface{}{p.name},
+		}}
 	}
-	return c
-}
-
-// tableHeader is the header of t's table as printTables prints it:
-// NAMESPACE unless one namespace is queried, kubectl's columns, -L, LABELS,
-// then the queried indexes.
-func tableHeader(cfg queryPrintConfig, t *engine.Type, table columns.Table) []string {
-	var header []string
-	if len(cfg.namespaces) != 1 && t.Namespaced() {
-		header = append(header, "NAMESPACE")
+	if p.w.o.OutputWatchEvents {
+		doc = &metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Object: doc}}
 	}
-	header = append(header, table.Headers(cfg.out.Format == "wide")...)
-	for _, key := range cfg.labelColumns {
-		parts := strings.Split(key, "/")
-		header = append(header, strings.ToUpper(parts[len(parts)-1]))
+	if !several || out.Format != "yaml" {
+		return out.Printer.PrintObj(doc, w)
 	}
-	if cfg.showLabels {
-		header = append(header, "LABELS")
+	b, err := printing.MarshalYAML(doc)
+	if err != nil {
+		return err
 	}
-	for _, def := range cfg.indexes {
-		header = append(header, strings.ToUpper(def.Name))
+	if p.s.docs > 0 {
+		w.WriteString("---\n")
 	}
-	return header
-}
-
-// customColumnsHeader is the header of -o custom-columns.
-func customColumnsHeader(cols []printing.CustomColumn) []string {
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = c.Header
-	}
-	return header
+	p.s.docs++
+	_, err = w.Write(b)
+	return err
 }

@@ -355,6 +355,22 @@ func TestFleetGroupBySumsOverContexts(t *testing.T) {
 	if r.Stdout != want {
 		t.Errorf("--group-by node:\n got %q\nwant %q", r.Stdout, want)
 	}
+	// Counts alone by context: a row per context, its count of pods.
+	r = informer(t, "query", "pods", "-n", namespace, "--context", "fleet-*", "--group-by", "context")
+	if r.ExitCode != 0 {
+		t.Fatalf("query --group-by context: %s", r)
+	}
+	byContext := map[string][]string{}
+	for _, p := range all {
+		n := 0
+		if c := byContext[p.context]; c != nil {
+			n, _ = strconv.Atoi(c[0])
+		}
+		byContext[p.context] = []string{strconv.Itoa(n + 1)}
+	}
+	if got := groupRows(t, r.Stdout, 1); !reflect.DeepEqual(got, byContext) {
+		t.Errorf("--group-by context:\n got %v\nwant %v\n%s", got, byContext, r.Stdout)
+	}
 }
 
 func TestFleetContextIndex(t *testing.T) {
