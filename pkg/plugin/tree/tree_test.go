@@ -1,10 +1,12 @@
 package tree
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
@@ -97,6 +99,62 @@ func TestTreeValidate(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("Complete+Validate(%s) = %v, want %q", tt.name, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestTreeAnswerAsData: a tree's answer travels as JSON, and prints the
+// same after the trip, for one target and for several.
+func TestTreeAnswerAsData(t *testing.T) {
+	answer := &treeAnswer{Context: "prod", Namespace: "shop", Lines: []treeLine{
+		{Kind: "Deployment", Group: "apps", Namespace: "shop", Name: "web", Ready: "1/1", Age: "5m",
+			Object: map[string]interface{}{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]interface{}{"name": "web"}}},
+		{Depth: 1, Prefix: "└─", Kind: "ReplicaSet", Group: "apps", Namespace: "shop", Name: "web-5d9c7", Ready: "1/1", Age: "5m"},
+		{Depth: 2, Prefix: "  └─", Kind: "Pod", Namespace: "shop", Name: "web-5d9c7-x2x4z", Ready: "1/1", Status: "Running", Age: "4m"},
+	}}
+	data, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var travelled treeAnswer
+	if err := json.Unmarshal(data, &travelled); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		output  string
+		several bool
+		want    string
+	}{
+		{"", false, "NAMESPACE   NAME                      READY   STATUS    AGE\n" +
+			"shop        Deployment/web            1/1               5m\n" +
+			"shop        └─ReplicaSet/web-5d9c7    1/1               5m\n" +
+			"shop          └─Pod/web-5d9c7-x2x4z   1/1     Running   4m\n"},
+		{"name", false, "deployment.apps/web\nreplicaset.apps/web-5d9c7\npod/web-5d9c7-x2x4z\n"},
+		{"name", true, "prod/deployment.apps/web\nprod/replicaset.apps/web-5d9c7\nprod/pod/web-5d9c7-x2x4z\n"},
+		{"json", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("-o %q several %v", tt.output, tt.several), func(t *testing.T) {
+			var printed [2]string
+			for i, a := range []*treeAnswer{answer, &travelled} {
+				streams, _, out, _ := genericiooptions.NewTestIOStreams()
+				o := NewTreeOptions(genericclioptions.NewConfigFlags(false), streams)
+				o.Output = tt.output
+				var err error
+				if o.out, err = printing.ParseOutput(tt.output); err != nil {
+					t.Fatal(err)
+				}
+				if err := o.printTrees([]*treeAnswer{a}, tt.several); err != nil {
+					t.Fatal(err)
+				}
+				printed[i] = out.String()
+			}
+			if printed[0] != printed[1] {
+				t.Errorf("printed after a JSON trip:\n%s\nwant\n%s", printed[1], printed[0])
+			}
+			if tt.want != "" && printed[0] != tt.want {
+				t.Errorf("printed:\n%s\nwant\n%s", printed[0], tt.want)
 			}
 		})
 	}
