@@ -52,11 +52,12 @@ func TestCapacityJSON(t *testing.T) {
 			if tt.nodesKnown {
 				nodes = []*corev1.Node{node}
 			}
-			table, err := o.capacityTable(usage, nodes, tt.nodesKnown)
+			table, err := o.capacityTable(usage, nodes, tt.nodesKnown, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := o.printCapacityObject(table, usage, tt.nodesKnown); err != nil {
+			a := &capacityAnswer{Table: table, NodesListed: tt.nodesKnown, UnscheduledPods: usage.Unscheduled, TerminalPods: usage.Terminal}
+			if err := o.printCapacityObject(a); err != nil {
 				t.Fatal(err)
 			}
 			var compact bytes.Buffer
@@ -81,7 +82,7 @@ func TestCapacityZoneHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.groupBy = &def
-	table, err := o.capacityTable(nil, nil, true)
+	table, err := o.capacityTable(nil, nil, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,5 +92,52 @@ func TestCapacityZoneHeader(t *testing.T) {
 	}
 	if _, ok := table.Column("zone"); !ok {
 		t.Errorf("--sort-by zone finds no column in %q", table.Columns)
+	}
+}
+
+// TestCapacityAnswerAsData: capacity's answer travels as JSON, and prints
+// the same after the trip: a table, -o json, and several contexts merged.
+func TestCapacityAnswerAsData(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}, Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{
+		Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
+	}}}}
+	usage := aggregate.NewUsageByNode()
+	if err := usage.Add(pod); err != nil {
+		t.Fatal(err)
+	}
+	o := NewCapacityOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+	table, err := o.capacityTable(usage, []*corev1.Node{node}, true, "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := &capacityAnswer{Context: "prod", Table: table, NodesListed: true, UnscheduledPods: 2}
+	data, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var travelled capacityAnswer
+	if err := json.Unmarshal(data, &travelled); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		output  string
+		several bool
+	}{{"", false}, {"", true}, {"json", false}, {"yaml", true}} {
+		var printed [2]string
+		for i, a := range []capacityAnswer{*answer, travelled} {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			o := NewCapacityOptions(nil, streams)
+			o.Output = tt.output
+			if err := o.printCapacity([]*capacityAnswer{&a}, tt.several); err != nil {
+				t.Fatal(err)
+			}
+			printed[i] = out.String()
+		}
+		if printed[0] != printed[1] || printed[0] == "" {
+			t.Errorf("-o %q, several %v: printed after a JSON trip:\n%s\nwant\n%s", tt.output, tt.several, printed[1], printed[0])
+		}
 	}
 }
