@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
@@ -187,18 +186,20 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 	return nil
 }
 
-// print prints the status's entries.
+// print prints the status's entries: as JSON or YAML (cluster text that
+// YAML may not carry raw escaped, printing.MarshalYAML), or as tables.
 func (o *CacheStatusOptions) print(entries []cacheEntry) error {
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(entries, "", "    ")
-		if err != nil {
-			return err
+	if o.Output != "" {
+		var (
+			b   []byte
+			err error
+		)
+		if o.Output == "yaml" {
+			b, err = printing.MarshalYAML(entries)
+		} else {
+			b, err = json.MarshalIndent(entries, "", "    ")
+			b = append(b, '\n')
 		}
-		_, err = fmt.Fprintf(o.Out, "%s\n", b)
-		return err
-	case "yaml":
-		b, err := yaml.Marshal(entries)
 		if err != nil {
 			return err
 		}
