@@ -32,8 +32,6 @@ type treeAnswer struct {
 	// followed by its subtree.
 	Lines []treeLine `json:"lines"`
 
-	// missing, with errNoRootHere, says which named root the target lacks.
-	missing string
 	// stderr holds what the target wrote on stderr when it is one of
 	// several; nil when it wrote to the command's.
 	stderr *cmdutil.LockedWriter
@@ -65,9 +63,6 @@ type treeLine struct {
 	Object map[string]interface{} `json:"object,omitempty"`
 }
 
-// errNoRootHere marks a target in which a named root does not exist.
-var errNoRootHere = errors.New("no such root here")
-
 // Run answers every target (in parallel, each under the deadline of one
 // of several) and prints the answers as one (printAnswers).
 func (o *TreeOptions) Run(ctx context.Context) error {
@@ -77,7 +72,8 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 	progress := pluginprogress.Of(o.ErrOut, set)
 	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
 		defer func() {
-			if errors.Is(err, errNoRootHere) {
+			var notFound *rootNotFoundError
+			if errors.As(err, &notFound) {
 				progress.Set(t.Name, "no root here")
 				return
 			}
@@ -119,23 +115,15 @@ func (c *treeTarget) connect(t targets.Target) error {
 }
 
 // answer builds the target's trees into a; a named root the target does
-// not have is errNoRootHere (a.missing says which). The informers are shut
-// down before it returns.
+// not have is a *rootNotFoundError. The informers are shut down before it
+// returns.
 func (c *treeTarget) answer(ctx context.Context, a *treeAnswer) error {
 	a.Namespace = c.namespace
 	full := c.q.out.Format != "name" || c.q.Refs
 	roots, shutdown, err := c.findRoots(ctx, full)
 	defer shutdown()
-	if err != nil {
-		var notFound *rootNotFoundError
-		if errors.As(err, &notFound) {
-			a.missing = err.Error()
-			return fmt.Errorf("%w: %v", errNoRootHere, err)
-		}
+	if err != nil || len(roots) == 0 {
 		return err
-	}
-	if len(roots) == 0 {
-		return nil
 	}
 	var trees []*tree.Node
 	switch {
@@ -188,8 +176,8 @@ func (o *TreeOptions) lineOf(l tree.Line, now time.Time) (treeLine, error) {
 func (o *TreeOptions) printAnswers(set targets.Set, results []targets.Result[*treeAnswer]) error {
 	failures, missing := set.Failures(o.ErrOut), 0
 	var (
-		answers     []*treeAnswer
-		lastMissing string
+		answers  []*treeAnswer
+		notFound *rootNotFoundError
 	)
 	for _, r := range results {
 		if r.Value != nil {
@@ -197,13 +185,9 @@ func (o *TreeOptions) printAnswers(set targets.Set, results []targets.Result[*tr
 		}
 		switch {
 		case r.Err != nil && !set.Several:
-			if errors.Is(r.Err, errNoRootHere) {
-				return errors.New(r.Value.missing)
-			}
 			return r.Err
-		case errors.Is(r.Err, errNoRootHere):
+		case errors.As(r.Err, &notFound):
 			missing++
-			lastMissing = r.Value.missing
 		case r.Err != nil:
 			failures.Add(r.Target.Name, r.Err)
 		default:
@@ -212,9 +196,9 @@ func (o *TreeOptions) printAnswers(set targets.Set, results []targets.Result[*tr
 	}
 	if len(answers) == 0 && missing > 0 {
 		if failures.Count() == 0 {
-			return fmt.Errorf("%s in any of the %d contexts", lastMissing, missing)
+			return fmt.Errorf("%v in any of the %d contexts", notFound, missing)
 		}
-		fmt.Fprintf(o.ErrOut, "error: %s in any of the %d contexts that answered\n", lastMissing, missing)
+		fmt.Fprintf(o.ErrOut, "error: %v in any of the %d contexts that answered\n", notFound, missing)
 	} else if len(answers) > 0 {
 		if err := o.printTrees(answers, set.Several); err != nil {
 			return err
