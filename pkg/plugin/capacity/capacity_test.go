@@ -3,11 +3,16 @@ package capacity
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -138,6 +143,28 @@ func TestCapacityAnswerAsData(t *testing.T) {
 		}
 		if printed[0] != printed[1] || printed[0] == "" {
 			t.Errorf("-o %q, several %v: printed after a JSON trip:\n%s\nwant\n%s", tt.output, tt.several, printed[1], printed[0])
+		}
+	}
+}
+
+// TestCapacityFromRefusesContexts: --from reads files, so a selection of
+// contexts, or --group-by context, is refused before any kubeconfig is
+// read.
+func TestCapacityFromRefusesContexts(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), "dump.yaml")
+	if err := os.WriteFile(dump, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--context", "a,b"}, {"--all-contexts"}, {"--group-by", "context"}} {
+		configFlags := genericclioptions.NewConfigFlags(false)
+		cmd := NewCmdCapacity(configFlags, genericiooptions.NewTestIOStreamsDiscard())
+		configFlags.AddFlags(cmd.Flags())
+		cmd.SetArgs(append([]string{"--from", dump, "--kubeconfig", filepath.Join(t.TempDir(), "none")}, args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SilenceUsage = true
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--from reads files, not contexts") {
+			t.Errorf("capacity --from %v: error %v, want --from refused", args, err)
 		}
 	}
 }

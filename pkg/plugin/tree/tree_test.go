@@ -3,6 +3,9 @@ package tree
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -157,5 +160,26 @@ func TestTreeAnswerAsData(t *testing.T) {
 				t.Errorf("printed:\n%s\nwant\n%s", printed[0], tt.want)
 			}
 		})
+	}
+}
+
+// TestTreeFromRefusesContexts: --from reads files, so a selection of
+// contexts is refused, before any kubeconfig is read.
+func TestTreeFromRefusesContexts(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), "dump.yaml")
+	if err := os.WriteFile(dump, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--context", "a,b"}, {"--all-contexts"}} {
+		configFlags := genericclioptions.NewConfigFlags(false)
+		cmd := NewCmdTree(configFlags, genericiooptions.NewTestIOStreamsDiscard())
+		configFlags.AddFlags(cmd.Flags())
+		cmd.SetArgs(append([]string{"configmap/a", "--from", dump, "--kubeconfig", filepath.Join(t.TempDir(), "none")}, args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SilenceUsage = true
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--from reads files, not contexts") {
+			t.Errorf("tree --from %v: error %v, want --from refused", args, err)
+		}
 	}
 }
