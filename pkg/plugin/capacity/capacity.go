@@ -121,6 +121,7 @@ allocatable ("?" percentages).`,
 	_ = cmd.RegisterFlagCompletionFunc("group-by", completion.CompleteIndexName)
 	_ = cmd.RegisterFlagCompletionFunc("output", completion.CompleteChoices("json", "yaml"))
 	o.contexts = targets.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	return cmd
 }

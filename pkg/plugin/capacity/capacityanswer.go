@@ -95,6 +95,7 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 // connected to t; its warnings go to errOut.
 func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capacityAnswer, errOut io.Writer) error {
 	eo := o.EngineOptions
+	eo.Notes = errOut
 	if err := eo.Connect(t.ConfigFlags); err != nil {
 		return err
 	}

@@ -106,6 +106,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	o.contexts = targets.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
 	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	completion.RegisterCompletions(cmd, configFlags)
 	return cmd

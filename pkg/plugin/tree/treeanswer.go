@@ -101,6 +101,7 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 // connect connects c's engine options to target t: tree looks in one
 // namespace, or all.
 func (c *treeTarget) connect(t targets.Target) error {
+	c.Notes = c.errOut
 	if err := c.Connect(t.ConfigFlags); err != nil {
 		return err
 	}
