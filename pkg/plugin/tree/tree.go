@@ -69,6 +69,9 @@ type TreeOptions struct {
 	roots     []treeRootArg
 	out       printing.Output
 	namespace string // the one namespace of -n, "" with -A
+	// ages is the instant the tree's ages count from: the current time
+	// unless it reads a dump or a recording.
+	ages pluginengines.Ages
 }
 
 // treeRootArg is one root type as the user named it, with the names asked for (none: every
@@ -103,13 +106,15 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
+	o.EngineOptions.AddNowFlag(cmd)
 	cmd.RunE = fleetTreeRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
 
 // Complete parses the arguments and -o, and builds the clients from kubeconfig; it sends no
-// request.
+// request. A tree printed as a table learns the instant its ages count from
+// (EngineOptions.Ages), which it says on stderr when it is not now.
 func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
 	roots, err := parseTreeArgs(args)
 	if err != nil {
@@ -132,6 +137,11 @@ func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.out = out
+	if out.Format == "" {
+		if o.ages, err = o.EngineOptions.Ages(o.ErrOut); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

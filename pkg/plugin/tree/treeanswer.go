@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -251,7 +250,7 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		}
 		return list.Write(o.Out, out.Format, out.Printer)
 	}
-	now := time.Now()
+	now := o.ages.Now()
 	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
 	if o.Refs {
 		header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
