@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/manifest"
 )
@@ -60,12 +61,12 @@ func (o *EngineOptions) validateNow() error {
 // from: --now when given; for a recording, its --at instant (its end
 // without --at); for a --from dump, when it was taken (a must-gather's
 // timestamp file, else the newest time its objects hold, which may take a
-// scan of every file) when its files hold a time; the current time
-// otherwise. When the instant is not the current time it says so once on
-// errOut ("ages as of 2021-08-03T10:14:13Z, when the dump was taken").
-// It is called after Connect, once per target, by a command about to print
-// relative times; a --now duration that has nothing to count back from is
-// an error naming the flag.
+// scan of every file) when its files hold a time and can be read; the
+// current time otherwise. When the instant is not the current time it
+// says so once on errOut ("ages as of 2021-08-03T10:14:13Z, when the dump
+// was taken"). It is called after Connect, once per target, by a command
+// about to print relative times; a --now duration that has nothing to
+// count back from is an error naming the flag.
 func (o *EngineOptions) Ages(errOut io.Writer) (Ages, error) {
 	at, why, err := o.agesAt()
 	if err != nil || at.IsZero() {
@@ -101,10 +102,7 @@ func (o *EngineOptions) agesAt() (time.Time, string, error) {
 		}
 		return e.at, "the --at instant", nil
 	case fromEngines:
-		taken, err := dumpTime(o.Source)
-		if err != nil {
-			return time.Time{}, "", err
-		}
+		taken := dumpTime(o.Source)
 		if o.now != "" {
 			if taken.Time.IsZero() {
 				return time.Time{}, "", fmt.Errorf("%s %s counts back from when the dump was taken, but %v; give an RFC 3339 time such as 2021-08-03T10:14:13Z", nowFlag, o.now, manifest.ErrNoDumpTime)
@@ -123,20 +121,22 @@ func (o *EngineOptions) agesAt() (time.Time, string, error) {
 }
 
 // dumpTime returns when the dump source reads was taken; the zero
-// DumpTime when its files hold no time.
-func dumpTime(source interface{}) (manifest.DumpTime, error) {
+// DumpTime when its files hold no time, or when a file cannot be read to
+// learn it: that file's error is the read's to report, if the question
+// needs the file.
+func dumpTime(source interface{}) manifest.DumpTime {
 	timed, ok := source.(interface {
 		Time() (manifest.DumpTime, error)
 	})
 	if !ok {
-		return manifest.DumpTime{}, nil
+		return manifest.DumpTime{}
 	}
 	t, err := timed.Time()
-	if errors.Is(err, manifest.ErrNoDumpTime) {
-		return manifest.DumpTime{}, nil
-	}
 	if err != nil {
-		return manifest.DumpTime{}, fmt.Errorf("finding when the --from dump was taken: %w", err)
+		if !errors.Is(err, manifest.ErrNoDumpTime) {
+			klog.V(1).InfoS("ages count from now: the dump's time is unknown", "err", err)
+		}
+		return manifest.DumpTime{}
 	}
-	return t, nil
+	return t
 }
