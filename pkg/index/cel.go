@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
@@ -45,4 +46,20 @@ func celIndexFunc(guard *expr.Guard) func(obj interface{}) ([]string, error) {
 		}
 		return unique, nil
 	}
+}
+
+// Own returns defs with each computed (CEL) index given a guard of its
+// own: the same program, with its failures and its cost-limit stop counted
+// apart from those of every other copy. A command that answers several
+// targets gives each target its own, so that one context's failures are
+// neither counted nor reported as another's.
+func Own(defs []Definition) []Definition {
+	out := slices.Clone(defs)
+	for i, def := range out {
+		if def.Expr != nil {
+			guard := expr.NewGuard(def.Expr.Program())
+			out[i].Expr, out[i].Func = guard, celIndexFunc(guard)
+		}
+	}
+	return out
 }

@@ -3,10 +3,8 @@ package mcp
 import (
 	"fmt"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
 // warmEnv returns the warm engines of target's context, building them on
@@ -21,26 +19,11 @@ func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 	if env, ok := s.envs[t.name]; ok {
 		return env, nil
 	}
-	restConfig, err := t.configFlags.ToRESTConfig()
+	env, err := engines.NewServeEnv(t.configFlags, s.opts.EvictAfter, func(source engine.Source) engine.Source {
+		return valuelessSecrets{Source: source}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig of context %q: %w", t.name, err)
-	}
-	mapper, err := engines.WarmRESTMapper(t.configFlags)
-	if err != nil {
-		return nil, fmt.Errorf("discovery of context %q: %w", t.name, err)
-	}
-	warnings := server.NewWarnings()
-	restConfig.Wrap(warnings.WrapTransport)
-	apiServer, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
-	if err != nil {
-		return nil, err
-	}
-	source := valuelessSecrets{Source: apiServer}
-	env := &engines.ServeEnv{
-		Server:   restConfig.Host,
-		Source:   source,
-		Pool:     server.NewPool(source, server.PoolOptions{EvictAfter: s.opts.EvictAfter}),
-		Warnings: warnings,
+		return nil, fmt.Errorf("context %q: %w", t.name, err)
 	}
 	s.envs[t.name] = env
 	return env, nil

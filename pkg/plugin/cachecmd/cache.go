@@ -6,11 +6,15 @@
 package cachecmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +23,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -78,10 +83,13 @@ type CacheStartOptions struct {
 	Retain      time.Duration
 	genericiooptions.IOStreams
 
-	id        engines.CacheIdentity
+	// contexts are the flags that select contexts besides --context.
+	contexts *targets.Flags
+
+	// Set by Complete.
+	targets   targets.Set
 	kubeArgs  []string
 	verbosity string
-	fleet     *cacheFleetFlags
 }
 
 func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -91,18 +99,12 @@ func newCmdCacheStart(configFlags *genericclioptions.ConfigFlags, streams generi
 		Use:   "start",
 		Short: "Start a warm cache for the current identity in the background",
 		Args:  cobra.NoArgs,
-	}
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.kubeArgs = engines.KubeconfigArgs(cmd)
-		if v := cmd.Root().PersistentFlags().Lookup("v"); v != nil && v.Changed {
-			o.verbosity = v.Value.String()
-		}
-		return runCacheStart(cmd, o, o.fleet)
+		RunE:  cmdutil.RunE(o),
 	}
 	cmd.Flags().DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "Exit after this long without a query or watch (0: never).")
 	cmd.Flags().DurationVar(&o.EvictAfter, "evict-after", o.EvictAfter, "Shut down an informer after this long without a command using it (0: never).")
 	addRecordFlags(cmd, &o.Record, &o.Retain)
-	o.fleet = addCacheFleetFlags(cmd, "Start a warm cache")
+	o.contexts = addContextsFlag(cmd, "Start a warm cache")
 	return cmd
 }
 
@@ -133,10 +135,15 @@ func validateRecord(record string, retain time.Duration) error {
 	return nil
 }
 
-// Complete resolves the identity from the kubeconfig flags.
-func (o *CacheStartOptions) Complete(*cobra.Command, []string) error {
+// Complete keeps the kubeconfig arguments and -v the cache process gets,
+// and names the targets.
+func (o *CacheStartOptions) Complete(cmd *cobra.Command, _ []string) error {
+	o.kubeArgs = engines.KubeconfigArgs(cmd)
+	if v := cmd.Root().PersistentFlags().Lookup("v"); v != nil && v.Changed {
+		o.verbosity = v.Value.String()
+	}
 	var err error
-	o.id, err = engines.ResolveCacheIdentity(o.configFlags)
+	o.targets, err = targets.New(o.configFlags, o.contexts.AllContexts, false)
 	return err
 }
 
@@ -182,22 +189,45 @@ func validateEvictAfter(d time.Duration) error {
 // cacheReadyTimeout bounds how long start waits for the cache to listen.
 const cacheReadyTimeout = 30 * time.Second
 
-// Run starts the cache process, unless one runs for the identity already.
-func (o *CacheStartOptions) Run(_ context.Context) error {
-	user, _ := engines.UserName(o.configFlags)
-	if err := client.EnsureDir(o.id.Dir); err != nil {
+// Run starts one warm cache per target, with o's flags and each target's
+// own identity (eachContext): the caches of several contexts start in
+// parallel, those of one identity one after the other (the first starts
+// it, the others find it running).
+func (o *CacheStartOptions) Run(context.Context) error {
+	var bySocket sync.Map // a *sync.Mutex per socket
+	return eachContext(o.targets, o.Out, o.ErrOut, func(t targets.Target, out, _ io.Writer) error {
+		id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
+		if err != nil {
+			return err
+		}
+		lock, _ := bySocket.LoadOrStore(id.Socket, &sync.Mutex{})
+		lock.(*sync.Mutex).Lock()
+		defer lock.(*sync.Mutex).Unlock()
+		kubeArgs := o.kubeArgs
+		if o.targets.Several {
+			kubeArgs = withContextArg(o.kubeArgs, t.Name)
+		}
+		return o.start(t, id, kubeArgs, out)
+	})
+}
+
+// start starts the cache process of target t's identity id, with
+// kubeArgs on its stdin, unless one runs for the identity already.
+func (o *CacheStartOptions) start(t targets.Target, id engines.CacheIdentity, kubeArgs []string, out io.Writer) error {
+	user, _ := engines.UserName(t.ConfigFlags)
+	if err := client.EnsureDir(id.Dir); err != nil {
 		return err
 	}
-	conn, err := client.Dial(o.id.Socket, engines.DialTimeout)
+	conn, err := client.Dial(id.Socket, engines.DialTimeout)
 	if err == nil {
 		conn.Close()
-		fmt.Fprintf(o.Out, "a cache already runs for %s as %s (pid %d, socket %s)\n", o.id.Server, user, conn.Hello.Pid, o.id.Socket)
+		fmt.Fprintf(out, "a cache already runs for %s as %s (pid %d, socket %s)\n", id.Server, user, conn.Hello.Pid, id.Socket)
 		return nil
 	}
 	if !errors.Is(err, client.ErrNoCache) {
 		// A socket left behind is removed; a cache that still listens
 		// (another version, or too slow to greet) keeps its socket.
-		free, rmErr := client.RemoveStale(o.id.Socket)
+		free, rmErr := client.RemoveStale(id.Socket)
 		if rmErr != nil {
 			return rmErr
 		}
@@ -209,7 +239,7 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 	if err != nil {
 		return fmt.Errorf("finding this program to start the cache: %w", err)
 	}
-	stdin, err := json.Marshal(o.kubeArgs)
+	stdin, err := json.Marshal(kubeArgs)
 	if err != nil {
 		return err
 	}
@@ -230,13 +260,13 @@ func (o *CacheStartOptions) Run(_ context.Context) error {
 		Executable: exe,
 		Args:       args,
 		Stdin:      stdin,
-		LogPath:    client.LogPath(o.id.Dir, o.id.Key),
+		LogPath:    client.LogPath(id.Dir, id.Key),
 		Ready:      cacheReadyTimeout,
 	})
 	if err != nil {
 		return fmt.Errorf("starting the cache: %w", err)
 	}
-	fmt.Fprintf(o.Out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s%s)\n", o.id.Server, user, pid, o.id.Socket, o.IdleTimeout, o.EvictAfter, recording)
+	fmt.Fprintf(out, "started a cache for %s as %s (pid %d, socket %s, idle timeout %s, evict after %s%s)\n", id.Server, user, pid, id.Socket, o.IdleTimeout, o.EvictAfter, recording)
 	return nil
 }
 
@@ -246,7 +276,11 @@ type CacheStopOptions struct {
 	All         bool
 	genericiooptions.IOStreams
 
-	fleet *cacheFleetFlags
+	// contexts are the flags that select contexts besides --context.
+	contexts *targets.Flags
+	// targets, set by Complete, are the contexts whose caches stop; none
+	// with --all.
+	targets targets.Set
 }
 
 func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -255,30 +289,41 @@ func newCmdCacheStop(configFlags *genericclioptions.ConfigFlags, streams generic
 		Use:   "stop",
 		Short: "Stop the warm cache of the current identity, or all of yours",
 		Args:  cobra.NoArgs,
-	}
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if o.All {
-			if o.fleet.isFleet(o.configFlags) {
-				return fmt.Errorf("--all stops every cache of your OS user; it cannot be combined with --all-contexts or several contexts")
-			}
-			return cmdutil.RunE(o)(cmd, args)
-		}
-		return runCacheStop(o, o.fleet)
+		RunE:  cmdutil.RunE(o),
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "Stop every warm cache of your OS user, whatever its identity.")
-	o.fleet = addCacheFleetFlags(cmd, "Stop the warm cache")
+	o.contexts = addContextsFlag(cmd, "Stop the warm cache")
 	return cmd
 }
 
-// Complete does nothing: Run resolves what it stops.
-func (o *CacheStopOptions) Complete(*cobra.Command, []string) error { return nil }
+// Complete names the targets, unless --all stops every cache.
+func (o *CacheStopOptions) Complete(*cobra.Command, []string) error {
+	if o.All {
+		if targets.Selected(o.configFlags, o.contexts.AllContexts) {
+			return fmt.Errorf("--all stops every cache of your OS user; it cannot be combined with --all-contexts or several contexts")
+		}
+		return nil
+	}
+	var err error
+	o.targets, err = targets.New(o.configFlags, o.contexts.AllContexts, false)
+	return err
+}
 
 // Validate has nothing to check.
 func (o *CacheStopOptions) Validate() error { return nil }
 
-// Run stops every cache of the OS user (--all) and waits for their
-// sockets to go; the cache of each target is stopped by runCacheStop.
+// Run stops the cache of each target (eachContext), or every cache of the
+// OS user (--all), and waits for their sockets to go.
 func (o *CacheStopOptions) Run(context.Context) error {
+	if !o.All {
+		return eachContext(o.targets, o.Out, o.ErrOut, func(t targets.Target, out, errOut io.Writer) error {
+			id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
+			if err != nil {
+				return err
+			}
+			return stopPrinting(id.Socket, out, errOut)
+		})
+	}
 	dir, err := client.Dir()
 	if err != nil {
 		return err
@@ -293,15 +338,23 @@ func (o *CacheStopOptions) Run(context.Context) error {
 	}
 	var errs []error
 	for _, socket := range sockets {
-		if err := stopCache(socket); errors.Is(err, client.ErrNoCache) {
-			fmt.Fprintln(o.ErrOut, "no cache runs for this identity")
-		} else if err != nil {
-			errs = append(errs, err)
-		} else {
-			fmt.Fprintf(o.Out, "stopped the cache at %s\n", socket)
-		}
+		errs = append(errs, stopPrinting(socket, o.Out, o.ErrOut))
 	}
 	return errors.Join(errs...)
+}
+
+// stopPrinting stops the cache at socket (stopCache) and says so on out,
+// or on errOut that none runs there.
+func stopPrinting(socket string, out, errOut io.Writer) error {
+	err := stopCache(socket)
+	switch {
+	case errors.Is(err, client.ErrNoCache):
+		fmt.Fprintln(errOut, "no cache runs for this identity")
+		return nil
+	case err == nil:
+		fmt.Fprintf(out, "stopped the cache at %s\n", socket)
+	}
+	return err
 }
 
 // stopCache stops the cache at socket; a socket that no cache answers on is
@@ -341,4 +394,55 @@ func stopCache(socket string) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("the cache at %s (pid %d) was asked to stop but its socket is still there after 5s", socket, conn.Hello.Pid)
+}
+
+// addContextsFlag adds --all-contexts to a cache subcommand; verb says
+// what it does in each context.
+func addContextsFlag(cmd *cobra.Command, verb string) *targets.Flags {
+	f := &targets.Flags{}
+	cmd.Flags().BoolVar(&f.AllContexts, "all-contexts", false, verb+" for every context of the kubeconfig, one cache per context (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). A context that fails is named on stderr, the others are done, and the exit code is 1.")
+	return f
+}
+
+// withContextArg returns the kubeconfig arguments of a cache process
+// (engines.KubeconfigArgs) for context name: any --context replaced by
+// --context=name.
+func withContextArg(args []string, name string) []string {
+	out := make([]string, 0, len(args)+1)
+	for _, a := range args {
+		if a == "--context" || strings.HasPrefix(a, "--context=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return append(out, "--context="+name)
+}
+
+// eachContext runs fn for each target of set, each its own warm cache (a
+// process and socket for the identity of its context). One target writes
+// to out and errOut as it goes, and its error is the command's. Several
+// run all at once; then each one's stdout and stderr are written, target by
+// target in the order selected, every line prefixed by the context's name,
+// and a context missing from the kubeconfig or whose fn fails is named on
+// errOut: the error is then a *targets.PartialError.
+func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Target, out, errOut io.Writer) error) error {
+	if !set.Several {
+		return fn(set.Targets[0], out, errOut)
+	}
+	failures := set.Failures(errOut)
+	type output struct{ out, errOut cmdutil.LockedWriter }
+	results := targets.Run(context.Background(), set.Targets, 0, func(_ context.Context, t targets.Target) (*output, error) {
+		o := &output{out: cmdutil.LockedWriter{W: &bytes.Buffer{}}, errOut: cmdutil.LockedWriter{W: &bytes.Buffer{}}}
+		return o, fn(t, &o.out, &o.errOut)
+	})
+	for _, r := range results {
+		if r.Value != nil {
+			cmdutil.FlushPrefixed(out, r.Target.Name, &r.Value.out)
+			cmdutil.FlushPrefixed(errOut, r.Target.Name, &r.Value.errOut)
+		}
+		if r.Err != nil {
+			failures.Add(r.Target.Name, r.Err)
+		}
+	}
+	return failures.Err()
 }

@@ -18,7 +18,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
-	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
@@ -88,9 +87,63 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err := validateRecord(o.Record, o.Retain); err != nil {
 		return err
 	}
+	configFlags, err := readKubeconfigFlags(os.Stdin)
+	if err != nil {
+		return err
+	}
+	id, err := engines.ResolveCacheIdentity(configFlags)
+	if err != nil {
+		return err
+	}
+	env, err := engines.NewServeEnv(configFlags, o.EvictAfter, nil)
+	if err != nil {
+		return err
+	}
+	defer env.Pool.Shutdown()
+	listener, err := claimSocket(id)
+	if err != nil {
+		return err
+	}
+	var recorder *server.Recorder
+	if o.Record != "" {
+		recorder, err = server.NewRecorder(env.Pool, server.RecordOptions{Dir: o.Record, Retain: o.Retain, Server: env.Server})
+		if err != nil {
+			return err
+		}
+	}
+	user, kubeContext := engines.UserName(configFlags)
+	srv := &server.Server{
+		Listener:    listener,
+		Collect:     query.CollectHandler(env),
+		Stream:      server.StreamHandler(env.Pool, env.Warnings, env.Source),
+		IdleTimeout: o.IdleTimeout,
+		Build:       version.Version,
+		BuildID:     version.BuildID(),
+		Status: func(st *protocol.Status) {
+			st.Server, st.User, st.Context = env.Server, user, kubeContext
+			st.Caches = env.Pool.Status()
+			if recorder != nil {
+				st.Recording = recorder.Status()
+			}
+		},
+	}
+	ctx, stop := cmdutil.Interruptible(ctx)
+	defer stop()
+	if recorder != nil {
+		// Stopped before the pool shuts down: the segment is closed whole.
+		defer runRecorder(ctx, recorder)()
+	}
+	klog.InfoS("listening", "socket", id.Socket, "server", env.Server, "user", user, "idleTimeout", srv.IdleTimeout)
+	listening()
+	return srv.Serve(ctx)
+}
+
+// readKubeconfigFlags reads the kubeconfig flags cache start passed on r,
+// as JSON, into the ConfigFlags of the cache's clients.
+func readKubeconfigFlags(r io.Reader) (*genericclioptions.ConfigFlags, error) {
 	var kubeArgs []string
-	if err := json.NewDecoder(os.Stdin).Decode(&kubeArgs); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("reading the kubeconfig flags on stdin: %w", err)
+	if err := json.NewDecoder(r).Decode(&kubeArgs); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("reading the kubeconfig flags on stdin: %w", err)
 	}
 	configFlags := genericclioptions.NewConfigFlags(true).
 		WithDiscoveryBurst(300).
@@ -102,90 +155,43 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	flags := pflag.NewFlagSet("kubeconfig", pflag.ContinueOnError)
 	configFlags.AddFlags(flags)
 	if err := flags.Parse(kubeArgs); err != nil {
-		return fmt.Errorf("parsing the kubeconfig flags: %w", err)
+		return nil, fmt.Errorf("parsing the kubeconfig flags: %w", err)
 	}
-	id, err := engines.ResolveCacheIdentity(configFlags)
-	if err != nil {
-		return err
-	}
-	restConfig, err := configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	mapper, err := engines.WarmRESTMapper(configFlags)
-	if err != nil {
-		return err
-	}
-	// The API server's warnings of the informers' lists and watches, for
-	// the commands to print (they are logged too, by client-go's default
-	// handler).
-	warnings := server.NewWarnings()
-	restConfig.Wrap(warnings.WrapTransport)
-	source, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
-	if err != nil {
-		return err
-	}
+	return configFlags, nil
+}
+
+// claimSocket listens on the socket of identity id: a socket a live cache
+// answers on is refused, one left behind by a dead cache removed.
+func claimSocket(id engines.CacheIdentity) (*server.Listener, error) {
 	if err := client.EnsureDir(id.Dir); err != nil {
-		return err
+		return nil, err
 	}
 	if conn, err := client.Dial(id.Socket, engines.DialTimeout); err == nil {
 		conn.Close()
-		return fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.Socket)
+		return nil, fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.Socket)
 	} else if !errors.Is(err, client.ErrNoCache) {
 		free, rmErr := client.RemoveStale(id.Socket)
 		if rmErr != nil {
-			return rmErr
+			return nil, rmErr
 		}
 		if !free {
-			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
+			return nil, fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
 		}
 	}
-	listener, err := server.Listen(id.Socket)
-	if err != nil {
-		return err
+	return server.Listen(id.Socket)
+}
+
+// runRecorder runs recorder until ctx ends; the func it returns stops it
+// and waits until it has closed its segment.
+func runRecorder(ctx context.Context, recorder *server.Recorder) func() {
+	ctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		recorder.Run(ctx)
+		close(done)
+	}()
+	return func() {
+		stop()
+		<-done
 	}
-	pool := server.NewPool(source, server.PoolOptions{EvictAfter: o.EvictAfter})
-	defer pool.Shutdown()
-	var recorder *server.Recorder
-	if o.Record != "" {
-		recorder, err = server.NewRecorder(pool, server.RecordOptions{Dir: o.Record, Retain: o.Retain, Server: restConfig.Host})
-		if err != nil {
-			return err
-		}
-	}
-	env := &engines.ServeEnv{Server: restConfig.Host, Source: source, Pool: pool, Warnings: warnings}
-	user, kubeContext := engines.UserName(configFlags)
-	srv := &server.Server{
-		Listener:    listener,
-		Collect:     query.CollectHandler(env),
-		Stream:      server.StreamHandler(pool, warnings, source),
-		IdleTimeout: o.IdleTimeout,
-		Build:       version.Version,
-		BuildID:     version.BuildID(),
-		Status: func(st *protocol.Status) {
-			st.Server, st.User, st.Context = restConfig.Host, user, kubeContext
-			st.Caches = pool.Status()
-			if recorder != nil {
-				st.Recording = recorder.Status()
-			}
-		},
-	}
-	ctx, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	if recorder != nil {
-		recordCtx, stopRecording := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			recorder.Run(recordCtx)
-			close(done)
-		}()
-		// Before the pool shuts down: the segment is closed whole.
-		defer func() {
-			stopRecording()
-			<-done
-		}()
-	}
-	klog.InfoS("listening", "socket", id.Socket, "server", restConfig.Host, "user", user, "idleTimeout", srv.IdleTimeout)
-	listening()
-	return srv.Serve(ctx)
 }

@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -33,10 +33,11 @@ type CacheStatusOptions struct {
 	// this shell, to say which cache its commands use; zero when they do
 	// not resolve (no kubeconfig).
 	shell shellIdentity
-	// fleet, with several contexts (resolveFleetStatus), is the contexts whose
-	// caches the status lists; nil otherwise.
-	fleet      *fleetStatus
-	fleetFlags *cacheFleetFlags
+	// fleet, with several contexts, is the contexts whose caches the
+	// status lists; nil otherwise.
+	fleet *fleetStatus
+	// contexts are the flags that select contexts besides --context.
+	contexts *targets.Flags
 }
 
 // shellIdentity is what the status compares a cache with to say whether
@@ -54,23 +55,38 @@ func newCmdCacheStatus(configFlags *genericclioptions.ConfigFlags, streams gener
 		RunE:  cmdutil.RunE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: tables).")
-	o.fleetFlags = addCacheFleetFlags(cmd, "List the warm cache")
+	o.contexts = addContextsFlag(cmd, "List the warm cache")
 	return cmd
 }
 
-// Complete resolves this shell's identity, if its kubeconfig resolves.
+// Complete resolves the identity of each target: of one, this shell's,
+// if its kubeconfig resolves; of several, the socket of each context's
+// cache, naming on stderr each context that fails.
 func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error {
 	if o.configFlags == nil {
 		return nil
 	}
-	if o.fleetFlags.isFleet(o.configFlags) {
-		var err error
-		o.fleet, err = resolveFleetStatus(o.configFlags, o.fleetFlags, o.ErrOut)
+	set, err := targets.New(o.configFlags, o.contexts.AllContexts, false)
+	if err != nil {
 		return err
 	}
-	if id, err := engines.ResolveCacheIdentity(o.configFlags); err == nil {
-		user, kubeContext := engines.UserName(o.configFlags)
-		o.shell = shellIdentity{socket: id.Socket, server: id.Server, user: user, context: kubeContext}
+	if set.Several {
+		o.fleet = &fleetStatus{contexts: map[string][]string{}, failures: set.Failures(o.ErrOut)}
+	}
+	for _, t := range set.Targets {
+		id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
+		switch {
+		case o.fleet == nil && err == nil:
+			user, kubeContext := engines.UserName(t.ConfigFlags)
+			o.shell = shellIdentity{socket: id.Socket, server: id.Server, user: user, context: kubeContext}
+		case o.fleet != nil && err != nil:
+			o.fleet.failures.Add(t.Name, err)
+		case o.fleet != nil:
+			if _, ok := o.fleet.contexts[id.Socket]; !ok {
+				o.fleet.sockets = append(o.fleet.sockets, id.Socket)
+			}
+			o.fleet.contexts[id.Socket] = append(o.fleet.contexts[id.Socket], t.Name)
+		}
 	}
 	return nil
 }
@@ -165,23 +181,25 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 		return err
 	}
 	if o.fleet != nil {
-		return o.fleet.err()
+		return o.fleet.failures.Err()
 	}
 	return nil
 }
 
-// print prints the status's entries.
+// print prints the status's entries: as JSON or YAML (cluster text that
+// YAML may not carry raw escaped, printing.MarshalYAML), or as tables.
 func (o *CacheStatusOptions) print(entries []cacheEntry) error {
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(entries, "", "    ")
-		if err != nil {
-			return err
+	if o.Output != "" {
+		var (
+			b   []byte
+			err error
+		)
+		if o.Output == "yaml" {
+			b, err = printing.MarshalYAML(entries)
+		} else {
+			b, err = json.MarshalIndent(entries, "", "    ")
+			b = append(b, '\n')
 		}
-		_, err = fmt.Fprintf(o.Out, "%s\n", b)
-		return err
-	case "yaml":
-		b, err := yaml.Marshal(entries)
 		if err != nil {
 			return err
 		}
@@ -300,3 +318,41 @@ func contextsOr(contexts []string, or string) string {
 	}
 	return strings.Join(contexts, ",")
 }
+
+// fleetStatus is what cache status lists across contexts: the selected
+// contexts by the socket of their identity's cache (several contexts of
+// one identity share it), in order, and the sockets in order of first
+// context.
+type fleetStatus struct {
+	contexts map[string][]string
+	sockets  []string
+	// failures are the contexts that are missing or whose identity does
+	// not resolve, each named on stderr.
+	failures *targets.Failures
+}
+
+// entries returns the status's entries for the selected contexts, in their
+// order: each running cache of all (the user's caches) whose socket a
+// context's identity leads to, with its contexts, and an entry saying no
+// cache runs for the others.
+func (fs *fleetStatus) entries(all []cacheEntry) []cacheEntry {
+	bySocket := map[string]cacheEntry{}
+	for _, e := range all {
+		bySocket[e.Socket] = e
+	}
+	out := make([]cacheEntry, 0, len(fs.sockets))
+	for _, socket := range fs.sockets {
+		e, ok := bySocket[socket]
+		if !ok {
+			e = cacheEntry{Socket: socket, Error: noCacheRuns}
+		}
+		e.Shell = ""
+		e.Contexts = fs.contexts[socket]
+		out = append(out, e)
+	}
+	return out
+}
+
+// noCacheRuns is the error of a status entry of a context whose identity
+// has no cache.
+const noCacheRuns = "no cache runs"

@@ -1,7 +1,11 @@
 package cachecmd
 
 import (
+	"reflect"
+	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -33,5 +37,48 @@ func TestShellNote(t *testing.T) {
 	}
 	if got := shellNote(&tests[1].st, tests[1].socket, shellIdentity{}); got != "" {
 		t.Errorf("shellNote without a resolved shell identity = %q, want none", got)
+	}
+}
+
+func TestFleetStatusEntries(t *testing.T) {
+	fs := &fleetStatus{
+		contexts: map[string][]string{"/s/2": {"b"}, "/s/1": {"a", "a2"}, "/s/3": {"c"}},
+		sockets:  []string{"/s/2", "/s/1", "/s/3"},
+	}
+	all := []cacheEntry{
+		{Socket: "/s/1", Status: &protocol.Status{Pid: 1}, Shell: usedByShell},
+		{Socket: "/s/9", Status: &protocol.Status{Pid: 9}},
+		{Socket: "/s/2", Status: &protocol.Status{Pid: 2}},
+	}
+	got := fs.entries(all)
+	want := []cacheEntry{
+		{Socket: "/s/2", Status: &protocol.Status{Pid: 2}, Contexts: []string{"b"}},
+		{Socket: "/s/1", Status: &protocol.Status{Pid: 1}, Contexts: []string{"a", "a2"}},
+		{Socket: "/s/3", Error: noCacheRuns, Contexts: []string{"c"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("entries:\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestCacheStatusFleetTable(t *testing.T) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	o := &CacheStatusOptions{IOStreams: streams}
+	err := o.printTables([]cacheEntry{
+		{Socket: "/s/1", Status: &protocol.Status{Pid: 1, Server: "https://a", User: "admin", Context: "started-as"}, Contexts: []string{"a", "a2"}},
+		{Socket: "/s/3", Error: noCacheRuns, Contexts: []string{"c"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("table:\n%s", out)
+	}
+	if f := strings.Fields(lines[1]); f[3] != "a,a2" {
+		t.Errorf("CONTEXT of the running cache %q, want a,a2:\n%s", f[3], out)
+	}
+	if f := strings.Fields(lines[2]); f[3] != "c" || !strings.Contains(lines[2], "(no cache runs)") {
+		t.Errorf("row of c: %q", lines[2])
 	}
 }

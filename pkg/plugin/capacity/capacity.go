@@ -1,6 +1,8 @@
 // Package capacity is the capacity command: pods' requests and limits per
 // node (or per group of nodes) against the nodes' allocatable, for one
-// context or several (answerCapacityTargets).
+// context or several on one path (CapacityOptions.Run): the flags are
+// completed once, each target only connects. A target's answer is data
+// (capacityAnswer).
 package capacity
 
 import (
@@ -16,20 +18,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -66,15 +66,23 @@ type CapacityOptions struct {
 
 	genericiooptions.IOStreams
 
-	// Set by Complete.
+	// contexts are the flags that select contexts besides --context.
+	contexts *targets.Flags
+
+	// Set by Complete: the question, the same for every target, and the
+	// targets it is asked of.
 	nodeSelector labels.Selector
 	groupBy      *index.Definition
-	measures     []aggregate.Measure
+	// byContext is --group-by context: each target's nodes are one group,
+	// its context.
+	byContext bool
+	measures  []aggregate.Measure
+	targets   targets.Set
 }
 
 // NewCapacityOptions returns CapacityOptions with defaults.
 func NewCapacityOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *CapacityOptions {
-	return &CapacityOptions{EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}}, IOStreams: streams}
+	return &CapacityOptions{EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}}, IOStreams: streams, contexts: &targets.Flags{}}
 }
 
 // NewCmdCapacity returns the capacity command.
@@ -112,35 +120,41 @@ allocatable ("?" percentages).`,
 	// registration, programming errors the tests would catch.
 	_ = cmd.RegisterFlagCompletionFunc("group-by", completion.CompleteIndexName)
 	_ = cmd.RegisterFlagCompletionFunc("output", completion.CompleteChoices("json", "yaml"))
+	o.contexts = targets.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
-	cmd.RunE = fleetCapacityRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	return cmd
 }
 
-// Complete builds the clients from kubeconfig and parses the flags; it
-// sends no request.
+// Complete parses the flags and names the targets (several with
+// --group-by context), once for every target; it sends no request.
 func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
-	if err := o.EngineOptions.Complete(); err != nil {
+	o.byContext = o.GroupBy == fleet.ContextIndex
+	if cmd.Flags().Changed("from") && (o.byContext || targets.Selected(o.ConfigFlags, o.contexts.AllContexts)) {
+		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
+	}
+	var err error
+	if o.targets, err = targets.New(o.ConfigFlags, o.contexts.AllContexts, o.byContext); err != nil {
 		return err
 	}
 	// Pods of every namespace unless -n names one: capacity is about nodes,
 	// which the pods of every namespace fill.
-	if !cmd.Flags().Changed("namespace") || o.AllNamespaces {
-		o.Namespaces = nil
+	if !cmd.Flags().Changed("namespace") {
+		o.AllNamespaces = true
+	}
+	if err := o.CompleteFlags(); err != nil {
+		return err
 	}
 	// -l selects nodes, and is applied to the nodes' cache: pods, which
 	// the selector is not about, are listed whole.
-	o.Config.Namespaces = o.Namespaces
 	o.Config.LabelSelector = ""
 	o.nodeSelector = labels.Everything()
 	if o.LabelSelector != "" {
-		sel, err := labels.Parse(o.LabelSelector)
-		if err != nil {
+		if o.nodeSelector, err = labels.Parse(o.LabelSelector); err != nil {
 			return fmt.Errorf("invalid --selector %q: %w", o.LabelSelector, err)
 		}
-		o.nodeSelector = sel
 	}
-	if o.GroupBy != "" {
+	if o.GroupBy != "" && !o.byContext {
 		def, err := o.IndexSet.Lookup(o.GroupBy)
 		if err != nil {
 			return fmt.Errorf("--group-by %s: %w", o.GroupBy, err)
@@ -155,15 +169,9 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.measures = append(o.measures, m)
 	}
 	// The pods' cache holds each pod's usage, not the pod: capacity reads
-	// nothing else (bench/README.md says what it saves), and its node index
-	// reads the usage.
+	// nothing else, and its node index reads the usage.
 	o.Config.Indexes = []index.Definition{aggregate.PodUsageNodeIndex}
 	o.Config.FullObjects = true
-	o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{
-		{Resource: "pods"}:  aggregate.NewPodUsageTransform(),
-		{Resource: "nodes"}: aggregate.TransformNode,
-	}
-	o.Config.Progress = progress.NewProgress(o.ErrOut)
 	return nil
 }
 
@@ -182,23 +190,28 @@ func (o *CapacityOptions) Validate() error {
 	}
 	// The table's columns do not depend on the cluster: check --sum and
 	// --sort-by on an empty one.
-	table, err := o.capacityTable(nil, nil, true)
+	table, err := o.capacityTable(nil, nil, true, "")
 	if err != nil {
 		return err
 	}
-	if o.SortBy != "" {
-		if _, ok := table.Column(o.SortBy); !ok {
-			return fmt.Errorf("--sort-by %s: capacity has no such column; columns are %s", o.SortBy, strings.Join(table.Columns, ", "))
-		}
-	}
-	return nil
+	return o.sortAndCut(&table, 1)
 }
 
-// capacityTable is aggregate.Capacity's table, its group column headed
-// ZONE for label:topology.kubernetes.io/zone, as kubectl get -L heads a
-// label column.
-func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*corev1.Node, nodesKnown bool) (aggregate.Table, error) {
-	table, err := aggregate.Capacity(usage, o.capacityOptions(nodes, nodesKnown))
+// capacityTable is aggregate.Capacity's table of the target named target,
+// its group column headed ZONE for label:topology.kubernetes.io/zone, as
+// kubectl get -L heads a label column.
+func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*corev1.Node, nodesKnown bool, target string) (aggregate.Table, error) {
+	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: o.measures}
+	switch {
+	case o.byContext:
+		opts.GroupBy = fleet.ContextIndex
+		opts.GroupValue = func(*corev1.Node) string { return target }
+	case o.groupBy != nil:
+		def := *o.groupBy
+		opts.GroupBy = def.Name
+		opts.GroupValue = func(n *corev1.Node) string { return strings.Join(index.Values(def, n), ",") }
+	}
+	table, err := aggregate.Capacity(usage, opts)
 	if err != nil {
 		return table, err
 	}
@@ -208,40 +221,15 @@ func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*c
 	return table, nil
 }
 
-// capacityOptions are the options of aggregate.Capacity for nodes.
-func (o *CapacityOptions) capacityOptions(nodes []*corev1.Node, nodesKnown bool) aggregate.CapacityOptions {
-	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: o.measures}
-	if o.groupBy != nil {
-		def := *o.groupBy
-		opts.GroupBy = def.Name
-		opts.GroupValue = func(n *corev1.Node) string { return strings.Join(index.Values(def, n), ",") }
-	}
-	return opts
-}
-
-// Run checks whether nodes may be listed, starts the informers of pods (and
-// nodes), waits for sync, and prints the table, as the answer of a set of
-// one target (answerCapacityTargets): the target the command's own
-// kubeconfig flags name.
-func (o *CapacityOptions) Run(ctx context.Context) error {
-	ctx, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
-	return o.answerCapacityTargets(ctx, one, false, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
-		a := &capacityAnswer{name: t.Name}
-		return a, o.collectCapacity(ctx, a, false)
-	})
-}
-
-// nodesDenied lists one node (metadata only) to learn whether the user may
-// list nodes, and returns why not, or "" when they may. Other errors are left
-// to the engine, whose list of nodes reports them. It is a read, like every
-// request of the plugin, and asks the real question: an access review can be
-// allowed while the list is not.
-func (o *CapacityOptions) nodesDenied(ctx context.Context, nodes *meta.RESTMapping) string {
-	ctx, cancel := context.WithTimeout(ctx, o.SyncTimeout)
+// nodesDenied lists one node of eo's source (metadata only) to learn
+// whether the user may list nodes, and returns why not, or "" when they
+// may. Other errors are left to the engine, whose list of nodes reports
+// them. It is a read, like every request of the plugin, and asks the real
+// question: an access review can be allowed while the list is not.
+func nodesDenied(ctx context.Context, eo *engines.EngineOptions, nodes *meta.RESTMapping) string {
+	ctx, cancel := context.WithTimeout(ctx, eo.SyncTimeout)
 	defer cancel()
-	_, err := engine.List(ctx, o.Source, nodes, "", false, metav1.ListOptions{Limit: 1})
+	_, err := engine.List(ctx, eo.Source, nodes, "", false, metav1.ListOptions{Limit: 1})
 	switch {
 	case apierrors.IsForbidden(err):
 		return err.Error()
@@ -326,20 +314,20 @@ type capacityShare struct {
 	Percent     *int64      `json:"percent,omitempty"`
 }
 
-// capacityObjectOf is table as capacity's -o json and -o yaml print it.
-func capacityObjectOf(table aggregate.Table, usage *aggregate.UsageByNode, nodesKnown bool) *capacityObject {
-	obj := &capacityObject{GroupBy: table.Columns[0], NodesListed: nodesKnown, Columns: table.Columns,
-		Rows: []map[string]interface{}{}, UnscheduledPods: usage.Unscheduled, TerminalPods: usage.Terminal}
-	for _, r := range table.Rows {
-		obj.Rows = append(obj.Rows, capacityRecord(table.Columns, r))
+// capacityObjectOf is a's table as capacity's -o json and -o yaml print it.
+func capacityObjectOf(a *capacityAnswer) *capacityObject {
+	obj := &capacityObject{GroupBy: a.Table.Columns[0], NodesListed: a.NodesListed, Columns: a.Table.Columns,
+		Rows: []map[string]interface{}{}, UnscheduledPods: a.UnscheduledPods, TerminalPods: a.TerminalPods}
+	for _, r := range a.Table.Rows {
+		obj.Rows = append(obj.Rows, capacityRecord(a.Table.Columns, r))
 	}
-	obj.Total = capacityRecord(table.Columns, table.Total)
+	obj.Total = capacityRecord(a.Table.Columns, a.Table.Total)
 	return obj
 }
 
-// printCapacityObject prints the table as JSON or YAML.
-func (o *CapacityOptions) printCapacityObject(table aggregate.Table, usage *aggregate.UsageByNode, nodesKnown bool) error {
-	obj := capacityObjectOf(table, usage, nodesKnown)
+// printCapacityObject prints one target's capacity object as JSON or YAML.
+func (o *CapacityOptions) printCapacityObject(a *capacityAnswer) error {
+	obj := capacityObjectOf(a)
 	var (
 		data []byte
 		err  error

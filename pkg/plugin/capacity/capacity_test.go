@@ -3,11 +3,16 @@ package capacity
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -52,11 +57,12 @@ func TestCapacityJSON(t *testing.T) {
 			if tt.nodesKnown {
 				nodes = []*corev1.Node{node}
 			}
-			table, err := o.capacityTable(usage, nodes, tt.nodesKnown)
+			table, err := o.capacityTable(usage, nodes, tt.nodesKnown, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := o.printCapacityObject(table, usage, tt.nodesKnown); err != nil {
+			a := &capacityAnswer{Table: table, NodesListed: tt.nodesKnown, UnscheduledPods: usage.Unscheduled, TerminalPods: usage.Terminal}
+			if err := o.printCapacityObject(a); err != nil {
 				t.Fatal(err)
 			}
 			var compact bytes.Buffer
@@ -81,7 +87,7 @@ func TestCapacityZoneHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.groupBy = &def
-	table, err := o.capacityTable(nil, nil, true)
+	table, err := o.capacityTable(nil, nil, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,5 +97,74 @@ func TestCapacityZoneHeader(t *testing.T) {
 	}
 	if _, ok := table.Column("zone"); !ok {
 		t.Errorf("--sort-by zone finds no column in %q", table.Columns)
+	}
+}
+
+// TestCapacityAnswerAsData: capacity's answer travels as JSON, and prints
+// the same after the trip: a table, -o json, and several contexts merged.
+func TestCapacityAnswerAsData(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}, Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{
+		Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
+	}}}}
+	usage := aggregate.NewUsageByNode()
+	if err := usage.Add(pod); err != nil {
+		t.Fatal(err)
+	}
+	o := NewCapacityOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+	table, err := o.capacityTable(usage, []*corev1.Node{node}, true, "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := &capacityAnswer{Context: "prod", Table: table, NodesListed: true, UnscheduledPods: 2}
+	data, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var travelled capacityAnswer
+	if err := json.Unmarshal(data, &travelled); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		output  string
+		several bool
+	}{{"", false}, {"", true}, {"json", false}, {"yaml", true}} {
+		var printed [2]string
+		for i, a := range []capacityAnswer{*answer, travelled} {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			o := NewCapacityOptions(nil, streams)
+			o.Output = tt.output
+			if err := o.printCapacity([]*capacityAnswer{&a}, tt.several); err != nil {
+				t.Fatal(err)
+			}
+			printed[i] = out.String()
+		}
+		if printed[0] != printed[1] || printed[0] == "" {
+			t.Errorf("-o %q, several %v: printed after a JSON trip:\n%s\nwant\n%s", tt.output, tt.several, printed[1], printed[0])
+		}
+	}
+}
+
+// TestCapacityFromRefusesContexts: --from reads files, so a selection of
+// contexts, or --group-by context, is refused before any kubeconfig is
+// read.
+func TestCapacityFromRefusesContexts(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), "dump.yaml")
+	if err := os.WriteFile(dump, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--context", "a,b"}, {"--all-contexts"}, {"--group-by", "context"}} {
+		configFlags := genericclioptions.NewConfigFlags(false)
+		cmd := NewCmdCapacity(configFlags, genericiooptions.NewTestIOStreamsDiscard())
+		configFlags.AddFlags(cmd.Flags())
+		cmd.SetArgs(append([]string{"--from", dump, "--kubeconfig", filepath.Join(t.TempDir(), "none")}, args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SilenceUsage = true
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--from reads files, not contexts") {
+			t.Errorf("capacity --from %v: error %v, want --from refused", args, err)
+		}
 	}
 }

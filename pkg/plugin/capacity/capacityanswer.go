@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/printers"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
@@ -22,88 +22,56 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-// fleetCapacityRunE returns capacity's RunE: across contexts when they are
-// chosen the fleet way or --group-by names context (runFleetCapacity),
-// next otherwise.
-func fleetCapacityRunE(o *CapacityOptions, f *targets.Flags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if !targets.Selected(o.ConfigFlags, f.AllContexts) && o.GroupBy != fleet.ContextIndex {
-			return next(cmd, args)
-		}
-		return runFleetCapacity(cmd, args, o, f)
-	}
-}
-
-// capacityAnswer is one target's capacity: its table (not yet sorted or
-// cut), what its pods use, whether its nodes could be listed, and what it
-// wrote on stderr when it is one of several.
+// capacityAnswer is one target's capacity as data: everything the
+// printers (a table, -o json, -o yaml) print of it, so that it can travel
+// as JSON.
 type capacityAnswer struct {
-	name       string
-	table      aggregate.Table
-	usage      *aggregate.UsageByNode
-	nodesKnown bool
-	stderr     *cmdutil.LockedWriter // over a *bytes.Buffer
+	// Context is the target's context.
+	Context string `json:"context"`
+	// Table has a row per node (or group of nodes): its pods, requests and
+	// limits, each a share of the allocatable when known, and a totals
+	// row; not yet sorted or cut.
+	Table aggregate.Table `json:"table"`
+	// NodesListed is false when nodes could not be listed: no allocatable
+	// and no percentages then.
+	NodesListed bool `json:"nodesListed"`
+	// UnscheduledPods and TerminalPods were counted on no node.
+	UnscheduledPods int64 `json:"unscheduledPods"`
+	TerminalPods    int64 `json:"terminalPods"`
+
+	// stderr holds what the target wrote on stderr when it is one of
+	// several; nil when it wrote to the command's.
+	stderr *cmdutil.LockedWriter
 }
 
-// runFleetCapacity answers capacity in each context of a selection, o's
-// flags completed for each context on its own, and prints the answers as
-// one (answerCapacityTargets). With --group-by context, each context's
-// nodes are one group, its name.
-func runFleetCapacity(cmd *cobra.Command, args []string, o *CapacityOptions, f *targets.Flags) error {
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
-	}
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return fmt.Errorf("-o/--output must be json or yaml (or absent, for a table), got %q", o.Output)
-	}
-	set, err := targets.New(o.ConfigFlags, f.AllContexts, true)
-	if err != nil {
-		return err
-	}
-	byContext := o.GroupBy == fleet.ContextIndex
-	ctx, stop := cmdutil.Interruptible(cmd.Context())
+// Run checks in each target whether nodes may be listed, starts the
+// informers of pods (and nodes), waits for sync, and prints the answers
+// as one (printCapacity). With one target (not set.Several) its error is
+// the command's; with several, each failed context is named on stderr
+// once, the others are printed, and the error is a *targets.PartialError.
+func (o *CapacityOptions) Run(ctx context.Context) error {
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	return o.answerCapacityTargets(ctx, set, byContext, func(ctx context.Context, t targets.Target) (*capacityAnswer, error) {
-		a := &capacityAnswer{name: t.Name, stderr: &cmdutil.LockedWriter{W: &bytes.Buffer{}}}
-		co := *o
-		co.ConfigFlags = t.ConfigFlags
-		co.Engines = engines.DirectEngines{}
-		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
-		if byContext {
-			co.GroupBy = ""
-		}
-		if err := co.Complete(cmd, args); err != nil {
-			return a, err
-		}
-		if err := co.Validate(); err != nil {
-			return a, err
-		}
-		co.Config.Progress = pluginprogress.FromContext(ctx, co.Config.Progress)
-		return a, co.collectCapacity(ctx, a, byContext)
-	})
-}
-
-// answerCapacityTargets counts the capacity of each target of set (answer),
-// in parallel, and prints the answers as one (printCapacity). With one
-// target (not set.Several) its error is the command's; with several, each
-// failed context is named on stderr once, the others are printed, and the
-// error is a *targets.PartialError.
-func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets.Set, byContext bool, answer func(ctx context.Context, t targets.Target) (*capacityAnswer, error)) error {
-	progress, deadline := pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout)
-	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
+	set := o.targets
+	progress := pluginprogress.Of(o.ErrOut, set)
+	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
 		defer func() { progress.Done(t.Name, err) }()
+		a = &capacityAnswer{Context: t.Name}
+		errOut := o.ErrOut
+		if set.Several {
+			a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
+			errOut = a.stderr
+		}
 		if progress != nil {
 			ctx = pluginprogress.WithTargets(ctx, progress.EngineProgress(t.Name))
 		}
-		return answer(ctx, t)
+		return a, o.answer(ctx, t, a, errOut)
 	})
 	progress.End()
 	failures := set.Failures(o.ErrOut)
 	var answers []*capacityAnswer
 	for _, r := range results {
-		if r.Value != nil && r.Value.stderr != nil {
+		if r.Value != nil {
 			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
 		}
 		switch {
@@ -116,58 +84,57 @@ func (o *CapacityOptions) answerCapacityTargets(ctx context.Context, set targets
 		}
 	}
 	if len(answers) > 0 {
-		if err := o.printCapacity(answers, set.Several, byContext); err != nil {
+		if err := o.printCapacity(answers, set.Several); err != nil {
 			return err
 		}
 	}
 	return failures.Err()
 }
 
-// collectCapacity counts the target's capacity into a: with byContext,
-// every node of the target is in one group, its context's name.
-func (o *CapacityOptions) collectCapacity(ctx context.Context, a *capacityAnswer, byContext bool) error {
-	mappings, err := o.Resolve("pods,nodes")
+// answer counts the capacity of target t into a, with the engine options
+// connected to t; its warnings go to errOut.
+func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capacityAnswer, errOut io.Writer) error {
+	eo := o.EngineOptions
+	eo.Notes = errOut
+	if err := eo.Connect(t.ConfigFlags); err != nil {
+		return err
+	}
+	mappings, err := eo.Resolve("pods,nodes")
 	if err != nil {
 		return err
 	}
-	a.nodesKnown = true
-	if reason := o.nodesDenied(ctx, mappings[1]); reason != "" {
-		if o.groupBy != nil || byContext || o.LabelSelector != "" {
+	a.NodesListed = true
+	if reason := nodesDenied(ctx, &eo, mappings[1]); reason != "" {
+		if o.groupBy != nil || o.byContext || o.LabelSelector != "" {
 			return fmt.Errorf("--group-by and -l need the nodes, which you may not list: %s", reason)
 		}
-		fmt.Fprintf(o.ErrOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
-		mappings, a.nodesKnown = mappings[:1], false
+		fmt.Fprintf(errOut, "warning: you may not list nodes (%s); printing requests and limits without allocatable\n", reason)
+		mappings, a.NodesListed = mappings[:1], false
 	}
-	eng, err := o.Engines.Start(ctx, o.Source, engines.EngineRequest{Mappings: mappings, Config: o.Config, ErrOut: o.ErrOut})
+	cfg := eo.Config
+	cfg.Transforms = map[schema.GroupResource]toolscache.TransformFunc{
+		{Resource: "pods"}:  aggregate.NewPodUsageTransform(),
+		{Resource: "nodes"}: aggregate.TransformNode,
+	}
+	cfg.Progress = pluginprogress.FromContext(ctx, pluginprogress.NewProgress(errOut))
+	eng, err := eo.Engines.Start(ctx, eo.Source, engines.EngineRequest{Mappings: mappings, Config: cfg, ErrOut: errOut})
 	if err != nil {
 		return err
 	}
 	defer eng.Shutdown()
-	pods := eng.Types()[0]
 	var nodes []*corev1.Node
-	a.usage = aggregate.NewUsageByNode()
-	if a.nodesKnown {
+	if a.NodesListed {
 		if nodes, err = o.selectedNodes(eng.Types()[1]); err != nil {
 			return err
 		}
-		err = o.addPodsOf(a.usage, pods, nodes)
-	} else {
-		var all []interface{}
-		if all, err = pods.Lookup(nil); err == nil {
-			err = addAll(a.usage, all)
-		}
 	}
-	if err != nil {
+	// Without the nodes there is no -l: every pod counts.
+	usage := aggregate.NewUsageByNode()
+	if err := o.addPodsOf(usage, eng.Types()[0], nodes); err != nil {
 		return err
 	}
-	if !byContext {
-		a.table, err = o.capacityTable(a.usage, nodes, a.nodesKnown)
-		return err
-	}
-	opts := o.capacityOptions(nodes, a.nodesKnown)
-	opts.GroupBy = fleet.ContextIndex
-	opts.GroupValue = func(*corev1.Node) string { return a.name }
-	a.table, err = aggregate.Capacity(a.usage, opts)
+	a.UnscheduledPods, a.TerminalPods = usage.Unscheduled, usage.Terminal
+	a.Table, err = o.capacityTable(usage, nodes, a.NodesListed, t.Name)
 	return err
 }
 
@@ -177,36 +144,32 @@ func (o *CapacityOptions) collectCapacity(ctx context.Context, a *capacityAnswer
 // the contexts), sorted by --sort-by and cut to --top. -o json|yaml print
 // one target's capacity object, or a v1 List whose items are each
 // context's capacity object, as that context alone prints it, and beside
-// items the list contexts (fleetContextsField).
-func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several, byContext bool) error {
+// items the list contexts (printing.ContextsField).
+func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several bool) error {
 	if o.Output != "" {
-		if !several {
-			a := answers[0]
-			if err := o.sortAndCut(&a.table, 1); err != nil {
-				return err
-			}
-			return o.printCapacityObject(a.table, a.usage, a.nodesKnown)
-		}
 		var list printing.ContextList
 		for _, a := range answers {
-			if err := o.sortAndCut(&a.table, 1); err != nil {
+			if err := o.sortAndCut(&a.Table, 1); err != nil {
 				return err
 			}
-			item, err := runtime.DefaultUnstructuredConverter.ToUnstructured(capacityObjectOf(a.table, a.usage, a.nodesKnown))
-			if err != nil {
-				return fmt.Errorf("context %s: encoding the capacity table: %w", a.name, err)
+			if !several {
+				return o.printCapacityObject(a)
 			}
-			list.Add(a.name, item)
+			item, err := runtime.DefaultUnstructuredConverter.ToUnstructured(capacityObjectOf(a))
+			if err != nil {
+				return fmt.Errorf("context %s: encoding the capacity table: %w", a.Context, err)
+			}
+			list.Add(a.Context, item)
 		}
 		return list.Write(o.Out, o.Output, &printers.JSONPrinter{})
 	}
-	table, keyWidth := answers[0].table, 1
+	table, keyWidth := answers[0].Table, 1
 	if several {
 		tables := make([]fleet.ContextTable, len(answers))
 		for i, a := range answers {
-			tables[i] = fleet.ContextTable{Context: a.name, Table: a.table}
+			tables[i] = fleet.ContextTable{Context: a.Context, Table: a.Table}
 		}
-		perNode := !byContext && o.GroupBy == ""
+		perNode := !o.byContext && o.GroupBy == ""
 		table = fleet.MergeCapacity(tables, perNode)
 		if perNode {
 			keyWidth = 2

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -26,6 +27,35 @@ type ServeEnv struct {
 	// PrintWarning, per request, takes an API warning for the client to
 	// print as its own command would.
 	PrintWarning func(message string)
+}
+
+// NewServeEnv returns the warm engines of configFlags' identity: its API
+// server as their source (wrapped by wrap, when set), its discovery kept in
+// memory (WarmRESTMapper), the API server's warnings of their lists and
+// watches (logged too, by client-go's default handler), and an empty pool
+// whose informers start the first time a type is asked for and are
+// evicted after evictAfter without users (0: never). It sends no request.
+func NewServeEnv(configFlags *genericclioptions.ConfigFlags, evictAfter time.Duration, wrap func(engine.Source) engine.Source) (*ServeEnv, error) {
+	restConfig, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := WarmRESTMapper(configFlags)
+	if err != nil {
+		return nil, err
+	}
+	warnings := server.NewWarnings()
+	restConfig.Wrap(warnings.WrapTransport)
+	apiServer, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
+	if err != nil {
+		return nil, err
+	}
+	var source engine.Source = apiServer
+	if wrap != nil {
+		source = wrap(source)
+	}
+	return &ServeEnv{Server: restConfig.Host, Source: source, Warnings: warnings,
+		Pool: server.NewPool(source, server.PoolOptions{EvictAfter: evictAfter})}, nil
 }
 
 // WarmEngines leases the warm cache's engines, and the related types the

@@ -69,7 +69,8 @@ func (o *EngineOptions) AddFlags(cmd *cobra.Command) {
 		"EXPR is JSONPath if it starts with '{' or '.'; otherwise CEL if it names the variable object or now outside quotes; otherwise JSONPath (spec.nodeName).")
 }
 
-// AddCacheFlags adds --cache and --max-staleness (query and watch).
+// AddCacheFlags adds --cache and --max-staleness (the commands that read
+// a target through its warm cache).
 func (o *EngineOptions) AddCacheFlags(cmd *cobra.Command) {
 	o.Cache = "auto"
 	cmd.Flags().StringVar(&o.Cache, "cache", o.Cache, "Use a warm cache (kubectl informer cache start): auto uses the running cache of this identity (server, user, impersonation), if any, and answers directly otherwise; off always answers directly.")

@@ -132,3 +132,13 @@ func (r *ExprReporter) print(w io.Writer, firstOnly bool) {
 		fmt.Fprintf(w, "warning: %v\n", g.Err())
 	}
 }
+
+// OwnGuard returns a guard of g's program that counts its failures and
+// cost-limit stop apart from g's, or nil for none: each target of a
+// command reports its own (index.Own does the same for --indexer).
+func OwnGuard(g *expr.Guard) *expr.Guard {
+	if g == nil {
+		return nil
+	}
+	return expr.NewGuard(g.Program())
+}

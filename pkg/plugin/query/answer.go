@@ -110,7 +110,7 @@ func (t *queryTarget) collect(ctx context.Context, a *targetAnswer) error {
 		return err
 	}
 	a.shutdown = r.stop
-	if a.groups, err = t.q.lookup(ctx, r.types); err != nil {
+	if a.groups, err = r.lookup(ctx); err != nil {
 		return err
 	}
 	r.report()

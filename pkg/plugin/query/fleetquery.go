@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
@@ -197,6 +199,11 @@ type queryTarget struct {
 	several bool
 	print   queryPrintConfig
 	errOut  io.Writer
+	// indexDefs and filter are the question's, with expression guards of
+	// the target's own (index.Own), so that each target counts and
+	// reports its own expression failures.
+	indexDefs []index.Definition
+	filter    *expr.Guard
 }
 
 // target connects o's question to tg (engines.EngineOptions.Connect: its
@@ -211,6 +218,12 @@ func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func
 		return nil, err
 	}
 	t.Config.Progress = progress
+	t.indexDefs, t.filter = index.Own(o.indexDefs), engines.OwnGuard(o.filterGuard)
+	t.Config.Indexes = engines.PlainIndexes(t.indexDefs)
+	if o.Config.Reduce != nil {
+		plan := aggregate.RecordPlan(t.indexDefs, o.print.measures)
+		t.Config.Indexes, t.Config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
+	}
 	t.print = o.print
 	t.print.namespaces = t.Namespaces
 	if t.print.printsAges() {

@@ -182,7 +182,7 @@ func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 	var groups []typeObjects
 	if !s.watchOnly {
 		var err error
-		if groups, err = w.o.lookup(ctx, w.types); err != nil {
+		if groups, err = w.lookup(ctx); err != nil {
 			return err
 		}
 	}

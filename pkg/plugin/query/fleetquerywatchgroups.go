@@ -29,7 +29,7 @@ type groupState struct {
 
 // setTable records context name's table, computed from its objects now.
 func (s *fleetRows) setTable(ctx context.Context, name string, w *running) error {
-	groups, err := w.o.lookup(ctx, w.types)
+	groups, err := w.lookup(ctx)
 	if err != nil {
 		return err
 	}

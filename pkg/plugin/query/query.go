@@ -298,6 +298,8 @@ type running struct {
 	eng     engines.RunningEngine
 	printer queryPrinter
 	changes *watch.EventPrinter
+	// filter is the target's own --filter guard.
+	filter *expr.Guard
 	// notes holds the last warning of a table redrawn in place.
 	notes  *lastLine
 	report func()
@@ -339,13 +341,13 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 		}
 	}
 	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
-		Mappings: mappings, Config: config, Queue: queue, Indexes: o.indexDefs, ErrOut: t.errOut,
+		Mappings: mappings, Config: config, Queue: queue, Indexes: t.indexDefs, ErrOut: t.errOut,
 		Pushdown: o.Pushdown,
 	})
 	if err != nil {
 		return nil, err
 	}
-	related, err := engine.StartRelations(ctx, eng.Types(), o.indexDefs, relations)
+	related, err := engine.StartRelations(ctx, eng.Types(), t.indexDefs, relations)
 	if err != nil {
 		eng.Shutdown()
 		return nil, err
@@ -356,7 +358,7 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 	}
 	engines.WarnUnreadable(t.errOut, related.Unreadable())
 	indexDefs := related.Definitions()
-	guards := engines.ExprGuards(indexDefs, o.filterGuard)
+	guards := engines.ExprGuards(indexDefs, t.filter)
 	if err := engines.ExprFatal(guards); err != nil {
 		stop()
 		return nil, err
@@ -364,7 +366,7 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 	r := &running{
 		o: o, types: related.Types(), queue: queue, eng: eng,
 		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
-		changes: o.changeClassifier(indexDefs), notes: notes,
+		changes: o.changeClassifier(indexDefs, t.filter), filter: t.filter, notes: notes,
 		report: func() { engines.NewExprReporter(guards).Report(t.errOut) },
 		stop:   stop,
 	}
@@ -380,10 +382,11 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 // counts them per group (--group-by without --sum), which reads no order
 // (a sum's format is its first quantity's, so sums keep the order). It
 // fails when an expression hit CEL's cost limit.
-func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]typeObjects, error) {
+func (r *running) lookup(ctx context.Context) ([]typeObjects, error) {
+	o, filter := r.o, r.filter
 	now := time.Now()
-	groups := make([]typeObjects, 0, len(types))
-	for _, t := range types {
+	groups := make([]typeObjects, 0, len(r.types))
+	for _, t := range r.types {
 		look := t.Lookup
 		if len(o.print.groupBy) > 0 && len(o.Sums) == 0 {
 			look = t.LookupUnordered
@@ -392,13 +395,13 @@ func (o *QueryOptions) lookup(ctx context.Context, types []*engine.Type) ([]type
 		if err != nil {
 			return nil, err
 		}
-		if o.filterGuard != nil {
-			objs = engines.FilterObjects(ctx, o.filterGuard, objs, now)
-			if err := o.filterGuard.Fatal(); err != nil {
+		if filter != nil {
+			objs = engines.FilterObjects(ctx, filter, objs, now)
+			if err := filter.Fatal(); err != nil {
 				return nil, err
 			}
 		}
-		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && o.filterGuard == nil})
+		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && filter == nil})
 	}
 	return groups, nil
 }

@@ -93,7 +93,7 @@ func (t *queryTarget) withTableRows(mappings []*meta.RESTMapping) {
 		}
 		tables[m.GroupVersionKind] = table
 	}
-	plan := t.q.recordPlan().WithRow(func(obj runtime.Object) ([]string, error) {
+	plan := aggregate.RecordPlan(t.indexDefs, t.q.print.measures).WithRow(func(obj runtime.Object) ([]string, error) {
 		gvk := obj.GetObjectKind().GroupVersionKind()
 		table, ok := tables[gvk]
 		if !ok {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
@@ -188,8 +189,8 @@ func interrupted(ctx context.Context, err error) error {
 // --index and --filter, those of objects in the query, an object entering
 // it as ADDED and leaving it as DELETED. Events of the initial list are
 // not changes: the answer printed first holds them.
-func (o *QueryOptions) changeClassifier(bound []index.Definition) *watch.EventPrinter {
-	cfg := watch.WatchPrintConfig{Filter: o.filterGuard}
+func (o *QueryOptions) changeClassifier(bound []index.Definition, filter *expr.Guard) *watch.EventPrinter {
+	cfg := watch.WatchPrintConfig{Filter: filter}
 	for _, sel := range o.selectors {
 		for _, def := range bound {
 			if def.Name == sel.Name {

@@ -271,7 +271,7 @@ func (l *liveTable) draw(ctx context.Context) error {
 // render returns the lines query prints for the caches' current state
 // ("No resources found" included), and the count of objects per type.
 func (l *liveTable) render(ctx context.Context) ([]string, []string, error) {
-	groups, err := l.w.o.lookup(ctx, l.w.types)
+	groups, err := l.w.lookup(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,8 @@
 // Package tree is the tree command: what an object owns, recursively, its
 // controllers (--up) or what it uses and what uses it (--refs), for one
-// context or several (answerTreeTargets). Its trees are drawn by pkg/tree.
+// context or several on one path (TreeOptions.Run): the flags are
+// completed once, each target only connects. Its trees are drawn by
+// pkg/tree; a target's answer is data (treeAnswer).
 package tree
 
 import (
@@ -13,15 +15,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
@@ -65,13 +64,14 @@ type TreeOptions struct {
 
 	genericiooptions.IOStreams
 
-	// Set by Complete.
-	roots     []treeRootArg
-	out       printing.Output
-	namespace string // the one namespace of -n, "" with -A
-	// ages is the instant the tree's ages count from: the current time
-	// unless it reads a dump or a recording.
-	ages pluginengines.Ages
+	// contexts are the flags that select contexts besides --context.
+	contexts *targets.Flags
+
+	// Set by Complete: the question, the same for every target, and the
+	// targets it is asked of.
+	roots   []treeRootArg
+	out     printing.Output
+	targets targets.Set
 }
 
 // treeRootArg is one root type as the user named it, with the names asked for (none: every
@@ -83,7 +83,7 @@ type treeRootArg struct {
 
 // NewTreeOptions returns TreeOptions with defaults.
 func NewTreeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TreeOptions {
-	return &TreeOptions{EngineOptions: pluginengines.EngineOptions{ConfigFlags: configFlags, Engines: pluginengines.DirectEngines{}}, IOStreams: streams}
+	return &TreeOptions{EngineOptions: pluginengines.EngineOptions{ConfigFlags: configFlags, Engines: pluginengines.DirectEngines{}}, IOStreams: streams, contexts: &targets.Flags{}}
 }
 
 // NewCmdTree returns the tree command.
@@ -105,44 +105,34 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringSliceVar(&o.Types, "types", nil, "Types to follow down, comma separated (default "+strings.Join(defaultTreeTypes, ",")+").")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (name, json, yaml). Default: a tree with READY, STATUS and AGE.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
+	o.contexts = targets.AddFlags(cmd)
+	o.EngineOptions.AddCacheFlags(cmd)
 	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	o.EngineOptions.AddNowFlag(cmd)
-	cmd.RunE = fleetTreeRunE(o, targets.AddFlags(cmd), cmd.RunE)
 	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
 
-// Complete parses the arguments and -o, and builds the clients from kubeconfig; it sends no
-// request. A tree printed as a table learns the instant its ages count from
-// (EngineOptions.Ages), which it says on stderr when it is not now.
+// Complete parses the arguments and -o, completes the engine flags and
+// names the targets (a set of one without a selection of contexts), once
+// for every target; it sends no request.
 func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
 	roots, err := parseTreeArgs(args)
 	if err != nil {
 		return err
 	}
 	o.roots = roots
-	if err := o.EngineOptions.Complete(); err != nil {
+	if cmd.Flags().Changed("from") && targets.Selected(o.ConfigFlags, o.contexts.AllContexts) {
+		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
+	}
+	if o.targets, err = targets.New(o.ConfigFlags, o.contexts.AllContexts, false); err != nil {
 		return err
 	}
-	switch len(o.Namespaces) {
-	case 0:
-		o.namespace = ""
-	case 1:
-		o.namespace = o.Namespaces[0]
-	default:
-		return fmt.Errorf("tree looks in one namespace (-n NS) or all (-A), got -n %s", strings.Join(o.Namespaces, ","))
-	}
-	out, err := printing.ParseOutput(o.Output)
-	if err != nil {
+	if err := o.CompleteFlags(); err != nil {
 		return err
 	}
-	o.out = out
-	if out.Format == "" {
-		if o.ages, err = o.EngineOptions.Ages(o.ErrOut); err != nil {
-			return err
-		}
-	}
-	return nil
+	o.out, err = printing.ParseOutput(o.Output)
+	return err
 }
 
 // parseTreeArgs reads "TYPE/NAME...", or "TYPE [NAME...]", as kubectl get does.
@@ -206,23 +196,23 @@ func (o *TreeOptions) Validate() error {
 	return nil
 }
 
-// Run starts the informers, builds the trees and prints them, as the
-// answer of a set of one target (answerTreeTargets): the target the
-// command's own kubeconfig flags name.
-func (o *TreeOptions) Run(ctx context.Context) error {
-	ctx, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	one := targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
-	return o.answerTreeTargets(ctx, one, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
-		a := &treeAnswer{name: t.Name, shutdown: func() {}}
-		return a, o.collectTree(ctx, a)
-	})
+// treeTarget is one target of a tree: the question (read only), the
+// engine options connected to the target, the one namespace it looks in
+// ("" with -A), and where its warnings go.
+type treeTarget struct {
+	pluginengines.EngineOptions
+	q         *TreeOptions
+	namespace string
+	errOut    io.Writer
+	// ages is the instant the target's ages count from (connect): the
+	// current time unless it reads a dump or a recording.
+	ages pluginengines.Ages
 }
 
 // findRoots caches each root type, with the label selector, or a field selector on the name
 // when one object is named, and returns the roots in argument order. A named root that does not
 // exist is an error, as in kubectl get. The returned func shuts the root engines down.
-func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, func(), error) {
+func (c *treeTarget) findRoots(ctx context.Context, full bool) ([]tree.Object, func(), error) {
 	var engines []*engine.Engine
 	shutdown := func() {
 		for _, e := range engines {
@@ -230,18 +220,18 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		}
 	}
 	var roots []tree.Object
-	for _, r := range o.roots {
-		mappings, err := o.Resolve(r.typ)
+	for _, r := range c.q.roots {
+		mappings, err := c.Resolve(r.typ)
 		if err != nil {
 			return nil, shutdown, err
 		}
 		// A Service's pods are found by its selector, in its spec.
 		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
-		cfg := engine.Config{Namespaces: o.Namespaces, LabelSelector: o.LabelSelector, SyncTimeout: o.SyncTimeout, FullObjects: rootFull, Progress: progress.FromContext(ctx, nil)}
+		cfg := engine.Config{Namespaces: c.Namespaces, LabelSelector: c.LabelSelector, SyncTimeout: c.SyncTimeout, FullObjects: rootFull, Progress: progress.FromContext(ctx, nil)}
 		if len(r.names) == 1 {
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
-		eng, err := engine.New(o.Source, mappings, cfg)
+		eng, err := engine.New(c.Source, mappings, cfg)
 		if err != nil {
 			return nil, shutdown, err
 		}
@@ -263,7 +253,7 @@ func (o *TreeOptions) findRoots(ctx context.Context, full bool) ([]tree.Object, 
 		for _, name := range r.names {
 			key := name
 			if t.Namespaced() {
-				key = o.namespace + "/" + name
+				key = c.namespace + "/" + name
 			}
 			obj, exists, err := t.GetByKey(key)
 			if err != nil {
@@ -284,18 +274,18 @@ func typeObject(t *engine.Type, obj interface{}) tree.Object {
 
 // downTrees caches the followed types with an owner-uid index, one engine each so that a type
 // the user may not read is reported and skipped, and walks down from every root.
-func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full bool) ([]*tree.Node, error) {
-	mappings, err := o.followedTypes()
+func (c *treeTarget) downTrees(ctx context.Context, roots []tree.Object, full bool) ([]*tree.Node, error) {
+	mappings, err := c.followedTypes()
 	if err != nil {
 		return nil, err
 	}
-	ownerUID, err := o.IndexSet.Lookup("owner-uid")
+	ownerUID, err := c.IndexSet.Lookup("owner-uid")
 	if err != nil {
 		return nil, err
 	}
-	each, err := engine.StartEach(ctx, o.Source, mappings, engine.Config{
-		Namespaces:  o.Namespaces,
-		SyncTimeout: o.SyncTimeout,
+	each, err := engine.StartEach(ctx, c.Source, mappings, engine.Config{
+		Namespaces:  c.Namespaces,
+		SyncTimeout: c.SyncTimeout,
 		FullObjects: full,
 		Indexes:     []index.Definition{ownerUID},
 		Progress:    progress.FromContext(ctx, nil),
@@ -305,7 +295,7 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 		return nil, err
 	}
 	for _, u := range each.Unreadable {
-		fmt.Fprintf(o.ErrOut, "Warning: the tree does not follow %s, which cannot be read: %v\n", u.Name, u.Err)
+		fmt.Fprintf(c.errOut, "Warning: the tree does not follow %s, which cannot be read: %v\n", u.Name, u.Err)
 	}
 	deps := cacheDependents{types: each.Types, index: ownerUID.Name}
 	trees := make([]*tree.Node, 0, len(roots))
@@ -321,9 +311,9 @@ func (o *TreeOptions) downTrees(ctx context.Context, roots []tree.Object, full b
 
 // followedTypes resolves --types, or the default types; a default type the server does not serve
 // is left out (logged at -v=1), a --types type it does not serve is an error.
-func (o *TreeOptions) followedTypes() ([]*meta.RESTMapping, error) {
-	if len(o.Types) > 0 {
-		mappings, err := o.Resolve(strings.Join(o.Types, ","))
+func (c *treeTarget) followedTypes() ([]*meta.RESTMapping, error) {
+	if len(c.q.Types) > 0 {
+		mappings, err := c.Resolve(strings.Join(c.q.Types, ","))
 		if err != nil {
 			return nil, fmt.Errorf("--types: %w", err)
 		}
@@ -331,7 +321,7 @@ func (o *TreeOptions) followedTypes() ([]*meta.RESTMapping, error) {
 	}
 	var mappings []*meta.RESTMapping
 	for _, typ := range defaultTreeTypes {
-		m, err := o.Resolve(typ)
+		m, err := c.Resolve(typ)
 		if err != nil {
 			klog.V(1).InfoS("not following a default type", "type", typ, "err", err)
 			continue
@@ -392,18 +382,18 @@ var (
 // upTrees caches the owner types of the roots, level by level, and returns each root's chain of
 // controllers as a tree, top-most first. Owners that cannot be read end the chain with what
 // their dependent's reference says of them.
-func (o *TreeOptions) upTrees(ctx context.Context, roots []tree.Object, full bool) ([]*tree.Node, error) {
+func (c *treeTarget) upTrees(ctx context.Context, roots []tree.Object, full bool) ([]*tree.Node, error) {
 	seeds := make([]interface{}, len(roots))
 	for i, r := range roots {
 		seeds[i] = r.Obj
 	}
-	owners, err := engine.StartOwners(ctx, o.Engines.Related(o.Source), seeds, engine.OwnersConfig{Namespaces: o.Namespaces, FullObjects: full, SyncTimeout: o.SyncTimeout})
+	owners, err := engine.StartOwners(ctx, c.Engines.Related(c.Source), seeds, engine.OwnersConfig{Namespaces: c.Namespaces, FullObjects: full, SyncTimeout: c.SyncTimeout})
 	if err != nil {
 		return nil, err
 	}
 	defer owners.Shutdown()
 	for _, u := range owners.Unreadable() {
-		pluginengines.WarnOwnersStop(o.ErrOut, u)
+		pluginengines.WarnOwnersStop(c.errOut, u)
 	}
 	graph := index.Owners(owners)
 	trees := make([]*tree.Node, 0, len(roots))
@@ -433,61 +423,4 @@ type rootNotFoundError struct {
 
 func (e *rootNotFoundError) Error() string {
 	return fmt.Sprintf("%s %q not found", e.resource, e.name)
-}
-
-// printTreeNames prints kubectl's -o name for each object, "deployment.apps/web", and
-// "kind/name" for an owner known only from a reference.
-func printTreeNames(w io.Writer, lines []tree.Line) error {
-	for _, l := range lines {
-		name := strings.ToLower(l.Kind)
-		if l.Resource.Group != "" {
-			name += "." + l.Resource.Group
-		}
-		if _, err := fmt.Fprintf(w, "%s/%s\n", name, l.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// statusCells returns the READY and STATUS cells kubectl get prints for obj, where its table has
-// such columns; "" otherwise.
-func statusCells(obj tree.Object, now time.Time) (ready, status string) {
-	ro, ok := obj.Obj.(runtime.Object)
-	if !ok {
-		return "", ""
-	}
-	table, ok := columns.For(obj.Resource)
-	if !ok {
-		return "", ""
-	}
-	row, err := table.Row(ro, now)
-	if err != nil {
-		return "", ""
-	}
-	for i, c := range table.Columns {
-		if i >= len(row) {
-			break
-		}
-		switch c.Header {
-		case "READY":
-			ready = row[i]
-		case "STATUS":
-			status = row[i]
-		}
-	}
-	return ready, status
-}
-
-// age is the AGE kubectl prints for obj, "" when obj is unknown.
-func age(obj interface{}, now time.Time) string {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return ""
-	}
-	created := m.GetCreationTimestamp()
-	if created.IsZero() {
-		return ""
-	}
-	return duration.HumanDuration(now.Sub(created.Time))
 }

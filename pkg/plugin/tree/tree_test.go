@@ -1,10 +1,15 @@
 package tree
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
@@ -99,5 +104,82 @@ func TestTreeValidate(t *testing.T) {
 				t.Errorf("Complete+Validate(%s) = %v, want %q", tt.name, err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestTreeAnswerAsData: a tree's answer travels as JSON, and prints the
+// same after the trip, for one target and for several.
+func TestTreeAnswerAsData(t *testing.T) {
+	answer := &treeAnswer{Context: "prod", Namespace: "shop", Lines: []treeLine{
+		{Kind: "Deployment", Group: "apps", Namespace: "shop", Name: "web", Ready: "1/1", Age: "5m",
+			Object: map[string]interface{}{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]interface{}{"name": "web"}}},
+		{Depth: 1, Prefix: "└─", Kind: "ReplicaSet", Group: "apps", Namespace: "shop", Name: "web-5d9c7", Ready: "1/1", Age: "5m"},
+		{Depth: 2, Prefix: "  └─", Kind: "Pod", Namespace: "shop", Name: "web-5d9c7-x2x4z", Ready: "1/1", Status: "Running", Age: "4m"},
+	}}
+	data, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var travelled treeAnswer
+	if err := json.Unmarshal(data, &travelled); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		output  string
+		several bool
+		want    string
+	}{
+		{"", false, "NAMESPACE   NAME                      READY   STATUS    AGE\n" +
+			"shop        Deployment/web            1/1               5m\n" +
+			"shop        └─ReplicaSet/web-5d9c7    1/1               5m\n" +
+			"shop          └─Pod/web-5d9c7-x2x4z   1/1     Running   4m\n"},
+		{"name", false, "deployment.apps/web\nreplicaset.apps/web-5d9c7\npod/web-5d9c7-x2x4z\n"},
+		{"name", true, "prod/deployment.apps/web\nprod/replicaset.apps/web-5d9c7\nprod/pod/web-5d9c7-x2x4z\n"},
+		{"json", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("-o %q several %v", tt.output, tt.several), func(t *testing.T) {
+			var printed [2]string
+			for i, a := range []*treeAnswer{answer, &travelled} {
+				streams, _, out, _ := genericiooptions.NewTestIOStreams()
+				o := NewTreeOptions(genericclioptions.NewConfigFlags(false), streams)
+				o.Output = tt.output
+				var err error
+				if o.out, err = printing.ParseOutput(tt.output); err != nil {
+					t.Fatal(err)
+				}
+				if err := o.printTrees([]*treeAnswer{a}, tt.several); err != nil {
+					t.Fatal(err)
+				}
+				printed[i] = out.String()
+			}
+			if printed[0] != printed[1] {
+				t.Errorf("printed after a JSON trip:\n%s\nwant\n%s", printed[1], printed[0])
+			}
+			if tt.want != "" && printed[0] != tt.want {
+				t.Errorf("printed:\n%s\nwant\n%s", printed[0], tt.want)
+			}
+		})
+	}
+}
+
+// TestTreeFromRefusesContexts: --from reads files, so a selection of
+// contexts is refused, before any kubeconfig is read.
+func TestTreeFromRefusesContexts(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), "dump.yaml")
+	if err := os.WriteFile(dump, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--context", "a,b"}, {"--all-contexts"}} {
+		configFlags := genericclioptions.NewConfigFlags(false)
+		cmd := NewCmdTree(configFlags, genericiooptions.NewTestIOStreamsDiscard())
+		configFlags.AddFlags(cmd.Flags())
+		cmd.SetArgs(append([]string{"configmap/a", "--from", dump, "--kubeconfig", filepath.Join(t.TempDir(), "none")}, args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SilenceUsage = true
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--from reads files, not contexts") {
+			t.Errorf("tree --from %v: error %v, want --from refused", args, err)
+		}
 	}
 }

@@ -5,125 +5,197 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
+	"time"
 
-	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/tree"
 )
 
-// errNoRootHere marks a target in which a named root does not exist.
-var errNoRootHere = errors.New("no such root here")
-
-// fleetTreeRunE returns tree's RunE: across contexts when they are chosen
-// the fleet way (runFleetTree), next otherwise.
-func fleetTreeRunE(o *TreeOptions, f *targets.Flags, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if !targets.Selected(o.ConfigFlags, f.AllContexts) {
-			return next(cmd, args)
-		}
-		return runFleetTree(cmd, args, o, f)
-	}
-}
-
-// treeAnswer is one target's tree lines, the namespace it looked in, and
-// what it wrote on stderr when it is one of several.
+// treeAnswer is one target's trees as data: every line the printers print
+// (a table, -o name, json or yaml), so that it can travel as JSON.
 type treeAnswer struct {
-	name      string
-	namespace string
-	// out is the -o the target's options parsed.
-	out      printing.Output
-	lines    []tree.Line
-	missing  string // why errNoRootHere
-	stderr   *cmdutil.LockedWriter
-	shutdown func()
+	// Context is the target's context.
+	Context string `json:"context"`
+	// Namespace is the namespace the roots were looked for in, "" for all.
+	Namespace string `json:"namespace,omitempty"`
+	// Lines are the trees' objects in depth-first order, each root
+	// followed by its subtree.
+	Lines []treeLine `json:"lines"`
+
+	// stderr holds what the target wrote on stderr when it is one of
+	// several; nil when it wrote to the command's.
+	stderr *cmdutil.LockedWriter
 }
 
-// runFleetTree answers tree in each context of a selection, o's flags
-// completed for each context on its own, and prints the trees as one
-// (answerTreeTargets).
-func runFleetTree(cmd *cobra.Command, args []string, o *TreeOptions, f *targets.Flags) error {
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
-	}
-	set, err := targets.New(o.ConfigFlags, f.AllContexts, true)
-	if err != nil {
-		return err
-	}
-	ctx, stop := cmdutil.Interruptible(cmd.Context())
+// treeLine is one object of a drawn tree.
+type treeLine struct {
+	// Depth is 0 for a root. Prefix is drawn before the name: "" for a
+	// root, then "├─" or "└─" after "│ " or "  " for each level above.
+	Depth  int    `json:"depth"`
+	Prefix string `json:"prefix,omitempty"`
+	// Kind, Namespace and Name identify the object; Group is its
+	// resource's API group ("" for the core group, or when unknown).
+	Kind      string `json:"kind"`
+	Group     string `json:"group,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Relation names the edge from the parent with --refs ("uses
+	// (envFrom)").
+	Relation string `json:"relation,omitempty"`
+	// Ready, Status and Age are the READY, STATUS and AGE cells kubectl
+	// get prints for the object; "" where its table has no such column or
+	// the object is known only from a reference.
+	Ready  string `json:"ready,omitempty"`
+	Status string `json:"status,omitempty"`
+	Age    string `json:"age,omitempty"`
+	// Object is the object as the API server sent it, with -o json or
+	// yaml only; nil for an object known only from a reference.
+	Object map[string]interface{} `json:"object,omitempty"`
+}
+
+// Run answers every target (in parallel, each under the deadline of one
+// of several) and prints the answers as one (printAnswers).
+func (o *TreeOptions) Run(ctx context.Context) error {
+	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
-	return o.answerTreeTargets(ctx, set, func(ctx context.Context, t targets.Target) (*treeAnswer, error) {
-		a := &treeAnswer{name: t.Name, stderr: &cmdutil.LockedWriter{W: &bytes.Buffer{}}, shutdown: func() {}}
-		co := *o
-		co.ConfigFlags = t.ConfigFlags
-		co.Engines = engines.DirectEngines{}
-		co.IOStreams = genericiooptions.IOStreams{In: o.In, Out: io.Discard, ErrOut: a.stderr}
-		if err := co.Complete(cmd, args); err != nil {
-			return a, err
-		}
-		if err := co.Validate(); err != nil {
-			return a, err
-		}
-		return a, co.collectTree(ctx, a)
-	})
-}
-
-// answerTreeTargets builds the trees of each target of set (answer), in
-// parallel, and prints them as one (printTrees). With one target (not
-// set.Several) its error is the command's. With several, a target where a
-// named root does not exist is left out without an error, unless no
-// target has it; each failed context is named on stderr once, the others'
-// trees are printed, and the error is a *targets.PartialError.
-func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, answer func(ctx context.Context, t targets.Target) (*treeAnswer, error)) error {
-	progress, deadline := pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout)
-	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
+	set := o.targets
+	progress := pluginprogress.Of(o.ErrOut, set)
+	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
 		defer func() {
-			if errors.Is(err, errNoRootHere) {
+			var notFound *rootNotFoundError
+			if errors.As(err, &notFound) {
 				progress.Set(t.Name, "no root here")
 				return
 			}
 			progress.Done(t.Name, err)
 		}()
+		a = &treeAnswer{Context: t.Name}
+		c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: o.ErrOut}
+		if set.Several {
+			a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
+			c.errOut = a.stderr
+		}
 		if progress != nil {
 			progress.Set(t.Name, "reading")
 			ctx = pluginprogress.WithTargets(ctx, progress.ListingProgress(t.Name))
 		}
-		return answer(ctx, t)
+		if err := c.connect(t); err != nil {
+			return a, err
+		}
+		return a, c.answer(ctx, a)
 	})
 	progress.End()
-	defer func() {
-		for _, r := range results {
-			if r.Value != nil {
-				r.Value.shutdown()
-			}
+	return o.printAnswers(set, results)
+}
+
+// connect connects c's engine options to target t: tree looks in one
+// namespace, or all. A tree printed as a table learns the instant its ages
+// count from (EngineOptions.Ages), said on stderr when it is not now.
+func (c *treeTarget) connect(t targets.Target) error {
+	c.Notes = c.errOut
+	if err := c.Connect(t.ConfigFlags); err != nil {
+		return err
+	}
+	switch len(c.Namespaces) {
+	case 0:
+	case 1:
+		c.namespace = c.Namespaces[0]
+	default:
+		return fmt.Errorf("tree looks in one namespace (-n NS) or all (-A), got -n %s", strings.Join(c.Namespaces, ","))
+	}
+	if c.q.out.Format == "" {
+		var err error
+		if c.ages, err = c.Ages(c.errOut); err != nil {
+			return err
 		}
-	}()
+	}
+	return nil
+}
+
+// answer builds the target's trees into a; a named root the target does
+// not have is a *rootNotFoundError. The informers are shut down before it
+// returns.
+func (c *treeTarget) answer(ctx context.Context, a *treeAnswer) error {
+	a.Namespace = c.namespace
+	full := c.q.out.Format != "name" || c.q.Refs
+	roots, shutdown, err := c.findRoots(ctx, full)
+	defer shutdown()
+	if err != nil || len(roots) == 0 {
+		return err
+	}
+	var trees []*tree.Node
+	switch {
+	case c.q.Refs:
+		trees, err = c.refsTrees(ctx, roots)
+	case c.q.Up:
+		trees, err = c.upTrees(ctx, roots, full)
+	default:
+		trees, err = c.downTrees(ctx, roots, full)
+	}
+	if err != nil {
+		return err
+	}
+	now := c.ages.Now()
+	for _, l := range tree.Lines(trees) {
+		line, err := c.q.lineOf(l, now)
+		if err != nil {
+			return err
+		}
+		a.Lines = append(a.Lines, line)
+	}
+	return nil
+}
+
+// lineOf is l as data: the cells of a table, or the object of -o json and
+// yaml.
+func (o *TreeOptions) lineOf(l tree.Line, now time.Time) (treeLine, error) {
+	line := treeLine{Depth: l.Depth, Prefix: l.Prefix, Kind: l.Kind, Group: l.Resource.Group, Namespace: l.Namespace, Name: l.Name, Relation: l.Relation}
+	switch {
+	case o.out.Format == "json" || o.out.Format == "yaml":
+		if l.Obj != nil {
+			m, err := object.Content(l.Obj)
+			if err != nil {
+				return line, err
+			}
+			line.Object = m
+		}
+	case o.out.Format == "":
+		line.Ready, line.Status = statusCells(l.Object, now)
+		line.Age = age(l.Obj, now)
+	}
+	return line, nil
+}
+
+// printAnswers prints the targets' answers as one (printTrees). With one
+// target (not set.Several) its error is the command's. With several, a
+// target where a named root does not exist is left out without an error,
+// unless no target has it; each failed context is named on stderr once,
+// the others' trees are printed, and the error is a *targets.PartialError.
+func (o *TreeOptions) printAnswers(set targets.Set, results []targets.Result[*treeAnswer]) error {
 	failures, missing := set.Failures(o.ErrOut), 0
 	var (
-		answers     []*treeAnswer
-		lastMissing string
+		answers  []*treeAnswer
+		notFound *rootNotFoundError
 	)
 	for _, r := range results {
-		if r.Value != nil && r.Value.stderr != nil {
+		if r.Value != nil {
 			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
 		}
 		switch {
 		case r.Err != nil && !set.Several:
-			if errors.Is(r.Err, errNoRootHere) {
-				return errors.New(r.Value.missing)
-			}
 			return r.Err
-		case errors.Is(r.Err, errNoRootHere):
+		case errors.As(r.Err, &notFound):
 			missing++
-			lastMissing = r.Value.missing
 		case r.Err != nil:
 			failures.Add(r.Target.Name, r.Err)
 		default:
@@ -132,9 +204,9 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 	}
 	if len(answers) == 0 && missing > 0 {
 		if failures.Count() == 0 {
-			return fmt.Errorf("%s in any of the %d contexts", lastMissing, missing)
+			return fmt.Errorf("%v in any of the %d contexts", notFound, missing)
 		}
-		fmt.Fprintf(o.ErrOut, "error: %s in any of the %d contexts that answered\n", lastMissing, missing)
+		fmt.Fprintf(o.ErrOut, "error: %v in any of the %d contexts that answered\n", notFound, missing)
 	} else if len(answers) > 0 {
 		if err := o.printTrees(answers, set.Several); err != nil {
 			return err
@@ -143,52 +215,18 @@ func (o *TreeOptions) answerTreeTargets(ctx context.Context, set targets.Set, an
 	return failures.Err()
 }
 
-// collectTree builds the target's trees into a; a named root the target
-// does not have is errNoRootHere (a.missing says which). The informers stay
-// up until a.shutdown.
-func (o *TreeOptions) collectTree(ctx context.Context, a *treeAnswer) error {
-	a.namespace, a.out = o.namespace, o.out
-	full := o.out.Format != "name" || o.Refs
-	roots, shutdown, err := o.findRoots(ctx, full)
-	a.shutdown = shutdown
-	if err != nil {
-		var notFound *rootNotFoundError
-		if errors.As(err, &notFound) {
-			a.missing = err.Error()
-			return fmt.Errorf("%w: %v", errNoRootHere, err)
-		}
-		return err
-	}
-	if len(roots) == 0 {
-		return nil
-	}
-	var trees []*tree.Node
-	switch {
-	case o.Refs:
-		trees, err = o.refsTrees(ctx, roots)
-	case o.Up:
-		trees, err = o.upTrees(ctx, roots, full)
-	default:
-		trees, err = o.downTrees(ctx, roots, full)
-	}
-	if err != nil {
-		return err
-	}
-	a.lines = tree.Lines(trees)
-	return nil
-}
-
-// printTrees writes the answers' lines: names, a List of every object, or
-// the trees with kubectl's READY and STATUS cells and the AGE (and the
-// RELATION of each edge with --refs). Several targets add where each line
-// came from, as a query does (answerPrinter). When no target has a root,
-// it says "No resources found" on stderr, as kubectl does.
+// printTrees writes the answers' lines: kubectl's -o name of each object
+// ("deployment.apps/web", "kind/name" for an owner known only from a
+// reference), a List of every object, or the trees with kubectl's READY
+// and STATUS cells and the AGE (and the RELATION of each edge with
+// --refs). Several targets add where each line came from, as a query
+// does. When no target has a root, it says "No resources found" on
+// stderr, as kubectl does.
 func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
-	lines := 0
-	namespace := answers[0].namespace
+	lines, namespace := 0, answers[0].Namespace
 	for _, a := range answers {
-		lines += len(a.lines)
-		if a.namespace != namespace {
+		lines += len(a.Lines)
+		if a.Namespace != namespace {
 			namespace = ""
 		}
 	}
@@ -206,22 +244,15 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		}
 		return append([]string{name}, row...)
 	}
-	out := answers[0].out
-	switch out.Format {
+	switch o.out.Format {
 	case "name":
 		for _, a := range answers {
-			var b bytes.Buffer
-			if err := printTreeNames(&b, a.lines); err != nil {
-				return err
-			}
-			for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-				if line == "" {
-					continue
+			for _, l := range a.Lines {
+				name := strings.ToLower(l.Kind)
+				if l.Group != "" {
+					name += "." + l.Group
 				}
-				if several {
-					line = a.name + "/" + line
-				}
-				if _, err := fmt.Fprintln(o.Out, line); err != nil {
+				if _, err := fmt.Fprintln(o.Out, strings.Join(withContext(a.Context, []string{name, l.Name}), "/")); err != nil {
 					return err
 				}
 			}
@@ -229,42 +260,77 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		return nil
 	case "json", "yaml":
 		var (
-			list printing.ContextList
-			objs []interface{}
+			list  printing.ContextList
+			items []interface{}
 		)
 		for _, a := range answers {
-			for _, l := range a.lines {
-				if l.Obj == nil {
-					continue
+			for _, l := range a.Lines {
+				if l.Object != nil {
+					items = append(items, l.Object)
+					list.Add(a.Context, l.Object)
 				}
-				objs = append(objs, l.Obj)
-				m, err := object.Content(l.Obj)
-				if err != nil {
-					return err
-				}
-				list.Add(a.name, m)
 			}
 		}
 		if !several {
-			return printing.PrintList(o.Out, out.Printer, out.Format, objs)
+			return printing.PrintList(o.Out, o.out.Printer, o.out.Format, items)
 		}
-		return list.Write(o.Out, out.Format, out.Printer)
+		return list.Write(o.Out, o.out.Format, o.out.Printer)
 	}
-	now := o.ages.Now()
 	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
 	if o.Refs {
 		header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
 	}
 	var rows [][]string
 	for _, a := range answers {
-		for _, l := range a.lines {
-			ready, status := statusCells(l.Object, now)
-			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, ready, status, age(l.Obj, now)}
+		for _, l := range a.Lines {
+			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
 			if o.Refs {
-				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, ready, status, age(l.Obj, now)}
+				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, l.Ready, l.Status, l.Age}
 			}
-			rows = append(rows, withContext(a.name, row))
+			rows = append(rows, withContext(a.Context, row))
 		}
 	}
 	return printing.WriteTable(o.Out, withContext("CONTEXT", header), rows, o.NoHeaders)
+}
+
+// statusCells returns the READY and STATUS cells kubectl get prints for obj, where its table has
+// such columns; "" otherwise.
+func statusCells(obj tree.Object, now time.Time) (ready, status string) {
+	ro, ok := obj.Obj.(runtime.Object)
+	if !ok {
+		return "", ""
+	}
+	table, ok := columns.For(obj.Resource)
+	if !ok {
+		return "", ""
+	}
+	row, err := table.Row(ro, now)
+	if err != nil {
+		return "", ""
+	}
+	for i, c := range table.Columns {
+		if i >= len(row) {
+			break
+		}
+		switch c.Header {
+		case "READY":
+			ready = row[i]
+		case "STATUS":
+			status = row[i]
+		}
+	}
+	return ready, status
+}
+
+// age is the AGE kubectl prints for obj, "" when obj is unknown.
+func age(obj interface{}, now time.Time) string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	created := m.GetCreationTimestamp()
+	if created.IsZero() {
+		return ""
+	}
+	return duration.HumanDuration(now.Sub(created.Time))
 }

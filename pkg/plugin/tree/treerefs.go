@@ -39,10 +39,10 @@ var refsTargetKinds = []schema.GroupKind{
 // cluster-scoped kinds everywhere), through the
 // related types (a warm cache's pool when there is one), and returns each root's references
 // tree (tree.RefsTree). A kind that cannot be read is reported and left out.
-func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tree.Node, error) {
-	related := o.Engines.Related(o.Source)
+func (c *treeTarget) refsTrees(ctx context.Context, roots []tree.Object) ([]*tree.Node, error) {
+	related := c.Engines.Related(c.Source)
 	// A cluster-scoped root's users may be in any namespace.
-	namespaces := o.Namespaces
+	namespaces := c.Namespaces
 	for _, r := range roots {
 		if r.Namespace == "" {
 			namespaces = nil
@@ -60,12 +60,12 @@ func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tr
 		}
 		return mappings
 	}
-	referrers, err := related.Start(ctx, resolve(refsReferrerKinds), engine.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout, FullObjects: true})
+	referrers, err := related.Start(ctx, resolve(refsReferrerKinds), engine.Config{Namespaces: namespaces, SyncTimeout: c.SyncTimeout, FullObjects: true})
 	defer referrers.Shutdown()
 	if err != nil {
 		return nil, err
 	}
-	targets, err := related.Start(ctx, resolve(refsTargetKinds), engine.Config{Namespaces: namespaces, SyncTimeout: o.SyncTimeout})
+	targets, err := related.Start(ctx, resolve(refsTargetKinds), engine.Config{Namespaces: namespaces, SyncTimeout: c.SyncTimeout})
 	defer targets.Shutdown()
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (o *TreeOptions) refsTrees(ctx context.Context, roots []tree.Object) ([]*tr
 	var objs []interface{}
 	for _, each := range []*engine.Each{referrers, targets} {
 		for _, u := range each.Unreadable {
-			fmt.Fprintf(o.ErrOut, "Warning: the tree does not follow references of %s, which cannot be read: %v\n", u.Name, u.Err)
+			fmt.Fprintf(c.errOut, "Warning: the tree does not follow references of %s, which cannot be read: %v\n", u.Name, u.Err)
 		}
 		for _, t := range each.Types {
 			refs.byKind[t.Mapping.GroupVersionKind.Kind] = t

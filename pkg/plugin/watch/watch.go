@@ -85,6 +85,9 @@ type WatchOptions struct {
 	until     *expr.Guard // --until or --until-all
 	groupDefs []index.Definition
 	measures  []aggregate.Measure
+	// indexDefs are every index the watch reads (--where, then
+	// --group-by), each once; each target gets its own copy (index.Own).
+	indexDefs []index.Definition
 	// contextWhere are the --where selectors of the context index, which
 	// choose the targets of a watch of several.
 	contextWhere []index.Selector
@@ -188,6 +191,7 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 			return err
 		}
 	}
+	o.indexDefs = indexDefs
 	o.Config.Indexes = engines.PlainIndexes(indexDefs)
 	o.Config.FullObjects = true
 	o.Config.ManagedFields = engine.InternManagedFields

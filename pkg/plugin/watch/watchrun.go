@@ -44,25 +44,36 @@ type targetWatch struct {
 // Connect, names), writing to out and errOut: its engine's progress and
 // watch errors go to errOut.
 func (o *WatchOptions) target(eo engines.EngineOptions, out, errOut io.Writer) *targetWatch {
-	w := &targetWatch{o: o, eo: eo, out: out, errOut: errOut, print: o.print, groupDefs: slices.Clone(o.groupDefs)}
+	w := &targetWatch{o: o, eo: eo, out: out, errOut: errOut, print: o.print}
 	w.print.Color = o.color.Enabled(out)
-	w.print.Filter, w.until = ownGuard(o.print.Filter), ownGuard(o.until)
+	w.print.Filter, w.until = engines.OwnGuard(o.print.Filter), engines.OwnGuard(o.until)
 	w.print.Where = slices.Clone(o.print.Where)
+	// The target's own --indexer guards, as its own --filter's: one copy
+	// of each index, whether --where or --group-by names it.
+	defs := index.Own(o.indexDefs)
+	own := map[string]index.Definition{}
+	for _, def := range defs {
+		own[def.Name] = def
+	}
+	ownOf := func(def index.Definition) index.Definition {
+		if d, ok := own[def.Name]; ok {
+			return d
+		}
+		return def
+	}
+	for i, c := range w.print.Where {
+		w.print.Where[i].Def = ownOf(c.Def)
+	}
+	w.groupDefs = make([]index.Definition, len(o.groupDefs))
+	for i, def := range o.groupDefs {
+		w.groupDefs[i] = ownOf(def)
+	}
+	w.eo.Config.Indexes = engines.PlainIndexes(defs)
 	w.eo.Config.Progress = progress.NewProgress(errOut)
 	reporter := NewWatchErrorReporter(errOut)
 	w.eo.Config.OnWatchError = reporter.Report
 	w.eo.Config.OnWatchResumed = reporter.Resumed
 	return w
-}
-
-// ownGuard returns a guard of g's program that counts its failures and
-// cost-limit stop apart from g's, or nil for none: each target reports its
-// own.
-func ownGuard(g *expr.Guard) *expr.Guard {
-	if g == nil {
-		return nil
-	}
-	return expr.NewGuard(g.Program())
 }
 
 // run starts the target's informers, waits for sync and streams events
@@ -148,7 +159,11 @@ func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, 
 	o := w.o
 	p := NewEventPrinter(w.print, names, w.out, w.errOut)
 	p.RecordedAt = engines.RecordedTimes(w.eo.Engines)
-	p.Guards = engines.ExprGuards(w.eo.IndexSet.Custom(), w.print.Filter, w.until)
+	defs := slices.Clone(w.groupDefs)
+	for _, c := range w.print.Where {
+		defs = append(defs, c.Def)
+	}
+	p.Guards = engines.ExprGuards(defs, w.print.Filter, w.until)
 	p.exprs = engines.NewExprReporter(p.Guards)
 	defer p.exprs.Report(w.errOut)
 	if w.until != nil {
