@@ -40,6 +40,10 @@ type EngineOptions struct {
 	// command is built (see engineSource).
 	Engines engineSource
 
+	// now is --now, not yet parsed: the instant relative times count
+	// from (Ages).
+	now string
+
 	// Notes gets the notes of the target's warm cache (why it is not
 	// used), as the command's stderr; os.Stderr when nil.
 	Notes io.Writer
@@ -112,7 +116,7 @@ func (o *EngineOptions) Validate() error {
 	if o.SyncTimeout <= 0 {
 		return fmt.Errorf("--sync-timeout must be positive, got %s", o.SyncTimeout)
 	}
-	return nil
+	return o.validateNow()
 }
 
 // Complete completes the flags (CompleteFlags) and connects to the

@@ -6,9 +6,10 @@
 // (WarmEngines, with the process's ServeEnv, which answers the clients'
 // Collect and Stream requests); or --from files and recordings. It holds
 // the flags query, watch, capacity and tree share (EngineOptions:
-// namespaces, selectors, --sync-timeout, --indexer, --cache), what the API
-// server can select for a command's own engine (WithPushdown), the
-// relations the commands' indexes read, and CEL flags.
+// namespaces, selectors, --sync-timeout, --indexer, --cache), the instant
+// their tables' ages count from (Ages), what the API server can select for
+// a command's own engine (WithPushdown), the relations the commands'
+// indexes read, and CEL flags.
 package engines
 
 import (

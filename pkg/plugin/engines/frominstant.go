@@ -7,7 +7,8 @@ import (
 )
 
 // This file parses the instants of a recording the flags name: --at,
-// --since and --until-time.
+// --since and --until-time; and --now, which also names an instant of a
+// dump.
 
 // instant is a moment of a recording as a flag gives it: an RFC 3339 time,
 // or a duration before the recording's end. Its time is known only once
@@ -23,8 +24,9 @@ type instant struct {
 
 // parseInstant parses value, the value of flag: an RFC 3339 time
 // (2026-11-26T01:40:00Z, fractions of a second allowed) or a negative
-// duration (-10m), that long before the recording's end (-0s is the end). Its errors name
-// the flag.
+// duration (-10m), that long before the recording's end (-0s is the end;
+// for --now, before the dump's time or the recording's end). Its errors
+// name the flag.
 func parseInstant(flag, value string) (instant, error) {
 	i := instant{flag: flag, value: value}
 	if t, err := time.Parse(time.RFC3339Nano, value); err == nil {
@@ -36,13 +38,21 @@ func parseInstant(flag, value string) (instant, error) {
 		if strings.ContainsAny(value, "T:") {
 			return i, fmt.Errorf("%s %q is not an RFC 3339 time such as 2026-11-26T01:40:00Z (a zone, Z or +01:00, is required)", flag, value)
 		}
-		return i, fmt.Errorf("%s %q: want an RFC 3339 time such as 2026-11-26T01:40:00Z, or a negative duration before the recording's end such as -10m", flag, value)
+		return i, fmt.Errorf("%s %q: want an RFC 3339 time such as 2026-11-26T01:40:00Z, or a negative duration before %s such as -10m", flag, value, countsBackFrom(flag))
 	}
 	if d > 0 || (d == 0 && !strings.HasPrefix(value, "-")) {
-		return i, fmt.Errorf("%s %q: a duration must be negative, a time before the recording's end, such as -%s", flag, value, strings.TrimPrefix(value, "+"))
+		return i, fmt.Errorf("%s %q: a duration must be negative, a time before %s, such as -%s", flag, value, countsBackFrom(flag), strings.TrimPrefix(value, "+"))
 	}
 	i.beforeEnd = -d
 	return i, nil
+}
+
+// countsBackFrom names what a negative duration of flag counts back from.
+func countsBackFrom(flag string) string {
+	if flag == nowFlag {
+		return "the dump's time or the recording's end"
+	}
+	return "the recording's end"
 }
 
 // resolve returns the instant's time in a recording whose state is

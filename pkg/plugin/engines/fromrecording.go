@@ -122,9 +122,11 @@ type recordingEngines struct {
 	path  string
 	flags *recordingFlags
 
-	// replay, for a watch, is set by connect.
-	replay *offline.Replay
-	errOut io.Writer
+	// replay, for a watch, is set by connect; at, for the others, is the
+	// instant answered, and end the recording's end.
+	replay  *offline.Replay
+	at, end time.Time
+	errOut  io.Writer
 }
 
 func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
@@ -150,6 +152,7 @@ func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (engine.Sourc
 		if err != nil {
 			return nil, "", fmt.Errorf("--from %w", err)
 		}
+		r.at, r.end = at, span.End
 		return source, server, nil
 	}
 	var window offline.Window

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -106,7 +105,7 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 	}
 	first := p.answers[0].p
 	withKind := first.cfg.showKind || len(types) > 1
-	now := time.Now()
+	now := first.cfg.ages.Now()
 	var tables []protocol.AnswerTable
 	for _, entries := range types {
 		t0 := entries[0]

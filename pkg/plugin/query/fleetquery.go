@@ -208,7 +208,9 @@ type queryTarget struct {
 
 // target connects o's question to tg (engines.EngineOptions.Connect: its
 // namespaces, its source, its warm cache), its diagnostics going to errOut
-// and its engine's progress to progress.
+// and its engine's progress to progress. A table's ages count from the
+// target's instant (engines.EngineOptions.Ages), said on errOut when it
+// is not now.
 func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func(engine.Progress)) (*queryTarget, error) {
 	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, several: o.set.Several, errOut: errOut}
 	t.Notes = errOut
@@ -224,5 +226,11 @@ func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func
 	}
 	t.print = o.print
 	t.print.namespaces = t.Namespaces
+	if t.print.printsAges() {
+		var err error
+		if t.print.ages, err = t.Ages(errOut); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -150,7 +149,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := answers[0].p.cfg.ages.Now()
 	for _, entries := range types {
 		for _, e := range entries {
 			rp := s.printers[e.a.name]
@@ -216,7 +215,7 @@ func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 			obj = ev.Old
 		}
 		s.mu.Lock()
-		rp.now = time.Now()
+		rp.now = w.printer.cfg.ages.Now()
 		err := rp.print(ctx, ev.Resource, r.Typ, obj)
 		if err == nil {
 			err = s.tabs.Flush()

@@ -132,6 +132,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
+	o.EngineOptions.AddNowFlag(cmd)
 	o.contextFlags = targets.AddFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
@@ -49,6 +50,9 @@ type queryPrintConfig struct {
 	// about each object, read from events, which Run sets (eventHeaders).
 	showEvents bool
 	events     index.KubeEvents
+	// ages is the instant a table's ages count from, the target's
+	// (target): the current time unless it reads a dump or a recording.
+	ages engines.Ages
 }
 
 // completePrint builds the print config from the flags, the indexes
@@ -78,6 +82,13 @@ func (o *QueryOptions) completePrint(groupBy []index.Definition, measures []aggr
 		}
 	}
 	return cfg, nil
+}
+
+// printsAges reports whether the answer prints relative times: kubectl's
+// table of objects, -o wide too (its AGE, LAST SEEN, --show-events' EVENT
+// AGE).
+func (c queryPrintConfig) printsAges() bool {
+	return !c.grouped() && (c.out.Format == "" || c.out.Format == "wide")
 }
 
 // grouped reports whether the answer is a grouped table (--group-by or

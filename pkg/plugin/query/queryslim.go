@@ -3,7 +3,6 @@ package query
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,7 +99,7 @@ func (t *queryTarget) withTableRows(mappings []*meta.RESTMapping) {
 		if !ok {
 			return nil, fmt.Errorf("no table for %s", gvk)
 		}
-		return table.Row(obj, time.Now())
+		return table.Row(obj, t.print.ages.Now())
 	})
 	// A table's columns read any field of their type's objects.
 	t.Config.Reduce, t.Config.Reads = plan.Transform, nil

@@ -108,6 +108,7 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	o.contexts = targets.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	pluginengines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
+	o.EngineOptions.AddNowFlag(cmd)
 	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
@@ -203,6 +204,9 @@ type treeTarget struct {
 	q         *TreeOptions
 	namespace string
 	errOut    io.Writer
+	// ages is the instant the target's ages count from (connect): the
+	// current time unless it reads a dump or a recording.
+	ages pluginengines.Ages
 }
 
 // findRoots caches each root type, with the label selector, or a field selector on the name

@@ -99,7 +99,8 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 }
 
 // connect connects c's engine options to target t: tree looks in one
-// namespace, or all.
+// namespace, or all. A tree printed as a table learns the instant its ages
+// count from (EngineOptions.Ages), said on stderr when it is not now.
 func (c *treeTarget) connect(t targets.Target) error {
 	c.Notes = c.errOut
 	if err := c.Connect(t.ConfigFlags); err != nil {
@@ -111,6 +112,12 @@ func (c *treeTarget) connect(t targets.Target) error {
 		c.namespace = c.Namespaces[0]
 	default:
 		return fmt.Errorf("tree looks in one namespace (-n NS) or all (-A), got -n %s", strings.Join(c.Namespaces, ","))
+	}
+	if c.q.out.Format == "" {
+		var err error
+		if c.ages, err = c.Ages(c.errOut); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -138,7 +145,7 @@ func (c *treeTarget) answer(ctx context.Context, a *treeAnswer) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := c.ages.Now()
 	for _, l := range tree.Lines(trees) {
 		line, err := c.q.lineOf(l, now)
 		if err != nil {

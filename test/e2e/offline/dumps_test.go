@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // resource is a type as a must-gather names it: its group ("core" for the
@@ -61,6 +62,9 @@ type dump struct {
 	// (see typed_test.go), the cluster-info dump directory that holds the
 	// same objects.
 	typedDir string
+	// stamped is the time of a must-gather's timestamp file: the instant
+	// its ages count from.
+	stamped time.Time
 }
 
 func (d dump) fromArgs() []string {
@@ -103,7 +107,8 @@ func writeFile(t *testing.T, path, data string) {
 //     cluster-scoped-resources/GROUP/RESOURCE.yaml, each written by
 //     `kubectl get RESOURCE [-n NS] -o yaml` (core is "core"), with each
 //     pod of shop again in namespaces/shop/pods/POD/POD.yaml, a timestamp
-//     file and container logs, as must-gathers have them;
+//     file (the moment its files are written) and container logs, as
+//     must-gathers have them;
 //   - multi-doc: two files, one a multi-document YAML of the pods of each
 //     namespace (a List per document, written by `kubectl get pods -n NS -o
 //     yaml`), the other `kubectl get nodes -o yaml`.
@@ -143,7 +148,10 @@ func takeDumps(t *testing.T, dir string) []dump {
 	for _, pod := range strings.Fields(kubectl(t, "get", "pods", "-n", "shop", "-o", "jsonpath={.items[*].metadata.name}")) {
 		writeFile(t, filepath.Join(mustGather, "namespaces", "shop", "pods", pod, pod+".yaml"), kubectl(t, "get", "pod", pod, "-n", "shop", "-o", "yaml"))
 	}
-	writeFile(t, filepath.Join(mustGather, "timestamp"), "2026-11-26 01:00:00.000000000 +0000 UTC m=+0.000000001\n")
+	// The timestamp file says when the gathering ended, as must-gather's
+	// does: Go's time.Time String form.
+	stamped := time.Now().UTC()
+	writeFile(t, filepath.Join(mustGather, "timestamp"), stamped.String()+" m=+0.000000001\n")
 	writeFile(t, filepath.Join(mustGather, "namespaces", "shop", "pods", "web", "web", "web", "logs", "current.log"),
 		"2026-11-26T01:00:00.000000000Z listening on :8080\n")
 
@@ -163,7 +171,7 @@ func takeDumps(t *testing.T, dir string) []dump {
 		{name: "json", from: []string{jsonPath}, holds: all},
 		{name: "cluster-info", from: []string{clusterInfo}, holds: holding(clusterInfoResources), typedDir: clusterInfo},
 		{name: "cluster-info-stdout", from: []string{clusterInfoStdout}, holds: holding(clusterInfoResources), typedDir: clusterInfo},
-		{name: "must-gather", from: []string{mustGather}, holds: all},
+		{name: "must-gather", from: []string{mustGather}, holds: all, stamped: stamped},
 		{name: "multi-doc", from: []string{podsPath, nodesPath}, holds: holding([]string{"pods", "nodes"})},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -21,10 +22,12 @@ const dumpAttempts = 3
 // TestOffline takes the live answers of every question and the dumps at
 // the same moment, stops the API server, and asks each question of each
 // dump that holds its types, with no kubeconfig: the answers must be the
-// live ones, ages aside. Then watch --from a dump prints each pod once and
-// exits.
+// live ones, ages aside, but for the line that says their ages count from
+// when the dump was taken. Then watch --from a dump prints each pod once
+// and exits.
 func TestOffline(t *testing.T) {
 	c := framework.Current(t)
+	began := time.Now()
 	f := createWorkloads(t)
 	qs := questions(f)
 
@@ -46,6 +49,7 @@ func TestOffline(t *testing.T) {
 		t.Logf("live answers changed while the cluster was dumped; dumping again: %s", strings.Join(changed, "\n"))
 		time.Sleep(5 * time.Second)
 	}
+	dumped := time.Now()
 	checkLiveAnswers(t, qs, answers)
 
 	if err := c.StopAPIServer(); err != nil {
@@ -76,6 +80,7 @@ func TestOffline(t *testing.T) {
 				compared++
 				want := answers[q.name]
 				got := offline(t, append(slices.Clone(q.args), d.fromArgs()...)...)
+				got = checkAgesNote(t, q, d, got, began, dumped)
 				diff := compare(want, got)
 				if d.typedDir != "" && q.printsObjects() {
 					diff = compare(framework.Result{ExitCode: want.ExitCode, Stderr: want.Stderr}, framework.Result{ExitCode: got.ExitCode, Stderr: got.Stderr})
@@ -95,6 +100,43 @@ func TestOffline(t *testing.T) {
 	}
 
 	t.Run("watch", func(t *testing.T) { testWatch(t, dumps) })
+}
+
+// agesNote is the line a command prints first when its ages count from
+// when a dump was taken: its time, and, for a dump without a must-gather's
+// timestamp file, where that time was found.
+var agesNote = regexp.MustCompile(`^ages as of (\S+), when the dump was taken( \(the newest [A-Za-z]+ in [^\n]+\))?\n`)
+
+// checkAgesNote checks the line got begins its stderr with when q prints
+// ages over dump d, and returns got without it: the must-gather's
+// timestamp file's time, or for the other dumps the newest time their
+// objects hold, which is no earlier than the test's workloads were
+// created (began) and no later than the dumps were taken (dumped). Other
+// questions must not print it.
+func checkAgesNote(t *testing.T, q question, d dump, got framework.Result, began, dumped time.Time) framework.Result {
+	t.Helper()
+	m := agesNote.FindStringSubmatch(got.Stderr)
+	if !q.printsAges() {
+		if strings.Contains(got.Stderr, "ages as of") {
+			t.Errorf("kubectl informer %s %s prints no ages, yet says from when they count:\n%s", shellJoin(q.args), shellJoin(d.fromArgs()), got.Stderr)
+		}
+		return got
+	}
+	if m == nil {
+		t.Errorf("kubectl informer %s %s: stderr does not begin with the line that says from when ages count:\n%s", shellJoin(q.args), shellJoin(d.fromArgs()), got.Stderr)
+		return got
+	}
+	at, err := time.Parse(time.RFC3339, m[1])
+	switch {
+	case err != nil:
+		t.Errorf("kubectl informer %s %s: %q: %v", shellJoin(q.args), shellJoin(d.fromArgs()), m[0], err)
+	case !d.stamped.IsZero() && (!at.Equal(d.stamped.Truncate(time.Second)) || m[2] != ""):
+		t.Errorf("kubectl informer %s %s: %q, want ages as of the timestamp file's %s", shellJoin(q.args), shellJoin(d.fromArgs()), m[0], d.stamped.Format(time.RFC3339Nano))
+	case d.stamped.IsZero() && (at.Before(began.Truncate(time.Second)) || at.After(dumped) || m[2] == ""):
+		t.Errorf("kubectl informer %s %s: %q, want ages as of the newest time the objects hold (where it was found), between %s and %s", shellJoin(q.args), shellJoin(d.fromArgs()), m[0], began.Format(time.RFC3339), dumped.Format(time.RFC3339))
+	}
+	got.Stderr = strings.TrimPrefix(got.Stderr, m[0])
+	return got
 }
 
 // ask takes the live answer of every question.

@@ -88,6 +88,24 @@ func (q question) printsObjects() bool {
 	return false
 }
 
+// printsAges says whether q's answer is a table of objects or a tree,
+// whose ages count from when a dump was taken: a query or tree without
+// --group-by or --sum, printed as a table (no -o, or -o wide).
+func (q question) printsAges() bool {
+	if q.args[0] != "query" && q.args[0] != "tree" {
+		return false
+	}
+	for i, a := range q.args {
+		switch {
+		case a == "--group-by" || a == "--sum":
+			return false
+		case a == "-o" && i+1 < len(q.args) && q.args[i+1] != "wide":
+			return false
+		}
+	}
+	return true
+}
+
 // heldBy says whether d holds every type q reads.
 func (q question) heldBy(d dump) bool {
 	for _, r := range q.reads {

@@ -248,7 +248,8 @@ func equalJSON(a, b map[string]interface{}) bool {
 // snapshot's instant answers each snapshot, the replay prints every pod
 // added once, deleted once and every state the server sent in order,
 // `history` tells the Deployment's image change and scale with the managers
-// that made them, and bad --at values are clear errors.
+// that made them, bad --at values are clear errors, and the ages of a
+// table asked --at an instant count from it.
 func TestRecordedRollout(t *testing.T) {
 	c := framework.Current(t)
 	cs, dyn := c.AdminClient(), c.AdminDynamicClient()
@@ -295,6 +296,7 @@ func TestRecordedRollout(t *testing.T) {
 	t.Run("replay", func(t *testing.T) { checkReplay(t, kubeconfig, file, ns, server) })
 	t.Run("history", func(t *testing.T) { checkHistory(t, kubeconfig, file, ns) })
 	t.Run("errors", func(t *testing.T) { checkErrors(t, kubeconfig, file, ns, snaps[0].at) })
+	t.Run("ages", func(t *testing.T) { checkAges(t, kubeconfig, file, ns, snaps[3]) })
 }
 
 // waitRecording waits until the recorder has written its header and the
