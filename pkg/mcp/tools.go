@@ -20,6 +20,15 @@ func (s *Server) addTools() {
 			"The first call about a type in a context lists it; later calls answer from memory.",
 	}, s.query)
 	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "capacity",
+		Title:       "Node capacity",
+		Annotations: readOnly,
+		Description: "Per node (or per group of nodes, groupBy=label:topology.kubernetes.io/zone) the pods bound there and their CPU and memory " +
+			"requests and limits against the node's allocatable, with percentages and a total, as `kubectl informer capacity` prints them: " +
+			"requests counted as kube-scheduler counts them (init containers, sidecars, overhead; finished pods count for nothing). " +
+			"Pods of every namespace count unless namespace is set.",
+	}, s.capacity)
+	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "contexts",
 		Title:       "Kubeconfig contexts",
 		Annotations: readOnly,

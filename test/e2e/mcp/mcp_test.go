@@ -526,6 +526,7 @@ func TestZNoCredentialInAnyResult(t *testing.T) {
 		{"contexts", nil},
 		{"types", nil},
 		{"indexers", nil},
+		{"capacity", nil},
 		{"query", map[string]any{"types": "pods", "allNamespaces": true, "wide": true}},
 		{"query", map[string]any{"types": "secrets,configmaps,serviceaccounts", "allNamespaces": true}},
 	} {
