@@ -1,9 +1,9 @@
 // Package mcp is kubectl informer's Model Context Protocol server: the
-// tools an agent calls (query, capacity, contexts, types, indexers),
-// answered from warm shared informers held in this process, one pool per
-// kubeconfig context, built the first time a tool asks about that context,
-// or by the warm cache process (cache start) of a context's identity where
-// one runs.
+// tools an agent calls (query, capacity, tree, contexts, types,
+// indexers), answered from warm shared informers held in this process,
+// one pool per kubeconfig context, built the first time a tool asks about
+// that context, or by the warm cache process (cache start) of a context's
+// identity where one runs.
 //
 // Contracts every tool keeps:
 //   - Initialize and tools/list never touch a cluster; a context's clients,

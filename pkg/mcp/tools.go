@@ -29,6 +29,14 @@ func (s *Server) addTools() {
 			"Pods of every namespace count unless namespace is set.",
 	}, s.capacity)
 	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "tree",
+		Title:       "Object trees",
+		Annotations: readOnly,
+		Description: "Draw an object's tree as `kubectl informer tree` does: down (default) what it owns, recursively " +
+			"(deployment/web: its ReplicaSets and their pods; a Service: the pods it selects), up the chain of controllers from a pod to the top-most, " +
+			"or refs what it uses and what uses it (which pods use ConfigMap app-config). Each line has kubectl's READY and STATUS cells and the AGE.",
+	}, s.tree)
+	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "contexts",
 		Title:       "Kubeconfig contexts",
 		Annotations: readOnly,

@@ -527,6 +527,8 @@ func TestZNoCredentialInAnyResult(t *testing.T) {
 		{"types", nil},
 		{"indexers", nil},
 		{"capacity", nil},
+		{"tree", map[string]any{"roots": []string{"pods"}, "namespace": "m-0", "direction": "up"}},
+		{"tree", map[string]any{"roots": []string{"serviceaccounts"}, "allNamespaces": true, "direction": "refs"}},
 		{"query", map[string]any{"types": "pods", "allNamespaces": true, "wide": true}},
 		{"query", map[string]any{"types": "secrets,configmaps,serviceaccounts", "allNamespaces": true}},
 	} {
