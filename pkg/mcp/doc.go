@@ -1,5 +1,5 @@
 // Package mcp is kubectl informer's Model Context Protocol server: the
-// tools an agent calls (query, capacity, tree, contexts, types,
+// tools an agent calls (query, capacity, tree, events, contexts, types,
 // indexers), answered from warm shared informers held in this process,
 // one pool per kubeconfig context, built the first time a tool asks about
 // that context, or by the warm cache process (cache start) of a context's

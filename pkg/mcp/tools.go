@@ -37,6 +37,14 @@ func (s *Server) addTools() {
 			"or refs what it uses and what uses it (which pods use ConfigMap app-config). Each line has kubectl's READY and STATUS cells and the AGE.",
 	}, s.tree)
 	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "events",
+		Title:       "Events about an object",
+		Annotations: readOnly,
+		Description: "The Kubernetes Events about one object (object=pod/web-5d9c7-x2x4z, deployment/web, node/worker-1), newest first: " +
+			"when, type, reason, count, source and message, as kubectl get events shows them; type=Warning for the problems only. " +
+			"Answered from the warm Events of the object's namespace through an index by involved object.",
+	}, s.events)
+	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "contexts",
 		Title:       "Kubeconfig contexts",
 		Annotations: readOnly,

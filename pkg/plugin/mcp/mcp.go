@@ -46,7 +46,7 @@ func NewCmdMCP(configFlags *genericclioptions.ConfigFlags, streams genericioopti
 		Short: "Serve agents over the Model Context Protocol (stdio, or --http on loopback)",
 		Long: `mcp serves the Model Context Protocol on stdin and stdout, as MCP clients
 start servers, or with --http on a loopback address. Its tools (query,
-capacity, tree, contexts, types, indexers) answer from informers kept warm in
+capacity, tree, events, contexts, types, indexers) answer from informers kept warm in
 this process, one pool per kubeconfig context, started by the first call that
 asks. It only gets, lists and watches; Secrets never carry their values; every result fits
 --max-result-tokens (counted as bytes/4) and says when it was cut.`,
