@@ -99,7 +99,7 @@ func TestToolsListedWithSchemas(t *testing.T) {
 			t.Errorf("tool %s is not marked read-only", tool.Name)
 		}
 	}
-	for _, name := range []string{"query", "capacity", "tree", "events", "contexts", "types", "indexers"} {
+	for _, name := range []string{"query", "capacity", "tree", "events", "wait", "contexts", "types", "indexers"} {
 		if !got[name] {
 			t.Errorf("tools/list has no %s tool; got %v", name, got)
 		}

@@ -45,6 +45,15 @@ func (s *Server) addTools() {
 			"Answered from the warm Events of the object's namespace through an index by involved object.",
 	}, s.events)
 	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "wait",
+		Title:       "Wait for a condition",
+		Annotations: readOnly,
+		Description: "Wait until every object a query selects meets a CEL condition, or the timeout passes (default 60s, at most 600s): " +
+			"\"tell me when the rollout is done\" is types=deployments.apps, filter=object.metadata.name == 'web', " +
+			"condition=object.status.updatedReplicas == object.spec.replicas && object.status.availableReplicas == object.spec.replicas. " +
+			"It asks the warm caches every second; the answer says whether the condition was met, after how long, and which objects did not meet it.",
+	}, s.wait)
+	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "contexts",
 		Title:       "Kubeconfig contexts",
 		Annotations: readOnly,

@@ -22,7 +22,7 @@ import (
 const inspectorPackage = "@modelcontextprotocol/inspector-cli@1.0.3"
 
 // wantTools are the tools the server lists, sorted.
-var wantTools = []string{"capacity", "contexts", "events", "indexers", "query", "tree", "types"}
+var wantTools = []string{"capacity", "contexts", "events", "indexers", "query", "tree", "types", "wait"}
 
 var (
 	inspectorOnce sync.Once
