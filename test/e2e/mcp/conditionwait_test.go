@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -87,5 +88,54 @@ func TestWaitForRollout(t *testing.T) {
 	}
 	if !strings.Contains(textOf(res), "condition met") {
 		t.Errorf("text form = %q, want it to say the condition was met", textOf(res))
+	}
+}
+
+// TestDeadContextBesideLiveOneEveryTool asks each tool of a live and a
+// dead context: the dead one is an error entry beside the live one's
+// answer, and the call is no tool error.
+func TestDeadContextBesideLiveOneEveryTool(t *testing.T) {
+	c := deploymentTree(t)
+	kubeconfig, live := withDeadContext(t, c)
+	cs := mcpServer(t, kubeconfig)
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"capacity", map[string]any{}, `"rows"`},
+		{"tree", map[string]any{"roots": []string{"deployment/web"}, "namespace": treeNamespace}, `"lines"`},
+		{"events", map[string]any{"object": "pod/web-5d9c7-a", "namespace": treeNamespace}, `"object"`},
+		{"wait", map[string]any{"types": "deployments.apps", "namespace": treeNamespace, "condition": "true", "timeoutSeconds": 10}, `"met":true`},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			tt.args["context"] = "all"
+			res, structured := call(t, cs, tt.tool, tt.args)
+			if res.IsError {
+				t.Fatalf("%s over a live and a dead context is an error: %s", tt.tool, structured)
+			}
+			var out struct {
+				Contexts []map[string]json.RawMessage `json:"contexts"`
+			}
+			if err := json.Unmarshal([]byte(structured), &out); err != nil {
+				t.Fatal(err)
+			}
+			answered := map[string]bool{}
+			for _, a := range out.Contexts {
+				var name string
+				_ = json.Unmarshal(a["context"], &name)
+				_, failed := a["error"]
+				answered[name] = !failed
+				if name == live {
+					b, _ := json.Marshal(a)
+					if failed || !strings.Contains(string(b), tt.want) {
+						t.Errorf("%s of the live context = %s, want an answer holding %s", tt.tool, b, tt.want)
+					}
+				}
+			}
+			if want := map[string]bool{"dead": false, live: true}; fmt.Sprint(answered) != fmt.Sprint(want) {
+				t.Errorf("%s answered %v, want %v (the dead context an error)", tt.tool, answered, want)
+			}
+		})
 	}
 }

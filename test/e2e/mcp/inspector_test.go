@@ -173,3 +173,42 @@ func TestInspectorQueryGroupBy(t *testing.T) {
 		t.Errorf("content = %+v, want the text form with the table", res.Content)
 	}
 }
+
+// TestInspectorCallsEveryTool calls the tools besides query through the
+// Inspector, whose SDK checks each structured result against the tool's
+// output schema.
+func TestInspectorCallsEveryTool(t *testing.T) {
+	c := withEvents(t)
+	capacityCluster(t)
+	home := newHome(t)
+	for _, tt := range []struct {
+		tool string
+		args []string
+		want string
+	}{
+		{"capacity", []string{`groupBy=label:` + zoneLabel}, `"zone-a"`},
+		{"tree", []string{`roots=["deployment/web"]`, "namespace=" + treeNamespace}, `"web-5d9c7-a"`},
+		{"events", []string{"object=pod/web-5d9c7-a", "namespace=" + treeNamespace}, `"BackOff"`},
+		{"wait", []string{"types=deployments.apps", "namespace=" + treeNamespace, "condition=object.spec.replicas == 2", "timeoutSeconds=10"}, `"met": true`},
+		{"contexts", []string{"context=all"}, `"reachable": true`},
+		{"types", nil, `"deployments.apps"`},
+		{"indexers", nil, `"owner-root"`},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			args := []string{"--method", "tools/call", "--tool-name", tt.tool}
+			if len(tt.args) > 0 {
+				args = append(append(args, "--tool-arg"), tt.args...)
+			}
+			out := inspector(t, home, c.AdminKubeconfig(), args...)
+			var res struct {
+				IsError bool `json:"isError"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("decoding tools/call %s: %v\n%s", tt.tool, err, out)
+			}
+			if res.IsError || !strings.Contains(out, `"structuredContent"`) || !strings.Contains(out, tt.want) {
+				t.Errorf("tools/call %s through the Inspector = %s, want a structured result holding %s", tt.tool, out, tt.want)
+			}
+		})
+	}
+}
