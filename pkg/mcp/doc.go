@@ -1,8 +1,10 @@
 // Package mcp is kubectl informer's Model Context Protocol server: the
-// tools an agent calls (query, contexts, types, indexers), answered from
-// warm shared informers held in this process, one pool per kubeconfig
-// context, built the first time a tool asks about that context, or by the
-// warm cache process (cache start) of a context's identity where one runs.
+// tools an agent calls (query, capacity, tree, events, wait, contexts,
+// types, indexers), answered from warm shared informers held in this
+// process, one pool per kubeconfig context, built the first time a tool
+// asks about that context, or by the warm cache process (cache start) of a
+// context's identity where one runs. The tree tool lists the roots and the
+// types it follows down for each call.
 //
 // Contracts every tool keeps:
 //   - Initialize and tools/list never touch a cluster; a context's clients,

@@ -99,7 +99,7 @@ func TestToolsListedWithSchemas(t *testing.T) {
 			t.Errorf("tool %s is not marked read-only", tool.Name)
 		}
 	}
-	for _, name := range []string{"query", "contexts", "types", "indexers"} {
+	for _, name := range []string{"query", "capacity", "tree", "events", "wait", "contexts", "types", "indexers"} {
 		if !got[name] {
 			t.Errorf("tools/list has no %s tool; got %v", name, got)
 		}
@@ -128,6 +128,10 @@ func TestDeadContextsAreErrors(t *testing.T) {
 		{"contexts", "contexts", nil, false, []string{`"name":"one"`, `"name":"two"`, `"reachable":false`, `"current":"one"`}},
 		{"types", "types", map[string]any{"context": "two"}, true, []string{`"context":"two"`, `"error":`}},
 		{"bad pattern", "query", map[string]any{"context": "prod-*", "types": "pods"}, true, nil},
+		{"capacity all", "capacity", map[string]any{"context": "all"}, true, []string{`"context":"one"`, `"context":"two"`, `"error":`}},
+		{"tree all", "tree", map[string]any{"context": "all", "roots": []string{"deployment/web"}}, true, []string{`"context":"one"`, `"context":"two"`, `"error":`}},
+		{"events all", "events", map[string]any{"context": "all", "object": "pod/web"}, true, []string{`"context":"one"`, `"context":"two"`, `"error":`}},
+		{"wait all", "wait", map[string]any{"context": "all", "types": "pods", "condition": "true"}, true, []string{`"context":"one"`, `"context":"two"`, `"error":`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,10 @@ type QueryInput struct {
 	Columns       string   `json:"columns,omitempty" jsonschema:"the columns wanted, as kubectl custom-columns takes them: NAME:.metadata.name,NODE:.spec.nodeName; empty is kubectl's default table"`
 	Wide          bool     `json:"wide,omitempty" jsonschema:"kubectl's wide table instead of the default one"`
 	Limit         int      `json:"limit,omitempty" jsonschema:"at most this many rows per table; 0 for all that fit the budget"`
+
+	// indexers are the query's --indexer definitions, for the tools that
+	// ask through the query tool's code; a model does not set them.
+	indexers []string
 }
 
 // QueryOutput is the query tool's answer: one entry per context.
@@ -142,7 +146,7 @@ func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInpu
 	grouped := len(in.GroupBy) > 0 || len(in.Sums) > 0
 	q := protocol.Query{
 		Types: in.Types, Namespace: namespace, AllNamespaces: in.AllNamespaces, LabelSelector: in.LabelSelector,
-		Index: in.Index, GroupBy: in.GroupBy, Sums: in.Sums, Filter: in.Filter,
+		Index: in.Index, Indexers: in.indexers, GroupBy: in.GroupBy, Sums: in.Sums, Filter: in.Filter,
 		Tables: true, SyncTimeout: protocol.Duration(s.opts.SyncTimeout),
 	}
 	switch {

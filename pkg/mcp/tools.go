@@ -20,6 +20,40 @@ func (s *Server) addTools() {
 			"The first call about a type in a context lists it; later calls answer from memory.",
 	}, s.query)
 	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "capacity",
+		Title:       "Node capacity",
+		Annotations: readOnly,
+		Description: "Per node (or per group of nodes, groupBy=label:topology.kubernetes.io/zone) the pods bound there and their CPU and memory " +
+			"requests and limits against the node's allocatable, with percentages and a total, as `kubectl informer capacity` prints them: " +
+			"requests counted as kube-scheduler counts them (init containers, sidecars, overhead; finished pods count for nothing). " +
+			"Pods of every namespace count unless namespace is set.",
+	}, s.capacity)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "tree",
+		Title:       "Object trees",
+		Annotations: readOnly,
+		Description: "Draw an object's tree as `kubectl informer tree` does: down (default) what it owns, recursively " +
+			"(deployment/web: its ReplicaSets and their pods; a Service: the pods it selects), up the chain of controllers from a pod to the top-most, " +
+			"or refs what it uses and what uses it (which pods use ConfigMap app-config). Each line has kubectl's READY and STATUS cells and the AGE.",
+	}, s.tree)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "events",
+		Title:       "Events about an object",
+		Annotations: readOnly,
+		Description: "The Kubernetes Events about one object (object=pod/web-5d9c7-x2x4z, deployment/web, node/worker-1), newest first: " +
+			"when, type, reason, count, source and message, as kubectl get events shows them; type=Warning for the problems only. " +
+			"Answered from the warm Events of the object's namespace through an index by involved object.",
+	}, s.events)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "wait",
+		Title:       "Wait for a condition",
+		Annotations: readOnly,
+		Description: "Wait until every object a query selects meets a CEL condition, or the timeout passes (default 60s, at most 600s): " +
+			"\"tell me when the rollout is done\" is types=deployments.apps, filter=object.metadata.name == 'web', " +
+			"condition=object.status.updatedReplicas == object.spec.replicas && object.status.availableReplicas == object.spec.replicas. " +
+			"It asks the warm caches every second; the answer says whether the condition was met, after how long, and which objects did not meet it.",
+	}, s.wait)
+	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:        "contexts",
 		Title:       "Kubeconfig contexts",
 		Annotations: readOnly,

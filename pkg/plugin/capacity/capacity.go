@@ -142,9 +142,16 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 	if !cmd.Flags().Changed("namespace") {
 		o.AllNamespaces = true
 	}
+	return o.completeQuestion()
+}
+
+// completeQuestion builds the question from the flags, the same for every
+// target; it sends no request.
+func (o *CapacityOptions) completeQuestion() error {
 	if err := o.CompleteFlags(); err != nil {
 		return err
 	}
+	var err error
 	// -l selects nodes, and is applied to the nodes' cache: pods, which
 	// the selector is not about, are listed whole.
 	o.Config.LabelSelector = ""
@@ -169,8 +176,16 @@ func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.measures = append(o.measures, m)
 	}
 	// The pods' cache holds each pod's usage, not the pod: capacity reads
-	// nothing else, and its node index reads the usage.
+	// nothing else, and its node index reads the usage. Shared engines
+	// hold whole pods, which the built-in node index reads.
 	o.Config.Indexes = []index.Definition{aggregate.PodUsageNodeIndex}
+	if o.Engines.Shared() {
+		def, err := o.IndexSet.Lookup(podNodeIndex)
+		if err != nil {
+			return err
+		}
+		o.Config.Indexes = []index.Definition{def}
+	}
 	o.Config.FullObjects = true
 	return nil
 }
@@ -290,8 +305,9 @@ func addAll(usage *aggregate.UsageByNode, pods []interface{}) error {
 	return nil
 }
 
-// capacityObject is capacity's -o json and -o yaml.
-type capacityObject struct {
+// Object is one target's capacity as data, as -o json and -o yaml print
+// it: a row per node (or group of nodes) and the totals.
+type Object struct {
 	// GroupBy is "node", or the --group-by index.
 	GroupBy string `json:"groupBy"`
 	// NodesListed is false when nodes could not be listed: no allocatable
@@ -306,17 +322,17 @@ type capacityObject struct {
 	TerminalPods    int64 `json:"terminalPods"`
 }
 
-// capacityShare is one cell of a share: used, and allocatable and percent
-// when known. Pods are integers, other resources quantity strings.
-type capacityShare struct {
+// Share is one cell of a row: used, and allocatable and percent when
+// known. Pods are integers, other resources quantity strings.
+type Share struct {
 	Used        interface{} `json:"used"`
 	Allocatable interface{} `json:"allocatable,omitempty"`
 	Percent     *int64      `json:"percent,omitempty"`
 }
 
-// capacityObjectOf is a's table as capacity's -o json and -o yaml print it.
-func capacityObjectOf(a *capacityAnswer) *capacityObject {
-	obj := &capacityObject{GroupBy: a.Table.Columns[0], NodesListed: a.NodesListed, Columns: a.Table.Columns,
+// objectOf is a's table as capacity's -o json and -o yaml print it.
+func objectOf(a *capacityAnswer) *Object {
+	obj := &Object{GroupBy: a.Table.Columns[0], NodesListed: a.NodesListed, Columns: a.Table.Columns,
 		Rows: []map[string]interface{}{}, UnscheduledPods: a.UnscheduledPods, TerminalPods: a.TerminalPods}
 	for _, r := range a.Table.Rows {
 		obj.Rows = append(obj.Rows, capacityRecord(a.Table.Columns, r))
@@ -327,7 +343,7 @@ func capacityObjectOf(a *capacityAnswer) *capacityObject {
 
 // printCapacityObject prints one target's capacity object as JSON or YAML.
 func (o *CapacityOptions) printCapacityObject(a *capacityAnswer) error {
-	obj := capacityObjectOf(a)
+	obj := objectOf(a)
 	var (
 		data []byte
 		err  error
@@ -361,7 +377,7 @@ func capacityRecord(columns []string, row []aggregate.Value) map[string]interfac
 			q := v.Quantity()
 			rec[col] = q.Value()
 		default:
-			share := capacityShare{}
+			share := Share{}
 			used := v.Quantity()
 			alloc, known := v.Allocatable()
 			if col == aggregate.ColumnPods {

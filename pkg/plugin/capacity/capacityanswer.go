@@ -155,7 +155,7 @@ func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several bool)
 			if !several {
 				return o.printCapacityObject(a)
 			}
-			item, err := runtime.DefaultUnstructuredConverter.ToUnstructured(capacityObjectOf(a))
+			item, err := runtime.DefaultUnstructuredConverter.ToUnstructured(objectOf(a))
 			if err != nil {
 				return fmt.Errorf("context %s: encoding the capacity table: %w", a.Context, err)
 			}

@@ -110,7 +110,7 @@ func TestTreeValidate(t *testing.T) {
 // TestTreeAnswerAsData: a tree's answer travels as JSON, and prints the
 // same after the trip, for one target and for several.
 func TestTreeAnswerAsData(t *testing.T) {
-	answer := &treeAnswer{Context: "prod", Namespace: "shop", Lines: []treeLine{
+	answer := &treeAnswer{Context: "prod", Namespace: "shop", Lines: []Line{
 		{Kind: "Deployment", Group: "apps", Namespace: "shop", Name: "web", Ready: "1/1", Age: "5m",
 			Object: map[string]interface{}{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]interface{}{"name": "web"}}},
 		{Depth: 1, Prefix: "└─", Kind: "ReplicaSet", Group: "apps", Namespace: "shop", Name: "web-5d9c7", Ready: "1/1", Age: "5m"},

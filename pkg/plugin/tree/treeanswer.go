@@ -30,15 +30,15 @@ type treeAnswer struct {
 	Namespace string `json:"namespace,omitempty"`
 	// Lines are the trees' objects in depth-first order, each root
 	// followed by its subtree.
-	Lines []treeLine `json:"lines"`
+	Lines []Line `json:"lines"`
 
 	// stderr holds what the target wrote on stderr when it is one of
 	// several; nil when it wrote to the command's.
 	stderr *cmdutil.LockedWriter
 }
 
-// treeLine is one object of a drawn tree.
-type treeLine struct {
+// Line is one object of a drawn tree, as data.
+type Line struct {
 	// Depth is 0 for a root. Prefix is drawn before the name: "" for a
 	// root, then "├─" or "└─" after "│ " or "  " for each level above.
 	Depth  int    `json:"depth"`
@@ -158,8 +158,8 @@ func (c *treeTarget) answer(ctx context.Context, a *treeAnswer) error {
 
 // lineOf is l as data: the cells of a table, or the object of -o json and
 // yaml.
-func (o *TreeOptions) lineOf(l tree.Line, now time.Time) (treeLine, error) {
-	line := treeLine{Depth: l.Depth, Prefix: l.Prefix, Kind: l.Kind, Group: l.Resource.Group, Namespace: l.Namespace, Name: l.Name, Relation: l.Relation}
+func (o *TreeOptions) lineOf(l tree.Line, now time.Time) (Line, error) {
+	line := Line{Depth: l.Depth, Prefix: l.Prefix, Kind: l.Kind, Group: l.Resource.Group, Namespace: l.Namespace, Name: l.Name, Relation: l.Relation}
 	switch {
 	case o.out.Format == "json" || o.out.Format == "yaml":
 		if l.Obj != nil {

@@ -526,6 +526,11 @@ func TestZNoCredentialInAnyResult(t *testing.T) {
 		{"contexts", nil},
 		{"types", nil},
 		{"indexers", nil},
+		{"capacity", nil},
+		{"tree", map[string]any{"roots": []string{"pods"}, "namespace": "m-0", "direction": "up"}},
+		{"events", map[string]any{"object": "pod/pod-0", "namespace": "m-0"}},
+		{"wait", map[string]any{"types": "secrets", "allNamespaces": true, "condition": "true", "timeoutSeconds": 5}},
+		{"tree", map[string]any{"roots": []string{"serviceaccounts"}, "allNamespaces": true, "direction": "refs"}},
 		{"query", map[string]any{"types": "pods", "allNamespaces": true, "wide": true}},
 		{"query", map[string]any{"types": "secrets,configmaps,serviceaccounts", "allNamespaces": true}},
 	} {

@@ -1,0 +1,176 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/capacity"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+)
+
+// CapacityInput is the capacity tool's arguments: the capacity command's
+// flags.
+type CapacityInput struct {
+	Context       string   `json:"context,omitempty" jsonschema:"kubeconfig context: a name, names joined by commas, a shell-style pattern such as prod-*, or all; empty is the current context"`
+	Namespace     string   `json:"namespace,omitempty" jsonschema:"only the pods of this namespace count; empty counts the pods of every namespace (capacity is about nodes, which every namespace fills)"`
+	LabelSelector string   `json:"labelSelector,omitempty" jsonschema:"label selector on nodes: only the nodes it selects, and their pods, count"`
+	GroupBy       string   `json:"groupBy,omitempty" jsonschema:"add up the nodes sharing a value of this node index, e.g. label:topology.kubernetes.io/zone; empty is a row per node"`
+	Sums          []string `json:"sums,omitempty" jsonschema:"more resources besides pods, cpu and memory: requests.RESOURCE or limits.RESOURCE, e.g. requests.nvidia.com/gpu"`
+	SortBy        string   `json:"sortBy,omitempty" jsonschema:"a column, e.g. requests.cpu or pods: numbers and percentages largest first, names in natural order; default by name"`
+	Top           int      `json:"top,omitempty" jsonschema:"only the first N rows (after sortBy); the total counts every node"`
+}
+
+// CapacityOutput is the capacity tool's answer: one entry per context.
+type CapacityOutput struct {
+	Contexts []CapacityAnswer `json:"contexts"`
+	// Cut is set when rows were left out to fit the budget.
+	Cut *Cut `json:"cut,omitempty"`
+}
+
+// CapacityAnswer is one context's capacity, or why it has none.
+type CapacityAnswer struct {
+	Context string `json:"context"`
+	Error   string `json:"error,omitempty"`
+	// NamespaceScope says whose pods were counted.
+	NamespaceScope string `json:"namespaceScope,omitempty"`
+	// GroupBy is "node", or the node index rows are groups of.
+	GroupBy string `json:"groupBy,omitempty"`
+	// NodesListed is false when nodes could not be listed: no
+	// allocatable and no percentages then.
+	NodesListed bool `json:"nodesListed"`
+	// Columns are the keys of each row: the node or group, then pods,
+	// requests and limits.
+	Columns []string `json:"columns,omitempty"`
+	// Rows have the node's (or group's) name under its first column, the
+	// number of nodes of a group under nodes, and per resource a share:
+	// used, allocatable and percent (allocatable and percent when known).
+	Rows []map[string]any `json:"rows,omitempty"`
+	// Total adds up every node, the rows cut included.
+	Total map[string]any `json:"total,omitempty"`
+	// TotalRows is how many rows there are before top and the budget.
+	TotalRows int `json:"totalRows"`
+	// UnscheduledPods and TerminalPods were counted on no node.
+	UnscheduledPods int64    `json:"unscheduledPods"`
+	TerminalPods    int64    `json:"terminalPods"`
+	Warnings        []string `json:"warnings,omitempty"`
+}
+
+// capacity answers the capacity tool from each context's warm engines.
+func (s *Server) capacity(ctx context.Context, _ *sdk.CallToolRequest, in CapacityInput) (*sdk.CallToolResult, CapacityOutput, error) {
+	ts, err := s.selectContexts(in.Context)
+	if err != nil {
+		return nil, CapacityOutput{}, err
+	}
+	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) CapacityAnswer {
+		return s.capacityContext(ctx, t, in)
+	}, func(name string, err error) CapacityAnswer {
+		return CapacityAnswer{Context: name, Error: err.Error()}
+	})
+	most, total := 0, 0
+	for _, a := range answers {
+		most, total = max(most, len(a.Rows)), total+len(a.Rows)
+	}
+	build := func(k int) (CapacityOutput, string) {
+		out := CapacityOutput{Contexts: make([]CapacityAnswer, len(answers))}
+		returned := 0
+		for i, a := range answers {
+			a.Rows = a.Rows[:min(k, len(a.Rows))]
+			returned += len(a.Rows)
+			out.Contexts[i] = a
+		}
+		if k < most {
+			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "rows")
+		}
+		return out, capacityText(out)
+	}
+	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
+	out, text := build(k)
+	return &sdk.CallToolResult{IsError: allFailed(answers, func(a CapacityAnswer) string { return a.Error }),
+		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// capacityContext answers in for one context with the capacity command's
+// code over the context's warm engines.
+func (s *Server) capacityContext(ctx context.Context, t contextTarget, in CapacityInput) CapacityAnswer {
+	a := CapacityAnswer{Context: t.name, NamespaceScope: "the pods of all namespaces; nodes are cluster-scoped"}
+	if in.Namespace != "" {
+		a.NamespaceScope = "the pods of namespace " + in.Namespace + " (set no namespace to count every namespace's)"
+	}
+	env, err := s.warmEnv(t)
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	var errOut bytes.Buffer
+	obj, rows, err := capacity.AnswerWarm(ctx, env, t.name, capacity.Question{Namespace: in.Namespace, Selector: in.LabelSelector,
+		GroupBy: in.GroupBy, Sums: in.Sums, SortBy: in.SortBy, Top: in.Top, SyncTimeout: s.opts.SyncTimeout}, &errOut)
+	a.Warnings = nonEmptyLines(errOut.String())
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	a.GroupBy, a.NodesListed, a.Columns, a.TotalRows = obj.GroupBy, obj.NodesListed, obj.Columns, rows
+	a.Rows, a.Total = obj.Rows, obj.Total
+	a.UnscheduledPods, a.TerminalPods = obj.UnscheduledPods, obj.TerminalPods
+	return a
+}
+
+// capacityText is the compact text form of out: per context, a table
+// whose shares read used/allocatable (percent).
+func capacityText(out CapacityOutput) string {
+	var b strings.Builder
+	for _, a := range out.Contexts {
+		if a.Error != "" {
+			fmt.Fprintf(&b, "context %s: error: %s\n", a.Context, a.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "context %s, %s:\n", a.Context, a.NamespaceScope)
+		header := make([]string, len(a.Columns))
+		for i, c := range a.Columns {
+			header[i] = strings.ToUpper(c)
+		}
+		rows := make([][]string, 0, len(a.Rows)+1)
+		for _, r := range append(a.Rows[:len(a.Rows):len(a.Rows)], a.Total) {
+			row := make([]string, len(a.Columns))
+			for i, c := range a.Columns {
+				row[i] = cellText(r[c])
+			}
+			rows = append(rows, row)
+		}
+		_ = printing.WriteTable(&b, header, rows, false)
+		if len(a.Rows) < a.TotalRows {
+			fmt.Fprintf(&b, "(%d of %d rows)\n", len(a.Rows), a.TotalRows)
+		}
+		if a.UnscheduledPods > 0 || a.TerminalPods > 0 {
+			fmt.Fprintf(&b, "%d pods unscheduled, %d terminated, on no node\n", a.UnscheduledPods, a.TerminalPods)
+		}
+		for _, w := range a.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+	}
+	if out.Cut != nil {
+		fmt.Fprintf(&b, "CUT: %s; to narrow: groupBy a node label, labelSelector, sortBy and top\n", out.Cut.Reason)
+	}
+	return b.String()
+}
+
+// cellText is one cell of the text form: a name or number as it is, a
+// share as used/allocatable (percent%).
+func cellText(v any) string {
+	share, ok := v.(capacity.Share)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	text := fmt.Sprint(share.Used)
+	if share.Allocatable != nil {
+		text += "/" + fmt.Sprint(share.Allocatable)
+	}
+	if share.Percent != nil {
+		text += fmt.Sprintf(" (%d%%)", *share.Percent)
+	}
+	return text
+}

@@ -1,0 +1,167 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
+)
+
+// TreeInput is the tree tool's arguments: the tree command's.
+type TreeInput struct {
+	Context       string   `json:"context,omitempty" jsonschema:"kubeconfig context: a name, names joined by commas, a shell-style pattern such as prod-*, or all; empty is the current context"`
+	Roots         []string `json:"roots" jsonschema:"the roots as TYPE/NAME (deployment/web, pod/web-5d9c7-x2x4z, configmap/app-config), or one TYPE alone with labelSelector"`
+	Namespace     string   `json:"namespace,omitempty" jsonschema:"the roots' namespace; empty is the context's default namespace unless allNamespaces"`
+	AllNamespaces bool     `json:"allNamespaces,omitempty" jsonschema:"look for the roots in every namespace (roots named by TYPE alone)"`
+	LabelSelector string   `json:"labelSelector,omitempty" jsonschema:"pick the roots among every object of TYPE, as kubectl -l does"`
+	Direction     string   `json:"direction,omitempty" jsonschema:"down (default): what each root owns, recursively (a Service: the pods it selects); up: the chain of controllers from each root to the top-most; refs: what each root uses and what uses it (ConfigMaps, Secrets, ServiceAccounts, claims, Services, role bindings)"`
+	Types         []string `json:"types,omitempty" jsonschema:"with down: the types to follow, e.g. [\"replicasets.apps\", \"pods\"]; default the types built-in controllers own"`
+}
+
+// TreeOutput is the tree tool's answer: one entry per context.
+type TreeOutput struct {
+	Contexts []TreeAnswer `json:"contexts"`
+	// Cut is set when lines were left out to fit the budget.
+	Cut *Cut `json:"cut,omitempty"`
+}
+
+// TreeAnswer is one context's trees, or why it has none.
+type TreeAnswer struct {
+	Context string `json:"context"`
+	Error   string `json:"error,omitempty"`
+	// NamespaceScope says where the roots were looked for.
+	NamespaceScope string `json:"namespaceScope,omitempty"`
+	// Lines are the trees' objects in depth-first order, each root (depth
+	// 0) followed by its subtree; prefix draws the tree.
+	Lines []tree.Line `json:"lines,omitempty"`
+	// TotalLines is how many lines there are before the budget.
+	TotalLines int      `json:"totalLines"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// tree answers the tree tool.
+func (s *Server) tree(ctx context.Context, _ *sdk.CallToolRequest, in TreeInput) (*sdk.CallToolResult, TreeOutput, error) {
+	if len(in.Roots) == 0 {
+		return nil, TreeOutput{}, fmt.Errorf("roots is required: TYPE/NAME, e.g. [\"deployment/web\"]")
+	}
+	switch in.Direction {
+	case "", "down", "up", "refs":
+	default:
+		return nil, TreeOutput{}, fmt.Errorf("direction must be down, up or refs, got %q", in.Direction)
+	}
+	if len(in.Types) > 0 && in.Direction != "" && in.Direction != "down" {
+		return nil, TreeOutput{}, fmt.Errorf("types lists the types followed down; direction %s follows %s", in.Direction, map[string]string{"up": "controllers", "refs": "references"}[in.Direction])
+	}
+	ts, err := s.selectContexts(in.Context)
+	if err != nil {
+		return nil, TreeOutput{}, err
+	}
+	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) TreeAnswer {
+		return s.treeContext(ctx, t, in)
+	}, func(name string, err error) TreeAnswer {
+		return TreeAnswer{Context: name, Error: err.Error()}
+	})
+	most, total := 0, 0
+	for _, a := range answers {
+		most, total = max(most, len(a.Lines)), total+len(a.Lines)
+	}
+	build := func(k int) (TreeOutput, string) {
+		out := TreeOutput{Contexts: make([]TreeAnswer, len(answers))}
+		returned := 0
+		for i, a := range answers {
+			a.Lines = a.Lines[:min(k, len(a.Lines))]
+			returned += len(a.Lines)
+			out.Contexts[i] = a
+		}
+		if k < most {
+			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "lines")
+		}
+		return out, treeText(out, in.Direction == "refs")
+	}
+	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
+	out, text := build(k)
+	return &sdk.CallToolResult{IsError: allFailed(answers, func(a TreeAnswer) string { return a.Error }),
+		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// treeContext answers in for one context with the tree command's code
+// over the context's warm engines.
+func (s *Server) treeContext(ctx context.Context, t contextTarget, in TreeInput) TreeAnswer {
+	a := TreeAnswer{Context: t.name}
+	fail := func(err error) TreeAnswer {
+		a.Error = err.Error()
+		return a
+	}
+	namespace := in.Namespace
+	switch {
+	case in.AllNamespaces:
+		namespace, a.NamespaceScope = "", "all namespaces"
+	case namespace != "":
+		a.NamespaceScope = "namespace " + namespace
+	default:
+		ns, _, err := t.configFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return fail(fmt.Errorf("reading the context's namespace: %w", err))
+		}
+		namespace, a.NamespaceScope = ns, "namespace "+ns+" (the context's default; set namespace or allNamespaces to widen)"
+	}
+	env, err := s.warmEnv(t)
+	if err != nil {
+		return fail(err)
+	}
+	var errOut bytes.Buffer
+	lines, err := tree.AnswerWarm(ctx, env, t.name, tree.Question{Roots: in.Roots, Namespace: namespace, AllNamespaces: in.AllNamespaces,
+		Selector: in.LabelSelector, Up: in.Direction == "up", Refs: in.Direction == "refs", Types: in.Types, SyncTimeout: s.opts.SyncTimeout}, &errOut)
+	a.Warnings = nonEmptyLines(errOut.String())
+	if err != nil {
+		return fail(err)
+	}
+	a.Lines, a.TotalLines = lines, len(lines)
+	return a
+}
+
+// treeText is the compact text form of out: per context, the trees as
+// the tree command draws them.
+func treeText(out TreeOutput, refs bool) string {
+	var b strings.Builder
+	for _, a := range out.Contexts {
+		if a.Error != "" {
+			fmt.Fprintf(&b, "context %s: error: %s\n", a.Context, a.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "context %s, %s:\n", a.Context, a.NamespaceScope)
+		if len(a.Lines) == 0 && a.TotalLines == 0 {
+			b.WriteString("no roots matched\n")
+		}
+		header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
+		if refs {
+			header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
+		}
+		rows := make([][]string, 0, len(a.Lines))
+		for _, l := range a.Lines {
+			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
+			if refs {
+				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, l.Ready, l.Status, l.Age}
+			}
+			rows = append(rows, row)
+		}
+		if len(rows) > 0 {
+			_ = printing.WriteTable(&b, header, rows, false)
+		}
+		if len(a.Lines) < a.TotalLines {
+			fmt.Fprintf(&b, "(%d of %d lines)\n", len(a.Lines), a.TotalLines)
+		}
+		for _, w := range a.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+	}
+	if out.Cut != nil {
+		fmt.Fprintf(&b, "CUT: %s; to narrow: name fewer roots, or follow fewer types (types)\n", out.Cut.Reason)
+	}
+	return b.String()
+}
