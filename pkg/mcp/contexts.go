@@ -104,3 +104,20 @@ func eachContext[T any](ctx context.Context, ts []contextTarget, answer func(ctx
 	_ = g.Wait()
 	return out
 }
+
+// namespaceScope returns the namespace a call about t reads ("" for all)
+// and how its answer says so: all namespaces, the one asked, or the
+// context's default, with how to widen it.
+func (t contextTarget) namespaceScope(namespace string, all bool) (string, string, error) {
+	switch {
+	case all:
+		return "", "all namespaces", nil
+	case namespace != "":
+		return namespace, "namespace " + namespace, nil
+	}
+	ns, _, err := t.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", "", fmt.Errorf("reading the context's namespace: %w", err)
+	}
+	return ns, "namespace " + ns + " (the context's default; set namespace or allNamespaces to widen)", nil
+}

@@ -125,19 +125,11 @@ func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInpu
 		a.Error = err.Error()
 		return a
 	}
-	namespace := in.Namespace
-	switch {
-	case in.AllNamespaces:
-		namespace, a.NamespaceScope = "", "all namespaces"
-	case namespace != "":
-		a.NamespaceScope = "namespace " + namespace
-	default:
-		ns, _, err := t.configFlags.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
-			return fail(fmt.Errorf("reading the context's namespace: %w", err))
-		}
-		namespace, a.NamespaceScope = ns, "namespace "+ns+" (the context's default; set namespace or allNamespaces to widen)"
+	namespace, scope, err := t.namespaceScope(in.Namespace, in.AllNamespaces)
+	if err != nil {
+		return fail(err)
 	}
+	a.NamespaceScope = scope
 	a.NamespaceScope += "; cluster-scoped types are whole"
 	env, err := s.warmEnv(t)
 	if err != nil {
