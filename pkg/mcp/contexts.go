@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -84,24 +83,33 @@ func (s *Server) contextFlags(name string, own *genericclioptions.ConfigFlags) *
 	return cf
 }
 
-// eachContext runs answer once per target, in parallel, and returns the
-// answers in the targets' order. A target that could not be selected gets
-// its error without running. Each answer is the target's own: one failing
-// never cancels the others.
+// eachContext answers each of ts in parallel (targets.Run: at most
+// targets.MaxParallel at once, a panic a context's failure, every call
+// returned before it returns), in the order of ts; a context that failed
+// to be selected, and one whose answer failed outright, gets failed's
+// answer.
 func eachContext[T any](ctx context.Context, ts []contextTarget, answer func(ctx context.Context, t contextTarget) T, failed func(name string, err error) T) []T {
 	out := make([]T, len(ts))
-	var g errgroup.Group
+	var run []targets.Target
+	var at []int
 	for i, t := range ts {
 		if t.err != nil {
 			out[i] = failed(t.name, t.err)
 			continue
 		}
-		g.Go(func() error {
-			out[i] = answer(ctx, t)
-			return nil
-		})
+		run = append(run, targets.Target{Name: t.name, ConfigFlags: t.configFlags})
+		at = append(at, i)
 	}
-	_ = g.Wait()
+	results := targets.Run(ctx, run, 0, func(ctx context.Context, t targets.Target) (T, error) {
+		return answer(ctx, contextTarget{name: t.Name, configFlags: t.ConfigFlags}), nil
+	})
+	for j, r := range results {
+		if r.Err != nil {
+			out[at[j]] = failed(r.Target.Name, r.Err)
+			continue
+		}
+		out[at[j]] = r.Value
+	}
 	return out
 }
 
