@@ -89,6 +89,7 @@ type Measure struct {
 	Resource corev1.ResourceName
 
 	kind measureKind
+	glob bool // Resource is a shell-style pattern of resource names
 	path *jsonPathMeasure
 }
 
@@ -100,6 +101,9 @@ type Measure struct {
 //     the app containers' sum (restartable init containers, sidecars, included) and the largest
 //     init container with the sidecars started before it; pod-level resources when set; plus pod
 //     overhead. A pod in phase Succeeded or Failed counts zero, as it holds nothing on its node.
+//   - requests.GLOB, limits.GLOB: a shell-style pattern on the resource name
+//     ("requests.nvidia.com/*", "limits.nvidia.com/mig-*"), which stands for one measure per
+//     resource name it matches ([ExpandGlobs]); it has no value of its own.
 //   - restarts: the sum of restartCount over the pod's container and init container statuses, for
 //     every pod, terminal ones included. kubectl's RESTARTS column can be lower: it leaves out
 //     the restarts of init containers that are not sidecars once the pod is initialized.
@@ -130,6 +134,12 @@ func ParseMeasure(s string) (Measure, error) {
 
 // resourceMeasure builds a requests. or limits. measure of the resource name r.
 func resourceMeasure(s, r string, kind measureKind) (Measure, error) {
+	if isGlob(r) {
+		if err := checkGlob(r); err != nil {
+			return Measure{}, fmt.Errorf("%s %s: malformed glob %q: %w", sumFlag, s, r, err)
+		}
+		return Measure{Name: s, PodsOnly: true, Resource: corev1.ResourceName(r), kind: kind, glob: true}, nil
+	}
 	if errs := validation.IsQualifiedName(r); len(errs) > 0 {
 		return Measure{}, fmt.Errorf("%s %s: invalid resource name %q: %s", sumFlag, s, r, strings.Join(errs, "; "))
 	}
@@ -194,6 +204,11 @@ func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 // most once for all of ms, and computes each requests. or limits. measure for its one resource
 // ([PodRequest], [PodLimit]).
 func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
+	for _, m := range ms {
+		if m.glob {
+			return nil, globError(m)
+		}
+	}
 	obj = index.Unwrap(obj)
 	if r, ok := obj.(*index.Record); ok {
 		if values, ok, err := r.Measures(measureNames(ms)); ok {

@@ -13,7 +13,8 @@ import (
 // This file holds what query and watch parse alike of --group-by and --sum.
 
 // ParseGroups looks up the --group-by index names in set, each once, and
-// parses the --sum measures.
+// parses the --sum measures. A glob measure (requests.nvidia.com/*) is an
+// error: a grouped table's columns are fixed before its objects are read.
 func ParseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []aggregate.Measure, error) {
 	var defs []index.Definition
 	for _, name := range groupBy {
@@ -37,6 +38,9 @@ func ParseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []
 		m, err := aggregate.ParseMeasure(s)
 		if err != nil {
 			return nil, nil, err
+		}
+		if m.IsGlob() {
+			return nil, nil, fmt.Errorf("--sum %s: a glob adds columns in capacity only; here name each resource (requests.nvidia.com/gpu)", s)
 		}
 		measures = append(measures, m)
 	}
