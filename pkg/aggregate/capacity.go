@@ -124,9 +124,23 @@ type CapacityOptions struct {
 	GroupValue func(*corev1.Node) string
 	// Sums are more columns after the built-in ones (capacity --sum): requests.RESOURCE and
 	// limits.RESOURCE measures ("requests.nvidia.com/gpu"), each a share of the allocatable of
-	// its resource. Other measures, and those of the built-in columns, are an error.
+	// its resource. Other measures, those of the built-in columns, and globs not expanded
+	// ([ExpandGlobs]) are an error.
 	Sums []Measure
+	// Resources are resources given three columns each after Sums (capacity --resource), named
+	// RESOURCE.requested, RESOURCE.allocatable and RESOURCE.free: the pods' requests as the
+	// scheduler counts them, the nodes' allocatable, and allocatable minus requested. A node
+	// without the resource has an allocatable of 0, not a blank; where the allocatable is unknown
+	// (nodes not listed, a node gone) allocatable and free are blank.
+	Resources []corev1.ResourceName
 }
+
+// Column suffixes of the three columns of a capacity --resource.
+const (
+	SuffixRequested   = ".requested"
+	SuffixAllocatable = ".allocatable"
+	SuffixFree        = ".free"
+)
 
 // NodeLabel returns a GroupValue reading the node label key, e.g. corev1.LabelTopologyZone
 // ("topology.kubernetes.io/zone") or corev1.LabelInstanceTypeStable
@@ -233,6 +247,12 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 		t.Columns = append(t.Columns, c.column)
 		t.Headers = append(t.Headers, c.header)
 	}
+	for _, r := range opts.Resources {
+		for _, suffix := range []string{SuffixRequested, SuffixAllocatable, SuffixFree} {
+			t.Columns = append(t.Columns, string(r)+suffix)
+			t.Headers = append(t.Headers, strings.ToUpper(string(r)+" "+suffix[1:]))
+		}
+	}
 
 	names := make([]string, 0, len(rows))
 	for name := range rows {
@@ -240,9 +260,9 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 	}
 	sort.Slice(names, func(i, j int) bool { return CompareNatural(names[i], names[j]) < 0 })
 	for _, name := range names {
-		t.Rows = append(t.Rows, rows[name].cells(grouped, resources))
+		t.Rows = append(t.Rows, rows[name].cells(grouped, resources, opts.Resources))
 	}
-	t.Total = total.cells(grouped, resources)
+	t.Total = total.cells(grouped, resources, opts.Resources)
 	return t, nil
 }
 
@@ -257,6 +277,9 @@ type capacityResource struct {
 func capacityColumns(sums []Measure) ([]capacityResource, error) {
 	columns := append([]capacityResource(nil), capacityResources...)
 	for _, m := range sums {
+		if m.glob {
+			return nil, globError(m)
+		}
 		if m.kind != measureRequests && m.kind != measureLimits {
 			return nil, fmt.Errorf("%s %s: capacity sums requests.RESOURCE and limits.RESOURCE only", sumFlag, m.Name)
 		}
@@ -287,7 +310,7 @@ func (r *capacityRow) add(u *NodeUsage) {
 }
 
 // cells is the row's cells in the capacity table's column order.
-func (r *capacityRow) cells(grouped bool, resources []capacityResource) []Value {
+func (r *capacityRow) cells(grouped bool, resources []capacityResource, extended []corev1.ResourceName) []Value {
 	row := []Value{Text(r.name)}
 	if grouped {
 		row = append(row, Count(r.nodes))
@@ -299,6 +322,17 @@ func (r *capacityRow) cells(grouped bool, resources []capacityResource) []Value 
 			used = r.usage.Limits
 		}
 		row = append(row, Share(quantity(used, c.name), r.allocatable[c.name], r.known))
+	}
+	for _, name := range extended {
+		requested := quantity(r.usage.Requests, name)
+		if !r.known {
+			row = append(row, Quantity(requested), Value{}, Value{})
+			continue
+		}
+		alloc := quantity(r.allocatable, name)
+		free := alloc.DeepCopy()
+		free.Sub(requested)
+		row = append(row, Quantity(requested), Quantity(alloc), Quantity(free))
 	}
 	return row
 }

@@ -161,3 +161,67 @@ func TestCapacitySortAndErrors(t *testing.T) {
 		t.Errorf("Capacity grouped without GroupValue = nil error, want one")
 	}
 }
+
+func TestCapacityRefusesGlobs(t *testing.T) {
+	ms := mustMeasures(t, "requests.nvidia.com/*")
+	if _, err := Capacity(nil, CapacityOptions{NodesKnown: true, Sums: ms}); err == nil || !strings.Contains(err.Error(), "glob") {
+		t.Errorf("Capacity(glob) error = %v, want one about the glob", err)
+	}
+}
+
+func TestCapacityResources(t *testing.T) {
+	u := NewUsageByNode()
+	for _, p := range []*corev1.Pod{
+		podOn("train", "gpu-1", ctr("app", rl("cpu", "1", "nvidia.com/gpu", "3"), rl("nvidia.com/gpu", "3"))),
+		podOn("web", "node-1", ctr("app", rl("cpu", "1"), nil)),
+		podOn("orphan", "gone", ctr("app", rl("nvidia.com/gpu", "1"), rl("nvidia.com/gpu", "1"))),
+	} {
+		if err := u.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gpu := corev1.ResourceName("nvidia.com/gpu")
+	for _, tt := range []struct {
+		name    string
+		groupBy string
+		want    map[string][3]string // row name: requested, allocatable, free
+	}{
+		{"per node", "", map[string][3]string{
+			"gpu-1": {"3", "4", "1"}, "node-1": {"0", "0", "0"}, "node-2": {"0", "0", "0"}, "node-3": {"0", "0", "0"},
+			"gone": {"1", "", ""}, TotalLabel: {"4", "4", "0"}}},
+		{"per zone", "zone", map[string][3]string{
+			"a": {"0", "0", "0"}, "b": {"3", "4", "1"}, NoValue: {"1", "0", "-1"}, TotalLabel: {"4", "4", "0"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := CapacityOptions{Nodes: capacityNodes(), NodesKnown: true, Resources: []corev1.ResourceName{gpu}}
+			if tt.groupBy != "" {
+				opts.GroupBy, opts.GroupValue = tt.groupBy, NodeLabel(corev1.LabelTopologyZone)
+			}
+			table, err := Capacity(u, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			header, rows := table.Strings()
+			n := len(header)
+			if got := strings.Join(header[n-3:], ","); got != "NVIDIA.COM/GPU REQUESTED,NVIDIA.COM/GPU ALLOCATABLE,NVIDIA.COM/GPU FREE" {
+				t.Errorf("headers = %s", got)
+			}
+			if got := strings.Join(table.Columns[n-3:], ","); got != "nvidia.com/gpu.requested,nvidia.com/gpu.allocatable,nvidia.com/gpu.free" {
+				t.Errorf("columns = %s", got)
+			}
+			if len(rows) != len(tt.want) {
+				t.Errorf("%d rows, want %d: %q", len(rows), len(tt.want), rows)
+			}
+			for _, r := range rows {
+				want, ok := tt.want[r[0]]
+				if !ok {
+					t.Errorf("unexpected row %q", r)
+					continue
+				}
+				if got := [3]string{r[n-3], r[n-2], r[n-1]}; got != want {
+					t.Errorf("row %s = %q, want %q", r[0], got, want)
+				}
+			}
+		})
+	}
+}

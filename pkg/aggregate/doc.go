@@ -10,7 +10,8 @@
 // k8s.io/component-helpers/resource, with the options kube-scheduler uses to account a pod on a
 // node ([SchedulerOptions]); a Succeeded or Failed pod holds nothing. Sums are exact
 // (resource.Quantity.Add) and print in Kubernetes' canonical form: 1 + 330m is "1330m", 4Gi + 160Mi
-// is "4256Mi".
+// is "4256Mi". A glob measure (requests.nvidia.com/*, limits.nvidia.com/mig-*) stands for one
+// measure per resource name it matches; [ExpandGlobs] expands it against the names found.
 //
 // # Tables
 //
@@ -19,7 +20,9 @@
 // and quantities numerically, percentages by ratio, ties stable) and cut to its first N rows
 // ([Table.Top]). A [Live] keeps a Grouper's counts and sums up to date while objects come, change
 // and go, and says which groups each change changed (watch --group-by). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
-// columns for requests. and limits. measures ([CapacityOptions].Sums).
+// columns for requests. and limits. measures ([CapacityOptions].Sums) and, per extended
+// resource, requested, allocatable and free ([CapacityOptions].Resources), every node listed
+// whether or not it has the resource.
 //
 // # Percentages
 //

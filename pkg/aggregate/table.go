@@ -66,6 +66,9 @@ func CountShare(n int64, of resource.Quantity, known bool) Value {
 	return v
 }
 
+// IsNumber reports whether v is a number cell: a count or a quantity, not a share.
+func (v Value) IsNumber() bool { return v.kind == kindNumber }
+
 // IsBlank reports whether v is a blank cell.
 func (v Value) IsBlank() bool { return v.kind == kindBlank }
 

@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -8,7 +10,8 @@ import (
 
 // MergeCapacity merges the contexts' capacity tables (aggregate.Capacity:
 // a name column, NODES when grouped, PODS and the resource columns, each a
-// share of the allocatable, and a totals row). With contextColumn, each
+// share of the allocatable, then any --resource columns, quantities, and
+// a totals row); every table has the same columns. With contextColumn, each
 // row keeps its context in a first column CONTEXT, in the order of tables
 // (a node belongs to one cluster). Without, rows of the same name (a group
 // value such as a zone, found in several contexts) are added up into one,
@@ -88,8 +91,13 @@ func sumRow(cols []string, a, b []aggregate.Value) []aggregate.Value {
 }
 
 // sumCell adds two cells of column col of a capacity table.
+// A capacity --resource column's allocatable or free is unknown (blank)
+// in the sum when it is unknown in either cell.
 func sumCell(col string, a, b aggregate.Value) aggregate.Value {
+	unknownIfBlank := strings.HasSuffix(col, aggregate.SuffixAllocatable) || strings.HasSuffix(col, aggregate.SuffixFree)
 	switch {
+	case unknownIfBlank && (a.IsBlank() || b.IsBlank()):
+		return aggregate.Value{}
 	case a.IsBlank():
 		return b
 	case b.IsBlank():
@@ -97,6 +105,9 @@ func sumCell(col string, a, b aggregate.Value) aggregate.Value {
 	}
 	q := a.Quantity()
 	q.Add(b.Quantity())
+	if a.IsNumber() && col != aggregate.ColumnNodes {
+		return aggregate.Quantity(q)
+	}
 	if col == aggregate.ColumnNodes {
 		return aggregate.Count(q.Value())
 	}

@@ -83,3 +83,50 @@ func TestMergeCapacity(t *testing.T) {
 		t.Errorf("by zone:\n got %q\nwant %q", rows, wantRows)
 	}
 }
+
+// TestMergeCapacityResources: --resource columns add up as quantities;
+// an allocatable or free unknown in one context is unknown in the sum.
+func TestMergeCapacityResources(t *testing.T) {
+	gpu := corev1.ResourceName("nvidia.com/gpu")
+	withGPUs := func(n *corev1.Node, gpus string) *corev1.Node {
+		n.Status.Allocatable[gpu] = resource.MustParse(gpus)
+		return n
+	}
+	gpuPod := func(nodeName, gpus string) *corev1.Pod {
+		p := pod(nodeName, "100m")
+		p.Spec.Containers[0].Resources.Requests[gpu] = resource.MustParse(gpus)
+		return p
+	}
+	table := func(groupBy string, nodes []*corev1.Node, pods ...*corev1.Pod) aggregate.Table {
+		usage := aggregate.NewUsageByNode()
+		for _, p := range pods {
+			if err := usage.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: true, Resources: []corev1.ResourceName{gpu},
+			GroupBy: groupBy, GroupValue: aggregate.NodeLabel("zone")}
+		tb, err := aggregate.Capacity(usage, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	byZone := MergeCapacity([]ContextTable{
+		{Context: "a", Table: table("zone", []*corev1.Node{withGPUs(node("n1", "z1", "2"), "4"), node("n2", "z2", "2")}, gpuPod("n1", "1"))},
+		// b's pod is on a node that is gone: z1's allocatable is unknown there.
+		{Context: "b", Table: table("zone", []*corev1.Node{withGPUs(node("n1", "z1", "2"), "2")}, gpuPod("n1", "2"), gpuPod("gone", "1"))},
+	}, false)
+	header, rows := byZone.Strings()
+	n := len(header)
+	got := map[string][]string{}
+	for _, r := range rows {
+		got[r[0]] = r[n-3:]
+	}
+	want := map[string][]string{
+		"z1": {"3", "6", "3"}, "z2": {"0", "0", "0"}, aggregate.NoValue: {"1", "", ""}, aggregate.TotalLabel: {"4", "6", "2"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GPU columns by zone = %q, want %q", got, want)
+	}
+}

@@ -44,7 +44,13 @@ const capacityExample = `  # Requests and limits of every node against its alloc
   kubectl informer capacity -n shop -l node-role.kubernetes.io/worker --sort-by requests.cpu
 
   # GPUs too, as JSON for scripts
-  kubectl informer capacity --sum requests.nvidia.com/gpu --sum limits.nvidia.com/gpu -o json`
+  kubectl informer capacity --sum requests.nvidia.com/gpu --sum limits.nvidia.com/gpu -o json
+
+  # GPUs requested, allocatable and free per node, MIG slices too; nodes without GPUs show 0
+  kubectl informer capacity --resource nvidia.com/gpu --resource 'nvidia.com/mig-*'
+
+  # A column per NVIDIA resource the pods request
+  kubectl informer capacity --sum 'requests.nvidia.com/*'`
 
 // podNodeIndex is the index by which capacity reads each node's pods.
 var podNodeIndex = aggregate.PodUsageNodeIndex.Name
@@ -56,9 +62,11 @@ type CapacityOptions struct {
 	// GroupBy is --group-by: an index of nodes (label:KEY) that adds up
 	// the nodes sharing its value; "" prints a row per node.
 	GroupBy string
-	// Sums are the --sum measures (requests.RESOURCE, limits.RESOURCE), not
-	// yet parsed.
-	Sums      []string
+	// Sums are the --sum measures (requests.RESOURCE, limits.RESOURCE, or
+	// globs of RESOURCE), not yet parsed.
+	Sums []string
+	// Resources are the --resource names or globs of extended resources.
+	Resources []string
 	Output    string
 	NoHeaders bool
 	SortBy    string
@@ -99,6 +107,12 @@ A pod's requests and limits are counted as kube-scheduler counts them: the large
 containers' sum (sidecars included) and its largest init container, pod-level resources when set,
 plus pod overhead; Succeeded and Failed pods count for nothing, pending pods have no node.
 
+--resource NAME adds three columns for an extended resource such as nvidia.com/gpu: requested,
+allocatable, and free (allocatable minus requested); a node without the resource is listed with 0.
+--resource and --sum take globs on the resource name ('nvidia.com/mig-*', 'requests.nvidia.com/*'):
+a column per matching resource the pods (or, for --resource, the nodes) have, sorted by name; a
+glob that matches nothing adds no column and says so on stderr.
+
 Pods of every namespace count unless -n is given. -l selects nodes. Without permission to list
 nodes, capacity says so on stderr and prints the requests and limits per node without
 allocatable ("?" percentages).`,
@@ -110,7 +124,8 @@ allocatable ("?" percentages).`,
 	cmd.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) on nodes: only the nodes it selects, and the pods bound to them, are counted. (e.g. -l node-role.kubernetes.io/worker)")
 	cmd.Flags().DurationVar(&o.SyncTimeout, "sync-timeout", 60*time.Second, "How long to wait for API discovery, and then for every cache to sync, before giving up.")
 	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Add up the nodes that share a value of this node index, e.g. label:topology.kubernetes.io/zone or label:node.kubernetes.io/instance-type.")
-	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column for another resource (repeatable): requests.RESOURCE or limits.RESOURCE, e.g. requests.nvidia.com/gpu or requests.ephemeral-storage.")
+	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column for another resource (repeatable): requests.RESOURCE or limits.RESOURCE, e.g. requests.nvidia.com/gpu or requests.ephemeral-storage; a glob such as 'requests.nvidia.com/*' adds a column per matching resource the pods have.")
+	cmd.Flags().StringArrayVar(&o.Resources, "resource", nil, "Add columns requested, allocatable and free (allocatable minus requested) for a resource (repeatable), e.g. nvidia.com/gpu, or a glob such as 'nvidia.com/mig-*' for every matching resource the nodes or pods have. Nodes without the resource show 0.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: a table (default), json or yaml (quantities, allocatable and percentages per row).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "Sort the rows by a printed column, e.g. requests.cpu, \"cpu requests\", pods or node: percentages and numbers sort largest first, names in natural order. Default: by name.")
@@ -175,6 +190,11 @@ func (o *CapacityOptions) completeQuestion() error {
 		}
 		o.measures = append(o.measures, m)
 	}
+	for _, r := range o.Resources {
+		if err := aggregate.CheckResourcePattern("--resource", r); err != nil {
+			return err
+		}
+	}
 	// The pods' cache holds each pod's usage, not the pod: capacity reads
 	// nothing else, and its node index reads the usage. Shared engines
 	// hold whole pods, which the built-in node index reads.
@@ -203,10 +223,12 @@ func (o *CapacityOptions) Validate() error {
 	if o.Top < 0 {
 		return fmt.Errorf("--top must be 0 (all rows) or more, got %d", o.Top)
 	}
-	// The table's columns do not depend on the cluster: check --sum and
-	// --sort-by on an empty one.
-	table, err := o.capacityTable(nil, nil, true, "")
-	if err != nil {
+	// Without globs the table's columns do not depend on the cluster:
+	// check --sum and --sort-by on an empty one. A glob's columns are
+	// known once the pods and nodes are read; --sort-by is checked then.
+	cols, unmatched := o.columns(nil)
+	table, err := o.capacityTable(nil, nil, true, "", cols)
+	if err != nil || len(unmatched) > 0 {
 		return err
 	}
 	return o.sortAndCut(&table, 1)
@@ -215,8 +237,8 @@ func (o *CapacityOptions) Validate() error {
 // capacityTable is aggregate.Capacity's table of the target named target,
 // its group column headed ZONE for label:topology.kubernetes.io/zone, as
 // kubectl get -L heads a label column.
-func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*corev1.Node, nodesKnown bool, target string) (aggregate.Table, error) {
-	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: o.measures}
+func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*corev1.Node, nodesKnown bool, target string, cols columns) (aggregate.Table, error) {
+	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: cols.sums, Resources: cols.resources}
 	switch {
 	case o.byContext:
 		opts.GroupBy = fleet.ContextIndex
@@ -376,6 +398,11 @@ func capacityRecord(columns []string, row []aggregate.Value) map[string]interfac
 		case col == aggregate.ColumnNodes:
 			q := v.Quantity()
 			rec[col] = q.Value()
+		case v.IsBlank():
+			rec[col] = nil
+		case v.IsNumber():
+			q := v.Quantity()
+			rec[col] = q.String()
 		default:
 			share := Share{}
 			used := v.Quantity()

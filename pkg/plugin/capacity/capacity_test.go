@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestCapacityJSON(t *testing.T) {
 			if tt.nodesKnown {
 				nodes = []*corev1.Node{node}
 			}
-			table, err := o.capacityTable(usage, nodes, tt.nodesKnown, "")
+			table, err := o.capacityTable(usage, nodes, tt.nodesKnown, "", columns{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +88,7 @@ func TestCapacityZoneHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.groupBy = &def
-	table, err := o.capacityTable(nil, nil, true, "")
+	table, err := o.capacityTable(nil, nil, true, "", columns{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestCapacityAnswerAsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := NewCapacityOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
-	table, err := o.capacityTable(usage, []*corev1.Node{node}, true, "prod")
+	table, err := o.capacityTable(usage, []*corev1.Node{node}, true, "prod", columns{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,5 +167,76 @@ func TestCapacityFromRefusesContexts(t *testing.T) {
 		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--from reads files, not contexts") {
 			t.Errorf("capacity --from %v: error %v, want --from refused", args, err)
 		}
+	}
+}
+
+// TestCapacityGlobsAcrossContexts: --sum and --resource globs expand
+// against every context's pods and nodes together, so that the tables
+// merge column by column; a glob that matches nothing is named once on
+// stderr; a node without the resource is listed with 0.
+func TestCapacityGlobsAcrossContexts(t *testing.T) {
+	gpuNode := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourcePods: resource.MustParse("110"),
+		"nvidia.com/gpu": resource.MustParse("4"), "nvidia.com/mig-1g.5gb": resource.MustParse("7"),
+	}}}
+	cpuNode := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cpu-1"}, Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourcePods: resource.MustParse("110"),
+	}}}
+	podOn := func(node string, requests corev1.ResourceList) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ml"}, Spec: corev1.PodSpec{NodeName: node,
+			Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: requests, Limits: requests}}}}}
+	}
+	answerOf := func(name string, nodes []*corev1.Node, pods ...*corev1.Pod) *capacityAnswer {
+		usage := aggregate.NewUsageByNode()
+		for _, p := range pods {
+			if err := usage.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &capacityAnswer{Context: name, NodesListed: true, usage: usage, nodes: nodes}
+	}
+	answers := []*capacityAnswer{
+		// Only the first context's pods request a MIG slice.
+		answerOf("a", []*corev1.Node{gpuNode, cpuNode}, podOn("gpu-1", corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1"), "nvidia.com/mig-1g.5gb": resource.MustParse("2")})),
+		answerOf("b", []*corev1.Node{cpuNode}, podOn("cpu-1", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})),
+	}
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewCapacityOptions(nil, streams)
+	o.Resources = []string{"nvidia.com/*"}
+	for _, s := range []string{"requests.nvidia.com/*", "limits.amd.com/*"} {
+		m, err := aggregate.ParseMeasure(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.measures = append(o.measures, m)
+	}
+	if err := o.tables(answers); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := errOut.String(), "note: limits.amd.com/* matches no resource; it adds no column\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+	wantColumns := "node,pods,requests.cpu,limits.cpu,requests.memory,limits.memory,requests.nvidia.com/gpu,requests.nvidia.com/mig-1g.5gb," +
+		"nvidia.com/gpu.requested,nvidia.com/gpu.allocatable,nvidia.com/gpu.free,nvidia.com/mig-1g.5gb.requested,nvidia.com/mig-1g.5gb.allocatable,nvidia.com/mig-1g.5gb.free"
+	for _, a := range answers {
+		if got := strings.Join(a.Table.Columns, ","); got != wantColumns {
+			t.Errorf("context %s columns = %s, want %s", a.Context, got, wantColumns)
+		}
+	}
+	o.Output = "json"
+	if err := o.printCapacity(answers[:1], false); err != nil {
+		t.Fatal(err)
+	}
+	var obj Object
+	if err := json.Unmarshal(out.Bytes(), &obj); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][3]interface{}{}
+	for _, r := range append(obj.Rows, obj.Total) {
+		got[r["node"].(string)] = [3]interface{}{r["nvidia.com/gpu.requested"], r["nvidia.com/gpu.allocatable"], r["nvidia.com/gpu.free"]}
+	}
+	want := map[string][3]interface{}{"cpu-1": {"0", "0", "0"}, "gpu-1": {"1", "4", "3"}, aggregate.TotalLabel: {"1", "4", "3"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("-o json GPU columns = %v, want %v", got, want)
 	}
 }

@@ -39,6 +39,11 @@ type capacityAnswer struct {
 	UnscheduledPods int64 `json:"unscheduledPods"`
 	TerminalPods    int64 `json:"terminalPods"`
 
+	// usage and nodes are what the table is built of, once the columns
+	// of every answer are known (capacityColumns).
+	usage *aggregate.UsageByNode
+	nodes []*corev1.Node
+
 	// stderr holds what the target wrote on stderr when it is one of
 	// several; nil when it wrote to the command's.
 	stderr *cmdutil.LockedWriter
@@ -84,6 +89,9 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 		}
 	}
 	if len(answers) > 0 {
+		if err := o.tables(answers); err != nil {
+			return err
+		}
 		if err := o.printCapacity(answers, set.Several); err != nil {
 			return err
 		}
@@ -134,8 +142,58 @@ func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capac
 		return err
 	}
 	a.UnscheduledPods, a.TerminalPods = usage.Unscheduled, usage.Terminal
-	a.Table, err = o.capacityTable(usage, nodes, a.NodesListed, t.Name)
-	return err
+	a.usage, a.nodes = usage, nodes
+	return nil
+}
+
+// columns are the extra columns of capacity tables: the --sum measures
+// and the --resource names, globs expanded.
+type columns struct {
+	sums      []aggregate.Measure
+	resources []corev1.ResourceName
+}
+
+// columns expands the globs of --sum against the resources the pods of
+// answers request or limit, and those of --resource against the resources
+// the pods request and the nodes have, every answer's together, so that
+// every context's table has the same columns. unmatched lists the globs
+// that matched nothing.
+func (o *CapacityOptions) columns(answers []*capacityAnswer) (cols columns, unmatched []string) {
+	requested, limited := map[corev1.ResourceName]bool{}, map[corev1.ResourceName]bool{}
+	present := map[corev1.ResourceName]bool{}
+	for _, a := range answers {
+		req, lim := a.usage.ResourceNames()
+		for r := range req {
+			requested[r], present[r] = true, true
+		}
+		for r := range lim {
+			limited[r] = true
+		}
+		for r := range aggregate.AllocatableNames(a.nodes) {
+			present[r] = true
+		}
+	}
+	var missed []string
+	cols.sums, unmatched = aggregate.ExpandGlobs(o.measures, requested, limited)
+	cols.resources, missed = aggregate.ExpandResources(o.Resources, present)
+	return cols, append(unmatched, missed...)
+}
+
+// tables builds each answer's table with the same columns, and says once
+// on stderr which globs matched nothing.
+func (o *CapacityOptions) tables(answers []*capacityAnswer) error {
+	cols, unmatched := o.columns(answers)
+	for _, g := range unmatched {
+		fmt.Fprintf(o.ErrOut, "note: %s matches no resource; it adds no column\n", g)
+	}
+	for _, a := range answers {
+		table, err := o.capacityTable(a.usage, a.nodes, a.NodesListed, a.Context, cols)
+		if err != nil {
+			return fmt.Errorf("context %s: %w", a.Context, err)
+		}
+		a.Table = table
+	}
+	return nil
 }
 
 // printCapacity prints the answers: one target's table, or several

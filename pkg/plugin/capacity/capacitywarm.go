@@ -23,10 +23,13 @@ type Question struct {
 	// GroupBy is --group-by, an index of nodes (label:KEY); "" is a row
 	// per node.
 	GroupBy string
-	// Sums are --sum measures (requests.RESOURCE, limits.RESOURCE).
-	Sums   []string
-	SortBy string
-	Top    int
+	// Sums are --sum measures (requests.RESOURCE, limits.RESOURCE, or
+	// globs of RESOURCE).
+	Sums []string
+	// Resources are --resource names or globs.
+	Resources []string
+	SortBy    string
+	Top       int
 	// SyncTimeout is --sync-timeout.
 	SyncTimeout time.Duration
 }
@@ -44,6 +47,7 @@ func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Que
 	zero := time.Duration(0)
 	o.Engines = engines.WarmEngines{Env: env, MaxStaleness: &zero}
 	o.AllNamespaces = q.Namespace == ""
+	o.Resources = q.Resources
 	o.LabelSelector, o.GroupBy, o.Sums, o.SortBy, o.Top, o.SyncTimeout = q.Selector, q.GroupBy, q.Sums, q.SortBy, q.Top, q.SyncTimeout
 	if o.SyncTimeout <= 0 {
 		o.SyncTimeout = 60 * time.Second
@@ -56,6 +60,9 @@ func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Que
 	}
 	a := &capacityAnswer{Context: target}
 	if err := o.answer(ctx, targets.Target{Name: target, ConfigFlags: configFlags}, a, errOut); err != nil {
+		return nil, 0, err
+	}
+	if err := o.tables([]*capacityAnswer{a}); err != nil {
 		return nil, 0, err
 	}
 	rows = len(a.Table.Rows)
