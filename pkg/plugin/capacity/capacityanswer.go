@@ -40,7 +40,7 @@ type capacityAnswer struct {
 	TerminalPods    int64 `json:"terminalPods"`
 
 	// usage and nodes are what the table is built of, once the columns
-	// of every answer are known (capacityColumns).
+	// of every answer are known (tables).
 	usage *aggregate.UsageByNode
 	nodes []*corev1.Node
 
