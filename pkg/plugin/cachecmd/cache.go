@@ -62,7 +62,7 @@ const cacheExample = `  # Keep informers warm for the current context; stop afte
 func NewCmdCache(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "cache",
-		Short:   "Start, list and stop warm caches that query and watch share",
+		Short:   "Start, list and stop warm caches that query, watch, tree and capacity read",
 		Long:    cacheLong,
 		Example: cacheExample,
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
