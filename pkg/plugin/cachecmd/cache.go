@@ -1,8 +1,8 @@
 // Package cachecmd is the cache command: cache start, status and stop of a
 // warm cache per target (an identity's process, its socket and its pool of
-// shared engines), and cache serve, the process itself, which runs its
-// clients' query and watch commands and answers their queries asked as
-// data.
+// shared engines), and cache serve, the process itself, which answers its
+// clients' queries asked as data and streams the objects and changes of
+// the types their other commands read.
 package cachecmd
 
 import (
@@ -31,9 +31,9 @@ import (
 const cacheLong = `A warm cache is a background process that keeps the informers of the types
 you query and watch running between commands, for one identity: the API
 server and credentials (user, token, certificate, impersonation) of the
-kubeconfig flags it was started with. query and watch use it on their own
-(--cache auto) when it runs for the same identity, and answer exactly as
-without it; a type it does not hold yet is listed on first use and kept
+kubeconfig flags it was started with. query, watch, tree and capacity use
+it on their own (--cache auto) when it runs for the same identity, and
+answer exactly as without it; a type it does not hold yet is listed on first use and kept
 until no command has used it for --evict-after. A command that asks for
 some namespaces or a label selector reads the cache's informer of all
 namespaces of its type when there is one, rather than starting its own.
