@@ -70,25 +70,16 @@ func (s *Server) capacity(ctx context.Context, _ *sdk.CallToolRequest, in Capaci
 	}, func(name string, err error) CapacityAnswer {
 		return CapacityAnswer{Context: name, Error: err.Error()}
 	})
-	most, total := 0, 0
-	for _, a := range answers {
-		most, total = max(most, len(a.Rows)), total+len(a.Rows)
-	}
-	build := func(k int) (CapacityOutput, string) {
-		out := CapacityOutput{Contexts: make([]CapacityAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
+	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "rows",
+		func(a CapacityAnswer) (int, int) { return len(a.Rows), len(a.Rows) },
+		func(a CapacityAnswer, k int) CapacityAnswer {
 			a.Rows = a.Rows[:min(k, len(a.Rows))]
-			returned += len(a.Rows)
-			out.Contexts[i] = a
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "rows")
-		}
-		return out, capacityText(out)
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
-	out, text := build(k)
+			return a
+		},
+		func(cut []CapacityAnswer, c *Cut) (CapacityOutput, string) {
+			out := CapacityOutput{Contexts: cut, Cut: c}
+			return out, capacityText(out)
+		})
 	return &sdk.CallToolResult{IsError: allFailed(answers, func(a CapacityAnswer) string { return a.Error }),
 		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }

@@ -84,35 +84,26 @@ func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInpu
 	}, func(name string, err error) QueryAnswer {
 		return QueryAnswer{Context: name, Error: err.Error()}
 	})
-	most, total := 0, 0
-	for _, a := range answers {
-		for _, t := range a.Tables {
-			most, total = max(most, len(t.Rows)), total+len(t.Rows)
-		}
-	}
-	build := func(k int) (QueryOutput, string) {
-		out := QueryOutput{Contexts: make([]QueryAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
-			c := a
-			c.Tables = make([]Table, len(a.Tables))
-			for j, t := range a.Tables {
-				t.Rows = t.Rows[:min(k, len(t.Rows))]
-				returned += len(t.Rows)
-				c.Tables[j] = t
+	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "rows",
+		func(a QueryAnswer) (longest, count int) {
+			for _, t := range a.Tables {
+				longest, count = max(longest, len(t.Rows)), count+len(t.Rows)
 			}
-			out.Contexts[i] = c
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "rows")
-		}
-		return out, queryText(out)
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int {
-		out, text := build(k)
-		return resultSize(out, text)
-	})
-	out, text := build(k)
+			return longest, count
+		},
+		func(a QueryAnswer, k int) QueryAnswer {
+			tables := a.Tables
+			a.Tables = make([]Table, len(tables))
+			for j, t := range tables {
+				t.Rows = t.Rows[:min(k, len(t.Rows))]
+				a.Tables[j] = t
+			}
+			return a
+		},
+		func(cut []QueryAnswer, c *Cut) (QueryOutput, string) {
+			out := QueryOutput{Contexts: cut, Cut: c}
+			return out, queryText(out)
+		})
 	return &sdk.CallToolResult{IsError: allFailed(answers, func(a QueryAnswer) string { return a.Error }),
 		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }

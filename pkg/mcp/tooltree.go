@@ -66,25 +66,16 @@ func (s *Server) tree(ctx context.Context, _ *sdk.CallToolRequest, in TreeInput)
 	}, func(name string, err error) TreeAnswer {
 		return TreeAnswer{Context: name, Error: err.Error()}
 	})
-	most, total := 0, 0
-	for _, a := range answers {
-		most, total = max(most, len(a.Lines)), total+len(a.Lines)
-	}
-	build := func(k int) (TreeOutput, string) {
-		out := TreeOutput{Contexts: make([]TreeAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
+	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "lines",
+		func(a TreeAnswer) (int, int) { return len(a.Lines), len(a.Lines) },
+		func(a TreeAnswer, k int) TreeAnswer {
 			a.Lines = a.Lines[:min(k, len(a.Lines))]
-			returned += len(a.Lines)
-			out.Contexts[i] = a
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "lines")
-		}
-		return out, treeText(out, in.Direction == "refs")
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
-	out, text := build(k)
+			return a
+		},
+		func(cut []TreeAnswer, c *Cut) (TreeOutput, string) {
+			out := TreeOutput{Contexts: cut, Cut: c}
+			return out, treeText(out, in.Direction == "refs")
+		})
 	return &sdk.CallToolResult{IsError: allFailed(answers, func(a TreeAnswer) string { return a.Error }),
 		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
