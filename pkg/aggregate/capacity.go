@@ -11,37 +11,37 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// NodeUsage is what the pods bound to one node hold there: how many they are and their summed
+// NodeAllocation is what the pods bound to one node hold there: how many they are and their summed
 // requests and limits ([PodRequests], [PodLimits]).
-type NodeUsage struct {
+type NodeAllocation struct {
 	Pods     int64
 	Requests corev1.ResourceList
 	Limits   corev1.ResourceList
 }
 
-// UsageByNode sums pods per node, by spec.nodeName. Build it with [NewUsageByNode] and call Add
+// AllocationByNode sums pods per node, by spec.nodeName. Build it with [NewAllocationByNode] and call Add
 // for every pod. It is not safe for concurrent use.
-type UsageByNode struct {
-	// Nodes holds the usage of each node that has pods.
-	Nodes map[string]*NodeUsage
+type AllocationByNode struct {
+	// Nodes holds what the pods of each node that has pods hold there.
+	Nodes map[string]*NodeAllocation
 	// Unscheduled counts the pods with no node yet (pending): they hold nothing on a node.
 	Unscheduled int64
 	// Terminal counts the pods skipped because they are Succeeded or Failed.
 	Terminal int64
 }
 
-// NewUsageByNode returns an empty UsageByNode.
-func NewUsageByNode() *UsageByNode {
-	return &UsageByNode{Nodes: map[string]*NodeUsage{}}
+// NewAllocationByNode returns an empty AllocationByNode.
+func NewAllocationByNode() *AllocationByNode {
+	return &AllocationByNode{Nodes: map[string]*NodeAllocation{}}
 }
 
-// Add adds one pod (a *corev1.Pod, a *[PodUsage], or a pod as unstructured, see [AsPod]) to its
-// node's usage. A terminal pod is counted in Terminal and nowhere else, as kube-scheduler does
+// Add adds one pod (a *corev1.Pod, a *[PodAllocation], or a pod as unstructured, see [AsPod]) to its
+// node's allocation. A terminal pod is counted in Terminal and nowhere else, as kube-scheduler does
 // not count it against its node's pod capacity either; a pod with no node is counted in
 // Unscheduled.
-func (u *UsageByNode) Add(obj interface{}) error {
-	if usage, ok := index.Unwrap(obj).(*PodUsage); ok && usage != nil {
-		u.add(usage.NodeName, usage.IsTerminal(), usage.Requests, usage.Limits)
+func (u *AllocationByNode) Add(obj interface{}) error {
+	if alloc, ok := index.Unwrap(obj).(*PodAllocation); ok && alloc != nil {
+		u.add(alloc.NodeName, alloc.IsTerminal(), alloc.Requests, alloc.Limits)
 		return nil
 	}
 	pod, err := AsPod(obj)
@@ -57,7 +57,7 @@ func (u *UsageByNode) Add(obj interface{}) error {
 }
 
 // add adds the requests and limits of one pod bound to node.
-func (u *UsageByNode) add(node string, terminal bool, requests, limits corev1.ResourceList) {
+func (u *AllocationByNode) add(node string, terminal bool, requests, limits corev1.ResourceList) {
 	if terminal {
 		u.Terminal++
 		return
@@ -68,7 +68,7 @@ func (u *UsageByNode) add(node string, terminal bool, requests, limits corev1.Re
 	}
 	n, ok := u.Nodes[node]
 	if !ok {
-		n = &NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
+		n = &NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
 		u.Nodes[node] = n
 	}
 	n.Pods++
@@ -155,10 +155,10 @@ type capacityRow struct {
 	nodes       int64
 	known       bool // allocatable is known: the row's nodes were listed
 	allocatable corev1.ResourceList
-	usage       NodeUsage
+	alloc       NodeAllocation
 }
 
-// Capacity returns the capacity table of the nodes in opts with the pods' usage: per node (or per
+// Capacity returns the capacity table of the nodes in opts with what its pods hold: per node (or per
 // group of nodes), the pods as count/allocatable, and CPU and memory requests and limits, each as
 // a quantity and a percentage of allocatable (see [Value.Percent]), with a totals row. Limits can
 // pass 100% (overcommitted). Nodes come in natural order of name (or group value).
@@ -167,7 +167,7 @@ type capacityRow struct {
 // with an unknown allocatable, or fall in the group with no value when grouping. Without nodes
 // (NodesKnown false) grouping is an error, since a node's labels are unknown. The totals row adds
 // up every pod and the allocatable of the listed nodes.
-func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
+func Capacity(pods *AllocationByNode, opts CapacityOptions) (Table, error) {
 	grouped := opts.GroupBy != ""
 	if grouped && opts.GroupValue == nil {
 		return Table{}, fmt.Errorf("capacity: grouping by %s needs a GroupValue", opts.GroupBy)
@@ -175,8 +175,8 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 	if grouped && !opts.NodesKnown {
 		return Table{}, fmt.Errorf("--group-by %s needs the nodes, which could not be listed", opts.GroupBy)
 	}
-	if usage == nil {
-		usage = NewUsageByNode()
+	if pods == nil {
+		pods = NewAllocationByNode()
 	}
 	resources, err := capacityColumns(opts.Sums)
 	if err != nil {
@@ -188,13 +188,13 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 		r, ok := rows[name]
 		if !ok {
 			r = &capacityRow{name: name, allocatable: corev1.ResourceList{},
-				usage: NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
+				alloc: NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
 			rows[name] = r
 		}
 		return r
 	}
 	total := &capacityRow{name: TotalLabel, known: opts.NodesKnown, allocatable: corev1.ResourceList{},
-		usage: NodeUsage{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
+		alloc: NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
 
 	listed := map[string]bool{}
 	if opts.NodesKnown {
@@ -210,16 +210,16 @@ func Capacity(usage *UsageByNode, opts CapacityOptions) (Table, error) {
 			r := rowOf(name)
 			r.nodes++
 			r.known = true
-			alloc := allocatable(n)
-			addResourceList(r.allocatable, alloc)
-			addResourceList(total.allocatable, alloc)
+			nodeAllocatable := allocatable(n)
+			addResourceList(r.allocatable, nodeAllocatable)
+			addResourceList(total.allocatable, nodeAllocatable)
 			total.nodes++
-			if u := usage.Nodes[n.Name]; u != nil {
+			if u := pods.Nodes[n.Name]; u != nil {
 				r.add(u)
 			}
 		}
 	}
-	for name, u := range usage.Nodes {
+	for name, u := range pods.Nodes {
 		total.add(u)
 		if listed[name] {
 			continue
@@ -302,11 +302,11 @@ func allocatable(n *corev1.Node) corev1.ResourceList {
 	return n.Status.Capacity
 }
 
-// add adds one node's usage to the row.
-func (r *capacityRow) add(u *NodeUsage) {
-	r.usage.Pods += u.Pods
-	addResourceList(r.usage.Requests, u.Requests)
-	addResourceList(r.usage.Limits, u.Limits)
+// add adds one node's allocation to the row.
+func (r *capacityRow) add(u *NodeAllocation) {
+	r.alloc.Pods += u.Pods
+	addResourceList(r.alloc.Requests, u.Requests)
+	addResourceList(r.alloc.Limits, u.Limits)
 }
 
 // cells is the row's cells in the capacity table's column order.
@@ -315,16 +315,16 @@ func (r *capacityRow) cells(grouped bool, resources []capacityResource, extended
 	if grouped {
 		row = append(row, Count(r.nodes))
 	}
-	row = append(row, CountShare(r.usage.Pods, r.allocatable[corev1.ResourcePods], r.known))
+	row = append(row, CountShare(r.alloc.Pods, r.allocatable[corev1.ResourcePods], r.known))
 	for _, c := range resources {
-		used := r.usage.Requests
+		used := r.alloc.Requests
 		if c.limits {
-			used = r.usage.Limits
+			used = r.alloc.Limits
 		}
 		row = append(row, Share(quantity(used, c.name), r.allocatable[c.name], r.known))
 	}
 	for _, name := range extended {
-		requested := quantity(r.usage.Requests, name)
+		requested := quantity(r.alloc.Requests, name)
 		if !r.known {
 			row = append(row, Quantity(requested), Value{}, Value{})
 			continue

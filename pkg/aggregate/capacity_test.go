@@ -28,10 +28,10 @@ func capacityNodes() []*corev1.Node {
 	}
 }
 
-// capacityUsage is the usage of allPods and of one pod on a node that is gone.
-func capacityUsage(t *testing.T) *UsageByNode {
+// capacityAllocation is the allocation of allPods and of one pod on a node that is gone.
+func capacityAllocation(t *testing.T) *AllocationByNode {
 	t.Helper()
-	u := NewUsageByNode()
+	u := NewAllocationByNode()
 	for _, p := range append(allPods(), podOn("orphan", "gone", ctr("app", rl("cpu", "100m"), nil))) {
 		if err := u.Add(p); err != nil {
 			t.Fatal(err)
@@ -40,15 +40,15 @@ func capacityUsage(t *testing.T) *UsageByNode {
 	return u
 }
 
-func TestUsageByNode(t *testing.T) {
-	u := capacityUsage(t)
+func TestAllocationByNode(t *testing.T) {
+	u := capacityAllocation(t)
 	if u.Unscheduled != 1 || u.Terminal != 1 {
 		t.Errorf("Unscheduled, Terminal = %d, %d, want 1, 1", u.Unscheduled, u.Terminal)
 	}
 	n1 := u.Nodes["node-1"]
 	if n1.Pods != 3 || n1.Requests.Cpu().String() != "4330m" || n1.Requests.Memory().String() != "5280Mi" ||
 		n1.Limits.Cpu().String() != "4" || n1.Limits.Memory().String() != "4352Mi" {
-		t.Errorf("node-1 usage = %d pods, requests %v, limits %v", n1.Pods, n1.Requests, n1.Limits)
+		t.Errorf("node-1 allocation = %d pods, requests %v, limits %v", n1.Pods, n1.Requests, n1.Limits)
 	}
 	if err := u.Add(&corev1.Service{}); err == nil {
 		t.Errorf("Add(service) = nil error, want one")
@@ -114,7 +114,7 @@ func TestCapacity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			table, err := Capacity(capacityUsage(t), tt.opts)
+			table, err := Capacity(capacityAllocation(t), tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestCapacity(t *testing.T) {
 }
 
 func TestCapacitySortAndErrors(t *testing.T) {
-	table, err := Capacity(capacityUsage(t), CapacityOptions{Nodes: capacityNodes(), NodesKnown: true})
+	table, err := Capacity(capacityAllocation(t), CapacityOptions{Nodes: capacityNodes(), NodesKnown: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestCapacityRefusesGlobs(t *testing.T) {
 }
 
 func TestCapacityResources(t *testing.T) {
-	u := NewUsageByNode()
+	u := NewAllocationByNode()
 	for _, p := range []*corev1.Pod{
 		podOn("train", "gpu-1", ctr("app", rl("cpu", "1", "nvidia.com/gpu", "3"), rl("nvidia.com/gpu", "3"))),
 		podOn("web", "node-1", ctr("app", rl("cpu", "1"), nil)),

@@ -19,7 +19,7 @@
 // row; its [Table] can be sorted by any column ([Table.SortBy]: names in natural order, numbers
 // and quantities numerically, percentages by ratio, ties stable) and cut to its first N rows
 // ([Table.Top]). A [Live] keeps a Grouper's counts and sums up to date while objects come, change
-// and go, and says which groups each change changed (watch --group-by). [Capacity] builds the same kind of Table for nodes from a [UsageByNode], with more resource
+// and go, and says which groups each change changed (watch --group-by). [Capacity] builds the same kind of Table for nodes from an [AllocationByNode], with more resource
 // columns for requests. and limits. measures ([CapacityOptions].Sums) and, per extended
 // resource, requested, allocatable and free ([CapacityOptions].Resources), every node listed
 // whether or not it has the resource.
@@ -34,12 +34,12 @@
 //
 // # Objects
 //
-// Built-in measures and [UsageByNode] take *corev1.Pod, or a pod as *unstructured.Unstructured
+// Built-in measures and [AllocationByNode] take *corev1.Pod, or a pod as *unstructured.Unstructured
 // (converted first), also inside a cache.DeletedFinalStateUnknown. [TransformPod] strips a pods
-// cache down to what they read; [NewPodUsageTransform] goes further for a cache that serves
-// nothing else, replacing each pod by its [PodUsage] (requests and limits computed once, equal
+// cache down to what they read; [NewPodAllocationTransform] goes further for a cache that serves
+// nothing else, replacing each pod by its [PodAllocation] (requests and limits computed once, equal
 // lists shared); [TransformNode] strips a nodes cache down to what [Capacity] reads.
 //
 // The package does no I/O and knows nothing of cobra or of the cache engine. Measures are safe
-// for concurrent use; a Grouper, a UsageByNode and a Table are not.
+// for concurrent use; a Grouper, an AllocationByNode and a Table are not.
 package aggregate

@@ -122,7 +122,7 @@ func ExpandResources(patterns []string, names map[corev1.ResourceName]bool) (res
 }
 
 // ResourceNames returns the names of the resources the pods of u request and limit.
-func (u *UsageByNode) ResourceNames() (requested, limited map[corev1.ResourceName]bool) {
+func (u *AllocationByNode) ResourceNames() (requested, limited map[corev1.ResourceName]bool) {
 	requested, limited = map[corev1.ResourceName]bool{}, map[corev1.ResourceName]bool{}
 	for _, n := range u.Nodes {
 		for r := range n.Requests {

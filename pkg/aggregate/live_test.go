@@ -82,7 +82,7 @@ func TestLiveMatchesGrouper(t *testing.T) {
 	ms := []Measure{mustMeasure(t, "requests.cpu"), mustMeasure(t, "limits.memory"), mustMeasure(t, "restarts")}
 	keys := func(p *corev1.Pod) [][]string { return [][]string{{p.Spec.NodeName}, {p.Namespace, "all"}} }
 	l := NewLive([]string{"node", "ns"}, ms)
-	pods := usagePods()
+	pods := allocationPods()
 	for i, p := range pods {
 		if _, err := l.Set(p.Name, p, keys(p)); err != nil {
 			t.Fatal(err)

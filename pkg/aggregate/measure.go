@@ -188,10 +188,10 @@ func validateMeasureName(name string) error {
 	return nil
 }
 
-// Value returns the measure of one object. Built-in measures take a *corev1.Pod, a *[PodUsage] or
+// Value returns the measure of one object. Built-in measures take a *corev1.Pod, a *[PodAllocation] or
 // a pod as *unstructured.Unstructured (converted first), also inside a
 // cache.DeletedFinalStateUnknown; any other object is an error. Custom measures take any object
-// but a PodUsage; a result that is not a quantity is an error naming the measure.
+// but a PodAllocation; a result that is not a quantity is an error naming the measure.
 func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 	values, err := Values([]Measure{m}, obj)
 	if err != nil {
@@ -220,13 +220,13 @@ func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 		pod     *corev1.Pod
 		content map[string]interface{}
 	)
-	usage, _ := obj.(*PodUsage)
+	alloc, _ := obj.(*PodAllocation)
 	for i, m := range ms {
-		if usage != nil {
+		if alloc != nil {
 			if m.kind == measureJSONPath {
-				return nil, fmt.Errorf("measure %s: custom measures read whole objects, got the usage of pod %s/%s", m.Name, usage.Namespace, usage.Name)
+				return nil, fmt.Errorf("measure %s: custom measures read whole objects, got the allocation of pod %s/%s", m.Name, alloc.Namespace, alloc.Name)
 			}
-			values[i] = usage.value(m)
+			values[i] = alloc.value(m)
 			continue
 		}
 		if m.kind == measureJSONPath {

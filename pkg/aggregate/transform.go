@@ -8,7 +8,7 @@ import (
 
 // TransformPod is a client-go cache.TransformFunc for a pods informer that only serves
 // measures and capacity: it replaces a *corev1.Pod by a new pod holding only what the built-in
-// measures, [PodRequests], [PodLimits] and [UsageByNode] read, so the cache keeps a fraction of
+// measures, [PodRequests], [PodLimits] and [AllocationByNode] read, so the cache keeps a fraction of
 // each pod. Any other object (a tombstone, an unstructured pod) passes unchanged.
 //
 // It keeps:

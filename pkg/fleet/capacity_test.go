@@ -28,7 +28,7 @@ func pod(nodeName, cpu string) *corev1.Pod {
 
 func capacity(t *testing.T, groupBy string, nodes []*corev1.Node, pods ...*corev1.Pod) aggregate.Table {
 	t.Helper()
-	usage := aggregate.NewUsageByNode()
+	usage := aggregate.NewAllocationByNode()
 	for _, p := range pods {
 		if err := usage.Add(p); err != nil {
 			t.Fatal(err)
@@ -98,7 +98,7 @@ func TestMergeCapacityResources(t *testing.T) {
 		return p
 	}
 	table := func(groupBy string, nodes []*corev1.Node, pods ...*corev1.Pod) aggregate.Table {
-		usage := aggregate.NewUsageByNode()
+		usage := aggregate.NewAllocationByNode()
 		for _, p := range pods {
 			if err := usage.Add(p); err != nil {
 				t.Fatal(err)

@@ -53,7 +53,7 @@ const capacityExample = `  # Requests and limits of every node against its alloc
   kubectl informer capacity --sum 'requests.nvidia.com/*'`
 
 // podNodeIndex is the index by which capacity reads each node's pods.
-var podNodeIndex = aggregate.PodUsageNodeIndex.Name
+var podNodeIndex = aggregate.PodAllocationNodeIndex.Name
 
 // CapacityOptions are the options of kubectl informer capacity.
 type CapacityOptions struct {
@@ -195,10 +195,10 @@ func (o *CapacityOptions) completeQuestion() error {
 			return err
 		}
 	}
-	// The pods' cache holds each pod's usage, not the pod: capacity reads
-	// nothing else, and its node index reads the usage. Shared engines
+	// The pods' cache holds each pod's allocation (aggregate.PodAllocation), not the pod: capacity reads
+	// nothing else, and its node index reads the allocation. Shared engines
 	// hold whole pods, which the built-in node index reads.
-	o.Config.Indexes = []index.Definition{aggregate.PodUsageNodeIndex}
+	o.Config.Indexes = []index.Definition{aggregate.PodAllocationNodeIndex}
 	if o.Engines.Shared() {
 		def, err := o.IndexSet.Lookup(podNodeIndex)
 		if err != nil {
@@ -237,7 +237,7 @@ func (o *CapacityOptions) Validate() error {
 // capacityTable is aggregate.Capacity's table of the target named target,
 // its group column headed ZONE for label:topology.kubernetes.io/zone, as
 // kubectl get -L heads a label column.
-func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*corev1.Node, nodesKnown bool, target string, cols columns) (aggregate.Table, error) {
+func (o *CapacityOptions) capacityTable(alloc *aggregate.AllocationByNode, nodes []*corev1.Node, nodesKnown bool, target string, cols columns) (aggregate.Table, error) {
 	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: cols.sums, Resources: cols.resources}
 	switch {
 	case o.byContext:
@@ -248,7 +248,7 @@ func (o *CapacityOptions) capacityTable(usage *aggregate.UsageByNode, nodes []*c
 		opts.GroupBy = def.Name
 		opts.GroupValue = func(n *corev1.Node) string { return strings.Join(index.Values(def, n), ",") }
 	}
-	table, err := aggregate.Capacity(usage, opts)
+	table, err := aggregate.Capacity(alloc, opts)
 	if err != nil {
 		return table, err
 	}
@@ -298,29 +298,29 @@ func (o *CapacityOptions) selectedNodes(t *engine.Type) ([]*corev1.Node, error) 
 // addPodsOf adds the pods bound to nodes, read through the node index; with
 // every node selected, it adds every pod, those bound to a node that is gone
 // included.
-func (o *CapacityOptions) addPodsOf(usage *aggregate.UsageByNode, pods *engine.Type, nodes []*corev1.Node) error {
+func (o *CapacityOptions) addPodsOf(alloc *aggregate.AllocationByNode, pods *engine.Type, nodes []*corev1.Node) error {
 	if o.nodeSelector.Empty() {
 		all, err := pods.Lookup(nil)
 		if err != nil {
 			return err
 		}
-		return addAll(usage, all)
+		return addAll(alloc, all)
 	}
 	for _, n := range nodes {
 		objs, err := pods.Lookup([]index.Selector{{Name: podNodeIndex, Operator: index.Equals, Values: []string{n.Name}}})
 		if err != nil {
 			return fmt.Errorf("reading the pods of node %s: %w", n.Name, err)
 		}
-		if err := addAll(usage, objs); err != nil {
+		if err := addAll(alloc, objs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func addAll(usage *aggregate.UsageByNode, pods []interface{}) error {
+func addAll(alloc *aggregate.AllocationByNode, pods []interface{}) error {
 	for _, p := range pods {
-		if err := usage.Add(p); err != nil {
+		if err := alloc.Add(p); err != nil {
 			return err
 		}
 	}

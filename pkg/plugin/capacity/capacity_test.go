@@ -27,8 +27,8 @@ func TestCapacityJSON(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}, Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{
 		Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1330m")}},
 	}}}}
-	usage := aggregate.NewUsageByNode()
-	if err := usage.Add(pod); err != nil {
+	alloc := aggregate.NewAllocationByNode()
+	if err := alloc.Add(pod); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -58,11 +58,11 @@ func TestCapacityJSON(t *testing.T) {
 			if tt.nodesKnown {
 				nodes = []*corev1.Node{node}
 			}
-			table, err := o.capacityTable(usage, nodes, tt.nodesKnown, "", columns{})
+			table, err := o.capacityTable(alloc, nodes, tt.nodesKnown, "", columns{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := &capacityAnswer{Table: table, NodesListed: tt.nodesKnown, UnscheduledPods: usage.Unscheduled, TerminalPods: usage.Terminal}
+			a := &capacityAnswer{Table: table, NodesListed: tt.nodesKnown, UnscheduledPods: alloc.Unscheduled, TerminalPods: alloc.Terminal}
 			if err := o.printCapacityObject(a); err != nil {
 				t.Fatal(err)
 			}
@@ -110,12 +110,12 @@ func TestCapacityAnswerAsData(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}, Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{
 		Name: "web", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
 	}}}}
-	usage := aggregate.NewUsageByNode()
-	if err := usage.Add(pod); err != nil {
+	alloc := aggregate.NewAllocationByNode()
+	if err := alloc.Add(pod); err != nil {
 		t.Fatal(err)
 	}
 	o := NewCapacityOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
-	table, err := o.capacityTable(usage, []*corev1.Node{node}, true, "prod", columns{})
+	table, err := o.capacityTable(alloc, []*corev1.Node{node}, true, "prod", columns{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,13 +187,13 @@ func TestCapacityGlobsAcrossContexts(t *testing.T) {
 			Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: requests, Limits: requests}}}}}
 	}
 	answerOf := func(name string, nodes []*corev1.Node, pods ...*corev1.Pod) *capacityAnswer {
-		usage := aggregate.NewUsageByNode()
+		alloc := aggregate.NewAllocationByNode()
 		for _, p := range pods {
-			if err := usage.Add(p); err != nil {
+			if err := alloc.Add(p); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return &capacityAnswer{Context: name, NodesListed: true, usage: usage, nodes: nodes}
+		return &capacityAnswer{Context: name, NodesListed: true, alloc: alloc, nodes: nodes}
 	}
 	answers := []*capacityAnswer{
 		// Only the first context's pods request a MIG slice.

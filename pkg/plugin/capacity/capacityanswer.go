@@ -39,9 +39,9 @@ type capacityAnswer struct {
 	UnscheduledPods int64 `json:"unscheduledPods"`
 	TerminalPods    int64 `json:"terminalPods"`
 
-	// usage and nodes are what the table is built of, once the columns
+	// alloc and nodes are what the table is built of, once the columns
 	// of every answer are known (tables).
-	usage *aggregate.UsageByNode
+	alloc *aggregate.AllocationByNode
 	nodes []*corev1.Node
 
 	// stderr holds what the target wrote on stderr when it is one of
@@ -121,7 +121,7 @@ func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capac
 	}
 	cfg := eo.Config
 	cfg.Transforms = map[schema.GroupResource]toolscache.TransformFunc{
-		{Resource: "pods"}:  aggregate.NewPodUsageTransform(),
+		{Resource: "pods"}:  aggregate.NewPodAllocationTransform(),
 		{Resource: "nodes"}: aggregate.TransformNode,
 	}
 	cfg.Progress = pluginprogress.FromContext(ctx, pluginprogress.NewProgress(errOut))
@@ -137,12 +137,12 @@ func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capac
 		}
 	}
 	// Without the nodes there is no -l: every pod counts.
-	usage := aggregate.NewUsageByNode()
-	if err := o.addPodsOf(usage, eng.Types()[0], nodes); err != nil {
+	alloc := aggregate.NewAllocationByNode()
+	if err := o.addPodsOf(alloc, eng.Types()[0], nodes); err != nil {
 		return err
 	}
-	a.UnscheduledPods, a.TerminalPods = usage.Unscheduled, usage.Terminal
-	a.usage, a.nodes = usage, nodes
+	a.UnscheduledPods, a.TerminalPods = alloc.Unscheduled, alloc.Terminal
+	a.alloc, a.nodes = alloc, nodes
 	return nil
 }
 
@@ -162,7 +162,7 @@ func (o *CapacityOptions) columns(answers []*capacityAnswer) (cols columns, unma
 	requested, limited := map[corev1.ResourceName]bool{}, map[corev1.ResourceName]bool{}
 	present := map[corev1.ResourceName]bool{}
 	for _, a := range answers {
-		req, lim := a.usage.ResourceNames()
+		req, lim := a.alloc.ResourceNames()
 		for r := range req {
 			requested[r], present[r] = true, true
 		}
@@ -187,7 +187,7 @@ func (o *CapacityOptions) tables(answers []*capacityAnswer) error {
 		fmt.Fprintf(o.ErrOut, "note: %s matches no resource; it adds no column\n", g)
 	}
 	for _, a := range answers {
-		table, err := o.capacityTable(a.usage, a.nodes, a.NodesListed, a.Context, cols)
+		table, err := o.capacityTable(a.alloc, a.nodes, a.NodesListed, a.Context, cols)
 		if err != nil {
 			return fmt.Errorf("context %s: %w", a.Context, err)
 		}

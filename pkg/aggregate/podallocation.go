@@ -12,18 +12,18 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
-// PodUsage is a pod reduced to what [UsageByNode] and the built-in measures read, with its
-// requests and limits computed once: a cache of PodUsage holds a few hundred bytes per pod where a
-// cache of pods, even stripped by [TransformPod], holds several KB. [NewPodUsageTransform] builds
+// PodAllocation is a pod reduced to what [AllocationByNode] and the built-in measures read, with its
+// requests and limits computed once: a cache of PodAllocation holds a few hundred bytes per pod where a
+// cache of pods, even stripped by [TransformPod], holds several KB. [NewPodAllocationTransform] builds
 // them as pods enter a cache.
 //
 // Its metadata holds the pod's name, namespace and resourceVersion, enough for a cache's storage
 // key and namespace index, and nothing else. It is a runtime.Object so that client-go's informers
 // and stores take it as they take a pod.
 //
-// A PodUsage may share its Requests and Limits lists, and its strings, with other PodUsages: never
+// A PodAllocation may share its Requests and Limits lists, and its strings, with other PodAllocations: never
 // mutate one.
-type PodUsage struct {
+type PodAllocation struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
 
@@ -41,9 +41,9 @@ type PodUsage struct {
 	Containers int64
 }
 
-// NewPodUsage returns pod's usage, its lists and strings its own.
-func NewPodUsage(pod *corev1.Pod) *PodUsage {
-	return &PodUsage{
+// NewPodAllocation returns pod's allocation, its lists and strings its own.
+func NewPodAllocation(pod *corev1.Pod) *PodAllocation {
+	return &PodAllocation{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, ResourceVersion: pod.ResourceVersion},
 		NodeName:   pod.Spec.NodeName,
@@ -56,12 +56,12 @@ func NewPodUsage(pod *corev1.Pod) *PodUsage {
 }
 
 // IsTerminal reports whether the pod was Succeeded or Failed (see [IsTerminal]).
-func (u *PodUsage) IsTerminal() bool {
+func (u *PodAllocation) IsTerminal() bool {
 	return u.Phase == corev1.PodSucceeded || u.Phase == corev1.PodFailed
 }
 
 // value returns the built-in measure m of the pod.
-func (u *PodUsage) value(m Measure) resource.Quantity {
+func (u *PodAllocation) value(m Measure) resource.Quantity {
 	switch m.kind {
 	case measureRequests:
 		return u.Requests[m.Resource].DeepCopy()
@@ -76,7 +76,7 @@ func (u *PodUsage) value(m Measure) resource.Quantity {
 }
 
 // DeepCopyObject returns a copy of u that shares nothing with it.
-func (u *PodUsage) DeepCopyObject() runtime.Object {
+func (u *PodAllocation) DeepCopyObject() runtime.Object {
 	out := *u
 	u.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Requests = u.Requests.DeepCopy()
@@ -84,31 +84,31 @@ func (u *PodUsage) DeepCopyObject() runtime.Object {
 	return &out
 }
 
-// NewPodUsageTransform returns a client-go cache.TransformFunc for a pods informer that serves
-// only [UsageByNode] and the built-in measures: it replaces a *corev1.Pod by its [PodUsage] and
-// passes anything else (a PodUsage already, a tombstone) unchanged, so it is idempotent, as
+// NewPodAllocationTransform returns a client-go cache.TransformFunc for a pods informer that serves
+// only [AllocationByNode] and the built-in measures: it replaces a *corev1.Pod by its [PodAllocation] and
+// passes anything else (a PodAllocation already, a tombstone) unchanged, so it is idempotent, as
 // client-go asks. It leaves the pod alone.
 //
-// The PodUsages it returns share equal requests and limits lists and equal namespace and node
+// The PodAllocations it returns share equal requests and limits lists and equal namespace and node
 // names (the pods of one Deployment on one node share them all), so the cache holds each once.
 // The function is safe for concurrent use, as informers of several namespaces may call it; what
 // it shares lives as long as the function.
-func NewPodUsageTransform() func(interface{}) (interface{}, error) {
-	in := &usageInterner{lists: map[string]corev1.ResourceList{}, strings: map[string]string{}}
+func NewPodAllocationTransform() func(interface{}) (interface{}, error) {
+	in := &allocationInterner{lists: map[string]corev1.ResourceList{}, strings: map[string]string{}}
 	return func(obj interface{}) (interface{}, error) {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok || pod == nil {
 			return obj, nil
 		}
-		u := NewPodUsage(pod)
+		u := NewPodAllocation(pod)
 		in.share(u)
 		return u, nil
 	}
 }
 
-// usageInterner holds one copy of each requests or limits list and of each namespace and node
+// allocationInterner holds one copy of each requests or limits list and of each namespace and node
 // name seen.
-type usageInterner struct {
+type allocationInterner struct {
 	mu      sync.Mutex
 	lists   map[string]corev1.ResourceList
 	strings map[string]string
@@ -118,7 +118,7 @@ type usageInterner struct {
 
 // share replaces u's lists and names by the copies seen before, keeping u's as the copies of
 // values not seen yet.
-func (in *usageInterner) share(u *PodUsage) {
+func (in *allocationInterner) share(u *PodAllocation) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	u.Requests = in.list(u.Requests)
@@ -127,7 +127,7 @@ func (in *usageInterner) share(u *PodUsage) {
 	u.NodeName = in.string(u.NodeName)
 }
 
-func (in *usageInterner) string(s string) string {
+func (in *allocationInterner) string(s string) string {
 	if shared, ok := in.strings[s]; ok {
 		return shared
 	}
@@ -138,7 +138,7 @@ func (in *usageInterner) string(s string) string {
 // list returns the shared list equal to l: the same resources, each with the same quantity in
 // the same format, so that sums over shared lists are those over the originals, to the format
 // of the result.
-func (in *usageInterner) list(l corev1.ResourceList) corev1.ResourceList {
+func (in *allocationInterner) list(l corev1.ResourceList) corev1.ResourceList {
 	in.names = in.names[:0]
 	for name := range l {
 		in.names = append(in.names, name)
@@ -165,13 +165,13 @@ func (in *usageInterner) list(l corev1.ResourceList) corev1.ResourceList {
 	return l
 }
 
-// PodUsageNodeIndex is the node index ("node") of a cache of [PodUsage]: a pod's node, "" while
+// PodAllocationNodeIndex is the node index ("node") of a cache of [PodAllocation]: a pod's node, "" while
 // it is unscheduled. Other objects have no value. It unwraps a tombstone.
-var PodUsageNodeIndex = index.Definition{
+var PodAllocationNodeIndex = index.Definition{
 	Name:        "node",
-	Description: "spec.nodeName of a pod's usage; unscheduled pods have the empty value (node=)",
+	Description: "spec.nodeName of a pod's allocation; unscheduled pods have the empty value (node=)",
 	Func: func(obj interface{}) ([]string, error) {
-		if u, ok := index.Unwrap(obj).(*PodUsage); ok && u != nil {
+		if u, ok := index.Unwrap(obj).(*PodAllocation); ok && u != nil {
 			return []string{u.NodeName}, nil
 		}
 		return nil, nil
