@@ -13,6 +13,11 @@
 // is "4256Mi". A glob measure (requests.nvidia.com/*, limits.nvidia.com/mig-*) stands for one
 // measure per resource name it matches; [ExpandGlobs] expands it against the names found.
 //
+// Usage measures (usage.cpu, usage.memory) are what pods and nodes use, from the metrics API's
+// samples (package usage), not what they ask for: [BindUsage] gives them an answer's samples,
+// and an object's value is looked up by its namespace and name. "Usage" names only these; what
+// pods hold on a node by their requests and limits is their allocation ([AllocationByNode]).
+//
 // # Tables
 //
 // A [Grouper] counts objects and sums measures per combination of indexed values, with a totals

@@ -180,19 +180,24 @@ func (g *Grouper) Table() Table {
 		for _, v := range gr.key {
 			row = append(row, Text(v))
 		}
-		t.Rows = append(t.Rows, gr.cells(row))
+		t.Rows = append(t.Rows, gr.cells(row, g.measures))
 	}
 
 	total := make([]Value, max(len(g.keys), 1), len(t.Columns))
 	total[0] = Text(TotalLabel)
-	t.Total = g.total.cells(total)
+	t.Total = g.total.cells(total, g.measures)
 	return t
 }
 
-// cells appends the count and sums of gr to row.
-func (gr *group) cells(row []Value) []Value {
+// cells appends the count and sums of gr to row; the sum of a measure whose values are unknown
+// (usage without the metrics API) is a blank cell.
+func (gr *group) cells(row []Value, ms []Measure) []Value {
 	row = append(row, Count(gr.count))
-	for _, s := range gr.sums {
+	for i, s := range gr.sums {
+		if ms[i].unknown() {
+			row = append(row, Value{})
+			continue
+		}
 		row = append(row, Quantity(s))
 	}
 	return row

@@ -70,6 +70,7 @@ const (
 	measureRestarts
 	measureContainers
 	measureJSONPath
+	measureUsage
 )
 
 // Measure is one quantity summed per group: a built-in measure of pods or a custom JSONPath.
@@ -88,9 +89,10 @@ type Measure struct {
 	// Resource is the resource name of a requests. or limits. measure ("cpu"), empty otherwise.
 	Resource corev1.ResourceName
 
-	kind measureKind
-	glob bool // Resource is a shell-style pattern of resource names
-	path *jsonPathMeasure
+	kind    measureKind
+	glob    bool // Resource is a shell-style pattern of resource names
+	path    *jsonPathMeasure
+	samples *usageSamples // a usage measure's, once bound (BindUsage)
 }
 
 // ParseMeasure parses the value of one --sum flag:
@@ -108,6 +110,11 @@ type Measure struct {
 //     every pod, terminal ones included. kubectl's RESTARTS column can be lower: it leaves out
 //     the restarts of init containers that are not sidecars once the pod is initialized.
 //   - containers: the pod's app containers plus its sidecars, as kubectl's READY column counts them.
+//   - usage.cpu, usage.memory: the object's usage in the metrics API's latest sample
+//     (metrics.k8s.io: PodMetrics, the containers summed as kubectl top pod sums them; NodeMetrics
+//     for a node, the node's own usage as its kubelet reports it), for pods and nodes only. Its
+//     values are read from the samples [BindUsage] gives it; an object without a sample counts
+//     zero.
 //   - NAME=JSONPATH: every result of the JSONPath on the object, read as a quantity ("250m", "1Gi",
 //     3, 1.5), summed; absent and null results count zero. JSONPATH takes the full "{.spec.x}"
 //     form or kubectl's relaxed ".spec.x"/"spec.x" form ([index.RelaxedJSONPath]). Works on any
@@ -127,9 +134,11 @@ func ParseMeasure(s string) (Measure, error) {
 		return resourceMeasure(s, strings.TrimPrefix(s, requestsPrefix), measureRequests)
 	case strings.HasPrefix(s, limitsPrefix):
 		return resourceMeasure(s, strings.TrimPrefix(s, limitsPrefix), measureLimits)
+	case strings.HasPrefix(s, usagePrefix):
+		return usageMeasure(s, strings.TrimPrefix(s, usagePrefix))
 	}
 	return Measure{}, fmt.Errorf("%s needs MEASURE or NAME=JSONPATH, got %q; measures are "+
-		"requests.RESOURCE, limits.RESOURCE, restarts and containers", sumFlag, s)
+		"requests.RESOURCE, limits.RESOURCE, usage.cpu, usage.memory, restarts and containers", sumFlag, s)
 }
 
 // resourceMeasure builds a requests. or limits. measure of the resource name r.
@@ -182,7 +191,7 @@ func validateMeasureName(name string) error {
 	case strings.ContainsAny(name, " \t\n\r\"'{}"):
 		return fmt.Errorf("%s: invalid measure name %q: no spaces, quotes or braces", sumFlag, name)
 	case strings.EqualFold(name, ColumnCount), name == MeasureRestarts, name == MeasureContainers,
-		strings.HasPrefix(name, requestsPrefix), strings.HasPrefix(name, limitsPrefix):
+		strings.HasPrefix(name, requestsPrefix), strings.HasPrefix(name, limitsPrefix), strings.HasPrefix(name, usagePrefix):
 		return fmt.Errorf("%s: measure name %q is taken by a built-in measure or column; choose another name", sumFlag, name)
 	}
 	return nil
@@ -202,12 +211,16 @@ func (m Measure) Value(obj interface{}) (resource.Quantity, error) {
 
 // Values returns the measures ms of one object, in the order of ms. It converts the object at
 // most once for all of ms, and computes each requests. or limits. measure for its one resource
-// ([PodRequest], [PodLimit]).
+// ([PodRequest], [PodLimit]). Usage measures read their bound samples ([BindUsage]) by the
+// object's namespace and name, whatever else it holds.
 func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 	for _, m := range ms {
 		if m.glob {
 			return nil, globError(m)
 		}
+	}
+	if NeedsUsage(ms) {
+		return usageValues(ms, obj)
 	}
 	obj = index.Unwrap(obj)
 	if r, ok := obj.(*index.Record); ok {

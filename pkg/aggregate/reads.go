@@ -79,6 +79,8 @@ func FieldsRead(ms []Measure) ([]string, bool) {
 		switch {
 		case m.JSONPath != "":
 			return nil, false
+		case m.IsUsage():
+			// The object's namespace and name: its metadata.
 		case m.kind == measureRequests || m.kind == measureLimits:
 			paths = append(paths, resourceReads(m.Resource)...)
 		default:

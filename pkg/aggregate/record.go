@@ -8,12 +8,14 @@ import (
 
 // RecordPlan returns the plan of index.Records that keep the values of defs
 // and the measures ms of each object, computed as [Values] computes them from
-// the whole object; [Values] reads them back from a Record by name.
+// the whole object; [Values] reads them back from a Record by name. Usage
+// measures are not kept: their values change with every sample, and Values
+// reads them by the Record's namespace and name.
 func RecordPlan(defs []index.Definition, ms []Measure) *index.RecordPlan {
+	ms = withoutUsage(ms)
 	if len(ms) == 0 {
 		return index.NewRecordPlan(defs, nil, nil)
 	}
-	ms = append([]Measure(nil), ms...)
 	return index.NewRecordPlan(defs, measureNames(ms), func(obj interface{}) ([]resource.Quantity, error) {
 		return Values(ms, obj)
 	})

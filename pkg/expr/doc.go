@@ -3,7 +3,7 @@
 //
 // # Variables
 //
-// An expression sees two variables:
+// An expression sees three variables:
 //
 //   - object (dyn): the object as the API returns it, a JSON-like map, the same
 //     shape that `self` has at the root of a CRD validation rule without a
@@ -15,6 +15,12 @@
 //   - now (google.protobuf.Timestamp): the time the caller passes to the
 //     evaluation, one value for a whole query, so that every object is judged
 //     against the same instant: now - timestamp(object.metadata.creationTimestamp) > duration('24h').
+//   - usage (map of string to quantity): what the object uses, from the metrics API, when the
+//     caller read it ([Guard.WithUsage]): usage.cpu in cores (a rate over the sample's window),
+//     usage.memory the working set in bytes, for pods (their containers summed) and nodes. An
+//     object without a sample has an empty map: has(usage.cpu) is false, and
+//     usage.?cpu.orValue(quantity('0')) reads it as zero. [Program.ReadsUsage] tells whether an
+//     expression refers to it, so that commands read the metrics API only then.
 //
 // # Functions
 //

@@ -69,6 +69,7 @@ func env() (*cel.Env, error) {
 		baseEnv, envErr = cel.NewEnv(
 			cel.Variable(objectVar, cel.DynType),
 			cel.Variable(nowVar, cel.TimestampType),
+			cel.Variable(usageVar, cel.MapType(cel.StringType, cel.DynType)),
 			// As k8s.io/apiserver/pkg/cel/environment's base environment.
 			cel.HomogeneousAggregateLiterals(),
 			cel.EagerlyValidateDeclarations(true),
@@ -101,10 +102,11 @@ func env() (*cel.Env, error) {
 
 // Program is a compiled, type-checked expression. It is safe for concurrent use.
 type Program struct {
-	flag string
-	src  string
-	kind Kind
-	prg  cel.Program
+	flag       string
+	src        string
+	kind       Kind
+	prg        cel.Program
+	readsUsage bool
 }
 
 // Flag returns the flag the expression came from, as given to Compile.
@@ -178,7 +180,11 @@ func CompileWithLimit(flag, src string, kind Kind, costLimit uint64) (*Program, 
 		// regex that does not compile after optimisation.
 		return nil, &CompileError{Flag: flag, Issues: []Issue{{Line: 1, Column: 1, Message: err.Error()}}}
 	}
-	return &Program{flag: flag, src: src, kind: kind, prg: prg}, nil
+	readsUsage := false
+	for _, r := range ast.NativeRep().ReferenceMap() {
+		readsUsage = readsUsage || r.Name == usageVar
+	}
+	return &Program{flag: flag, src: src, kind: kind, prg: prg, readsUsage: readsUsage}, nil
 }
 
 // checkResultType returns why t cannot be a result of kind, or "".
@@ -236,10 +242,11 @@ func (e *EvalError) CostLimitExceeded() bool {
 	return errors.As(e.Err, &ce) && ce.Cause == interpreter.CostLimitExceeded
 }
 
-// activation resolves the two variables without building a map per evaluation.
+// activation resolves the variables without building a map per evaluation.
 type activation struct {
 	object any
 	now    ref.Val
+	usage  ref.Val
 }
 
 func (a *activation) ResolveName(name string) (any, bool) {
@@ -248,19 +255,25 @@ func (a *activation) ResolveName(name string) (any, bool) {
 		return a.object, true
 	case nowVar:
 		return a.now, true
+	case usageVar:
+		return a.usage, true
 	}
 	return nil, false
 }
 
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-// eval runs the program on obj (converted with ToObject) at now.
-func (p *Program) eval(ctx context.Context, obj any, now time.Time) (ref.Val, error) {
+// eval runs the program on obj (converted with ToObject) at now, with obj's
+// usage from usage (none when nil).
+func (p *Program) eval(ctx context.Context, obj any, now time.Time, usage UsageFunc) (ref.Val, error) {
 	m, err := ToObject(obj)
 	if err != nil {
 		return nil, &EvalError{Flag: p.flag, Err: err}
 	}
-	act := &activation{object: m, now: types.Timestamp{Time: now}}
+	act := &activation{object: m, now: types.Timestamp{Time: now}, usage: noUsage}
+	if p.readsUsage {
+		act.usage = usageValue(usage, obj)
+	}
 	var out ref.Val
 	if ctx != nil && ctx.Done() != nil {
 		out, _, err = p.prg.ContextEval(ctx, act)
@@ -275,13 +288,18 @@ func (p *Program) eval(ctx context.Context, obj any, now time.Time) (ref.Val, er
 	return out, nil
 }
 
-// Match evaluates a Predicate on obj at now. An error is an *EvalError; the
-// caller counts the object as not matching.
+// Match evaluates a Predicate on obj at now, with no usage. An error is an
+// *EvalError; the caller counts the object as not matching.
 func (p *Program) Match(ctx context.Context, obj any, now time.Time) (bool, error) {
+	return p.match(ctx, obj, now, nil)
+}
+
+// match is Match with obj's usage from usage.
+func (p *Program) match(ctx context.Context, obj any, now time.Time, usage UsageFunc) (bool, error) {
 	if p.kind != Predicate {
 		return false, fmt.Errorf("%s: Match on a %v expression", p.flag, p.kind)
 	}
-	out, err := p.eval(ctx, obj, now)
+	out, err := p.eval(ctx, obj, now, usage)
 	if err != nil {
 		return false, err
 	}
@@ -299,7 +317,7 @@ func (p *Program) Values(ctx context.Context, obj any, now time.Time) ([]string,
 	if p.kind != Value {
 		return nil, fmt.Errorf("%s: Values on a %v expression", p.flag, p.kind)
 	}
-	out, err := p.eval(ctx, obj, now)
+	out, err := p.eval(ctx, obj, now, nil)
 	if err != nil {
 		return nil, err
 	}

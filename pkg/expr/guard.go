@@ -32,6 +32,7 @@ type Guard struct {
 
 	seen  sync.Map // storage keys of the objects already counted
 	fatal atomic.Pointer[fatalError]
+	usage UsageFunc // the objects' usage, for Match; nil for none
 }
 
 // fatalError is the cost-limit error of a Guard, with the object it happened on.
@@ -48,12 +49,13 @@ func NewGuard(prg *Program) *Guard {
 // Program returns the guarded program.
 func (g *Guard) Program() *Program { return g.prg }
 
-// Match is Program.Match that counts a failure as false.
+// Match is Program.Match, with the usage the Guard was given
+// ([Guard.WithUsage]), that counts a failure as false.
 func (g *Guard) Match(ctx context.Context, obj any, now time.Time) bool {
 	if g.fatal.Load() != nil {
 		return false
 	}
-	ok, err := g.prg.Match(ctx, obj, now)
+	ok, err := g.prg.match(ctx, obj, now, g.usage)
 	if err != nil {
 		g.fail(obj, err)
 		return false

@@ -48,9 +48,17 @@ func ParseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []
 }
 
 // CheckMeasureTypes refuses built-in measures, which read pods, on other
-// types.
+// types, and usage measures on types other than pods and nodes.
 func CheckMeasureTypes(measures []aggregate.Measure, mappings []*meta.RESTMapping) error {
 	for _, m := range measures {
+		if m.IsUsage() {
+			for _, mapping := range mappings {
+				if gr := mapping.Resource.GroupResource(); gr.Group != "" || (gr.Resource != "pods" && gr.Resource != "nodes") {
+					return fmt.Errorf("--sum %s reads the metrics API, which measures pods and nodes, not %s", m.Name, gr)
+				}
+			}
+			continue
+		}
 		if !m.PodsOnly {
 			continue
 		}
@@ -73,7 +81,7 @@ func PodTransformSafe(measures []aggregate.Measure, defs []index.Definition, fil
 		return false
 	}
 	for _, m := range measures {
-		if !m.PodsOnly {
+		if !m.PodsOnly && !m.IsUsage() {
 			return false
 		}
 	}
