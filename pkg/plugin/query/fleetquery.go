@@ -163,7 +163,8 @@ func (o *QueryOptions) answerTargets(ctx context.Context) error {
 }
 
 // answer answers the query in target tg: from its warm cache when one
-// runs (collectWarm), otherwise read here (collect); a grouped answer is
+// runs (collectWarm), otherwise read here (collect), as is a query that
+// reads usage (readUsage); a grouped answer is
 // grouped at once (groupNow). One of several targets keeps its stderr to
 // be printed once the answers are in.
 func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress func(engine.Progress)) (*targetAnswer, error) {
@@ -177,7 +178,14 @@ func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress f
 	if err != nil {
 		return a, err
 	}
-	warm, err := t.collectWarm(ctx, a)
+	warm := false
+	if o.readsUsage() {
+		// Usage is read here, from the metrics API, with the objects.
+		t.readUsage(ctx, tg.ConfigFlags)
+		t.ReadDirectly()
+	} else {
+		warm, err = t.collectWarm(ctx, a)
+	}
 	if !warm {
 		err = t.collect(ctx, a)
 	}

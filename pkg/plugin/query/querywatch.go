@@ -62,6 +62,9 @@ func (o *QueryOptions) validateWatch() error {
 	if o.OutputWatchEvents && o.grouped() {
 		return fmt.Errorf("--output-watch-events prints changed objects; it cannot be combined with --group-by or --sum")
 	}
+	if o.watching() {
+		return engines.RefuseWatchedUsage(o.print.measures, o.filterGuard)
+	}
 	return nil
 }
 

@@ -176,6 +176,9 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	if err != nil {
 		return err
 	}
+	if err := engines.RefuseWatchedUsage(nil, o.until, filter); err != nil {
+		return err
+	}
 	if err := o.CompleteFlags(); err != nil {
 		return err
 	}

@@ -32,6 +32,9 @@ func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Defini
 	if err != nil {
 		return nil, err
 	}
+	if err := engines.RefuseWatchedUsage(measures); err != nil {
+		return nil, err
+	}
 	o.groupDefs, o.measures = defs, measures
 	for _, def := range defs {
 		if !slices.ContainsFunc(indexDefs, func(d index.Definition) bool { return d.Name == def.Name }) {
