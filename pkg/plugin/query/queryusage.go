@@ -32,4 +32,3 @@ func (t *queryTarget) readUsage(ctx context.Context, configFlags *genericcliopti
 		})
 	}
 }
-
