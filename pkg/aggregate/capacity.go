@@ -9,14 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
 )
 
 // NodeAllocation is what the pods bound to one node hold there: how many they are and their summed
-// requests and limits ([PodRequests], [PodLimits]).
+// requests and limits ([PodRequests], [PodLimits]); and, when their usage was asked for
+// ([AllocationByNode].Usage), what those of them the metrics API sampled use, summed exactly.
 type NodeAllocation struct {
-	Pods     int64
-	Requests corev1.ResourceList
-	Limits   corev1.ResourceList
+	Pods      int64
+	Requests  corev1.ResourceList
+	Limits    corev1.ResourceList
+	PodsUsage corev1.ResourceList
 }
 
 // AllocationByNode sums pods per node, by spec.nodeName. Build it with [NewAllocationByNode] and call Add
@@ -28,6 +31,9 @@ type AllocationByNode struct {
 	Unscheduled int64
 	// Terminal counts the pods skipped because they are Succeeded or Failed.
 	Terminal int64
+	// Usage, when set before pods are added, is the metrics API's samples whose pods' usage
+	// each node's PodsUsage sums.
+	Usage *usage.Snapshot
 }
 
 // NewAllocationByNode returns an empty AllocationByNode.
@@ -41,7 +47,7 @@ func NewAllocationByNode() *AllocationByNode {
 // Unscheduled.
 func (u *AllocationByNode) Add(obj interface{}) error {
 	if alloc, ok := index.Unwrap(obj).(*PodAllocation); ok && alloc != nil {
-		u.add(alloc.NodeName, alloc.IsTerminal(), alloc.Requests, alloc.Limits)
+		u.add(alloc.NodeName, alloc.IsTerminal(), alloc.Requests, alloc.Limits, u.podUsage(alloc))
 		return nil
 	}
 	pod, err := AsPod(obj)
@@ -52,12 +58,21 @@ func (u *AllocationByNode) Add(obj interface{}) error {
 		u.Terminal++
 		return nil
 	}
-	u.add(pod.Spec.NodeName, false, PodRequests(pod), PodLimits(pod))
+	u.add(pod.Spec.NodeName, false, PodRequests(pod), PodLimits(pod), u.podUsage(pod))
 	return nil
 }
 
-// add adds the requests and limits of one pod bound to node.
-func (u *AllocationByNode) add(node string, terminal bool, requests, limits corev1.ResourceList) {
+// podUsage is the usage of pod in u.Usage, nil without one.
+func (u *AllocationByNode) podUsage(pod interface{}) corev1.ResourceList {
+	if u.Usage == nil {
+		return nil
+	}
+	sample, _ := u.Usage.Of(pod)
+	return sample.Usage
+}
+
+// add adds the requests, limits and usage of one pod bound to node.
+func (u *AllocationByNode) add(node string, terminal bool, requests, limits, used corev1.ResourceList) {
 	if terminal {
 		u.Terminal++
 		return
@@ -68,12 +83,13 @@ func (u *AllocationByNode) add(node string, terminal bool, requests, limits core
 	}
 	n, ok := u.Nodes[node]
 	if !ok {
-		n = &NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
+		n = &NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}, PodsUsage: corev1.ResourceList{}}
 		u.Nodes[node] = n
 	}
 	n.Pods++
 	addResourceList(n.Requests, requests)
 	addResourceList(n.Limits, limits)
+	addResourceList(n.PodsUsage, used)
 }
 
 // addResourceList adds add into list, exactly.
@@ -94,10 +110,15 @@ const (
 	ColumnCPULimits   = "limits.cpu"
 	ColumnMemRequests = "requests.memory"
 	ColumnMemLimits   = "limits.memory"
-	headerCPURequests = "CPU REQUESTS"
-	headerCPULimits   = "CPU LIMITS"
-	headerMemRequests = "MEMORY REQUESTS"
-	headerMemLimits   = "MEMORY LIMITS"
+	// The usage columns of capacity --usage: the nodes' own usage, and their pods' summed.
+	ColumnCPUUsage     = "usage.cpu"
+	ColumnMemUsage     = "usage.memory"
+	ColumnPodsCPUUsage = "pods.usage.cpu"
+	ColumnPodsMemUsage = "pods.usage.memory"
+	headerCPURequests  = "CPU REQUESTS"
+	headerCPULimits    = "CPU LIMITS"
+	headerMemRequests  = "MEMORY REQUESTS"
+	headerMemLimits    = "MEMORY LIMITS"
 )
 
 // capacityResources are the resource columns of a capacity table, after PODS.
@@ -133,6 +154,16 @@ type CapacityOptions struct {
 	// without the resource has an allocatable of 0, not a blank; where the allocatable is unknown
 	// (nodes not listed, a node gone) allocatable and free are blank.
 	Resources []corev1.ResourceName
+	// UsageColumns adds, after the requests and limits, four shares of allocatable from the
+	// metrics API's Usage: usage.cpu and usage.memory, the node's own usage (NodeMetrics: all
+	// that runs on the node, as its kubelet reports it; kube-capacity --util's node rows), and
+	// pods.usage.cpu and pods.usage.memory, the summed usage of the node's pods (PodMetrics, the
+	// containers summed; kube-capacity --util's pod rows, added up). CPU is in whole millicores,
+	// rounded up as kube-capacity and kubectl top print it, after summing. A group's and the
+	// totals row's usage add up their nodes'. Without Usage (no metrics API) the cells are blank.
+	UsageColumns bool
+	// Usage is the metrics API's samples; the pods' usage is summed by [AllocationByNode].
+	Usage *usage.Snapshot
 }
 
 // Column suffixes of the three columns of a capacity --resource.
@@ -156,6 +187,7 @@ type capacityRow struct {
 	known       bool // allocatable is known: the row's nodes were listed
 	allocatable corev1.ResourceList
 	alloc       NodeAllocation
+	nodeUsage   corev1.ResourceList // the nodes' own usage, summed
 }
 
 // Capacity returns the capacity table of the nodes in opts with what its pods hold: per node (or per
@@ -187,14 +219,14 @@ func Capacity(pods *AllocationByNode, opts CapacityOptions) (Table, error) {
 	rowOf := func(name string) *capacityRow {
 		r, ok := rows[name]
 		if !ok {
-			r = &capacityRow{name: name, allocatable: corev1.ResourceList{},
-				alloc: NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
+			r = &capacityRow{name: name, allocatable: corev1.ResourceList{}, nodeUsage: corev1.ResourceList{},
+				alloc: NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}, PodsUsage: corev1.ResourceList{}}}
 			rows[name] = r
 		}
 		return r
 	}
-	total := &capacityRow{name: TotalLabel, known: opts.NodesKnown, allocatable: corev1.ResourceList{},
-		alloc: NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}}
+	total := &capacityRow{name: TotalLabel, known: opts.NodesKnown, allocatable: corev1.ResourceList{}, nodeUsage: corev1.ResourceList{},
+		alloc: NodeAllocation{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}, PodsUsage: corev1.ResourceList{}}}
 
 	listed := map[string]bool{}
 	if opts.NodesKnown {
@@ -214,6 +246,10 @@ func Capacity(pods *AllocationByNode, opts CapacityOptions) (Table, error) {
 			addResourceList(r.allocatable, nodeAllocatable)
 			addResourceList(total.allocatable, nodeAllocatable)
 			total.nodes++
+			if sample, ok := opts.Usage.Node(n.Name); ok {
+				addResourceList(r.nodeUsage, sample.Usage)
+				addResourceList(total.nodeUsage, sample.Usage)
+			}
 			if u := pods.Nodes[n.Name]; u != nil {
 				r.add(u)
 			}
@@ -247,6 +283,10 @@ func Capacity(pods *AllocationByNode, opts CapacityOptions) (Table, error) {
 		t.Columns = append(t.Columns, c.column)
 		t.Headers = append(t.Headers, c.header)
 	}
+	if opts.UsageColumns {
+		t.Columns = append(t.Columns, ColumnCPUUsage, ColumnMemUsage, ColumnPodsCPUUsage, ColumnPodsMemUsage)
+		t.Headers = append(t.Headers, "CPU USAGE", "MEMORY USAGE", "PODS CPU USAGE", "PODS MEMORY USAGE")
+	}
 	for _, r := range opts.Resources {
 		for _, suffix := range []string{SuffixRequested, SuffixAllocatable, SuffixFree} {
 			t.Columns = append(t.Columns, string(r)+suffix)
@@ -260,9 +300,9 @@ func Capacity(pods *AllocationByNode, opts CapacityOptions) (Table, error) {
 	}
 	sort.Slice(names, func(i, j int) bool { return CompareNatural(names[i], names[j]) < 0 })
 	for _, name := range names {
-		t.Rows = append(t.Rows, rows[name].cells(grouped, resources, opts.Resources))
+		t.Rows = append(t.Rows, rows[name].cells(grouped, resources, opts))
 	}
-	t.Total = total.cells(grouped, resources, opts.Resources)
+	t.Total = total.cells(grouped, resources, opts)
 	return t, nil
 }
 
@@ -307,10 +347,11 @@ func (r *capacityRow) add(u *NodeAllocation) {
 	r.alloc.Pods += u.Pods
 	addResourceList(r.alloc.Requests, u.Requests)
 	addResourceList(r.alloc.Limits, u.Limits)
+	addResourceList(r.alloc.PodsUsage, u.PodsUsage)
 }
 
 // cells is the row's cells in the capacity table's column order.
-func (r *capacityRow) cells(grouped bool, resources []capacityResource, extended []corev1.ResourceName) []Value {
+func (r *capacityRow) cells(grouped bool, resources []capacityResource, opts CapacityOptions) []Value {
 	row := []Value{Text(r.name)}
 	if grouped {
 		row = append(row, Count(r.nodes))
@@ -323,7 +364,10 @@ func (r *capacityRow) cells(grouped bool, resources []capacityResource, extended
 		}
 		row = append(row, Share(quantity(used, c.name), r.allocatable[c.name], r.known))
 	}
-	for _, name := range extended {
+	if opts.UsageColumns {
+		row = append(row, r.usageCells(opts.Usage != nil)...)
+	}
+	for _, name := range opts.Resources {
 		requested := quantity(r.alloc.Requests, name)
 		if !r.known {
 			row = append(row, Quantity(requested), Value{}, Value{})
@@ -335,6 +379,26 @@ func (r *capacityRow) cells(grouped bool, resources []capacityResource, extended
 		row = append(row, Quantity(requested), Quantity(alloc), Quantity(free))
 	}
 	return row
+}
+
+// usageCells are the row's usage columns: its nodes' own cpu and memory, then its pods'; blank
+// when the metrics API was not read (known false).
+func (r *capacityRow) usageCells(known bool) []Value {
+	cells := make([]Value, 0, 4)
+	for _, used := range []corev1.ResourceList{r.nodeUsage, r.alloc.PodsUsage} {
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			if !known {
+				cells = append(cells, Value{})
+				continue
+			}
+			q := quantity(used, name)
+			if name == corev1.ResourceCPU {
+				q = *resource.NewMilliQuantity(q.MilliValue(), resource.DecimalSI)
+			}
+			cells = append(cells, Share(q, r.allocatable[name], r.known))
+		}
+	}
+	return cells
 }
 
 // quantity is a copy of list[name], zero when absent; a zero quantity of cpu prints "0".

@@ -131,3 +131,64 @@ func TestGrouperUsage(t *testing.T) {
 		})
 	}
 }
+
+func TestCapacityUsage(t *testing.T) {
+	s := usageSnapshot()
+	alloc := NewAllocationByNode()
+	alloc.Usage = s
+	for _, p := range allPods() {
+		if err := alloc.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes := []*corev1.Node{
+		{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}, Status: corev1.NodeStatus{Allocatable: rl("cpu", "4", "memory", "8Gi", "pods", "110")}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "node-2"}, Status: corev1.NodeStatus{Allocatable: rl("cpu", "2", "memory", "4Gi", "pods", "110")}},
+	}
+	table, err := Capacity(alloc, CapacityOptions{Nodes: nodes, NodesKnown: true, UsageColumns: true, Usage: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := func(row []Value, column string) string {
+		i, ok := table.Column(column)
+		if !ok {
+			t.Fatalf("no column %s in %v", column, table.Columns)
+		}
+		return row[i].String()
+	}
+	row := func(name string) []Value {
+		for _, r := range table.Rows {
+			if r[0].Text() == name {
+				return r
+			}
+		}
+		t.Fatalf("no row %s", name)
+		return nil
+	}
+	// node-1 runs plain (250m, 100Mi); node-2 sidecar (1500000n, rounded up to 2m, and 1Gi).
+	for _, tt := range []struct {
+		row        []Value
+		node, pods [2]string
+		rowName    string
+	}{
+		{row: row("node-1"), rowName: "node-1", node: [2]string{"2 (50%)", "3Gi (37%)"}, pods: [2]string{"250m (6%)", "100Mi (1%)"}},
+		{row: row("node-2"), rowName: "node-2", node: [2]string{"0 (0%)", "0 (0%)"}, pods: [2]string{"2m (0%)", "1Gi (25%)"}},
+		{row: table.Total, rowName: "TOTAL", node: [2]string{"2 (33%)", "3Gi (25%)"}, pods: [2]string{"252m (4%)", "1124Mi (9%)"}},
+	} {
+		if got := tt.row[0].String(); got != tt.rowName {
+			t.Fatalf("row %s, want %s", got, tt.rowName)
+		}
+		got := [4]string{cell(tt.row, ColumnCPUUsage), cell(tt.row, ColumnMemUsage), cell(tt.row, ColumnPodsCPUUsage), cell(tt.row, ColumnPodsMemUsage)}
+		if want := [4]string{tt.node[0], tt.node[1], tt.pods[0], tt.pods[1]}; got != want {
+			t.Errorf("%s usage cells = %q, want %q", tt.rowName, got, want)
+		}
+	}
+
+	table, err = Capacity(alloc, CapacityOptions{Nodes: nodes, NodesKnown: true, UsageColumns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, _ := table.Column(ColumnCPUUsage); !table.Total[i].IsBlank() {
+		t.Errorf("usage without samples = %v, want a blank cell", table.Total[i])
+	}
+}

@@ -80,14 +80,22 @@ type Snapshot struct {
 	Nodes map[string]NodeSample
 }
 
-// Pod returns the sample of the pod namespace/name, if the API reported it.
+// Pod returns the sample of the pod namespace/name, if the API reported it;
+// a nil Snapshot has none.
 func (s *Snapshot) Pod(namespace, name string) (PodSample, bool) {
+	if s == nil {
+		return PodSample{}, false
+	}
 	p, ok := s.Pods[namespace+"/"+name]
 	return p, ok
 }
 
-// Node returns the sample of the node name, if the API reported it.
+// Node returns the sample of the node name, if the API reported it; a nil
+// Snapshot has none.
 func (s *Snapshot) Node(name string) (NodeSample, bool) {
+	if s == nil {
+		return NodeSample{}, false
+	}
 	n, ok := s.Nodes[name]
 	return n, ok
 }

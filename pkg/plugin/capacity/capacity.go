@@ -43,6 +43,9 @@ const capacityExample = `  # Requests and limits of every node against its alloc
   # Only the pods of one namespace, on the worker nodes, fullest CPU first
   kubectl informer capacity -n shop -l node-role.kubernetes.io/worker --sort-by requests.cpu
 
+  # What the nodes and their pods use (the metrics API) beside what the pods request, per zone
+  kubectl informer capacity --usage --group-by label:topology.kubernetes.io/zone
+
   # GPUs too, as JSON for scripts
   kubectl informer capacity --sum requests.nvidia.com/gpu --sum limits.nvidia.com/gpu -o json
 
@@ -67,6 +70,9 @@ type CapacityOptions struct {
 	Sums []string
 	// Resources are the --resource names or globs of extended resources.
 	Resources []string
+	// Usage is --usage: columns of what the nodes and their pods use,
+	// from the metrics API.
+	Usage     bool
 	Output    string
 	NoHeaders bool
 	SortBy    string
@@ -109,6 +115,12 @@ plus pod overhead; Succeeded and Failed pods count for nothing, pending pods hav
 
 --resource NAME adds three columns for an extended resource such as nvidia.com/gpu: requested,
 allocatable, and free (allocatable minus requested); a node without the resource is listed with 0.
+--usage adds what is used, from the metrics API as kubectl top reads it, each a share of
+allocatable: the node's own usage (usage.cpu, usage.memory: NodeMetrics, everything on the node,
+as kube-capacity --util prints a node) and its pods' summed (pods.usage.cpu, pods.usage.memory:
+PodMetrics, as kube-capacity --util --pods prints each pod); CPU in millicores rounded up. The
+sample's age is said once on stderr; without the metrics API, kubectl top's message, and the
+usage cells are blank.
 --resource and --sum take globs on the resource name ('nvidia.com/mig-*', 'requests.nvidia.com/*'):
 a column per matching resource the pods (or, for --resource, the nodes) have, sorted by name; a
 glob that matches nothing adds no column and says so on stderr.
@@ -126,6 +138,7 @@ allocatable ("?" percentages).`,
 	cmd.Flags().StringVar(&o.GroupBy, "group-by", "", "Add up the nodes that share a value of this node index, e.g. label:topology.kubernetes.io/zone or label:node.kubernetes.io/instance-type.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column for another resource (repeatable): requests.RESOURCE or limits.RESOURCE, e.g. requests.nvidia.com/gpu or requests.ephemeral-storage; a glob such as 'requests.nvidia.com/*' adds a column per matching resource the pods have.")
 	cmd.Flags().StringArrayVar(&o.Resources, "resource", nil, "Add columns requested, allocatable and free (allocatable minus requested) for a resource (repeatable), e.g. nvidia.com/gpu, or a glob such as 'nvidia.com/mig-*' for every matching resource the nodes or pods have. Nodes without the resource show 0.")
+	cmd.Flags().BoolVar(&o.Usage, "usage", false, "Add columns of usage from the metrics API (kubectl top's source), each a share of allocatable: usage.cpu and usage.memory, the node's own (NodeMetrics, everything on the node), and pods.usage.cpu and pods.usage.memory, its pods' summed (PodMetrics). Blank, with kubectl top's message, when the metrics API is not available.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: a table (default), json or yaml (quantities, allocatable and percentages per row).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Don't print headers.")
 	cmd.Flags().StringVar(&o.SortBy, "sort-by", "", "Sort the rows by a printed column, e.g. requests.cpu, \"cpu requests\", pods or node: percentages and numbers sort largest first, names in natural order. Default: by name.")
@@ -238,7 +251,10 @@ func (o *CapacityOptions) Validate() error {
 // its group column headed ZONE for label:topology.kubernetes.io/zone, as
 // kubectl get -L heads a label column.
 func (o *CapacityOptions) capacityTable(alloc *aggregate.AllocationByNode, nodes []*corev1.Node, nodesKnown bool, target string, cols columns) (aggregate.Table, error) {
-	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: cols.sums, Resources: cols.resources}
+	opts := aggregate.CapacityOptions{Nodes: nodes, NodesKnown: nodesKnown, Sums: cols.sums, Resources: cols.resources, UsageColumns: o.Usage}
+	if alloc != nil {
+		opts.Usage = alloc.Usage
+	}
 	switch {
 	case o.byContext:
 		opts.GroupBy = fleet.ContextIndex
