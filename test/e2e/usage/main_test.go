@@ -6,7 +6,11 @@
 // print, and with the test's own sums of the raw PodMetrics, read from the
 // same sample, for all namespaces as the admin and for one as viewer, who may
 // read no other; a control plane without the metrics API must give kubectl's
-// own message.
+// own message. The plugin's usage measures (query --sum usage.cpu, grouped
+// per pod, node, owner-root, namespace and zone, sorted, cut, and in
+// --filter) and capacity --usage are compared with the same samples, read
+// by the test before and after them, with kubectl top of those samples,
+// and with the test's own sums and kube-capacity --util's rules.
 package usage
 
 import (
