@@ -184,6 +184,10 @@ func CompileWithLimit(flag, src string, kind Kind, costLimit uint64) (*Program, 
 	for _, r := range ast.NativeRep().ReferenceMap() {
 		readsUsage = readsUsage || r.Name == usageVar
 	}
+	if readsUsage && kind != Predicate {
+		return nil, &CompileError{Flag: flag, Issues: []Issue{{Line: 1, Column: 1,
+			Message: "usage is seen by --filter only: an index's values are computed as objects arrive, not from the metrics API's samples"}}}
+	}
 	return &Program{flag: flag, src: src, kind: kind, prg: prg, readsUsage: readsUsage}, nil
 }
 

@@ -2,6 +2,8 @@ package expr
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +64,13 @@ func TestUsageVariable(t *testing.T) {
 	prg, _ := Compile("--filter", `!has(usage.cpu)`, Predicate)
 	if ok, err := prg.Match(context.Background(), busy, time.Now()); !ok || err != nil {
 		t.Errorf("Program.Match without usage = %v, %v, want true", ok, err)
+	}
+}
+
+func TestUsageIsNotAnIndexValue(t *testing.T) {
+	_, err := Compile("--indexer busy", `usage.?cpu.orValue(quantity('0')).isGreaterThan(quantity('1'))`, Value)
+	var ce *CompileError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "--filter only") {
+		t.Errorf("Compile(a Value reading usage) error = %v, want a CompileError saying --filter only", err)
 	}
 }
