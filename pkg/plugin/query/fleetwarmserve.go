@@ -58,6 +58,9 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 		if err == nil {
 			err = o.Validate()
 		}
+		if err == nil && o.readsUsage() {
+			return server.Outcome{Fallback: &protocol.Fallback{Reason: "usage is read from the metrics API by the command, not from shared informers"}}
+		}
 		var t *queryTarget
 		if err == nil {
 			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
