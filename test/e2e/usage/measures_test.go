@@ -150,7 +150,7 @@ func waitForSamples(t *testing.T, client usage.Client, pods int) {
 // read between two readings of the same samples.
 type answers struct {
 	perPod, perNode, byOwner, byNamespace, byZone, nodesByZone, top, filtered framework.Result
-	capacity, capacityByZone                                                  framework.Result
+	capacity, capacityByZone, capacityOneNamespace                            framework.Result
 	topPods, topNodes                                                         string
 }
 
@@ -198,8 +198,10 @@ func TestUsageMeasures(t *testing.T) {
 			filtered:       informer(t, "query", "pods", "-A", "--filter", `has(usage.cpu) && usage.cpu.isGreaterThan(quantity("1"))`, "-o", "name"),
 			capacity:       informer(t, "capacity", "--usage", "-o", "json"),
 			capacityByZone: informer(t, "capacity", "--usage", "--group-by", "label:"+zoneLabel, "-o", "json"),
-			topPods:        kubectl(t, "top", "pod", "-A", "--no-headers"),
-			topNodes:       kubectl(t, "top", "node", "--no-headers"),
+			// The pods of one namespace: the nodes' own usage is all of it.
+			capacityOneNamespace: informer(t, "capacity", "--usage", "-n", "team-a", "-o", "json"),
+			topPods:              kubectl(t, "top", "pod", "-A", "--no-headers"),
+			topNodes:             kubectl(t, "top", "node", "--no-headers"),
 		}
 		after, err := usage.Fetch(context.Background(), client, usage.Config{Pods: true, Nodes: true})
 		if err != nil {
@@ -337,6 +339,13 @@ func TestUsageMeasures(t *testing.T) {
 	t.Run("capacity --usage by kube-capacity --util's rules", func(t *testing.T) {
 		checkCapacity(t, a.capacity.Stdout, s, all, nodeList.Items, func(n corev1.Node) string { return n.Name })
 		checkCapacity(t, a.capacityByZone.Stdout, s, all, nodeList.Items, func(n corev1.Node) string { return n.Labels[zoneLabel] })
+		teamA := map[string]corev1.Pod{}
+		for key, p := range all {
+			if p.Namespace == "team-a" {
+				teamA[key] = p
+			}
+		}
+		checkCapacity(t, a.capacityOneNamespace.Stdout, s, teamA, nodeList.Items, func(n corev1.Node) string { return n.Name })
 	})
 }
 
@@ -445,7 +454,7 @@ func checkCapacity(t *testing.T, out string, s *usage.Snapshot, pods map[string]
 			}
 			gotAlloc := resource.MustParse(got.Allocatable)
 			if !gotOK || got.Percent == nil || *got.Percent != wantPercent || gotAlloc.Cmp(alloc) != 0 {
-				t.Errorf("row %s: %s = %+v (percent %v), kube-capacity's rules: %s of %s, %d%%", name, c.column, got, derefPercent(got.Percent), used.String(), alloc.String(), wantPercent)
+				t.Errorf("row %s: %s = %s of %s, %s%%; kube-capacity's rules: %s of %s, %d%%", name, c.column, got.Used, got.Allocatable, derefPercent(got.Percent), used.String(), alloc.String(), wantPercent)
 			}
 		}
 	}
