@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -51,7 +52,17 @@ func (l *Live) Len() int { return len(l.members) }
 // [Grouper.Add]) and measures, and returns the groups that changed, in natural order of their
 // key values. A measure's error is returned and nothing changes.
 func (l *Live) Set(key string, obj interface{}, keyValues [][]string) ([]GroupChange, error) {
-	values, err := Values(l.g.measures, obj)
+	return l.SetWith(key, obj, keyValues, l.g.measures)
+}
+
+// SetWith is Set with obj's measures computed by ms, the Live's measures bound otherwise
+// (the same names in the same order; [BindUsage] to a caller's own samples): the Live then sums
+// objects of several sources, each measured with its own.
+func (l *Live) SetWith(key string, obj interface{}, keyValues [][]string, ms []Measure) ([]GroupChange, error) {
+	if len(ms) != len(l.g.measures) {
+		return nil, fmt.Errorf("summing %d measures, got %d", len(l.g.measures), len(ms))
+	}
+	values, err := Values(ms, obj)
 	if err != nil {
 		return nil, err
 	}

@@ -192,3 +192,22 @@ func TestCapacityUsage(t *testing.T) {
 		t.Errorf("usage without samples = %v, want a blank cell", table.Total[i])
 	}
 }
+
+func TestLiveSetWithUsage(t *testing.T) {
+	ms := mustMeasures(t, "usage.cpu")
+	l := NewLive([]string{"node"}, ms)
+	first := BindUsage(ms, &usage.Snapshot{})
+	if _, err := l.SetWith("p", plainPod, [][]string{{"node-1"}}, first); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := l.SetWith("p", plainPod, [][]string{{"node-1"}}, BindUsage(ms, usageSnapshot()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Before.Sums[0].String() != "0" || changes[0].After.Sums[0].String() != "250m" {
+		t.Errorf("changes after a new sample = %+v, want node-1 from 0 to 250m", changes)
+	}
+	if _, err := l.SetWith("p", plainPod, [][]string{{"node-1"}}, nil); err == nil {
+		t.Error("SetWith(no measures) error = nil, want one")
+	}
+}

@@ -139,11 +139,7 @@ func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capac
 	// Without the nodes there is no -l: every pod counts.
 	alloc := aggregate.NewAllocationByNode()
 	if o.Usage {
-		namespace := ""
-		if len(eo.Namespaces) == 1 {
-			namespace = eo.Namespaces[0]
-		}
-		alloc.Usage = eo.ReadUsage(ctx, t.ConfigFlags, namespace, errOut)
+		alloc.Usage = eo.ReadUsage(ctx, errOut)
 	}
 	if err := o.addPodsOf(alloc, eng.Types()[0], nodes); err != nil {
 		return err

@@ -181,7 +181,7 @@ func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress f
 	warm := false
 	if o.readsUsage() {
 		// Usage is read here, from the metrics API, with the objects.
-		t.readUsage(ctx, tg.ConfigFlags)
+		t.readUsage(ctx)
 		t.ReadDirectly()
 	} else {
 		warm, err = t.collectWarm(ctx, a)

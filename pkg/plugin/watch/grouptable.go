@@ -97,6 +97,9 @@ type groupFeed struct {
 	keys  []index.Definition
 	names map[string]map[string]bool
 	cfg   WatchPrintConfig
+	// measures are the table's bound to the target's usage samples
+	// (followUsage); nil for the table's own.
+	measures []aggregate.Measure
 }
 
 // groupTable returns the live table of the watch of contexts, the
@@ -144,7 +147,11 @@ func (f *groupFeed) set(t *engine.Type, key string, obj interface{}) ([]aggregat
 	for i, def := range f.keys {
 		values[i] = index.Values(def, obj)
 	}
-	changes, err := s.live.Set(member, obj, s.keyValues(f.name, values))
+	measures := f.measures
+	if measures == nil {
+		measures = s.measures
+	}
+	changes, err := s.live.SetWith(member, obj, s.keyValues(f.name, values), measures)
 	if err != nil {
 		return nil, fmt.Errorf("--sum: %w", err)
 	}

@@ -32,9 +32,6 @@ func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Defini
 	if err != nil {
 		return nil, err
 	}
-	if err := engines.RefuseWatchedUsage(measures); err != nil {
-		return nil, err
-	}
 	o.groupDefs, o.measures = defs, measures
 	for _, def := range defs {
 		if !slices.ContainsFunc(indexDefs, func(d index.Definition) bool { return d.Name == def.Name }) {
@@ -90,13 +87,30 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	}
 	f := w.groups
 	f.keys, f.names, f.cfg = w.groupDefs, names, w.print
+	readsUsage := aggregate.NeedsUsage(w.o.measures)
+	if readsUsage {
+		f.measures = aggregate.BindUsage(w.o.measures, w.eo.ReadUsage(ctx, w.errOut))
+	}
 	if err := f.seed(eng.Types()); err != nil {
 		return err
 	}
 	engines.PrintSyncedFrom(w.errOut, w.eo.Engines, eng.Types())
 	ctx, cancel := w.o.watchContext(ctx, eng)
 	defer cancel()
+	// The metrics API has no watch: a Poller reads each new sample.
+	usageDone := make(chan error, 1)
+	usageDone <- nil
+	if readsUsage {
+		if poller, err := w.eo.UsagePoller(); err == nil {
+			<-usageDone
+			go func() { usageDone <- f.followUsage(ctx, poller, eng.Types(), w.errOut) }()
+		}
+	}
 	err := f.follow(ctx, queue)
+	cancel()
+	if usageErr := <-usageDone; err == nil {
+		err = usageErr
+	}
 	if failed := eng.Err(); failed != nil {
 		return failed
 	}

@@ -1,0 +1,80 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
+)
+
+// followUsage keeps the feed's usage measures (--sum usage.cpu) on the
+// target's latest metrics API sample until ctx ends: poller reads the API
+// at its resolution, and each new sample re-measures every object of types,
+// the groups it changed printed or redrawn as an event's are. A failed
+// reading is said once per error on errOut; the sums keep the last sample.
+// It returns once poller's Run has.
+func (f *groupFeed) followUsage(ctx context.Context, poller *usage.Poller, types []*engine.Type, errOut io.Writer) error {
+	done := make(chan error, 1)
+	go func() { done <- poller.Run(ctx) }()
+	defer func() { <-done }()
+	lastErr := ""
+	for {
+		changed := poller.Changed()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+		s, err := poller.Latest()
+		if err != nil && err.Error() != lastErr {
+			fmt.Fprintf(errOut, "warning: reading usage: %v; the usage sums stay as they were\n", err)
+		}
+		if err != nil {
+			lastErr = err.Error()
+		} else {
+			lastErr = ""
+		}
+		if s == nil {
+			continue
+		}
+		if err := f.remeasure(s, types); err != nil {
+			return err
+		}
+	}
+}
+
+// remeasure binds the feed's usage measures to s and sets every object of
+// types again, printing the groups that changed.
+func (f *groupFeed) remeasure(s *usage.Snapshot, types []*engine.Type) error {
+	table := f.table
+	table.mu.Lock()
+	defer table.mu.Unlock()
+	f.measures = aggregate.BindUsage(table.measures, s)
+	var changes []aggregate.GroupChange
+	for _, t := range types {
+		objs, err := t.Lookup(nil)
+		if err != nil {
+			return err
+		}
+		for _, obj := range objs {
+			key, err := object.Key(obj)
+			if err != nil {
+				return err
+			}
+			c, err := f.set(t, key, obj)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, c...)
+		}
+	}
+	table.changed(netChanges(changes))
+	if !table.tty {
+		return QuietPipe(table.out.Flush())
+	}
+	return nil
+}
