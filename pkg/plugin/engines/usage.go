@@ -7,8 +7,6 @@ import (
 	"io"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
@@ -25,7 +23,11 @@ func (o *EngineOptions) ReadUsage(ctx context.Context, errOut io.Writer) *usage.
 		fmt.Fprintf(errOut, "warning: %v: usage is read from a live cluster, not from files; the usage columns are empty\n", usage.ErrMetricsAPINotAvailable)
 		return nil
 	}
-	s, err := fetchUsage(ctx, o.ConfigFlags, o.usageNamespace())
+	client, err := o.usageClient()
+	var s *usage.Snapshot
+	if err == nil {
+		s, err = usage.Fetch(ctx, client, usage.Config{Pods: true, Nodes: true, Namespace: o.usageNamespace()})
+	}
 	if err != nil {
 		if errors.Is(err, usage.ErrMetricsAPINotAvailable) {
 			fmt.Fprintf(errOut, "warning: %v; the usage columns are empty\n", err)
@@ -38,17 +40,13 @@ func (o *EngineOptions) ReadUsage(ctx context.Context, errOut io.Writer) *usage.
 	return s
 }
 
-// fetchUsage is one usage.Fetch of pods (in namespace) and nodes.
-func fetchUsage(ctx context.Context, configFlags *genericclioptions.ConfigFlags, namespace string) (*usage.Snapshot, error) {
-	config, err := configFlags.ToRESTConfig()
+// usageClient is the metrics API client of the target o is connected to.
+func (o *EngineOptions) usageClient() (usage.Client, error) {
+	config, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
-		return nil, err
+		return usage.Client{}, err
 	}
-	client, err := usage.NewClient(config)
-	if err != nil {
-		return nil, err
-	}
-	return usage.Fetch(ctx, client, usage.Config{Pods: true, Nodes: true, Namespace: namespace})
+	return usage.NewClient(config)
 }
 
 // RefuseWatchedUsage refuses usage where a watching command does not
@@ -57,12 +55,12 @@ func fetchUsage(ctx context.Context, configFlags *genericclioptions.ConfigFlags,
 func RefuseWatchedUsage(measures []aggregate.Measure, guards ...*expr.Guard) error {
 	for _, m := range measures {
 		if m.IsUsage() {
-			return fmt.Errorf("--sum %s: usage is read once per answer, not watched; drop -w, or watch requests", m.Name)
+			return fmt.Errorf("--sum %s: query -w does not re-read usage; drop -w, or use watch --group-by … --sum %s", m.Name, m.Name)
 		}
 	}
 	for _, g := range guards {
 		if g != nil && g.Program().ReadsUsage() {
-			return fmt.Errorf("%s: usage is read once per answer, not watched; drop -w, or filter on other fields", g.Program().Flag())
+			return fmt.Errorf("%s: a watch does not re-read usage; use query without -w, or test other fields", g.Program().Flag())
 		}
 	}
 	return nil
@@ -75,11 +73,7 @@ func (o *EngineOptions) UsagePoller() (*usage.Poller, error) {
 	if _, live := o.Engines.(DirectEngines); !live {
 		return nil, fmt.Errorf("%w: usage is read from a live cluster, not from files", usage.ErrMetricsAPINotAvailable)
 	}
-	config, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	client, err := usage.NewClient(config)
+	client, err := o.usageClient()
 	if err != nil {
 		return nil, err
 	}
