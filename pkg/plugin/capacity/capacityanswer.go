@@ -139,7 +139,7 @@ func (o *CapacityOptions) answer(ctx context.Context, t targets.Target, a *capac
 	// Without the nodes there is no -l: every pod counts.
 	alloc := aggregate.NewAllocationByNode()
 	if o.Usage {
-		alloc.Usage = eo.ReadUsage(ctx, errOut)
+		alloc.Usage = eo.ReadUsage(ctx, errOut, true, a.NodesListed)
 	}
 	if err := o.addPodsOf(alloc, eng.Types()[0], nodes); err != nil {
 		return err

@@ -7,18 +7,21 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
 )
 
 // ReadUsage reads the metrics API of the target o is connected to once, for
-// the pods of its one namespace (or of all) and the nodes, and says on errOut which
+// the pods of its one namespace (or of all) if pods, and the nodes if nodes
+// (a user may read the one and not the other), and says on errOut which
 // sample it read (usage.Snapshot.Describe). When the API cannot be read it
 // writes kubectl top's message (and why, when it is another error) and
 // returns nil: the caller prints its answer without usage. Objects read from
 // files (--from) have no metrics API.
-func (o *EngineOptions) ReadUsage(ctx context.Context, errOut io.Writer) *usage.Snapshot {
+func (o *EngineOptions) ReadUsage(ctx context.Context, errOut io.Writer, pods, nodes bool) *usage.Snapshot {
 	if _, live := o.Engines.(DirectEngines); !live {
 		fmt.Fprintf(errOut, "warning: %v: usage is read from a live cluster, not from files; the usage columns are empty\n", usage.ErrMetricsAPINotAvailable)
 		return nil
@@ -26,7 +29,7 @@ func (o *EngineOptions) ReadUsage(ctx context.Context, errOut io.Writer) *usage.
 	client, err := o.usageClient()
 	var s *usage.Snapshot
 	if err == nil {
-		s, err = usage.Fetch(ctx, client, usage.Config{Pods: true, Nodes: true, Namespace: o.usageNamespace()})
+		s, err = usage.Fetch(ctx, client, usage.Config{Pods: pods, Nodes: nodes, Namespace: o.usageNamespace()})
 	}
 	if err != nil {
 		if errors.Is(err, usage.ErrMetricsAPINotAvailable) {
@@ -67,9 +70,9 @@ func RefuseWatchedUsage(measures []aggregate.Measure, guards ...*expr.Guard) err
 }
 
 // UsagePoller returns a usage.Poller of the target o is connected to: its
-// pods (of its one namespace, or of all) and its nodes. Objects read from
-// files have no metrics API.
-func (o *EngineOptions) UsagePoller() (*usage.Poller, error) {
+// pods (of its one namespace, or of all) if pods, and its nodes if nodes.
+// Objects read from files have no metrics API.
+func (o *EngineOptions) UsagePoller(pods, nodes bool) (*usage.Poller, error) {
 	if _, live := o.Engines.(DirectEngines); !live {
 		return nil, fmt.Errorf("%w: usage is read from a live cluster, not from files", usage.ErrMetricsAPINotAvailable)
 	}
@@ -77,7 +80,19 @@ func (o *EngineOptions) UsagePoller() (*usage.Poller, error) {
 	if err != nil {
 		return nil, err
 	}
-	return usage.NewPoller(client, usage.Config{Pods: true, Nodes: true, Namespace: o.usageNamespace()})
+	return usage.NewPoller(client, usage.Config{Pods: pods, Nodes: nodes, Namespace: o.usageNamespace()})
+}
+
+// UsageOf reports whether types hold pods and nodes, the two kinds the
+// metrics API measures.
+func UsageOf(mappings []*meta.RESTMapping) (pods, nodes bool) {
+	for _, m := range mappings {
+		if gr := m.Resource.GroupResource(); gr.Group == "" {
+			pods = pods || gr.Resource == "pods"
+			nodes = nodes || gr.Resource == "nodes"
+		}
+	}
+	return pods, nodes
 }
 
 // usageNamespace is the namespace whose pods' usage the target reads: its

@@ -181,7 +181,9 @@ func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress f
 	warm := false
 	if o.readsUsage() {
 		// Usage is read here, from the metrics API, with the objects.
-		t.readUsage(ctx)
+		if err := t.readUsage(ctx); err != nil {
+			return a, err
+		}
 		t.ReadDirectly()
 	} else {
 		warm, err = t.collectWarm(ctx, a)

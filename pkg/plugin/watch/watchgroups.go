@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -88,8 +89,13 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	f := w.groups
 	f.keys, f.names, f.cfg = w.groupDefs, names, w.print
 	readsUsage := aggregate.NeedsUsage(w.o.measures)
+	mappings := make([]*meta.RESTMapping, 0, len(eng.Types()))
+	for _, t := range eng.Types() {
+		mappings = append(mappings, t.Mapping)
+	}
+	pods, nodes := engines.UsageOf(mappings)
 	if readsUsage {
-		f.measures = aggregate.BindUsage(w.o.measures, w.eo.ReadUsage(ctx, w.errOut))
+		f.measures = aggregate.BindUsage(w.o.measures, w.eo.ReadUsage(ctx, w.errOut, pods, nodes))
 	}
 	if err := f.seed(eng.Types()); err != nil {
 		return err
@@ -101,7 +107,7 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	usageDone := make(chan error, 1)
 	usageDone <- nil
 	if readsUsage {
-		if poller, err := w.eo.UsagePoller(); err == nil {
+		if poller, err := w.eo.UsagePoller(pods, nodes); err == nil {
 			<-usageDone
 			go func() { usageDone <- f.followUsage(ctx, poller, eng.Types(), w.errOut) }()
 		}

@@ -152,6 +152,9 @@ type answers struct {
 	perPod, perNode, byOwner, byNamespace, byZone, nodesByZone, top, filtered framework.Result
 	capacity, capacityByZone, capacityOneNamespace                            framework.Result
 	topPods, topNodes                                                         string
+	// asViewer is a query of team-a by viewer, who may read pods and their
+	// metrics there and nothing else.
+	asViewer framework.Result
 }
 
 // TestUsageMeasures checks the usage measures and capacity --usage against
@@ -200,8 +203,10 @@ func TestUsageMeasures(t *testing.T) {
 			capacityByZone: informer(t, "capacity", "--usage", "--group-by", "label:"+zoneLabel, "-o", "json"),
 			// The pods of one namespace: the nodes' own usage is all of it.
 			capacityOneNamespace: informer(t, "capacity", "--usage", "-n", "team-a", "-o", "json"),
-			topPods:              kubectl(t, "top", "pod", "-A", "--no-headers"),
-			topNodes:             kubectl(t, "top", "node", "--no-headers"),
+			asViewer: framework.Run(t, framework.Cmd{Args: append([]string{"informer", "query", "pods", "-n", "team-a", "--group-by", "namespace"}, both...),
+				Kubeconfig: c.ViewerKubeconfig(), Timeout: rolloutTimeout}),
+			topPods:  kubectl(t, "top", "pod", "-A", "--no-headers"),
+			topNodes: kubectl(t, "top", "node", "--no-headers"),
 		}
 		after, err := usage.Fetch(context.Background(), client, usage.Config{Pods: true, Nodes: true})
 		if err != nil {
@@ -243,6 +248,20 @@ func TestUsageMeasures(t *testing.T) {
 			t.Errorf("%d rows, want a row per pod sampled (%d) and TOTAL", len(rows), len(s.Pods))
 		}
 		checkRow(t, "pods", "TOTAL", rows["TOTAL"], sums{milliCPU: total.milliCPU, memory: total.memory})
+	})
+
+	t.Run("one namespace as viewer", func(t *testing.T) {
+		if a.asViewer.ExitCode != 0 || strings.Contains(a.asViewer.Stderr, "not available") {
+			t.Fatalf("query pods -n team-a as viewer: %s; stderr:\n%s", a.asViewer, a.asViewer.Stderr)
+		}
+		_, rows := groupRows(t, a.asViewer.Stdout, 1)
+		var want sums
+		for key, p := range s.Pods {
+			if strings.HasPrefix(key, "team-a/") {
+				want.add(p.Sample)
+			}
+		}
+		checkRow(t, "as viewer", "team-a", rows["team-a"], want)
 	})
 
 	t.Run("per node", func(t *testing.T) {
