@@ -31,6 +31,10 @@ type Options struct {
 	EvictAfter time.Duration
 	// Version names the server to clients.
 	Version string
+	// Recordings are the recordings (kubectl informer record --to FILE)
+	// the history and at tools read; without any, those tools are not
+	// offered. CheckRecordings checks them.
+	Recordings []string
 }
 
 // Server is the MCP server: its tools and the warm engines of the
