@@ -64,13 +64,17 @@ type mcpServer struct {
 // mcpMeasure is one question put to one server: in a new server process,
 // a first call, then runs more.
 type mcpMeasure struct {
-	way    []string // the tool calls, as made
-	first  time.Duration
-	warm   []time.Duration
-	bytes  int   // of the last answer, every call of the way summed
-	rssKiB int64 // the server's VmHWM after the calls
-	err    string
-	load   float64
+	way   []string // the tool calls, as made
+	first time.Duration
+	warm  []time.Duration
+	bytes int // of the last answer, every call of the way summed
+	// largest is the largest single result of the way, as JSON: above
+	// sdk.DefaultMaxLineLength a client with the SDK's defaults fails the
+	// call.
+	largest int
+	rssKiB  int64 // the server's VmHWM after the calls
+	err     string
+	load    float64
 }
 
 func (m *mcpMeasure) warmMedian() time.Duration {
@@ -330,6 +334,7 @@ func (b *bench) mcpMeasure(ctx context.Context, srv *mcpServer, q mcpQuestion, e
 		if srv.id == "ours" {
 			res, n, w, err := s.call(ctx, q.ours)
 			wall, bytes, m.way = w, n, []string{q.ours.String()}
+			m.largest = max(m.largest, n)
 			if err == nil {
 				var out mcp.QueryOutput
 				if out, err = queryOutput(res.StructuredContent); err == nil {
@@ -342,6 +347,7 @@ func (b *bench) mcpMeasure(ctx context.Context, srv *mcpServer, q mcpQuestion, e
 				res, n, w, err := s.call(ctx, c)
 				wall += w
 				bytes += n
+				m.largest = max(m.largest, n)
 				return res, err
 			}
 			way, err := q.anchor(call, t, run == 0)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The issue's targets for the mcp step.
@@ -13,6 +15,10 @@ const (
 	mcpWarmLimit       = 50 * time.Millisecond // our warm call
 	mcpRatioLimit      = 100                   // the anchor's bytes over ours, count questions
 )
+
+// claudeCodeMaxTokens is the largest tool result Claude Code accepts by
+// default, in tokens.
+const claudeCodeMaxTokens = 25000
 
 // mcpSection is the mcp step's section of the report, "" when it did not
 // run.
@@ -59,6 +65,25 @@ func (r *report) mcpSection() string {
 		tools = append(tools, fmt.Sprintf("%s %s B", srv.title, thousands(srv.toolsBytes)))
 	}
 	p("`tools/list` results, read by a client before its first call: %s.\n\n", strings.Join(tools, "; "))
+	var overClaude []string
+	for _, q := range mcpQuestions {
+		for _, srv := range m.servers {
+			if ms := m.measures[q.id][srv.id]; ms != nil && ms.largest/4 > claudeCodeMaxTokens {
+				overClaude = append(overClaude, fmt.Sprintf("%s, %s (%s tokens)", q.title, srv.title, thousands(ms.largest/4)))
+			}
+		}
+	}
+	if len(overClaude) > 0 {
+		p("A single result over %s tokens (bytes/4), which Claude Code rejects by default: %s.\n\n", thousands(claudeCodeMaxTokens), strings.Join(overClaude, "; "))
+	}
+	for _, q := range mcpQuestions {
+		for _, srv := range m.servers {
+			if ms := m.measures[q.id][srv.id]; ms != nil && ms.largest > sdk.DefaultMaxLineLength {
+				p("%s, %s: one result was %s bytes, over the Go SDK client's default frame limit (`DefaultMaxLineLength`, %s bytes): a client with the SDK's defaults fails that call (*inbound JSON-RPC frame exceeded the configured maximum line length*); the bench's client reads frames of any length to measure it.\n\n",
+					q.title, srv.title, thousands(ms.largest), thousands(sdk.DefaultMaxLineLength))
+			}
+		}
+	}
 	if m.changed != "" {
 		p("⚠ The cluster changed while the questions were asked (the bench's LIST after them differs from the one before): %s.\n\n", m.changed)
 	}

@@ -17,6 +17,7 @@ import (
 // session with it.
 type mcpSession struct {
 	cs  *sdk.ClientSession
+	cmd *exec.Cmd
 	pid int
 	// toolsBytes is the size of the tools/list result, as JSON: what a
 	// client reads before its first call.
@@ -25,7 +26,10 @@ type mcpSession struct {
 }
 
 // startMCP starts argv as an MCP server over stdio with env, its stderr
-// appended to stderrPath, initializes a session and lists its tools.
+// appended to stderrPath, initializes a session and lists its tools. The
+// session reads frames of any length: a client with the SDK's default
+// (sdk.DefaultMaxLineLength) fails a call whose result is longer, and the
+// bench measures such results rather than failing them.
 func startMCP(ctx context.Context, argv, env []string, stderrPath string) (*mcpSession, error) {
 	stderr, err := os.OpenFile(stderrPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -35,12 +39,25 @@ func startMCP(ctx context.Context, argv, env []string, stderrPath string) (*mcpS
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Stderr = stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "benchtool", Version: "v1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
-	s := &mcpSession{cs: cs, pid: cmd.Process.Pid, tools: map[string]bool{}}
+	s := &mcpSession{cmd: cmd, pid: cmd.Process.Pid, tools: map[string]bool{}}
+	client := sdk.NewClient(&sdk.Implementation{Name: "benchtool", Version: "v1"}, nil)
+	s.cs, err = client.Connect(ctx, &sdk.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1}, nil)
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("initializing %s: %w", strings.Join(argv, " "), err)
+	}
+	cs := s.cs
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		s.close()
@@ -87,7 +104,24 @@ func (s *mcpSession) peakRSS() int64 {
 	return 0
 }
 
-func (s *mcpSession) close() { _ = s.cs.Close() }
+// close ends the session, which closes the server's stdin, and waits for
+// the server to exit: at most 5 s, then it is killed.
+func (s *mcpSession) close() {
+	if s.cs != nil {
+		_ = s.cs.Close()
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
 
 // mcpCall is one tool call.
 type mcpCall struct {
