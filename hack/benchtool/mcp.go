@@ -40,17 +40,16 @@ const (
 
 // mcpResult is the mcp step.
 type mcpResult struct {
-	nodes, pods  int
-	capacity     int // pods the nodes allow
-	upTime       time.Duration
-	settleTime   time.Duration // from the first create until no pod was left to schedule
-	truth        mcpTruth
-	changed      string // how the cluster changed during the step, "" when it did not
-	runs         int
-	loadStart    float64
-	servers      []mcpServer
-	measures     map[string]map[string]*mcpMeasure // by question id, then server id
-	anchorBinary string
+	nodes, pods int
+	capacity    int // pods the nodes allow
+	upTime      time.Duration
+	settleTime  time.Duration // from the first create until no pod was left to schedule
+	truth       mcpTruth
+	changed     string // how the cluster changed during the step, "" when it did not
+	runs        int
+	loadStart   float64
+	servers     []mcpServer
+	measures    map[string]map[string]*mcpMeasure // by question id, then server id
 }
 
 // mcpServer is a server the questions are put to.
@@ -265,7 +264,6 @@ func (b *bench) mcpStep(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	r.anchorBinary = anchor
 	if r.truth, err = mcpListTruth(ctx, cs); err != nil {
 		return err
 	}
