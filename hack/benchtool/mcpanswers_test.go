@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -216,5 +217,48 @@ func TestThousands(t *testing.T) {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestMCPTargets(t *testing.T) {
+	warm := func(ms ...int) []time.Duration {
+		var out []time.Duration
+		for _, m := range ms {
+			out = append(out, time.Duration(m)*time.Millisecond)
+		}
+		return out
+	}
+	r := &mcpResult{measures: map[string]map[string]*mcpMeasure{
+		"per-node": {
+			"ours":   {bytes: 2484, warm: warm(4, 5, 3)},
+			"anchor": {bytes: 3203327, warm: warm(3000)},
+		},
+		"not-running": {
+			"ours":   {bytes: 823, warm: warm(900, 950, 800)},
+			"anchor": {bytes: 50000, warm: warm(200)},
+		},
+		// Compared with the anchor of not-running.
+		"not-running-index": {"ours": {bytes: 400, warm: warm(3)}},
+		// Not a count question: no bytes or ratio target.
+		"unused-cm": {"ours": {bytes: 19117, warm: warm(26)}, "anchor-yaml": {bytes: 23392404}},
+	}}
+	got := map[string]bool{}
+	for _, tg := range r.targets() {
+		got[tg.name] = tg.met
+	}
+	want := map[string]bool{
+		"pods per node: our answer's bytes":                                                     false, // 2,484 ≥ 2,048
+		"pods per node: our warm call (median)":                                                 true,
+		"pods not Running per namespace: our answer's bytes":                                    true,
+		"pods not Running per namespace: our warm call (median)":                                false,
+		"pods not Running per namespace, through the phase index: our answer's bytes":           true,
+		"pods not Running per namespace, through the phase index: our warm call (median)":       true,
+		"ConfigMaps nothing uses: our warm call (median)":                                       true,
+		"pods per node: the anchor's bytes over ours":                                           true,  // 1,290×
+		"pods not Running per namespace: the anchor's bytes over ours":                          false, // 61×
+		"pods not Running per namespace, through the phase index: the anchor's bytes over ours": true,  // 125×
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("targets() = %v, want %v", got, want)
 	}
 }
