@@ -4,15 +4,19 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
@@ -20,9 +24,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
-// This file holds the rows of query -w and --watch-only: one query -w per
-// target (its own engine), their rows printed as one stream; the rows of
-// several targets name their context as a query of several does:
+// This file holds query -w and --watch-only, one target or several: one
+// watch per target (its own engine), their answers printed as one, redrawn
+// (follow) or as a stream of rows; the rows of several targets name their
+// context as a query of several does:
 //
 //   - tables (and -o wide, custom-columns): a first column CONTEXT;
 //   - -o name: CONTEXT/TYPE/NAME;
@@ -33,14 +38,14 @@ import (
 // The answer is printed first once every context has synced or failed,
 // merged as the one-shot fleet query merges it (types in the order asked,
 // contexts in the order selected, --sort-by across contexts); then each
-// change in any context is printed as a row, as query -w prints rows off a
-// terminal (rowPrinter), on a terminal too. A context that fails is
+// change in any context is printed as a row, as kubectl get -w prints it
+// (rowPrinter). A context that fails is
 // named on stderr once; the others go on, and the exit code is then 1.
 // Ctrl-C ends every context's watch (exit 1 without a message, as kubectl
 // get -w).
 
-// fleetRows is the shared output of a fleet query -w. Its methods are safe
-// for concurrent use by the contexts' goroutines.
+// fleetRows is the shared output of a query -w of one target or several.
+// Its methods are safe for concurrent use by the targets' goroutines.
 type fleetRows struct {
 	mu   sync.Mutex
 	out  *bufio.Writer
@@ -63,11 +68,19 @@ type fleetRows struct {
 	ready     chan struct{}
 	printed   chan struct{}
 	watchOnly bool
-	// grouped is set for --group-by or --sum: the contexts' tables of
-	// groups are merged (groupState, with the print config groupCfg).
-	grouped  bool
-	groups   groupState
-	groupCfg queryPrintConfig
+	// redrawn is set when the answer is computed again as it changes
+	// (follow): a table redrawn in place (live, set on a terminal), or
+	// the rows of groups (grouped); runs are its synced targets, changed
+	// is sent on when one of them changed.
+	redrawn bool
+	live    *liveTable
+	grouped bool
+	runs    map[string]*running
+	changed chan struct{}
+	// contextAt is where --group-by names context (-1 if not); groupRows
+	// are the rows of groups printed last, by their key.
+	contextAt int
+	groupRows map[string][]string
 	// several is set when the rows come from several targets: they name
 	// their context.
 	several bool
@@ -75,17 +88,20 @@ type fleetRows struct {
 
 // newFleetRows returns the shared output of a query -w of contexts on out:
 // with watchOnly, changes only; grouped, a table of groups with a context
-// key column at contextAt (-1 for none); several, rows naming their
-// context.
-func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped bool, contextAt int, several bool) *fleetRows {
+// key column at contextAt (-1 for none); live, a table redrawn in place on
+// out, a terminal; several, rows naming their context.
+func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped, live bool, contextAt int, several bool) *fleetRows {
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
 		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
-		watchOnly: watchOnly,
-		grouped:   grouped, groups: groupState{contextAt: contextAt, tables: map[string]fleet.ContextTable{}},
-		several: several,
+		watchOnly: watchOnly, redrawn: grouped || live, grouped: grouped,
+		runs: map[string]*running{}, changed: make(chan struct{}, 1),
+		contextAt: contextAt, several: several,
+	}
+	if live {
+		s.live = newLiveTable(out)
 	}
 	if s.waiting == 0 {
 		close(s.ready)
@@ -102,8 +118,8 @@ func (s *fleetRows) settle() {
 }
 
 // ended records that context name's watch ended with err: one that never
-// synced no longer holds the answer back, and a failed one's groups leave
-// the merged table (their rows printed as they change).
+// synced no longer holds the answer back, and a failed one leaves a
+// redrawn answer (the rows of its groups printed as they change).
 func (s *fleetRows) ended(name string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,19 +127,24 @@ func (s *fleetRows) ended(name string, err error) {
 		s.printers[name] = nil
 		s.settle()
 	}
-	if _, ok := s.groups.tables[name]; !ok || err == nil {
-		return
+	if _, ok := s.runs[name]; ok && err != nil {
+		delete(s.runs, name)
+		s.notify()
 	}
-	delete(s.groups.tables, name)
+}
+
+// notify says that the redrawn answer changed, unless that is said
+// already.
+func (s *fleetRows) notify() {
 	select {
-	case <-s.printed:
-		_ = s.printGroupRows(s.groupCfg)
+	case s.changed <- struct{}{}:
 	default:
 	}
 }
 
 // printAnswer prints the merged answer once every context has synced or
 // ended (or done is closed), then lets the contexts print their changes.
+// A redrawn answer is drawn by follow instead.
 func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error {
 	select {
 	case <-s.ready:
@@ -132,9 +153,6 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer close(s.printed)
-	if s.grouped {
-		return s.printGroupRows(s.groupCfg)
-	}
 	var answers []*targetAnswer
 	for _, name := range s.contexts {
 		if a := s.answers[name]; a != nil {
@@ -170,17 +188,15 @@ func (s *fleetRows) flush() error {
 	return s.out.Flush()
 }
 
-// run prints the rows of target name: its answer goes to the shared
-// output, then, once the merged answer is printed, its changes, until ctx
+// run follows target name: a redrawn answer is told of its changes
+// (follow draws them); otherwise its answer goes to the shared output,
+// then, once the merged answer is printed, a row per change, until ctx
 // ends.
 func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
-	if s.grouped {
-		return s.runGroups(ctx, name, w)
-	}
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
 		withKind: w.printer.cfg.showKind || len(w.types) > 1}
 	var groups []typeObjects
-	if !s.watchOnly {
+	if !s.watchOnly && !s.redrawn {
 		var err error
 		if groups, err = w.lookup(ctx); err != nil {
 			return err
@@ -188,7 +204,9 @@ func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 	}
 	s.mu.Lock()
 	s.printers[name] = rp
-	if s.answers != nil {
+	if s.redrawn {
+		s.runs[name] = w
+	} else if s.answers != nil {
 		s.answers[name] = &targetAnswer{name: name, several: true, p: w.printer, groups: groups}
 	}
 	s.settle()
@@ -210,32 +228,57 @@ func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 		if !changed {
 			continue
 		}
-		obj := ev.Object()
-		if r.Typ == engine.Deleted && ev.Old != nil {
-			obj = ev.Old
+		if s.redrawn {
+			if s.live != nil {
+				s.live.counts.add(r.Typ, time.Now())
+			}
+			s.notify()
+			continue
 		}
-		s.mu.Lock()
-		rp.now = w.printer.cfg.ages.Now()
-		err := rp.print(ctx, ev.Resource, r.Typ, obj)
-		if err == nil {
-			err = s.tabs.Flush()
-		}
-		if pending, _ := w.queue.Stats(); pending == 0 && err == nil {
-			err = s.out.Flush()
-		}
-		s.mu.Unlock()
-		if err != nil {
+		if err := s.printChange(ctx, rp, ev, r.Typ); err != nil {
 			return err
 		}
 	}
 }
 
-// watchRows prints the rows of every target of a query -w as one stream
-// (fleetRows) until Ctrl-C: each target watched in parallel (watchTarget).
-// One target's failure is the command's error; of several, a context
-// that fails is named on stderr once, the others go on, and the exit code
-// is then 1. A failed print (stdout closed) ends every target's watch.
-func (o *QueryOptions) watchRows(signals context.Context) error {
+// printChange prints the row of ev, a change of type typ, with rp;
+// deleted objects print their last state.
+func (s *fleetRows) printChange(ctx context.Context, rp *rowPrinter, ev *engine.Event, typ engine.EventType) error {
+	obj := ev.Object()
+	if typ == engine.Deleted && ev.Old != nil {
+		obj = ev.Old
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp.now = rp.w.printer.cfg.ages.Now()
+	if err := rp.print(ctx, ev.Resource, typ, obj); err != nil {
+		return err
+	}
+	if err := s.tabs.Flush(); err != nil {
+		return err
+	}
+	if pending, _ := rp.w.queue.Stats(); pending == 0 {
+		return s.out.Flush()
+	}
+	return nil
+}
+
+// runWatch is Run for -w and --watch-only: it keeps the answer of every
+// target current (fleetRows) until Ctrl-C (then cmdutil.ErrInterrupted)
+// or the engines fail: each target watched in parallel (watchTarget),
+// their rows printed as one stream, or the answer redrawn (follow). One
+// target's failure is the command's error; of several, a context that
+// fails is named on stderr once, the others go on, and the exit code is
+// then 1. A failed print (stdout closed) ends every target's watch.
+func (o *QueryOptions) runWatch(signals context.Context) error {
+	switch o.Engines.(type) {
+	case engines.DirectEngines, engines.WarmEngines:
+	default:
+		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
+	}
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	set := o.set
 	ctx, cancel := context.WithCancel(signals)
 	defer cancel()
@@ -244,7 +287,7 @@ func (o *QueryOptions) watchRows(signals context.Context) error {
 	progress := pluginprogress.Of(o.ErrOut, set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	rows := newFleetRows(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.split.contextAt, set.Several)
+	rows := newFleetRows(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.redraws(), o.split.contextAt, set.Several)
 	// A target's watch may see Ctrl-C before this command's own context
 	// does: either way the command was interrupted.
 	var interruptedHere atomic.Bool
@@ -269,6 +312,9 @@ func (o *QueryOptions) watchRows(signals context.Context) error {
 	go func() {
 		err := rows.printAnswer(ctx, done)
 		progress.End()
+		if err == nil && rows.redrawn {
+			err = rows.follow(ctx, done)
+		}
 		if err != nil {
 			cancel()
 		}
@@ -297,9 +343,10 @@ func (o *QueryOptions) watchRows(signals context.Context) error {
 	return interrupted(signals, nil)
 }
 
-// watchRowsOf watches target tg, its rows going to rows: one of several
-// writes its stderr lines prefixed with its name, under mu, and shows its
-// engine's progress in progress.
+// watchRowsOf watches target tg for rows: one of several writes its
+// stderr lines prefixed with its name, under mu, and shows its engine's
+// progress in progress; a live table shows the watch's warnings in its
+// frame.
 func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows *fleetRows, mu *sync.Mutex, progress *pluginprogress.Targets) error {
 	var errOut io.Writer = o.ErrOut
 	engineProgress := o.Config.Progress
@@ -313,7 +360,11 @@ func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows 
 	if progress != nil {
 		engineProgress = progress.EngineProgress(tg.Name)
 	}
-	return o.watchTarget(ctx, tg, errOut, engineProgress, nil, func(ctx context.Context, w *running) error {
+	var notes *lastLine
+	if rows.live != nil {
+		notes = &rows.live.notes
+	}
+	return o.watchTarget(ctx, tg, errOut, engineProgress, notes, func(ctx context.Context, w *running) error {
 		return rows.run(ctx, tg.Name, w)
 	})
 }

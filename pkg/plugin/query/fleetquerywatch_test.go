@@ -86,7 +86,7 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			shared := newFleetRows(&buf, []string{"prod-eu", "prod-us"}, false, false, -1, true)
+			shared := newFleetRows(&buf, []string{"prod-eu", "prod-us"}, false, false, false, -1, true)
 			for _, c := range []struct {
 				name string
 				pod  *corev1.Pod

@@ -2,69 +2,118 @@ package query
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
-// This file holds the rows of query -w --group-by/--sum, one target or
-// several: each target keeps its own table of groups
-// (targetAnswer.groupTable over its cache), and the shared output prints
-// the tables merged as the one-shot query merges them (mergeGroups, a
-// context key column where --group-by names context), sorted and cut as
-// it is: first every row with the header, once every target has synced or
-// failed, then, as the targets change, the rows that differ from those
-// printed, a group that is gone with its count and sums at 0.
+// This file holds the answer of query -w computed again as it changes, of
+// one target or several: on a terminal, the table redrawn in place
+// (liveTable); off it, for --group-by and --sum, the rows of groups. Each
+// target follows its own caches (fleetRows.run) and says when its answer
+// changed; the shared output looks every target's answer up again and
+// prints them merged as the one-shot query merges them (answerPrinter,
+// mergeGroups, a context key column where --group-by names context),
+// sorted and cut as it is. The rows of groups are every row with the
+// header first, once every target has synced or failed, then the rows
+// that differ from those printed, a group that is gone with its count and
+// sums at 0.
 
-// groupState is what the shared output of a grouped query -w keeps: each
-// context's table, and the rows printed last by their key.
-type groupState struct {
-	contextAt int
-	tables    map[string]fleet.ContextTable
-	printed   map[string][]string
+// follow draws the answer once every target has synced or ended (or done
+// is closed), then again as the targets' changes come, paced
+// (livePacer), until ctx ends or done is closed. A live table's last
+// frame is left on the screen, the cursor below it.
+func (s *fleetRows) follow(ctx context.Context, done <-chan struct{}) error {
+	pacer := newLivePacer(groupRowsInterval, time.Hour)
+	resized := make(chan os.Signal, 1)
+	if s.live != nil {
+		pacer = newLivePacer(minRedrawGap, minIdleRedraw)
+		cmdutil.NotifyResize(resized)
+		defer cmdutil.StopResize(resized)
+		defer func() { _, _ = s.live.screen.out.Write(s.live.inPlace.End()) }()
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-done:
+			return nil
+		case <-s.changed:
+			pacer.dirty = true
+		case <-resized:
+			pacer.dirty, pacer.last = true, time.Time{}
+		case <-timer.C:
+		}
+		draw, wait := pacer.next(time.Now())
+		if draw {
+			began := time.Now()
+			if err := s.draw(ctx); err != nil {
+				return err
+			}
+			pacer.drawn(time.Now(), time.Since(began))
+			_, wait = pacer.next(time.Now())
+		}
+		timer.Reset(wait)
+	}
 }
 
-// setTable records context name's table, computed from its objects now.
-func (s *fleetRows) setTable(ctx context.Context, name string, w *running) error {
-	groups, err := w.lookup(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := (&targetAnswer{name: name, several: true, p: w.printer, groups: groups}).groupTable()
-	if err != nil {
-		return err
-	}
+// draw looks up the answer of every target that follows, in the order of
+// the contexts, and draws it: a frame of the live table, or the rows of
+// groups that changed. Nothing is drawn before a target has synced.
+func (s *fleetRows) draw(ctx context.Context) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.groups.tables[name] = t
-	return nil
-}
-
-// printGroupRows prints the merged table's rows that differ from those
-// printed last (all of them and the header the first time, header unless
-// --no-headers); s.mu is held.
-func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
-	tables := make([]fleet.ContextTable, 0, len(s.contexts))
+	var answers []*targetAnswer
+	var runs []*running
 	for _, name := range s.contexts {
-		if t, ok := s.groups.tables[name]; ok {
+		if w := s.runs[name]; w != nil {
+			answers = append(answers, &targetAnswer{name: name, several: s.several, p: w.printer})
+			runs = append(runs, w)
+		}
+	}
+	s.mu.Unlock()
+	if len(answers) == 0 {
+		return nil
+	}
+	tables := make([]fleet.ContextTable, 0, len(answers))
+	for i, a := range answers {
+		var err error
+		if a.groups, err = runs[i].lookup(ctx); err != nil {
+			return a.named(err)
+		}
+		if s.live == nil {
+			t, err := a.groupTable()
+			if err != nil {
+				return err
+			}
 			tables = append(tables, t)
 		}
 	}
-	if len(tables) == 0 {
-		return nil
+	if s.live != nil {
+		return s.live.draw(ctx, answers, s.several, s.contextAt)
 	}
-	merged, err := cfg.mergeGroups(tables, s.groups.contextAt)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.printGroupRows(answers[0].p.cfg, tables)
+}
+
+// printGroupRows prints the rows of tables merged that differ from those
+// printed last (all of them and the header the first time, header unless
+// --no-headers); s.mu is held.
+func (s *fleetRows) printGroupRows(cfg queryPrintConfig, tables []fleet.ContextTable) error {
+	merged, err := cfg.mergeGroups(tables, s.contextAt)
 	if err != nil {
 		return err
 	}
 	keyCells := cfg.keyColumns(merged)
 	header, rows := merged.Strings()
-	first := s.groups.printed == nil
-	if first {
-		s.groups.printed = map[string][]string{}
+	if s.groupRows == nil {
+		s.groupRows = map[string][]string{}
 		if !cfg.noHeaders {
 			s.writeCells(header)
 		}
@@ -73,68 +122,26 @@ func (s *fleetRows) printGroupRows(cfg queryPrintConfig) error {
 	for _, row := range rows {
 		key := strings.Join(row[:min(keyCells, len(row))], "\x00")
 		seen[key] = true
-		if old, ok := s.groups.printed[key]; ok && slices.Equal(old, row) {
+		if old, ok := s.groupRows[key]; ok && slices.Equal(old, row) {
 			continue
 		}
-		s.groups.printed[key] = row
+		s.groupRows[key] = row
 		s.writeCells(row)
 	}
 	var gone []string
-	for key := range s.groups.printed {
+	for key := range s.groupRows {
 		if !seen[key] {
 			gone = append(gone, key)
 		}
 	}
 	slices.Sort(gone)
 	for _, key := range gone {
-		row := slices.Clone(s.groups.printed[key])
+		row := slices.Clone(s.groupRows[key])
 		for i := keyCells; i < len(row); i++ {
 			row[i] = "0"
 		}
-		delete(s.groups.printed, key)
+		delete(s.groupRows, key)
 		s.writeCells(row)
 	}
 	return s.flush()
-}
-
-// runGroups is run for one context of a grouped query -w: its table goes
-// to the shared output, then, once the merged table is printed, its
-// changes, at most every groupRowsInterval, until ctx ends.
-func (s *fleetRows) runGroups(ctx context.Context, name string, w *running) error {
-	if err := s.setTable(ctx, name, w); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.groupCfg = w.printer.cfg
-	s.printers[name] = nil
-	s.settle()
-	s.mu.Unlock()
-	select {
-	case <-s.printed:
-	case <-ctx.Done():
-		return nil
-	}
-	changed, stop := w.changed(ctx, func(engine.EventType) {})
-	defer stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
-		}
-		if err := s.setTable(ctx, name, w); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		err := s.printGroupRows(w.printer.cfg)
-		s.mu.Unlock()
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(groupRowsInterval):
-		}
-	}
 }

@@ -19,33 +19,45 @@ func TestFleetRowsPrintGroupRows(t *testing.T) {
 		return []aggregate.Value{aggregate.Text(node), aggregate.Count(n)}
 	}
 	var out bytes.Buffer
-	s := newFleetRows(&out, []string{"a", "b"}, false, true, -1, true)
+	s := newFleetRows(&out, []string{"a", "b"}, false, true, false, -1, true)
 	cfg := queryPrintConfig{}
-	s.groups.tables["a"] = fleet.ContextTable{Context: "a", Keys: 1, Table: table(row("n1", 2), row("n2", 1))}
-	s.groups.tables["b"] = fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n1", 1))}
-	if err := s.printGroupRows(cfg); err != nil {
+	a := fleet.ContextTable{Context: "a", Keys: 1, Table: table(row("n1", 2), row("n2", 1))}
+	b := fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n1", 1))}
+	if err := s.printGroupRows(cfg, []fleet.ContextTable{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "NODE   COUNT\nn1     3\nn2     1\n"; out.String() != want {
 		t.Fatalf("first print =\n%s\nwant\n%s", out.String(), want)
 	}
 	out.Reset()
-	s.groups.tables["b"] = fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n3", 1))}
-	if err := s.printGroupRows(cfg); err != nil {
+	b = fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n3", 1))}
+	if err := s.printGroupRows(cfg, []fleet.ContextTable{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "n1     2\nn3     1\n"; out.String() != want {
 		t.Errorf("after b's pod moved to n3 =\n%s\nwant\n%s", out.String(), want)
 	}
 	out.Reset()
-	close(s.printed)
-	s.ended("b", errors.New("connection refused"))
-	if want := "n3     0\n"; out.String() != want {
-		t.Errorf("after b failed =\n%s\nwant\n%s", out.String(), want)
+	if err := s.printGroupRows(cfg, []fleet.ContextTable{a}); err != nil {
+		t.Fatal(err)
 	}
-	out.Reset()
+	if want := "n3     0\n"; out.String() != want {
+		t.Errorf("after b left =\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// A context whose watch fails leaves the answer that is redrawn, which is
+// told so; one that ends without an error (Ctrl-C) stays in it.
+func TestFleetRowsEnded(t *testing.T) {
+	var out bytes.Buffer
+	s := newFleetRows(&out, []string{"a", "b"}, false, true, false, -1, true)
+	s.runs["a"], s.runs["b"] = &running{}, &running{}
 	s.ended("a", nil)
-	if out.String() != "" {
-		t.Errorf("a context that ended without an error (Ctrl-C) changed the table: %q", out.String())
+	if _, ok := s.runs["a"]; !ok || len(s.changed) != 0 {
+		t.Errorf("a context that ended without an error left the answer (runs %v, changed %d)", s.runs, len(s.changed))
+	}
+	s.ended("b", errors.New("connection refused"))
+	if _, ok := s.runs["b"]; ok || len(s.changed) != 1 {
+		t.Errorf("a failed context stays in the answer (runs %v, changed %d), want it gone and the answer drawn again", s.runs, len(s.changed))
 	}
 }

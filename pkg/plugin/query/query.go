@@ -300,8 +300,6 @@ type running struct {
 	changes *watch.EventPrinter
 	// filter is the target's own --filter guard.
 	filter *expr.Guard
-	// notes holds the last warning of a table redrawn in place.
-	notes  *lastLine
 	report func()
 	stop   func()
 }
@@ -366,7 +364,7 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 	r := &running{
 		o: o, types: related.Types(), queue: queue, eng: eng,
 		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
-		changes: o.changeClassifier(indexDefs, t.filter), filter: t.filter, notes: notes,
+		changes: o.changeClassifier(indexDefs, t.filter), filter: t.filter,
 		report: func() { engines.NewExprReporter(guards).Report(t.errOut) },
 		stop:   stop,
 	}

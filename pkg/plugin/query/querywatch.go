@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -15,17 +12,16 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 // This file holds query -w/--watch: the query's answer kept current from
-// its informers after sync, instead of printed once. On a terminal, one
-// target's table (objects, custom columns, or a grouped table) is redrawn
-// in place (runLive); otherwise (several targets, --watch-only, -o json,
-// yaml, name and templates, off a terminal) each change is printed as
-// kubectl get -w prints it (watchRows).
+// its informers after sync, instead of printed once. On a terminal, the
+// table (objects, custom columns, or a grouped table) of one target or
+// several is redrawn in place (liveTable); otherwise (--watch-only, -o
+// json, yaml, name and templates, off a terminal) each change is printed
+// as kubectl get -w prints it (fleetRows).
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {
@@ -91,29 +87,6 @@ func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
 	return config
 }
 
-// runWatch is Run for -w and --watch-only: each target's informers are
-// started with a queue of their events (watchTarget), and the answer is
-// printed, then kept current until Ctrl-C (then cmdutil.ErrInterrupted) or
-// the engines fail: one target's table on a terminal redrawn in place
-// (runLive), otherwise the rows of every target as one stream
-// (watchRows).
-func (o *QueryOptions) runWatch(ctx context.Context) error {
-	switch o.Engines.(type) {
-	case engines.DirectEngines, engines.WarmEngines:
-	default:
-		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
-	}
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
-	if !o.set.Several && o.redraws() {
-		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *running) error {
-			return w.runLive(ctx)
-		})
-	}
-	return o.watchRows(ctx)
-}
-
 // watchTarget keeps the answer of target tg current: its engine and
 // relations started and synced with a queue of events (start), then show runs until ctx ends
 // (then cmdutil.ErrInterrupted) or the engine fails for good (a watch no
@@ -147,32 +120,6 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOu
 		return watch.QuietPipe(err)
 	}
 	return interrupted(ctx, nil)
-}
-
-// changed pops w's events until ctx ends or stop is called, and for each
-// that changes the answer calls count with what it did and sends on
-// changed unless a send waits there already. stop returns once the
-// events are no longer popped.
-func (w *running) changed(ctx context.Context, count func(engine.EventType)) (changed <-chan struct{}, stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	notify, done := make(chan struct{}, 1), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			ev, ok := w.queue.Pop(ctx)
-			if !ok {
-				return
-			}
-			if r, in := w.changes.Classify(ev); in {
-				count(r.Typ)
-				select {
-				case notify <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
-	return notify, func() { cancel(); <-done }
 }
 
 // interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and
