@@ -72,10 +72,13 @@ type fleetRows struct {
 	// (follow): a table redrawn in place (live, set on a terminal), or
 	// the rows of groups (grouped); runs are its synced targets, changed
 	// is sent on when one of them changed.
+	// A target whose answer cannot be looked up again is ended with its
+	// error by its fail.
 	redrawn bool
 	live    *liveTable
 	grouped bool
 	runs    map[string]*running
+	fail    map[string]context.CancelCauseFunc
 	changed chan struct{}
 	// contextAt is where --group-by names context (-1 if not); groupRows
 	// are the rows of groups printed last, by their key.
@@ -97,7 +100,7 @@ func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped, live boo
 		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
 		watchOnly: watchOnly, redrawn: grouped || live, grouped: grouped,
-		runs: map[string]*running{}, changed: make(chan struct{}, 1),
+		runs: map[string]*running{}, fail: map[string]context.CancelCauseFunc{}, changed: make(chan struct{}, 1),
 		contextAt: contextAt, several: several,
 	}
 	if live {
@@ -192,7 +195,9 @@ func (s *fleetRows) flush() error {
 // (follow draws them); otherwise its answer goes to the shared output,
 // then, once the merged answer is printed, a row per change, until ctx
 // ends.
-func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
+func (s *fleetRows) run(watching context.Context, name string, w *running) error {
+	ctx, fail := context.WithCancelCause(watching)
+	defer fail(nil)
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
 		withKind: w.printer.cfg.showKind || len(w.types) > 1}
 	var groups []typeObjects
@@ -205,7 +210,7 @@ func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 	s.mu.Lock()
 	s.printers[name] = rp
 	if s.redrawn {
-		s.runs[name] = w
+		s.runs[name], s.fail[name] = w, fail
 	} else if s.answers != nil {
 		s.answers[name] = &targetAnswer{name: name, several: true, p: w.printer, groups: groups}
 	}
@@ -219,6 +224,9 @@ func (s *fleetRows) run(ctx context.Context, name string, w *running) error {
 	for {
 		ev, ok := w.queue.Pop(ctx)
 		if !ok {
+			if watching.Err() == nil {
+				return context.Cause(ctx) // ended by fail
+			}
 			return nil
 		}
 		r, changed := w.changes.Classify(ev)

@@ -65,7 +65,9 @@ func (s *fleetRows) follow(ctx context.Context, done <-chan struct{}) error {
 
 // draw looks up the answer of every target that follows, in the order of
 // the contexts, and draws it: a frame of the live table, or the rows of
-// groups that changed. Nothing is drawn before a target has synced.
+// groups that changed. Nothing is drawn before a target has synced. A
+// target of several whose answer fails is ended with its error, and left
+// out.
 func (s *fleetRows) draw(ctx context.Context) error {
 	s.mu.Lock()
 	var answers []*targetAnswer
@@ -77,29 +79,37 @@ func (s *fleetRows) draw(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	if len(answers) == 0 {
-		return nil
-	}
 	tables := make([]fleet.ContextTable, 0, len(answers))
+	looked := answers[:0]
 	for i, a := range answers {
 		var err error
-		if a.groups, err = runs[i].lookup(ctx); err != nil {
-			return a.named(err)
-		}
-		if s.live == nil {
-			t, err := a.groupTable()
-			if err != nil {
-				return err
+		a.groups, err = runs[i].lookup(ctx)
+		if err == nil && s.live == nil {
+			var t fleet.ContextTable
+			if t, err = a.groupTable(); err == nil {
+				tables = append(tables, t)
 			}
-			tables = append(tables, t)
+		}
+		switch {
+		case err != nil && !s.several:
+			return err
+		case err != nil:
+			s.mu.Lock()
+			s.fail[a.name](err)
+			s.mu.Unlock()
+		default:
+			looked = append(looked, a)
 		}
 	}
+	if len(looked) == 0 {
+		return nil
+	}
 	if s.live != nil {
-		return s.live.draw(ctx, answers, s.several, s.contextAt)
+		return s.live.draw(ctx, looked, s.several, s.contextAt)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.printGroupRows(answers[0].p.cfg, tables)
+	return s.printGroupRows(looked[0].p.cfg, tables)
 }
 
 // printGroupRows prints the rows of tables merged that differ from those
