@@ -57,10 +57,12 @@ type fleetRows struct {
 	lastHeader []string
 	// docs counts the YAML documents printed, for their separators.
 	docs int
-	// contexts are the contexts watched, in order; answers the answers of
-	// those synced, until they are printed.
+	// contexts are the contexts watched, in order; runs those synced, and
+	// printers their row printers. A target whose answer cannot be looked
+	// up again is ended with its error by its fail.
 	contexts []string
-	answers  map[string]*targetAnswer
+	runs     map[string]*running
+	fail     map[string]context.CancelCauseFunc
 	printers map[string]*rowPrinter
 	// waiting counts the contexts neither synced nor ended; ready is
 	// closed when it reaches 0, printed once the answer is printed.
@@ -70,15 +72,11 @@ type fleetRows struct {
 	watchOnly bool
 	// redrawn is set when the answer is computed again as it changes
 	// (follow): a table redrawn in place (live, set on a terminal), or
-	// the rows of groups (grouped); runs are its synced targets, changed
-	// is sent on when one of them changed.
-	// A target whose answer cannot be looked up again is ended with its
-	// error by its fail.
+	// the rows of groups (grouped); changed is sent on when a target's
+	// answer changed.
 	redrawn bool
 	live    *liveTable
 	grouped bool
-	runs    map[string]*running
-	fail    map[string]context.CancelCauseFunc
 	changed chan struct{}
 	// contextAt is where --group-by names context (-1 if not); groupRows
 	// are the rows of groups printed last, by their key.
@@ -97,10 +95,10 @@ func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped, live boo
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &fleetRows{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
-		answers: map[string]*targetAnswer{}, printers: map[string]*rowPrinter{},
+		runs: map[string]*running{}, fail: map[string]context.CancelCauseFunc{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
 		watchOnly: watchOnly, redrawn: grouped || live, grouped: grouped,
-		runs: map[string]*running{}, fail: map[string]context.CancelCauseFunc{}, changed: make(chan struct{}, 1),
+		changed:   make(chan struct{}, 1),
 		contextAt: contextAt, several: several,
 	}
 	if live {
@@ -153,19 +151,16 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	case <-s.ready:
 	case <-done:
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	defer close(s.printed)
-	var answers []*targetAnswer
-	for _, name := range s.contexts {
-		if a := s.answers[name]; a != nil {
-			answers = append(answers, a)
-		}
-	}
-	s.answers = nil
-	if s.watchOnly || len(answers) == 0 {
+	if s.watchOnly || s.redrawn {
 		return nil
 	}
+	answers, err := s.current(ctx)
+	if err != nil || len(answers) == 0 {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	types, err := answerPrinter{answers: answers, several: s.several}.sortedTypes()
 	if err != nil {
 		return err
@@ -191,29 +186,16 @@ func (s *fleetRows) flush() error {
 	return s.out.Flush()
 }
 
-// run follows target name: a redrawn answer is told of its changes
-// (follow draws them); otherwise its answer goes to the shared output,
-// then, once the merged answer is printed, a row per change, until ctx
-// ends.
+// run follows target name until ctx ends: once the merged answer is
+// printed, a redrawn answer is told of its changes (follow draws them);
+// otherwise each change is printed as a row.
 func (s *fleetRows) run(watching context.Context, name string, w *running) error {
 	ctx, fail := context.WithCancelCause(watching)
 	defer fail(nil)
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
 		withKind: w.printer.cfg.showKind || len(w.types) > 1}
-	var groups []typeObjects
-	if !s.watchOnly && !s.redrawn {
-		var err error
-		if groups, err = w.lookup(ctx); err != nil {
-			return err
-		}
-	}
 	s.mu.Lock()
-	s.printers[name] = rp
-	if s.redrawn {
-		s.runs[name], s.fail[name] = w, fail
-	} else if s.answers != nil {
-		s.answers[name] = &targetAnswer{name: name, several: true, p: w.printer, groups: groups}
-	}
+	s.printers[name], s.runs[name], s.fail[name] = rp, w, fail
 	s.settle()
 	s.mu.Unlock()
 	select {

@@ -63,12 +63,10 @@ func (s *fleetRows) follow(ctx context.Context, done <-chan struct{}) error {
 	}
 }
 
-// draw looks up the answer of every target that follows, in the order of
-// the contexts, and draws it: a frame of the live table, or the rows of
-// groups that changed. Nothing is drawn before a target has synced. A
-// target of several whose answer fails is ended with its error, and left
-// out.
-func (s *fleetRows) draw(ctx context.Context) error {
+// current looks up the answer of every target that has synced, in the
+// order of the contexts, a grouped one grouped. A target of several whose
+// answer fails is ended with its error (fail), and left out.
+func (s *fleetRows) current(ctx context.Context) ([]*targetAnswer, error) {
 	s.mu.Lock()
 	var answers []*targetAnswer
 	var runs []*running
@@ -79,20 +77,16 @@ func (s *fleetRows) draw(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	tables := make([]fleet.ContextTable, 0, len(answers))
 	looked := answers[:0]
 	for i, a := range answers {
 		var err error
-		a.groups, err = runs[i].lookup(ctx)
-		if err == nil && s.live == nil {
-			var t fleet.ContextTable
-			if t, err = a.groupTable(); err == nil {
-				tables = append(tables, t)
-			}
+		if a.groups, err = runs[i].lookup(ctx); err == nil && s.grouped {
+			a.table, err = a.groupTable()
+			a.grouped = true
 		}
 		switch {
 		case err != nil && !s.several:
-			return err
+			return nil, err
 		case err != nil:
 			s.mu.Lock()
 			s.fail[a.name](err)
@@ -101,15 +95,27 @@ func (s *fleetRows) draw(ctx context.Context) error {
 			looked = append(looked, a)
 		}
 	}
-	if len(looked) == 0 {
-		return nil
+	return looked, nil
+}
+
+// draw draws the answer of every target that has synced: a frame of the
+// live table, or the rows of groups that changed. Nothing is drawn before
+// a target has synced.
+func (s *fleetRows) draw(ctx context.Context) error {
+	answers, err := s.current(ctx)
+	if err != nil || len(answers) == 0 {
+		return err
 	}
 	if s.live != nil {
-		return s.live.draw(ctx, looked, s.several, s.contextAt)
+		return s.live.draw(ctx, answers, s.several, s.contextAt)
+	}
+	tables := make([]fleet.ContextTable, len(answers))
+	for i, a := range answers {
+		tables[i] = a.table
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.printGroupRows(looked[0].p.cfg, tables)
+	return s.printGroupRows(answers[0].p.cfg, tables)
 }
 
 // printGroupRows prints the rows of tables merged that differ from those
