@@ -55,18 +55,18 @@ func (p answerPrinter) print(ctx context.Context) error {
 		fmt.Fprintln(p.errOut, "No resources found")
 		return nil
 	}
-	first := p.answers[0].p
-	if first.cfg.grouped() || p.contextAt >= 0 {
+	first := p.answers[0].cfg
+	if first.grouped() || p.contextAt >= 0 {
 		return p.printGroups()
 	}
 	if len(p.answers) == 1 && p.answers[0].tabled {
 		return p.writeTables(p.answers[0].tables)
 	}
-	if !first.cfg.out.IsTable() {
+	if !first.out.IsTable() {
 		types, err := p.sortedTypes()
 		if err != nil || len(types) == 0 {
 			if err == nil {
-				first.cfg.printNotFound(p.errOut)
+				first.printNotFound(p.errOut)
 			}
 			return err
 		}
@@ -93,24 +93,24 @@ func (p answerPrinter) sortedTypes() ([][]answerEntry, error) {
 
 // tables returns the tables a table output prints of the answers, none
 // when no object matched: one per type as kubectl get prints them
-// (queryPrintConfig.tableHeader, queryPrinter.tableRow), or one of the -o
+// (queryPrintConfig.tableHeader, queryPrintConfig.tableRow), or one of the -o
 // custom-columns columns for every type. Rows are in kubectl's order for
 // the type where it has one and --sort-by says none. Names carry their
 // kind when several types print or with --show-kind. Each row is made by
-// its own target's printer, with the table of the type's first target.
+// its own target's print config, with the table of the type's first target.
 func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, error) {
 	types, err := p.sortedTypes()
 	if err != nil || len(types) == 0 {
 		return nil, err
 	}
-	first := p.answers[0].p
-	withKind := first.cfg.showKind || len(types) > 1
-	now := first.cfg.ages.Now()
+	first := p.answers[0].cfg
+	withKind := first.showKind || len(types) > 1
+	now := first.ages.Now()
 	var tables []protocol.AnswerTable
 	for _, entries := range types {
 		t0 := entries[0]
-		table := t0.a.p.tableFor(ctx, t0.t)
-		if table.Compare != nil && first.cfg.sortBy == "" {
+		table := t0.a.cfg.tableFor(ctx, t0.t)
+		if table.Compare != nil && first.sortBy == "" {
 			entries = slices.Clone(entries)
 			slices.SortStableFunc(entries, func(a, b answerEntry) int {
 				ra, okA := a.obj.(runtime.Object)
@@ -121,12 +121,12 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 				return table.Compare(ra, rb)
 			})
 		}
-		if len(tables) == 0 || first.cfg.out.Format != "custom-columns" {
-			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.cfg.tableHeader(t0.t, table))})
+		if len(tables) == 0 || first.out.Format != "custom-columns" {
+			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.tableHeader(t0.t, table))})
 		}
 		rows := &tables[len(tables)-1].Rows
 		for _, e := range entries {
-			row, err := e.a.p.tableRow(e.t, table, e.obj, now, withKind)
+			row, err := e.a.cfg.tableRow(e.t, table, e.obj, now, withKind)
 			if err != nil {
 				return nil, e.a.named(err)
 			}
@@ -139,7 +139,7 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 // writeTables writes tables, a blank line between two, or says on stderr
 // that nothing matched when there are none.
 func (p answerPrinter) writeTables(tables []protocol.AnswerTable) error {
-	cfg := p.answers[0].p.cfg
+	cfg := p.answers[0].cfg
 	if len(tables) == 0 {
 		cfg.printNotFound(p.errOut)
 		return nil
@@ -185,7 +185,7 @@ func (p answerPrinter) mergeTypes() [][]answerEntry {
 // sortEntries orders one type's entries by --sort-by; ties keep their
 // order.
 func (p answerPrinter) sortEntries(entries []answerEntry) error {
-	cfg := p.answers[0].p.cfg
+	cfg := p.answers[0].cfg
 	if cfg.sortKey == nil {
 		return nil
 	}
@@ -193,7 +193,7 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 	for i, e := range entries {
 		if cfg.sortIndex != nil {
 			contents[i] = map[string]interface{}{}
-			if values := index.Values(*e.a.p.cfg.sortIndex, e.obj); len(values) > 0 {
+			if values := index.Values(*e.a.cfg.sortIndex, e.obj); len(values) > 0 {
 				contents[i][sortIndexField] = values[0]
 			}
 			continue
@@ -221,7 +221,7 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 
 // writeObjects prints -o name, json, yaml and templates.
 func (p answerPrinter) writeObjects(types [][]answerEntry) error {
-	out := p.answers[0].p.cfg.out
+	out := p.answers[0].cfg.out
 	if !p.several {
 		var objs []interface{}
 		for _, entries := range types {
@@ -275,7 +275,7 @@ func (p answerPrinter) contextColumn(name string, row []string) []string {
 // printGroups prints the grouped table: each answer's table
 // (targetAnswer.groupTable) merged over the targets (mergeGroups).
 func (p answerPrinter) printGroups() error {
-	cfg := p.answers[0].p.cfg
+	cfg := p.answers[0].cfg
 	tables := make([]fleet.ContextTable, 0, len(p.answers))
 	for _, a := range p.answers {
 		t, err := a.groupTable()

@@ -225,7 +225,7 @@ func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func
 		t.Config.Indexes, t.Config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
 	}
 	t.print = o.print
-	t.print.namespaces = t.Namespaces
+	t.print.namespaces, t.print.source = t.Namespaces, t.Source
 	if t.print.printsAges() {
 		var err error
 		if t.print.ages, err = t.Ages(errOut); err != nil {

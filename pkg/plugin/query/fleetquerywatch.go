@@ -165,7 +165,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 	if err != nil {
 		return err
 	}
-	now := answers[0].p.cfg.ages.Now()
+	now := answers[0].cfg.ages.Now()
 	for _, entries := range types {
 		for _, e := range entries {
 			rp := s.printers[e.a.name]
@@ -193,7 +193,7 @@ func (s *fleetRows) run(watching context.Context, name string, w *running) error
 	ctx, fail := context.WithCancelCause(watching)
 	defer fail(nil)
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
-		withKind: w.printer.cfg.showKind || len(w.types) > 1}
+		withKind: w.cfg.showKind || len(w.types) > 1}
 	s.mu.Lock()
 	s.printers[name], s.runs[name], s.fail[name] = rp, w, fail
 	s.settle()
@@ -240,7 +240,7 @@ func (s *fleetRows) printChange(ctx context.Context, rp *rowPrinter, ev *engine.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rp.now = rp.w.printer.cfg.ages.Now()
+	rp.now = rp.w.cfg.ages.Now()
 	if err := rp.print(ctx, ev.Resource, typ, obj); err != nil {
 		return err
 	}

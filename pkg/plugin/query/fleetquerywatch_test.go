@@ -92,8 +92,8 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 				pod  *corev1.Pod
 			}{{"prod-eu", web}, {"prod-us", api}} {
 				w := &running{
-					o:       &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
-					printer: queryPrinter{cfg: queryPrintConfig{out: out}},
+					o:   &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
+					cfg: queryPrintConfig{out: out},
 				}
 				rp := &rowPrinter{w: w, s: shared, name: c.name, tables: map[*engine.Type]columns.Table{}}
 				if err := rp.print(t.Context(), pods, engine.Modified, c.pod); err != nil {

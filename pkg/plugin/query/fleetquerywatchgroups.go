@@ -72,7 +72,7 @@ func (s *fleetRows) current(ctx context.Context) ([]*targetAnswer, error) {
 	var runs []*running
 	for _, name := range s.contexts {
 		if w := s.runs[name]; w != nil {
-			answers = append(answers, &targetAnswer{name: name, several: s.several, p: w.printer})
+			answers = append(answers, &targetAnswer{name: name, several: s.several, cfg: w.cfg})
 			runs = append(runs, w)
 		}
 	}
@@ -115,7 +115,7 @@ func (s *fleetRows) draw(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.printGroupRows(answers[0].p.cfg, tables)
+	return s.printGroupRows(answers[0].cfg, tables)
 }
 
 // printGroupRows prints the rows of tables merged that differ from those

@@ -287,7 +287,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 
 // running is the query started in one target: its engine and the
 // relations its indexes read, synced; its types, bound to those relations;
-// the printer of its answer; for a watch, the queue of the types' events
+// the print config of its answer; for a watch, the queue of the types' events
 // and what decides which events change the answer. report writes on the
 // target's stderr what the expressions' evaluations reported; stop stops
 // the relations and the engine.
@@ -296,7 +296,7 @@ type running struct {
 	types   []*engine.Type
 	queue   *engine.Queue
 	eng     engines.RunningEngine
-	printer queryPrinter
+	cfg     queryPrintConfig
 	changes *watch.EventPrinter
 	// filter is the target's own --filter guard.
 	filter *expr.Guard
@@ -363,12 +363,12 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 	}
 	r := &running{
 		o: o, types: related.Types(), queue: queue, eng: eng,
-		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
+		cfg:     t.print.bind(indexDefs),
 		changes: o.changeClassifier(indexDefs, t.filter), filter: t.filter,
 		report: func() { engines.NewExprReporter(guards).Report(t.errOut) },
 		stop:   stop,
 	}
-	r.printer.cfg.events = related.Events()
+	r.cfg.events = related.Events()
 	r.changes.Guards = guards
 	return r, nil
 }

@@ -219,7 +219,7 @@ DELETED    web-1                  0/1     Running   0          60m
 			}
 			o := &QueryOptions{}
 			o.OutputWatchEvents = tt.events
-			w := &running{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
+			w := &running{o: o, cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}
 			var buf bytes.Buffer
 			s := newFleetRows(&buf, []string{""}, false, false, false, -1, false)
 			p := &rowPrinter{w: w, s: s, tables: map[*engine.Type]columns.Table{}, now: time.Now()}

@@ -59,17 +59,17 @@ type rowPrinter struct {
 
 // print prints one object, of type t, as what happened to it (typ).
 func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.EventType, obj interface{}) error {
-	cfg := p.w.printer.cfg
+	cfg := p.w.cfg
 	if !cfg.out.IsTable() {
 		return p.printObject(t, typ, obj)
 	}
 	table, ok := p.tables[t]
 	if !ok {
-		table = p.w.printer.tableFor(ctx, t)
+		table = p.w.cfg.tableFor(ctx, t)
 		p.tables[t] = table
 	}
 	header := cfg.tableHeader(t, table)
-	row, err := p.w.printer.tableRow(t, table, obj, p.now, p.withKind)
+	row, err := p.w.cfg.tableRow(t, table, obj, p.now, p.withKind)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 
 // printUnstructured is printObject of u.
 func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Unstructured) error {
-	out, several, w := p.w.printer.cfg.out, p.s.several, p.s.out
+	out, several, w := p.w.cfg.out, p.s.several, p.s.out
 	var doc runtime.Object = u
 	switch {
 	case several && out.Format == "name":
