@@ -31,7 +31,7 @@ import (
 //   - -o name: CONTEXT/TYPE/NAME; a context name may contain '/', the last
 //     two parts are the type and the name;
 //   - -o json, yaml and templates: one v1 List of every target's objects
-//     unchanged, and beside items the list contexts (fleetContextsField);
+//     unchanged, and beside items the list contexts (printing.ContextsField);
 //   - --group-by/--sum: one grouped table whose counts and sums add up
 //     over the targets, with a context key column where --group-by names
 //     context (contextAt).

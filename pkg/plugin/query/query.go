@@ -96,7 +96,7 @@ type QueryOptions struct {
 	// split is --index and --group-by with the context index taken out;
 	// set is the targets the kubeconfig flags and the context index
 	// select.
-	split     fleetQuery
+	split     contextSplit
 	set       targets.Set
 	selectors []index.Selector
 	// indexDefs are every index the query reads (--index, then --group-by),
@@ -172,7 +172,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err := o.EngineOptions.CompleteFlags(); err != nil {
 		return err
 	}
-	if o.split, err = splitFleetQuery(o); err != nil {
+	if o.split, err = splitContextIndex(o); err != nil {
 		return err
 	}
 	groupBy, measures, err := o.completeIndexes()

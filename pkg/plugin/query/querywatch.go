@@ -21,7 +21,7 @@ import (
 // table (objects, custom columns, or a grouped table) of one target or
 // several is redrawn in place (liveTable); otherwise (--watch-only, -o
 // json, yaml, name and templates, off a terminal) each change is printed
-// as kubectl get -w prints it (fleetRows).
+// as kubectl get -w prints it (watchOutput).
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {

@@ -58,7 +58,7 @@ type fakeClock struct{ now time.Time }
 
 func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
 
-// simulatePacer runs the loop of fleetRows.follow over a fake clock: changes come at
+// simulatePacer runs the loop of watchOutput.follow over a fake clock: changes come at
 // the offsets given (from the first frame), and a frame is drawn whenever
 // the pacer says one is due, taking cost to compute. It returns the offsets
 // of the frames drawn until end.
@@ -221,7 +221,7 @@ DELETED    web-1                  0/1     Running   0          60m
 			o.OutputWatchEvents = tt.events
 			w := &running{o: o, cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}
 			var buf bytes.Buffer
-			s := newFleetRows(&buf, []string{""}, false, false, false, -1, false)
+			s := newWatchOutput(&buf, []string{""}, false, false, false, -1, false)
 			p := &rowPrinter{w: w, s: s, tables: map[*engine.Type]columns.Table{}, now: time.Now()}
 			types := &engine.Type{Mapping: &meta.RESTMapping{
 				Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},

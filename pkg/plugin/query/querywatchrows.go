@@ -50,7 +50,7 @@ const groupRowsInterval = time.Second
 // output of its query's targets (s): the rows of one of several name it.
 type rowPrinter struct {
 	w        *running
-	s        *fleetRows
+	s        *watchOutput
 	name     string
 	tables   map[*engine.Type]columns.Table
 	withKind bool
@@ -103,7 +103,7 @@ func watchEventCell(typ engine.EventType) string {
 // writeCells writes one line of cells, tab-separated, to the tab writer;
 // cells come from the cluster, so control characters are escaped. s.mu
 // is held.
-func (s *fleetRows) writeCells(cells []string) {
+func (s *watchOutput) writeCells(cells []string) {
 	for i, c := range cells {
 		if i > 0 {
 			io.WriteString(s.tabs, "\t")

@@ -14,7 +14,7 @@ import (
 // This file holds the answer of query -w computed again as it changes, of
 // one target or several: on a terminal, the table redrawn in place
 // (liveTable); off it, for --group-by and --sum, the rows of groups. Each
-// target follows its own caches (fleetRows.run) and says when its answer
+// target follows its own caches (watchOutput.run) and says when its answer
 // changed; the shared output looks every target's answer up again and
 // prints them merged as the one-shot query merges them (answerPrinter,
 // mergeGroups, a context key column where --group-by names context),
@@ -27,7 +27,7 @@ import (
 // is closed), then again as the targets' changes come, paced
 // (livePacer), until ctx ends or done is closed. A live table's last
 // frame is left on the screen, the cursor below it.
-func (s *fleetRows) follow(ctx context.Context, done <-chan struct{}) error {
+func (s *watchOutput) follow(ctx context.Context, done <-chan struct{}) error {
 	pacer := newLivePacer(groupRowsInterval, time.Hour)
 	resized := make(chan os.Signal, 1)
 	if s.live != nil {
@@ -66,7 +66,7 @@ func (s *fleetRows) follow(ctx context.Context, done <-chan struct{}) error {
 // current looks up the answer of every target that has synced, in the
 // order of the contexts, a grouped one grouped. A target of several whose
 // answer fails is ended with its error (fail), and left out.
-func (s *fleetRows) current(ctx context.Context) ([]*targetAnswer, error) {
+func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 	s.mu.Lock()
 	var answers []*targetAnswer
 	var runs []*running
@@ -101,7 +101,7 @@ func (s *fleetRows) current(ctx context.Context) ([]*targetAnswer, error) {
 // draw draws the answer of every target that has synced: a frame of the
 // live table, or the rows of groups that changed. Nothing is drawn before
 // a target has synced.
-func (s *fleetRows) draw(ctx context.Context) error {
+func (s *watchOutput) draw(ctx context.Context) error {
 	answers, err := s.current(ctx)
 	if err != nil || len(answers) == 0 {
 		return err
@@ -121,7 +121,7 @@ func (s *fleetRows) draw(ctx context.Context) error {
 // printGroupRows prints the rows of tables merged that differ from those
 // printed last (all of them and the header the first time, header unless
 // --no-headers); s.mu is held.
-func (s *fleetRows) printGroupRows(cfg queryPrintConfig, tables []fleet.ContextTable) error {
+func (s *watchOutput) printGroupRows(cfg queryPrintConfig, tables []fleet.ContextTable) error {
 	merged, err := cfg.mergeGroups(tables, s.contextAt)
 	if err != nil {
 		return err

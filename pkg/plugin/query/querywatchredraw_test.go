@@ -11,7 +11,7 @@ import (
 
 // The grouped rows of query -w across contexts: the merged table first,
 // then only the rows that changed, a group that is gone at 0.
-func TestFleetRowsPrintGroupRows(t *testing.T) {
+func TestWatchOutputPrintGroupRows(t *testing.T) {
 	table := func(rows ...[]aggregate.Value) aggregate.Table {
 		return aggregate.Table{Columns: []string{"node", aggregate.ColumnCount}, Rows: rows}
 	}
@@ -19,7 +19,7 @@ func TestFleetRowsPrintGroupRows(t *testing.T) {
 		return []aggregate.Value{aggregate.Text(node), aggregate.Count(n)}
 	}
 	var out bytes.Buffer
-	s := newFleetRows(&out, []string{"a", "b"}, false, true, false, -1, true)
+	s := newWatchOutput(&out, []string{"a", "b"}, false, true, false, -1, true)
 	cfg := queryPrintConfig{}
 	a := fleet.ContextTable{Context: "a", Keys: 1, Table: table(row("n1", 2), row("n2", 1))}
 	b := fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n1", 1))}
@@ -48,9 +48,9 @@ func TestFleetRowsPrintGroupRows(t *testing.T) {
 
 // A context whose watch fails leaves the answer that is redrawn, which is
 // told so; one that ends without an error (Ctrl-C) stays in it.
-func TestFleetRowsEnded(t *testing.T) {
+func TestWatchOutputEnded(t *testing.T) {
 	var out bytes.Buffer
-	s := newFleetRows(&out, []string{"a", "b"}, false, true, false, -1, true)
+	s := newWatchOutput(&out, []string{"a", "b"}, false, true, false, -1, true)
 	s.runs["a"], s.runs["b"] = &running{}, &running{}
 	s.ended("a", nil)
 	if _, ok := s.runs["a"]; !ok || len(s.changed) != 0 {

@@ -31,12 +31,13 @@ import (
 //
 //   - tables (and -o wide, custom-columns): a first column CONTEXT;
 //   - -o name: CONTEXT/TYPE/NAME;
-//   - -o json, yaml and templates: each object printed as the fleet
-//     query's List of that one object, its context in "contexts"; with
-//     --output-watch-events, a watch event whose object is that List.
+//   - -o json, yaml and templates: each object printed as the List a
+//     query of several prints, of that one object, its context in
+//     "contexts"; with --output-watch-events, a watch event whose object
+//     is that List.
 //
 // The answer is printed first once every context has synced or failed,
-// merged as the one-shot fleet query merges it (types in the order asked,
+// merged as the one-shot query merges it (types in the order asked,
 // contexts in the order selected, --sort-by across contexts); then each
 // change in any context is printed as a row, as kubectl get -w prints it
 // (rowPrinter). A context that fails is
@@ -44,9 +45,9 @@ import (
 // Ctrl-C ends every context's watch (exit 1 without a message, as kubectl
 // get -w).
 
-// fleetRows is the shared output of a query -w of one target or several.
+// watchOutput is the shared output of a query -w of one target or several.
 // Its methods are safe for concurrent use by the targets' goroutines.
-type fleetRows struct {
+type watchOutput struct {
 	mu   sync.Mutex
 	out  *bufio.Writer
 	tabs interface {
@@ -87,13 +88,13 @@ type fleetRows struct {
 	several bool
 }
 
-// newFleetRows returns the shared output of a query -w of contexts on out:
+// newWatchOutput returns the shared output of a query -w of contexts on out:
 // with watchOnly, changes only; grouped, a table of groups with a context
 // key column at contextAt (-1 for none); live, a table redrawn in place on
 // out, a terminal; several, rows naming their context.
-func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped, live bool, contextAt int, several bool) *fleetRows {
+func newWatchOutput(out io.Writer, contexts []string, watchOnly, grouped, live bool, contextAt int, several bool) *watchOutput {
 	buf := bufio.NewWriterSize(out, 64*1024)
-	s := &fleetRows{
+	s := &watchOutput{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
 		runs: map[string]*running{}, fail: map[string]context.CancelCauseFunc{}, printers: map[string]*rowPrinter{},
 		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
@@ -111,7 +112,7 @@ func newFleetRows(out io.Writer, contexts []string, watchOnly, grouped, live boo
 }
 
 // settle counts one context less waiting; s.mu is held.
-func (s *fleetRows) settle() {
+func (s *watchOutput) settle() {
 	s.waiting--
 	if s.waiting == 0 {
 		close(s.ready)
@@ -121,7 +122,7 @@ func (s *fleetRows) settle() {
 // ended records that context name's watch ended with err: one that never
 // synced no longer holds the answer back, and a failed one leaves a
 // redrawn answer (the rows of its groups printed as they change).
-func (s *fleetRows) ended(name string, err error) {
+func (s *watchOutput) ended(name string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.printers[name]; !ok {
@@ -136,7 +137,7 @@ func (s *fleetRows) ended(name string, err error) {
 
 // notify says that the redrawn answer changed, unless that is said
 // already.
-func (s *fleetRows) notify() {
+func (s *watchOutput) notify() {
 	select {
 	case s.changed <- struct{}{}:
 	default:
@@ -146,7 +147,7 @@ func (s *fleetRows) notify() {
 // printAnswer prints the merged answer once every context has synced or
 // ended (or done is closed), then lets the contexts print their changes.
 // A redrawn answer is drawn by follow instead.
-func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error {
+func (s *watchOutput) printAnswer(ctx context.Context, done <-chan struct{}) error {
 	select {
 	case <-s.ready:
 	case <-done:
@@ -179,7 +180,7 @@ func (s *fleetRows) printAnswer(ctx context.Context, done <-chan struct{}) error
 }
 
 // flush writes what the tab writer holds, and the buffer; s.mu is held.
-func (s *fleetRows) flush() error {
+func (s *watchOutput) flush() error {
 	if err := s.tabs.Flush(); err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func (s *fleetRows) flush() error {
 // run follows target name until ctx ends: once the merged answer is
 // printed, a redrawn answer is told of its changes (follow draws them);
 // otherwise each change is printed as a row.
-func (s *fleetRows) run(watching context.Context, name string, w *running) error {
+func (s *watchOutput) run(watching context.Context, name string, w *running) error {
 	ctx, fail := context.WithCancelCause(watching)
 	defer fail(nil)
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
@@ -233,7 +234,7 @@ func (s *fleetRows) run(watching context.Context, name string, w *running) error
 
 // printChange prints the row of ev, a change of type typ, with rp;
 // deleted objects print their last state.
-func (s *fleetRows) printChange(ctx context.Context, rp *rowPrinter, ev *engine.Event, typ engine.EventType) error {
+func (s *watchOutput) printChange(ctx context.Context, rp *rowPrinter, ev *engine.Event, typ engine.EventType) error {
 	obj := ev.Object()
 	if typ == engine.Deleted && ev.Old != nil {
 		obj = ev.Old
@@ -254,7 +255,7 @@ func (s *fleetRows) printChange(ctx context.Context, rp *rowPrinter, ev *engine.
 }
 
 // runWatch is Run for -w and --watch-only: it keeps the answer of every
-// target current (fleetRows) until Ctrl-C (then cmdutil.ErrInterrupted)
+// target current (watchOutput) until Ctrl-C (then cmdutil.ErrInterrupted)
 // or the engines fail: each target watched in parallel (watchTarget),
 // their rows printed as one stream, or the answer redrawn (follow). One
 // target's failure is the command's error; of several, a context that
@@ -277,7 +278,7 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	progress := pluginprogress.Of(o.ErrOut, set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	rows := newFleetRows(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.redraws(), o.split.contextAt, set.Several)
+	rows := newWatchOutput(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.redraws(), o.split.contextAt, set.Several)
 	// A target's watch may see Ctrl-C before this command's own context
 	// does: either way the command was interrupted.
 	var interruptedHere atomic.Bool
@@ -337,7 +338,7 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 // stderr lines prefixed with its name, under mu, and shows its engine's
 // progress in progress; a live table shows the watch's warnings in its
 // frame.
-func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows *fleetRows, mu *sync.Mutex, progress *pluginprogress.Targets) error {
+func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows *watchOutput, mu *sync.Mutex, progress *pluginprogress.Targets) error {
 	var errOut io.Writer = o.ErrOut
 	engineProgress := o.Config.Progress
 	if o.set.Several {
