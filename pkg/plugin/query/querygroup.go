@@ -2,7 +2,6 @@ package query
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -70,7 +69,8 @@ func (o *QueryOptions) podTransformSafe() bool {
 }
 
 // countTable counts the objects per value of the one --group-by index from
-// the index's buckets, summed over types.
+// the index's buckets, summed over types, in the order of a grouped table
+// (largest first, ties in the natural order of their values).
 func (c queryPrintConfig) countTable(types []*engine.Type) (aggregate.Table, error) {
 	totals := map[string]int{}
 	for _, t := range types {
@@ -82,20 +82,13 @@ func (c queryPrintConfig) countTable(types []*engine.Type) (aggregate.Table, err
 			totals[v] += n
 		}
 	}
-	values := make([]string, 0, len(totals))
-	for v := range totals {
-		values = append(values, v)
-	}
-	sort.Slice(values, func(i, j int) bool {
-		if totals[values[i]] != totals[values[j]] {
-			return totals[values[i]] > totals[values[j]]
-		}
-		return values[i] < values[j]
-	})
 	table := aggregate.Table{Columns: []string{c.groupBy[0].Name, aggregate.ColumnCount}}
-	for _, v := range values {
-		table.Rows = append(table.Rows, []aggregate.Value{aggregate.Text(v), aggregate.Count(int64(totals[v]))})
+	for v, n := range totals {
+		table.Rows = append(table.Rows, []aggregate.Value{aggregate.Text(v), aggregate.Count(int64(n))})
 	}
+	// Both columns exist: SortBy cannot fail.
+	_ = table.SortBy(table.Columns[0], false)
+	_ = table.SortBy(aggregate.ColumnCount, true)
 	return table, nil
 }
 
