@@ -58,12 +58,10 @@ type watchOutput struct {
 	lastHeader []string
 	// docs counts the YAML documents printed, for their separators.
 	docs int
-	// contexts are the contexts watched, in order; runs those synced, and
-	// printers their row printers. A target whose answer cannot be looked
-	// up again is ended with its error by its fail.
+	// contexts are the contexts watched, in order; printers the row
+	// printers of those synced, nil for those that ended without (or
+	// failed since).
 	contexts []string
-	runs     map[string]*running
-	fail     map[string]context.CancelCauseFunc
 	printers map[string]*rowPrinter
 	// waiting counts the contexts neither synced nor ended; ready is
 	// closed when it reaches 0, printed once the answer is printed.
@@ -96,8 +94,8 @@ func newWatchOutput(out io.Writer, contexts []string, watchOnly, grouped, live b
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &watchOutput{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
-		runs: map[string]*running{}, fail: map[string]context.CancelCauseFunc{}, printers: map[string]*rowPrinter{},
-		waiting: len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
+		printers: map[string]*rowPrinter{},
+		waiting:  len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
 		watchOnly: watchOnly, redrawn: grouped || live, grouped: grouped,
 		changed:   make(chan struct{}, 1),
 		contextAt: contextAt, several: several,
@@ -125,12 +123,13 @@ func (s *watchOutput) settle() {
 func (s *watchOutput) ended(name string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.printers[name]; !ok {
+	rp, ok := s.printers[name]
+	switch {
+	case !ok:
 		s.printers[name] = nil
 		s.settle()
-	}
-	if _, ok := s.runs[name]; ok && err != nil {
-		delete(s.runs, name)
+	case rp != nil && err != nil:
+		s.printers[name] = nil
 		s.notify()
 	}
 }
@@ -194,9 +193,9 @@ func (s *watchOutput) run(watching context.Context, name string, w *running) err
 	ctx, fail := context.WithCancelCause(watching)
 	defer fail(nil)
 	rp := &rowPrinter{w: w, s: s, name: name, tables: map[*engine.Type]columns.Table{},
-		withKind: w.cfg.showKind || len(w.types) > 1}
+		withKind: w.cfg.showKind || len(w.types) > 1, fail: fail}
 	s.mu.Lock()
-	s.printers[name], s.runs[name], s.fail[name] = rp, w, fail
+	s.printers[name] = rp
 	s.settle()
 	s.mu.Unlock()
 	select {

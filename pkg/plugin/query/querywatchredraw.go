@@ -65,22 +65,22 @@ func (s *watchOutput) follow(ctx context.Context, done <-chan struct{}) error {
 
 // current looks up the answer of every target that has synced, in the
 // order of the contexts, a grouped one grouped. A target of several whose
-// answer fails is ended with its error (fail), and left out.
+// answer fails is ended with its error (rowPrinter.fail), and left out.
 func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 	s.mu.Lock()
 	var answers []*targetAnswer
-	var runs []*running
+	var rps []*rowPrinter
 	for _, name := range s.contexts {
-		if w := s.runs[name]; w != nil {
-			answers = append(answers, &targetAnswer{name: name, several: s.several, cfg: w.cfg})
-			runs = append(runs, w)
+		if rp := s.printers[name]; rp != nil {
+			answers = append(answers, &targetAnswer{name: name, several: s.several, cfg: rp.w.cfg})
+			rps = append(rps, rp)
 		}
 	}
 	s.mu.Unlock()
 	looked := answers[:0]
 	for i, a := range answers {
 		var err error
-		if a.groups, err = runs[i].lookup(ctx); err == nil && s.grouped {
+		if a.groups, err = rps[i].w.lookup(ctx); err == nil && s.grouped {
 			a.table, err = a.groupTable()
 			a.grouped = true
 		}
@@ -88,9 +88,7 @@ func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 		case err != nil && !s.several:
 			return nil, err
 		case err != nil:
-			s.mu.Lock()
-			s.fail[a.name](err)
-			s.mu.Unlock()
+			rps[i].fail(err)
 		default:
 			looked = append(looked, a)
 		}

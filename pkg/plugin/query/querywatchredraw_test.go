@@ -51,13 +51,13 @@ func TestWatchOutputPrintGroupRows(t *testing.T) {
 func TestWatchOutputEnded(t *testing.T) {
 	var out bytes.Buffer
 	s := newWatchOutput(&out, []string{"a", "b"}, false, true, false, -1, true)
-	s.runs["a"], s.runs["b"] = &running{}, &running{}
+	s.printers["a"], s.printers["b"] = &rowPrinter{}, &rowPrinter{}
 	s.ended("a", nil)
-	if _, ok := s.runs["a"]; !ok || len(s.changed) != 0 {
-		t.Errorf("a context that ended without an error left the answer (runs %v, changed %d)", s.runs, len(s.changed))
+	if s.printers["a"] == nil || len(s.changed) != 0 {
+		t.Errorf("a context that ended without an error left the answer (printers %v, changed %d)", s.printers, len(s.changed))
 	}
 	s.ended("b", errors.New("connection refused"))
-	if _, ok := s.runs["b"]; ok || len(s.changed) != 1 {
-		t.Errorf("a failed context stays in the answer (runs %v, changed %d), want it gone and the answer drawn again", s.runs, len(s.changed))
+	if s.printers["b"] != nil || len(s.changed) != 1 {
+		t.Errorf("a failed context stays in the answer (printers %v, changed %d), want it gone and the answer drawn again", s.printers, len(s.changed))
 	}
 }

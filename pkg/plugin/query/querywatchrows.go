@@ -55,6 +55,9 @@ type rowPrinter struct {
 	tables   map[*engine.Type]columns.Table
 	withKind bool
 	now      time.Time
+	// fail ends the target's watch with an error: its answer could not be
+	// looked up again.
+	fail context.CancelCauseFunc
 }
 
 // print prints one object, of type t, as what happened to it (typ).
