@@ -185,27 +185,13 @@ func (l *lastLine) String() string {
 	return l.line
 }
 
-// liveScreen is where the live table is drawn: out, and its size.
-type liveScreen struct {
+// liveTable draws a query's answer in place on out; notes are the
+// watches' warnings it shows.
+type liveTable struct {
 	out io.Writer
 	// size returns the screen's width and height; an error leaves lines
 	// uncut.
-	size func() (width, height int, err error)
-}
-
-// terminalScreen is the screen of out, a terminal.
-func terminalScreen(out io.Writer) liveScreen {
-	s := liveScreen{out: out, size: func() (int, int, error) { return 0, 0, fmt.Errorf("not a terminal") }}
-	if f, ok := out.(*os.File); ok {
-		s.size = func() (int, int, error) { return term.GetSize(int(f.Fd())) }
-	}
-	return s
-}
-
-// liveTable draws a query's answer in place; notes are the watches'
-// warnings it shows.
-type liveTable struct {
-	screen  liveScreen
+	size    func() (width, height int, err error)
 	inPlace terminal.InPlace
 	counts  changeCounts
 	since   time.Time
@@ -214,7 +200,11 @@ type liveTable struct {
 
 // newLiveTable returns the live table drawn on out, a terminal.
 func newLiveTable(out io.Writer) *liveTable {
-	return &liveTable{screen: terminalScreen(out), since: time.Now()}
+	l := &liveTable{out: out, since: time.Now(), size: func() (int, int, error) { return 0, 0, fmt.Errorf("not a terminal") }}
+	if f, ok := out.(*os.File); ok {
+		l.size = func() (int, int, error) { return term.GetSize(int(f.Fd())) }
+	}
+	return l
 }
 
 // draw writes answers as a frame over the last one.
@@ -223,7 +213,7 @@ func (l *liveTable) draw(ctx context.Context, answers []*targetAnswer, several b
 	if err != nil {
 		return err
 	}
-	width, height, err := l.screen.size()
+	width, height, err := l.size()
 	if err != nil {
 		width, height = 0, 0
 	}
@@ -232,7 +222,7 @@ func (l *liveTable) draw(ctx context.Context, answers []*targetAnswer, several b
 	if note := l.notes.String(); note != "" {
 		footer = append([]string{note}, footer...)
 	}
-	_, err = l.screen.out.Write(l.inPlace.Frame(fitFrame(table, footer, height), width))
+	_, err = l.out.Write(l.inPlace.Frame(fitFrame(table, footer, height), width))
 	return err
 }
 

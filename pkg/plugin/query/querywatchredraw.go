@@ -34,7 +34,7 @@ func (s *watchOutput) follow(ctx context.Context, done <-chan struct{}) error {
 		pacer = newLivePacer(minRedrawGap, minIdleRedraw)
 		cmdutil.NotifyResize(resized)
 		defer cmdutil.StopResize(resized)
-		defer func() { _, _ = s.live.screen.out.Write(s.live.inPlace.End()) }()
+		defer func() { _, _ = s.live.out.Write(s.live.inPlace.End()) }()
 	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
