@@ -1,14 +1,15 @@
 package query
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -222,37 +223,19 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 // writeObjects prints -o name, json, yaml and templates.
 func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 	out := p.answers[0].cfg.out
-	if !p.several {
-		var objs []interface{}
-		for _, entries := range types {
-			for _, e := range entries {
-				objs = append(objs, e.obj)
-			}
-		}
-		return printing.PrintList(p.out, out.Printer, out.Format, objs)
-	}
-	if out.Format == "name" {
-		for _, entries := range types {
-			for _, e := range entries {
-				ro, ok := e.obj.(runtime.Object)
-				if !ok {
-					continue
-				}
-				var b bytes.Buffer
-				if err := out.Printer.PrintObj(ro, &b); err != nil {
+	var objs []interface{}
+	var list printing.ContextList
+	for _, e := range slices.Concat(types...) {
+		switch {
+		case !p.several:
+			objs = append(objs, e.obj)
+		case out.Format == "name":
+			if ro, ok := e.obj.(runtime.Object); ok {
+				if err := printNamed(p.out, out.Printer, ro, e.a.name); err != nil {
 					return err
 				}
-				sc := bufio.NewScanner(&b)
-				for sc.Scan() {
-					fmt.Fprintf(p.out, "%s/%s\n", e.a.name, sc.Text())
-				}
 			}
-		}
-		return nil
-	}
-	var list printing.ContextList
-	for _, entries := range types {
-		for _, e := range entries {
+		default:
 			m, err := object.Content(e.obj)
 			if err != nil {
 				return err
@@ -260,7 +243,28 @@ func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 			list.Add(e.a.name, m)
 		}
 	}
+	switch {
+	case !p.several:
+		return printing.PrintList(p.out, out.Printer, out.Format, objs)
+	case out.Format == "name":
+		return nil
+	}
 	return list.Write(p.out, out.Format, out.Printer)
+}
+
+// printNamed prints obj with the -o name printer, each line prefixed
+// with context and a slash: CONTEXT/TYPE/NAME.
+func printNamed(w io.Writer, printer printers.ResourcePrinter, obj runtime.Object, context string) error {
+	var b bytes.Buffer
+	if err := printer.PrintObj(obj, &b); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if line != "" {
+			fmt.Fprintf(w, "%s/%s", context, line)
+		}
+	}
+	return nil
 }
 
 // contextColumn returns row with the answer's context first when there are

@@ -1,13 +1,11 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -145,16 +143,7 @@ func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Uns
 	var doc runtime.Object = u
 	switch {
 	case several && out.Format == "name":
-		var b bytes.Buffer
-		if err := out.Printer.PrintObj(u, &b); err != nil {
-			return err
-		}
-		for _, line := range strings.SplitAfter(b.String(), "\n") {
-			if line != "" {
-				fmt.Fprintf(w, "%s/%s", p.name, line)
-			}
-		}
-		return nil
+		return printNamed(w, out.Printer, u, p.name)
 	case several:
 		doc = &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion":           "v1",
