@@ -201,13 +201,12 @@ func (s *watchOutput) run(watching context.Context, name string, w *running) err
 	select {
 	case <-s.printed:
 	case <-ctx.Done():
-		return nil
 	}
 	for {
 		ev, ok := w.queue.Pop(ctx)
-		if !ok {
+		if !ok || ctx.Err() != nil {
 			if watching.Err() == nil {
-				return context.Cause(ctx) // ended by fail
+				return context.Cause(ctx) // ended by rowPrinter.fail, or nil
 			}
 			return nil
 		}
