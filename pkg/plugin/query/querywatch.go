@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -12,6 +13,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
@@ -87,13 +89,31 @@ func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
 	return config
 }
 
-// watchTarget keeps the answer of target tg current: its engine and
-// relations started and synced with a queue of events (start), then show runs until ctx ends
-// (then cmdutil.ErrInterrupted) or the engine fails for good (a watch no
-// longer allowed: its error). notes, when set, takes the watch's warnings
-// instead of errOut.
-func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress), notes *lastLine, show func(context.Context, *running) error) error {
-	t, err := o.target(tg, errOut, progress)
+// watchTarget keeps the answer of target tg current in rows: its engine
+// and relations started and synced with a queue of events (start), then
+// rows.run follows it until ctx ends (then cmdutil.ErrInterrupted) or the
+// engine fails for good (a watch no longer allowed: its error). One of
+// several writes its stderr lines prefixed with its name, under mu, and
+// shows its engine's progress in progress; a live table shows the watch's
+// warnings in its frame.
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows *watchOutput, mu *sync.Mutex, progress *pluginprogress.Targets) error {
+	var errOut io.Writer = o.ErrOut
+	engineProgress := o.Config.Progress
+	if o.set.Several {
+		stderr := &watch.LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+			return append([]byte("context "+tg.Name+": "), line...)
+		}, Above: progress.Above}
+		defer stderr.Flush()
+		errOut = stderr
+	}
+	if progress != nil {
+		engineProgress = progress.EngineProgress(tg.Name)
+	}
+	var notes *lastLine
+	if rows.live != nil {
+		notes = &rows.live.notes
+	}
+	t, err := o.target(tg, errOut, engineProgress)
 	if err != nil {
 		return err
 	}
@@ -112,7 +132,7 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOu
 		case <-watching.Done():
 		}
 	}()
-	err = show(watching, w)
+	err = rows.run(watching, tg.Name, w)
 	if failed := w.eng.Err(); failed != nil {
 		return failed
 	}

@@ -283,7 +283,7 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	watched := make(chan []targets.Result[struct{}], 1)
 	go func() {
 		watched <- targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			err := o.watchRowsOf(ctx, t, rows, &mu, progress)
+			err := o.watchTarget(ctx, t, rows, &mu, progress)
 			if errors.Is(err, cmdutil.ErrInterrupted) {
 				interruptedHere.Store(true)
 				err = nil
@@ -330,30 +330,4 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 		return cmdutil.ErrInterrupted
 	}
 	return interrupted(signals, nil)
-}
-
-// watchRowsOf watches target tg for rows: one of several writes its
-// stderr lines prefixed with its name, under mu, and shows its engine's
-// progress in progress; a live table shows the watch's warnings in its
-// frame.
-func (o *QueryOptions) watchRowsOf(ctx context.Context, tg targets.Target, rows *watchOutput, mu *sync.Mutex, progress *pluginprogress.Targets) error {
-	var errOut io.Writer = o.ErrOut
-	engineProgress := o.Config.Progress
-	if o.set.Several {
-		stderr := &watch.LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-			return append([]byte("context "+tg.Name+": "), line...)
-		}, Above: progress.Above}
-		defer stderr.Flush()
-		errOut = stderr
-	}
-	if progress != nil {
-		engineProgress = progress.EngineProgress(tg.Name)
-	}
-	var notes *lastLine
-	if rows.live != nil {
-		notes = &rows.live.notes
-	}
-	return o.watchTarget(ctx, tg, errOut, engineProgress, notes, func(ctx context.Context, w *running) error {
-		return rows.run(ctx, tg.Name, w)
-	})
 }
