@@ -24,22 +24,11 @@ func WriteTable(w io.Writer, header []string, rows [][]string, noHeaders bool) e
 	}
 	var buf bytes.Buffer
 	tabs := printers.GetNewTabWriter(&buf)
-	writeCells := func(cells []string) {
-		for i := range width {
-			if i > 0 {
-				io.WriteString(tabs, "\t")
-			}
-			if i < len(cells) {
-				io.WriteString(tabs, terminal.SanitizeText(cells[i]))
-			}
-		}
-		io.WriteString(tabs, "\n")
-	}
 	if !noHeaders {
-		writeCells(header)
+		WriteCells(tabs, header, width)
 	}
 	for _, row := range rows {
-		writeCells(row)
+		WriteCells(tabs, row, width)
 	}
 	if err := tabs.Flush(); err != nil {
 		return err
@@ -52,4 +41,19 @@ func WriteTable(w io.Writer, header []string, rows [][]string, noHeaders bool) e
 		}
 	}
 	return out.Flush()
+}
+
+// WriteCells writes a line of n cells to tabs, a tab writer: cells, then
+// empty ones; cells come from the cluster, so control characters are
+// escaped.
+func WriteCells(tabs io.Writer, cells []string, n int) {
+	for i := range n {
+		if i > 0 {
+			io.WriteString(tabs, "\t")
+		}
+		if i < len(cells) {
+			io.WriteString(tabs, terminal.SanitizeText(cells[i]))
+		}
+	}
+	io.WriteString(tabs, "\n")
 }

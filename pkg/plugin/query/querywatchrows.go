@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // This file holds query -w off a terminal (and --watch-only, and -o json,
@@ -101,18 +99,8 @@ func watchEventCell(typ engine.EventType) string {
 	return string(typ)
 }
 
-// writeCells writes one line of cells, tab-separated, to the tab writer;
-// cells come from the cluster, so control characters are escaped. s.mu
-// is held.
-func (s *watchOutput) writeCells(cells []string) {
-	for i, c := range cells {
-		if i > 0 {
-			io.WriteString(s.tabs, "\t")
-		}
-		io.WriteString(s.tabs, terminal.SanitizeText(c))
-	}
-	io.WriteString(s.tabs, "\n")
-}
+// writeCells writes one line of cells to the tab writer; s.mu is held.
+func (s *watchOutput) writeCells(cells []string) { printing.WriteCells(s.tabs, cells, len(cells)) }
 
 // printObject prints obj alone with the -o printer (json, yaml, name,
 // templates), as a watch event with --output-watch-events. The object of
