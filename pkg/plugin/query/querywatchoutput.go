@@ -40,10 +40,9 @@ import (
 // merged as the one-shot query merges it (types in the order asked,
 // contexts in the order selected, --sort-by across contexts); then each
 // change in any context is printed as a row, as kubectl get -w prints it
-// (rowPrinter). A context that fails is
-// named on stderr once; the others go on, and the exit code is then 1.
-// Ctrl-C ends every context's watch (exit 1 without a message, as kubectl
-// get -w).
+// (rowPrinter). A context that fails is named on stderr once; the others
+// go on, and the exit code is then 1. Ctrl-C ends every context's watch
+// (exit 1 without a message, as kubectl get -w).
 
 // watchOutput is the shared output of a query -w of one target or several.
 // Its methods are safe for concurrent use by the targets' goroutines.
@@ -169,6 +168,9 @@ func (s *watchOutput) printAnswer(ctx context.Context, done <-chan struct{}) err
 	for _, entries := range types {
 		for _, e := range entries {
 			rp := s.printers[e.a.name]
+			if rp == nil {
+				continue // failed since it was looked up: named as failed
+			}
 			rp.now = now
 			if err := rp.print(ctx, e.t, engine.Added, e.obj); err != nil {
 				return err
