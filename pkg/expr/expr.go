@@ -16,6 +16,7 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/library"
 )
@@ -102,10 +103,12 @@ func env() (*cel.Env, error) {
 
 // Program is a compiled, type-checked expression. It is safe for concurrent use.
 type Program struct {
-	flag       string
-	src        string
-	kind       Kind
-	prg        cel.Program
+	flag string
+	src  string
+	kind Kind
+	prg  cel.Program
+	// parts converts an object to the parts of it the expression reads.
+	parts      *object.Projection
 	readsUsage bool
 }
 
@@ -188,7 +191,7 @@ func CompileWithLimit(flag, src string, kind Kind, costLimit uint64) (*Program, 
 		return nil, &CompileError{Flag: flag, Issues: []Issue{{Line: 1, Column: 1,
 			Message: "usage is seen by --filter only: an index's values are computed as objects arrive, not from the metrics API's samples"}}}
 	}
-	return &Program{flag: flag, src: src, kind: kind, prg: prg, readsUsage: readsUsage}, nil
+	return &Program{flag: flag, src: src, kind: kind, prg: prg, parts: object.NewProjection(objectPaths(ast.NativeRep())), readsUsage: readsUsage}, nil
 }
 
 // checkResultType returns why t cannot be a result of kind, or "".
@@ -267,10 +270,11 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-// eval runs the program on obj (converted with ToObject) at now, with obj's
-// usage from usage (none when nil).
+// eval runs the program on obj at now: on the parts of it the expression
+// reads, converted as ToObject converts them, with obj's usage from usage
+// (none when nil).
 func (p *Program) eval(ctx context.Context, obj any, now time.Time, usage UsageFunc) (ref.Val, error) {
-	m, err := ToObject(obj)
+	m, err := p.parts.Content(obj)
 	if err != nil {
 		return nil, &EvalError{Flag: p.flag, Err: err}
 	}

@@ -110,3 +110,18 @@ func padNarrowColumns(header []string, rows [][]string) {
 		pad(row)
 	}
 }
+
+// WriteCells writes a line of n cells to tabs, a tab writer: cells, then
+// empty ones; cells come from the cluster, so control characters are
+// escaped.
+func WriteCells(tabs io.Writer, cells []string, n int) {
+	for i := range n {
+		if i > 0 {
+			io.WriteString(tabs, "\t")
+		}
+		if i < len(cells) {
+			io.WriteString(tabs, terminal.SanitizeText(cells[i]))
+		}
+	}
+	io.WriteString(tabs, "\n")
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
-// targetAnswer is one target's answer to a query: its printer (its print
-// config, with the relationship indexes bound to its own caches) and its
+// targetAnswer is one target's answer to a query: its print config
+// (the relationship indexes bound to its own caches) and its
 // objects per type, read at sync. shutdown stops its informers once the
 // answers are printed.
 //
@@ -25,7 +25,7 @@ type targetAnswer struct {
 	// several targets, whose errors and stderr lines name it.
 	name     string
 	several  bool
-	p        queryPrinter
+	cfg      queryPrintConfig
 	groups   []typeObjects
 	shutdown func()
 	// stderr, when set, keeps what the target's query wrote on stderr, to
@@ -61,7 +61,7 @@ func (a *targetAnswer) groupTable() (fleet.ContextTable, error) {
 	if a.grouped {
 		return a.table, a.tableErr
 	}
-	cfg := a.p.cfg
+	cfg := a.cfg
 	whole := true
 	for _, g := range a.groups {
 		whole = whole && g.whole
@@ -75,9 +75,9 @@ func (a *targetAnswer) groupTable() (fleet.ContextTable, error) {
 		for i, g := range a.groups {
 			types[i] = g.t
 		}
-		table, err = a.p.countTable(types)
+		table, err = a.cfg.countTable(types)
 	} else {
-		table, err = a.p.sumTable(a.groups)
+		table, err = a.cfg.sumTable(a.groups)
 	}
 	if err != nil {
 		return fleet.ContextTable{}, a.named(err)
@@ -114,6 +114,6 @@ func (t *queryTarget) collect(ctx context.Context, a *targetAnswer) error {
 		return err
 	}
 	r.report()
-	a.p = r.printer
+	a.cfg = r.cfg
 	return nil
 }

@@ -29,7 +29,7 @@ func groupedAnswer(t *testing.T, shutdowns *int, objs ...interface{}) *targetAns
 	}}
 	return &targetAnswer{several: true,
 		name:     "ctx-1",
-		p:        queryPrinter{cfg: queryPrintConfig{groupBy: []index.Definition{node}, measures: []aggregate.Measure{m}}},
+		cfg:      queryPrintConfig{groupBy: []index.Definition{node}, measures: []aggregate.Measure{m}},
 		groups:   []typeObjects{{objs: objs}},
 		shutdown: func() { *shutdowns++ },
 	}

@@ -1,14 +1,15 @@
 package query
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -31,7 +32,7 @@ import (
 //   - -o name: CONTEXT/TYPE/NAME; a context name may contain '/', the last
 //     two parts are the type and the name;
 //   - -o json, yaml and templates: one v1 List of every target's objects
-//     unchanged, and beside items the list contexts (fleetContextsField);
+//     unchanged, and beside items the list contexts (printing.ContextsField);
 //   - --group-by/--sum: one grouped table whose counts and sums add up
 //     over the targets, with a context key column where --group-by names
 //     context (contextAt).
@@ -55,18 +56,18 @@ func (p answerPrinter) print(ctx context.Context) error {
 		fmt.Fprintln(p.errOut, "No resources found")
 		return nil
 	}
-	first := p.answers[0].p
-	if first.cfg.grouped() || p.contextAt >= 0 {
+	first := p.answers[0].cfg
+	if first.grouped() || p.contextAt >= 0 {
 		return p.printGroups()
 	}
 	if len(p.answers) == 1 && p.answers[0].tabled {
 		return p.writeTables(p.answers[0].tables)
 	}
-	if !first.cfg.out.IsTable() {
+	if !first.out.IsTable() {
 		types, err := p.sortedTypes()
 		if err != nil || len(types) == 0 {
 			if err == nil {
-				first.cfg.printNotFound(p.errOut)
+				first.printNotFound(p.errOut)
 			}
 			return err
 		}
@@ -93,24 +94,24 @@ func (p answerPrinter) sortedTypes() ([][]answerEntry, error) {
 
 // tables returns the tables a table output prints of the answers, none
 // when no object matched: one per type as kubectl get prints them
-// (queryPrintConfig.tableHeader, queryPrinter.tableRow), or one of the -o
+// (queryPrintConfig.tableHeader, queryPrintConfig.tableRow), or one of the -o
 // custom-columns columns for every type. Rows are in kubectl's order for
 // the type where it has one and --sort-by says none. Names carry their
 // kind when several types print or with --show-kind. Each row is made by
-// its own target's printer, with the table of the type's first target.
+// its own target's print config, with the table of the type's first target.
 func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, error) {
 	types, err := p.sortedTypes()
 	if err != nil || len(types) == 0 {
 		return nil, err
 	}
-	first := p.answers[0].p
-	withKind := first.cfg.showKind || len(types) > 1
-	now := first.cfg.ages.Now()
+	first := p.answers[0].cfg
+	withKind := first.showKind || len(types) > 1
+	now := first.ages.Now()
 	var tables []protocol.AnswerTable
 	for _, entries := range types {
 		t0 := entries[0]
-		table := t0.a.p.tableFor(ctx, t0.t)
-		if table.Compare != nil && first.cfg.sortBy == "" {
+		table := t0.a.cfg.tableFor(ctx, t0.t)
+		if table.Compare != nil && first.sortBy == "" {
 			entries = slices.Clone(entries)
 			slices.SortStableFunc(entries, func(a, b answerEntry) int {
 				ra, okA := a.obj.(runtime.Object)
@@ -121,12 +122,12 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 				return table.Compare(ra, rb)
 			})
 		}
-		if len(tables) == 0 || first.cfg.out.Format != "custom-columns" {
-			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.cfg.tableHeader(t0.t, table))})
+		if len(tables) == 0 || first.out.Format != "custom-columns" {
+			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.tableHeader(t0.t, table))})
 		}
 		rows := &tables[len(tables)-1].Rows
 		for _, e := range entries {
-			row, err := e.a.p.tableRow(e.t, table, e.obj, now, withKind)
+			row, err := e.a.cfg.tableRow(e.t, table, e.obj, now, withKind)
 			if err != nil {
 				return nil, e.a.named(err)
 			}
@@ -139,7 +140,7 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 // writeTables writes tables, a blank line between two, or says on stderr
 // that nothing matched when there are none.
 func (p answerPrinter) writeTables(tables []protocol.AnswerTable) error {
-	cfg := p.answers[0].p.cfg
+	cfg := p.answers[0].cfg
 	if len(tables) == 0 {
 		cfg.printNotFound(p.errOut)
 		return nil
@@ -185,7 +186,7 @@ func (p answerPrinter) mergeTypes() [][]answerEntry {
 // sortEntries orders one type's entries by --sort-by; ties keep their
 // order.
 func (p answerPrinter) sortEntries(entries []answerEntry) error {
-	cfg := p.answers[0].p.cfg
+	cfg := p.answers[0].cfg
 	if cfg.sortKey == nil {
 		return nil
 	}
@@ -193,7 +194,7 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 	for i, e := range entries {
 		if cfg.sortIndex != nil {
 			contents[i] = map[string]interface{}{}
-			if values := index.Values(*e.a.p.cfg.sortIndex, e.obj); len(values) > 0 {
+			if values := index.Values(*e.a.cfg.sortIndex, e.obj); len(values) > 0 {
 				contents[i][sortIndexField] = values[0]
 			}
 			continue
@@ -221,38 +222,20 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 
 // writeObjects prints -o name, json, yaml and templates.
 func (p answerPrinter) writeObjects(types [][]answerEntry) error {
-	out := p.answers[0].p.cfg.out
-	if !p.several {
-		var objs []interface{}
-		for _, entries := range types {
-			for _, e := range entries {
-				objs = append(objs, e.obj)
-			}
-		}
-		return printing.PrintList(p.out, out.Printer, out.Format, objs)
-	}
-	if out.Format == "name" {
-		for _, entries := range types {
-			for _, e := range entries {
-				ro, ok := e.obj.(runtime.Object)
-				if !ok {
-					continue
-				}
-				var b bytes.Buffer
-				if err := out.Printer.PrintObj(ro, &b); err != nil {
+	out := p.answers[0].cfg.out
+	var objs []interface{}
+	var list printing.ContextList
+	for _, e := range slices.Concat(types...) {
+		switch {
+		case !p.several:
+			objs = append(objs, e.obj)
+		case out.Format == "name":
+			if ro, ok := e.obj.(runtime.Object); ok {
+				if err := printNamed(p.out, out.Printer, ro, e.a.name); err != nil {
 					return err
 				}
-				sc := bufio.NewScanner(&b)
-				for sc.Scan() {
-					fmt.Fprintf(p.out, "%s/%s\n", e.a.name, sc.Text())
-				}
 			}
-		}
-		return nil
-	}
-	var list printing.ContextList
-	for _, entries := range types {
-		for _, e := range entries {
+		default:
 			m, err := object.Content(e.obj)
 			if err != nil {
 				return err
@@ -260,7 +243,28 @@ func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 			list.Add(e.a.name, m)
 		}
 	}
+	switch {
+	case !p.several:
+		return printing.PrintList(p.out, out.Printer, out.Format, objs)
+	case out.Format == "name":
+		return nil
+	}
 	return list.Write(p.out, out.Format, out.Printer)
+}
+
+// printNamed prints obj with the -o name printer, each line prefixed
+// with context and a slash: CONTEXT/TYPE/NAME.
+func printNamed(w io.Writer, printer printers.ResourcePrinter, obj runtime.Object, context string) error {
+	var b bytes.Buffer
+	if err := printer.PrintObj(obj, &b); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if line != "" {
+			fmt.Fprintf(w, "%s/%s", context, line)
+		}
+	}
+	return nil
 }
 
 // contextColumn returns row with the answer's context first when there are
@@ -275,7 +279,7 @@ func (p answerPrinter) contextColumn(name string, row []string) []string {
 // printGroups prints the grouped table: each answer's table
 // (targetAnswer.groupTable) merged over the targets (mergeGroups).
 func (p answerPrinter) printGroups() error {
-	cfg := p.answers[0].p.cfg
+	cfg := p.answers[0].cfg
 	tables := make([]fleet.ContextTable, 0, len(p.answers))
 	for _, a := range p.answers {
 		t, err := a.groupTable()

@@ -96,7 +96,7 @@ type QueryOptions struct {
 	// split is --index and --group-by with the context index taken out;
 	// set is the targets the kubeconfig flags and the context index
 	// select.
-	split     fleetQuery
+	split     contextSplit
 	set       targets.Set
 	selectors []index.Selector
 	// indexDefs are every index the query reads (--index, then --group-by),
@@ -172,7 +172,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err := o.EngineOptions.CompleteFlags(); err != nil {
 		return err
 	}
-	if o.split, err = splitFleetQuery(o); err != nil {
+	if o.split, err = splitContextIndex(o); err != nil {
 		return err
 	}
 	groupBy, measures, err := o.completeIndexes()
@@ -287,7 +287,7 @@ func (o *QueryOptions) Run(ctx context.Context) error {
 
 // running is the query started in one target: its engine and the
 // relations its indexes read, synced; its types, bound to those relations;
-// the printer of its answer; for a watch, the queue of the types' events
+// the print config of its answer; for a watch, the queue of the types' events
 // and what decides which events change the answer. report writes on the
 // target's stderr what the expressions' evaluations reported; stop stops
 // the relations and the engine.
@@ -296,12 +296,10 @@ type running struct {
 	types   []*engine.Type
 	queue   *engine.Queue
 	eng     engines.RunningEngine
-	printer queryPrinter
+	cfg     queryPrintConfig
 	changes *watch.EventPrinter
 	// filter is the target's own --filter guard.
 	filter *expr.Guard
-	// notes holds the last warning of a table redrawn in place.
-	notes  *lastLine
 	report func()
 	stop   func()
 }
@@ -365,12 +363,12 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *las
 	}
 	r := &running{
 		o: o, types: related.Types(), queue: queue, eng: eng,
-		printer: queryPrinter{cfg: t.print.bind(indexDefs), source: t.Source},
-		changes: o.changeClassifier(indexDefs, t.filter), filter: t.filter, notes: notes,
+		cfg:     t.print.bind(indexDefs),
+		changes: o.changeClassifier(indexDefs, t.filter), filter: t.filter,
 		report: func() { engines.NewExprReporter(guards).Report(t.errOut) },
 		stop:   stop,
 	}
-	r.printer.cfg.events = related.Events()
+	r.cfg.events = related.Events()
 	r.changes.Guards = guards
 	return r, nil
 }

@@ -2,7 +2,6 @@ package query
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -70,11 +69,12 @@ func (o *QueryOptions) podTransformSafe() bool {
 }
 
 // countTable counts the objects per value of the one --group-by index from
-// the index's buckets, summed over types.
-func (p queryPrinter) countTable(types []*engine.Type) (aggregate.Table, error) {
+// the index's buckets, summed over types, in the order of a grouped table
+// (largest first, ties in the natural order of their values).
+func (c queryPrintConfig) countTable(types []*engine.Type) (aggregate.Table, error) {
 	totals := map[string]int{}
 	for _, t := range types {
-		counts, err := t.Count(p.cfg.groupBy[0].Name)
+		counts, err := t.Count(c.groupBy[0].Name)
 		if err != nil {
 			return aggregate.Table{}, err
 		}
@@ -82,32 +82,25 @@ func (p queryPrinter) countTable(types []*engine.Type) (aggregate.Table, error) 
 			totals[v] += n
 		}
 	}
-	values := make([]string, 0, len(totals))
-	for v := range totals {
-		values = append(values, v)
+	table := aggregate.Table{Columns: []string{c.groupBy[0].Name, aggregate.ColumnCount}}
+	for v, n := range totals {
+		table.Rows = append(table.Rows, []aggregate.Value{aggregate.Text(v), aggregate.Count(int64(n))})
 	}
-	sort.Slice(values, func(i, j int) bool {
-		if totals[values[i]] != totals[values[j]] {
-			return totals[values[i]] > totals[values[j]]
-		}
-		return values[i] < values[j]
-	})
-	table := aggregate.Table{Columns: []string{p.cfg.groupBy[0].Name, aggregate.ColumnCount}}
-	for _, v := range values {
-		table.Rows = append(table.Rows, []aggregate.Value{aggregate.Text(v), aggregate.Count(int64(totals[v]))})
-	}
+	// Both columns exist: SortBy cannot fail.
+	_ = table.SortBy(table.Columns[0], false)
+	_ = table.SortBy(aggregate.ColumnCount, true)
 	return table, nil
 }
 
 // sumTable groups and sums the groups' objects. The TOTAL row is kept only
 // when there are measures to total, or no --group-by index but context:
 // a context's count is then its total (fleet.MergeTables).
-func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
-	grouper := aggregate.NewGrouper(p.cfg.groupKeys(), p.cfg.measures)
-	keyValues := make([][]string, len(p.cfg.groupBy))
+func (c queryPrintConfig) sumTable(groups []typeObjects) (aggregate.Table, error) {
+	grouper := aggregate.NewGrouper(c.groupKeys(), c.measures)
+	keyValues := make([][]string, len(c.groupBy))
 	for _, g := range groups {
 		for _, obj := range g.objs {
-			for i, def := range p.cfg.groupBy {
+			for i, def := range c.groupBy {
 				keyValues[i] = index.Values(def, obj)
 			}
 			if err := grouper.Add(obj, keyValues); err != nil {
@@ -116,7 +109,7 @@ func (p queryPrinter) sumTable(groups []typeObjects) (aggregate.Table, error) {
 		}
 	}
 	table := grouper.Table()
-	if len(p.cfg.measures) == 0 && len(p.cfg.groupBy) > 0 {
+	if len(c.measures) == 0 && len(c.groupBy) > 0 {
 		table.Total = nil
 	}
 	return table, nil

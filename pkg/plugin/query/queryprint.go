@@ -16,8 +16,8 @@ import (
 )
 
 // This file holds how a query prints its answer: the print config that
-// QueryOptions.Complete builds from the flags, and the printer Run hands
-// the engine's objects to (answerPrinter).
+// QueryOptions.Complete builds from the flags, which makes each target's
+// rows, and answerPrinter prints as one.
 
 // queryPrintConfig is everything the query printers need, built by
 // QueryOptions.Complete from the flags. Run binds its relationship indexes
@@ -50,9 +50,12 @@ type queryPrintConfig struct {
 	// about each object, read from events, which Run sets (eventHeaders).
 	showEvents bool
 	events     index.KubeEvents
-	// ages is the instant a table's ages count from, the target's
-	// (target): the current time unless it reads a dump or a recording.
-	ages engines.Ages
+	// ages is the instant a table's ages count from, and source reads
+	// the definitions of custom resources, for their printer columns: the
+	// target's (target). Ages are the current time unless it reads a dump
+	// or a recording.
+	ages   engines.Ages
+	source engine.Source
 }
 
 // completePrint builds the print config from the flags, the indexes
@@ -121,14 +124,6 @@ func rebind(defs, bound []index.Definition) []index.Definition {
 		}
 	}
 	return out
-}
-
-// queryPrinter makes one target's rows of a query's answer as cfg says.
-type queryPrinter struct {
-	cfg queryPrintConfig
-	// source reads the definitions of custom resources, for their
-	// printer columns.
-	source engine.Source
 }
 
 // printNotFound says on errOut that nothing matched, as kubectl says it

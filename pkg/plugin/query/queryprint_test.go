@@ -57,7 +57,7 @@ func TestAnswerPrinterKeepsTheEngineOrder(t *testing.T) {
 			}
 			objs := append([]interface{}(nil), engineOrder...)
 			var stdout, stderr bytes.Buffer
-			a := &targetAnswer{p: queryPrinter{cfg: cfg}, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
+			a := &targetAnswer{cfg: cfg, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
 			p := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1, out: &stdout, errOut: &stderr}
 			if err := p.print(context.Background()); err != nil {
 				t.Fatalf("print: %v", err)
@@ -90,7 +90,7 @@ func TestAnswerPrinterOneAndSeveral(t *testing.T) {
 				t.Fatal(err)
 			}
 			answer := func(name string, objs ...interface{}) *targetAnswer {
-				return &targetAnswer{name: name, p: queryPrinter{cfg: queryPrintConfig{out: out}}, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
+				return &targetAnswer{name: name, cfg: queryPrintConfig{out: out}, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
 			}
 			for _, c := range []struct {
 				answers []*targetAnswer
@@ -156,7 +156,7 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 		var answers []*targetAnswer
 		for _, name := range names {
 			answers = append(answers, &targetAnswer{name: name, several: several,
-				p: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}, groups: []typeObjects{{t: pods}}})
+				cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}, groups: []typeObjects{{t: pods}}})
 		}
 		var stdout, stderr bytes.Buffer
 		p := answerPrinter{answers: answers, several: several, contextAt: -1, out: &stdout, errOut: &stderr}
@@ -179,7 +179,7 @@ func TestAnswerPrinterTabled(t *testing.T) {
 	pods := answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true)
 	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
 	cfg := queryPrintConfig{out: out, namespaces: []string{"shop"}}
-	direct := &targetAnswer{p: queryPrinter{cfg: cfg}, groups: []typeObjects{{t: pods, objs: []interface{}{pod}}}}
+	direct := &targetAnswer{cfg: cfg, groups: []typeObjects{{t: pods, objs: []interface{}{pod}}}}
 	tables, err := answerPrinter{answers: []*targetAnswer{direct}, contextAt: -1}.tables(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +189,8 @@ func TestAnswerPrinterTabled(t *testing.T) {
 		wantStderr string
 	}{
 		{direct, ""},
-		{&targetAnswer{p: queryPrinter{cfg: cfg}, tabled: true, tables: tables}, ""},
-		{&targetAnswer{p: queryPrinter{cfg: cfg}, tabled: true}, "No resources found in shop namespace.\n"},
+		{&targetAnswer{cfg: cfg, tabled: true, tables: tables}, ""},
+		{&targetAnswer{cfg: cfg, tabled: true}, "No resources found in shop namespace.\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if err := (answerPrinter{answers: []*targetAnswer{c.a}, contextAt: -1, out: &stdout, errOut: &stderr}).print(context.Background()); err != nil {

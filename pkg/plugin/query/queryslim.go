@@ -41,7 +41,7 @@ func (o *QueryOptions) recordPlan() *index.RecordPlan {
 // lookedUp returns the indexes of defs the informers of a query with a
 // recordPlan are to keep: those the --index selectors look up, and the one
 // --group-by index whose buckets count a group-by without --sum
-// (queryPrinter.countTable). The answer reads every other index's values
+// (queryPrintConfig.countTable). The answer reads every other index's values
 // from the Records, so an informer index of them would only cost its build.
 func (o *QueryOptions) lookedUp(defs []index.Definition) []index.Definition {
 	names := map[string]bool{}

@@ -70,11 +70,11 @@ func (c queryPrintConfig) tableHeader(t *engine.Type, table columns.Table) []str
 }
 
 // tableRow is one object's row of t's table (tableHeader), at now.
-func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interface{}, now time.Time, withKind bool) ([]string, error) {
-	if p.cfg.out.Format == "custom-columns" {
-		return customColumnCells(p.cfg.out.Columns, obj)
+func (c queryPrintConfig) tableRow(t *engine.Type, table columns.Table, obj interface{}, now time.Time, withKind bool) ([]string, error) {
+	if c.out.Format == "custom-columns" {
+		return customColumnCells(c.out.Columns, obj)
 	}
-	wide := p.cfg.out.Format == "wide"
+	wide := c.out.Format == "wide"
 	a, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of a cached %s: %w", t.Name(), err)
@@ -95,21 +95,21 @@ func (p queryPrinter) tableRow(t *engine.Type, table columns.Table, obj interfac
 		}
 	}
 	var row []string
-	if len(p.cfg.namespaces) != 1 && t.Namespaced() {
+	if len(c.namespaces) != 1 && t.Namespaced() {
 		row = append(row, a.GetNamespace())
 	}
 	row = append(row, table.Visible(cells, wide)...)
 	objLabels := a.GetLabels()
-	for _, key := range p.cfg.labelColumns {
+	for _, key := range c.labelColumns {
 		row = append(row, objLabels[key])
 	}
-	if p.cfg.showLabels {
+	if c.showLabels {
 		row = append(row, labels.FormatLabels(objLabels))
 	}
-	for _, def := range p.cfg.indexes {
+	for _, def := range c.indexes {
 		row = append(row, printing.JoinOrNone(index.Values(def, obj)))
 	}
-	row = append(row, p.cfg.eventCells(obj, now)...)
+	row = append(row, c.eventCells(obj, now)...)
 	return row, nil
 }
 
@@ -128,8 +128,8 @@ func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]strin
 // custom resource's printer columns read from its CRD, or NAME and AGE when
 // there are none or the CRD cannot be read (the reason is logged at -v=2);
 // none for -o custom-columns.
-func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Table {
-	if p.cfg.out.Format == "custom-columns" {
+func (c queryPrintConfig) tableFor(ctx context.Context, t *engine.Type) columns.Table {
+	if c.out.Format == "custom-columns" {
 		return columns.Table{}
 	}
 	gvr := t.Mapping.Resource
@@ -141,7 +141,7 @@ func (p queryPrinter) tableFor(ctx context.Context, t *engine.Type) columns.Tabl
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		var content map[string]interface{}
-		obj, err := engine.Get(ctx, p.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
+		obj, err := engine.Get(ctx, c.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
 		if err == nil {
 			content, err = object.Content(obj)
 		}

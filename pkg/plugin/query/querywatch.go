@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -16,16 +14,17 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
 
 // This file holds query -w/--watch: the query's answer kept current from
-// its informers after sync, instead of printed once. On a terminal, one
-// target's table (objects, custom columns, or a grouped table) is redrawn
-// in place (runLive); otherwise (several targets, --watch-only, -o json,
-// yaml, name and templates, off a terminal) each change is printed as
-// kubectl get -w prints it (watchRows).
+// its informers after sync, instead of printed once. On a terminal, the
+// table (objects, custom columns, or a grouped table) of one target or
+// several is redrawn in place (liveTable); otherwise (--watch-only, -o
+// json, yaml, name and templates, off a terminal) each change is printed
+// as kubectl get -w prints it (watchOutput).
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {
@@ -94,36 +93,31 @@ func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
 	return config
 }
 
-// runWatch is Run for -w and --watch-only: each target's informers are
-// started with a queue of their events (watchTarget), and the answer is
-// printed, then kept current until Ctrl-C (then cmdutil.ErrInterrupted) or
-// the engines fail: one target's table on a terminal redrawn in place
-// (runLive), otherwise the rows of every target as one stream
-// (watchRows).
-func (o *QueryOptions) runWatch(ctx context.Context) error {
-	switch o.Engines.(type) {
-	case engines.DirectEngines, engines.WarmEngines:
-	default:
-		return fmt.Errorf("--watch follows an API server's changes; --from files do not change (drop --watch)")
+// watchTarget keeps the answer of target tg current in rows: its engine
+// and relations started and synced with a queue of events (start), then
+// rows.run follows it until ctx ends (then cmdutil.ErrInterrupted) or the
+// engine fails for good (a watch no longer allowed: its error). One of
+// several writes its stderr lines prefixed with its name, under mu, and
+// shows its engine's progress in progress; a live table shows the watch's
+// warnings in its frame.
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows *watchOutput, mu *sync.Mutex, progress *pluginprogress.Targets) error {
+	var errOut io.Writer = o.ErrOut
+	engineProgress := o.Config.Progress
+	if o.set.Several {
+		stderr := &watch.LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+			return append([]byte("context "+tg.Name+": "), line...)
+		}, Above: progress.Above}
+		defer stderr.Flush()
+		errOut = stderr
 	}
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
-	if !o.set.Several && o.redraws() {
-		return o.watchTarget(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress, &lastLine{}, func(ctx context.Context, w *running) error {
-			return w.runLive(ctx)
-		})
+	if progress != nil {
+		engineProgress = progress.EngineProgress(tg.Name)
 	}
-	return o.watchRows(ctx)
-}
-
-// watchTarget keeps the answer of target tg current: its engine and
-// relations started and synced with a queue of events (start), then show runs until ctx ends
-// (then cmdutil.ErrInterrupted) or the engine fails for good (a watch no
-// longer allowed: its error). notes, when set, takes the watch's warnings
-// instead of errOut.
-func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress), notes *lastLine, show func(context.Context, *running) error) error {
-	t, err := o.target(tg, errOut, progress)
+	var notes *lastLine
+	if rows.live != nil {
+		notes = &rows.live.notes
+	}
+	t, err := o.target(tg, errOut, engineProgress)
 	if err != nil {
 		return err
 	}
@@ -142,7 +136,7 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOu
 		case <-watching.Done():
 		}
 	}()
-	err = show(watching, w)
+	err = rows.run(watching, tg.Name, w)
 	if failed := w.eng.Err(); failed != nil {
 		return failed
 	}
@@ -150,32 +144,6 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOu
 		return watch.QuietPipe(err)
 	}
 	return interrupted(ctx, nil)
-}
-
-// changed pops w's events until ctx ends or stop is called, and for each
-// that changes the answer calls count with what it did and sends on
-// changed unless a send waits there already. stop returns once the
-// events are no longer popped.
-func (w *running) changed(ctx context.Context, count func(engine.EventType)) (changed <-chan struct{}, stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	notify, done := make(chan struct{}, 1), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			ev, ok := w.queue.Pop(ctx)
-			if !ok {
-				return
-			}
-			if r, in := w.changes.Classify(ev); in {
-				count(r.Typ)
-				select {
-				case notify <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
-	return notify, func() { cancel(); <-done }
 }
 
 // interrupted returns cmdutil.ErrInterrupted when ctx was ended by a signal, and

@@ -58,14 +58,14 @@ type fakeClock struct{ now time.Time }
 
 func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
 
-// simulatePacer runs the loop of runLive over a fake clock: changes come at
+// simulatePacer runs the loop of watchOutput.follow over a fake clock: changes come at
 // the offsets given (from the first frame), and a frame is drawn whenever
 // the pacer says one is due, taking cost to compute. It returns the offsets
 // of the frames drawn until end.
 func simulatePacer(changes []time.Duration, cost, end time.Duration) []time.Duration {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := &fakeClock{now: start}
-	p := newLivePacer()
+	p := newLivePacer(minRedrawGap, minIdleRedraw)
 	var frames []time.Duration
 	draw := func() {
 		frames = append(frames, clock.now.Sub(start))
@@ -219,9 +219,9 @@ DELETED    web-1                  0/1     Running   0          60m
 			}
 			o := &QueryOptions{}
 			o.OutputWatchEvents = tt.events
-			w := &running{o: o, printer: queryPrinter{cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}}
+			w := &running{o: o, cfg: queryPrintConfig{out: out, namespaces: []string{"shop"}}}
 			var buf bytes.Buffer
-			s := newFleetRows(&buf, []string{""}, false, false, -1, false)
+			s := newWatchOutput(&buf, []string{""}, false, false, false, -1, false)
 			p := &rowPrinter{w: w, s: s, tables: map[*engine.Type]columns.Table{}, now: time.Now()}
 			types := &engine.Type{Mapping: &meta.RESTMapping{
 				Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},

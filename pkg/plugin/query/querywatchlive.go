@@ -13,8 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -56,9 +54,15 @@ type livePacer struct {
 	dirty bool      // something changed since the last frame
 	gap   time.Duration
 	idle  time.Duration
+	// minGap and minIdle are the least gap and idle interval.
+	minGap, minIdle time.Duration
 }
 
-func newLivePacer() *livePacer { return &livePacer{gap: minRedrawGap, idle: minIdleRedraw} }
+// newLivePacer returns a pacer whose frames are at least minGap apart, and
+// at most minIdle when nothing changed (more for costly frames).
+func newLivePacer(minGap, minIdle time.Duration) *livePacer {
+	return &livePacer{gap: minGap, idle: minIdle, minGap: minGap, minIdle: minIdle}
+}
 
 // next reports whether a frame is due at now, and if not, how long until
 // one is.
@@ -80,8 +84,8 @@ func (p *livePacer) next(now time.Time) (draw bool, wait time.Duration) {
 // ones wait renderShare times that, at least.
 func (p *livePacer) drawn(now time.Time, cost time.Duration) {
 	p.last, p.dirty = now, false
-	p.gap = max(minRedrawGap, renderShare*cost)
-	p.idle = max(minIdleRedraw, 2*renderShare*cost)
+	p.gap = max(p.minGap, renderShare*cost)
+	p.idle = max(p.minIdle, 2*renderShare*cost)
 }
 
 // changeCounts counts the changes a live table has seen, for its footer.
@@ -181,107 +185,66 @@ func (l *lastLine) String() string {
 	return l.line
 }
 
-// liveScreen is where the live table is drawn: out, and its size.
-type liveScreen struct {
+// liveTable draws a query's answer in place on out; notes are the
+// watches' warnings it shows.
+type liveTable struct {
 	out io.Writer
 	// size returns the screen's width and height; an error leaves lines
 	// uncut.
-	size func() (width, height int, err error)
-}
-
-// terminalScreen is the screen of out, a terminal.
-func terminalScreen(out io.Writer) liveScreen {
-	s := liveScreen{out: out, size: func() (int, int, error) { return 0, 0, fmt.Errorf("not a terminal") }}
-	if f, ok := out.(*os.File); ok {
-		s.size = func() (int, int, error) { return term.GetSize(int(f.Fd())) }
-	}
-	return s
-}
-
-// liveTable draws a query's answer in place.
-type liveTable struct {
-	w       *running
-	screen  liveScreen
+	size    func() (width, height int, err error)
 	inPlace terminal.InPlace
 	counts  changeCounts
 	since   time.Time
-	now     func() time.Time
+	notes   lastLine
 }
 
-// runLive draws the answer, then draws it again as events change it, until
-// ctx ends; the last frame is left on the screen, the cursor below it.
-func (w *running) runLive(ctx context.Context) error {
-	l := &liveTable{w: w, screen: terminalScreen(w.o.Out), now: time.Now}
-	l.since = l.now()
-	changed, stop := w.changed(ctx, func(typ engine.EventType) { l.counts.add(typ, l.now()) })
-	defer stop()
-	resized := make(chan os.Signal, 1)
-	cmdutil.NotifyResize(resized)
-	defer cmdutil.StopResize(resized)
-	defer func() { _, _ = l.screen.out.Write(l.inPlace.End()) }()
-
-	pacer := newLivePacer()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
-			pacer.dirty = true
-		case <-resized:
-			pacer.dirty, pacer.last = true, time.Time{}
-		case <-timer.C:
-		}
-		if err := engines.ExprFatal(w.changes.Guards); err != nil {
-			return err
-		}
-		draw, wait := pacer.next(l.now())
-		if draw {
-			began := l.now()
-			if err := l.draw(ctx); err != nil {
-				return err
-			}
-			pacer.drawn(l.now(), l.now().Sub(began))
-			_, wait = pacer.next(l.now())
-		}
-		timer.Reset(wait)
+// newLiveTable returns the live table drawn on out, a terminal.
+func newLiveTable(out io.Writer) *liveTable {
+	l := &liveTable{out: out, since: time.Now(), size: func() (int, int, error) { return 0, 0, fmt.Errorf("not a terminal") }}
+	if f, ok := out.(*os.File); ok {
+		l.size = func() (int, int, error) { return term.GetSize(int(f.Fd())) }
 	}
+	return l
 }
 
-// draw computes the answer and writes it as a frame over the last one.
-func (l *liveTable) draw(ctx context.Context) error {
-	table, objects, err := l.render(ctx)
+// draw writes answers as a frame over the last one.
+func (l *liveTable) draw(ctx context.Context, answers []*targetAnswer, several bool, contextAt int) error {
+	table, objects, err := render(ctx, answers, several, contextAt)
 	if err != nil {
 		return err
 	}
-	width, height, err := l.screen.size()
+	width, height, err := l.size()
 	if err != nil {
 		width, height = 0, 0
 	}
 	added, modified, deleted, last := l.counts.snapshot()
 	footer := []string{liveFooter(objects, added, modified, deleted, last, l.since, time.Local)}
-	if note := l.w.notes.String(); note != "" {
+	if note := l.notes.String(); note != "" {
 		footer = append([]string{note}, footer...)
 	}
-	_, err = l.screen.out.Write(l.inPlace.Frame(fitFrame(table, footer, height), width))
+	_, err = l.out.Write(l.inPlace.Frame(fitFrame(table, footer, height), width))
 	return err
 }
 
-// render returns the lines query prints for the caches' current state
-// ("No resources found" included), and the count of objects per type.
-func (l *liveTable) render(ctx context.Context) ([]string, []string, error) {
-	groups, err := l.w.lookup(ctx)
-	if err != nil {
-		return nil, nil, err
+// render returns the lines query prints for answers ("No resources found"
+// included), and the count of their objects per type.
+func render(ctx context.Context, answers []*targetAnswer, several bool, contextAt int) ([]string, []string, error) {
+	var types []string
+	counts := map[string]int{}
+	for _, a := range answers {
+		for _, g := range a.groups {
+			if _, ok := counts[g.t.Name()]; !ok {
+				types = append(types, g.t.Name())
+			}
+			counts[g.t.Name()] += len(g.objs)
+		}
 	}
-	objects := make([]string, len(groups))
-	for i, g := range groups {
-		objects[i] = fmt.Sprintf("%s: %d", g.t.Name(), len(g.objs))
+	objects := make([]string, len(types))
+	for i, name := range types {
+		objects[i] = fmt.Sprintf("%s: %d", name, counts[name])
 	}
 	var buf bytes.Buffer
-	a := &targetAnswer{p: l.w.printer, groups: groups}
-	p := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1, out: &buf, errOut: &buf}
+	p := answerPrinter{answers: answers, several: several, contextAt: contextAt, out: &buf, errOut: &buf}
 	if err := p.print(ctx); err != nil {
 		return nil, nil, err
 	}

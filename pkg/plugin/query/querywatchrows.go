@@ -1,13 +1,10 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,7 +15,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // This file holds query -w off a terminal (and --watch-only, and -o json,
@@ -50,26 +46,29 @@ const groupRowsInterval = time.Second
 // output of its query's targets (s): the rows of one of several name it.
 type rowPrinter struct {
 	w        *running
-	s        *fleetRows
+	s        *watchOutput
 	name     string
 	tables   map[*engine.Type]columns.Table
 	withKind bool
 	now      time.Time
+	// fail ends the target's watch with an error: its answer could not be
+	// looked up again.
+	fail context.CancelCauseFunc
 }
 
 // print prints one object, of type t, as what happened to it (typ).
 func (p *rowPrinter) print(ctx context.Context, t *engine.Type, typ engine.EventType, obj interface{}) error {
-	cfg := p.w.printer.cfg
+	cfg := p.w.cfg
 	if !cfg.out.IsTable() {
 		return p.printObject(t, typ, obj)
 	}
 	table, ok := p.tables[t]
 	if !ok {
-		table = p.w.printer.tableFor(ctx, t)
+		table = p.w.cfg.tableFor(ctx, t)
 		p.tables[t] = table
 	}
 	header := cfg.tableHeader(t, table)
-	row, err := p.w.printer.tableRow(t, table, obj, p.now, p.withKind)
+	row, err := p.w.cfg.tableRow(t, table, obj, p.now, p.withKind)
 	if err != nil {
 		return err
 	}
@@ -100,18 +99,8 @@ func watchEventCell(typ engine.EventType) string {
 	return string(typ)
 }
 
-// writeCells writes one line of cells, tab-separated, to the tab writer;
-// cells come from the cluster, so control characters are escaped. s.mu
-// is held.
-func (s *fleetRows) writeCells(cells []string) {
-	for i, c := range cells {
-		if i > 0 {
-			io.WriteString(s.tabs, "\t")
-		}
-		io.WriteString(s.tabs, terminal.SanitizeText(c))
-	}
-	io.WriteString(s.tabs, "\n")
-}
+// writeCells writes one line of cells to the tab writer; s.mu is held.
+func (s *watchOutput) writeCells(cells []string) { printing.WriteCells(s.tabs, cells, len(cells)) }
 
 // printObject prints obj alone with the -o printer (json, yaml, name,
 // templates), as a watch event with --output-watch-events. The object of
@@ -138,20 +127,11 @@ func (p *rowPrinter) printObject(t *engine.Type, typ engine.EventType, obj inter
 
 // printUnstructured is printObject of u.
 func (p *rowPrinter) printUnstructured(typ engine.EventType, u *unstructured.Unstructured) error {
-	out, several, w := p.w.printer.cfg.out, p.s.several, p.s.out
+	out, several, w := p.w.cfg.out, p.s.several, p.s.out
 	var doc runtime.Object = u
 	switch {
 	case several && out.Format == "name":
-		var b bytes.Buffer
-		if err := out.Printer.PrintObj(u, &b); err != nil {
-			return err
-		}
-		for _, line := range strings.SplitAfter(b.String(), "\n") {
-			if line != "" {
-				fmt.Fprintf(w, "%s/%s", p.name, line)
-			}
-		}
-		return nil
+		return printNamed(w, out.Printer, u, p.name)
 	case several:
 		doc = &unstructured.Unstructured{Object: map[string]interface{}{
 			"apiVersion":           "v1",

@@ -106,7 +106,7 @@ func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
 			restConfig.WarningHandler.HandleWarningHeader(299, "", message)
 		}
 	}
-	a.p = queryPrinter{cfg: t.print, source: t.Source}
+	a.cfg = t.print
 	switch {
 	case answer.Tabled:
 		a.tabled, a.tables = true, answer.Tables
@@ -119,8 +119,8 @@ func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
 			return err
 		}
 		a.groups = groups
-		a.p.cfg = t.print.bind(bound)
-		a.p.cfg.events = events
+		a.cfg = t.print.bind(bound)
+		a.cfg.events = events
 	}
 	return nil
 }

@@ -11,19 +11,19 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-func TestSplitFleetQuery(t *testing.T) {
+func TestSplitContextIndex(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		index   []string
 		groupBy []string
 		sums    []string
-		want    fleetQuery
+		want    contextSplit
 		wantErr string
 	}{
 		{
 			name:  "context selectors taken out",
 			index: []string{"node=n1", "context=prod", "context in (a,b)"},
-			want: fleetQuery{
+			want: contextSplit{
 				contextSelectors: []index.Selector{
 					{Name: "context", Operator: index.Equals, Values: []string{"prod"}},
 					{Name: "context", Operator: index.In, Values: []string{"a", "b"}},
@@ -32,15 +32,15 @@ func TestSplitFleetQuery(t *testing.T) {
 				contextAt:      -1,
 			},
 		},
-		{name: "context first", groupBy: []string{"context", "node"}, want: fleetQuery{groupBy: []string{"node"}, contextAt: 0}},
-		{name: "context after a key", groupBy: []string{"node", "context", "namespace"}, want: fleetQuery{groupBy: []string{"node", "namespace"}, contextAt: 1}},
-		{name: "sum alone", sums: []string{"requests.cpu"}, want: fleetQuery{contextAt: -1}},
+		{name: "context first", groupBy: []string{"context", "node"}, want: contextSplit{groupBy: []string{"node"}, contextAt: 0}},
+		{name: "context after a key", groupBy: []string{"node", "context", "namespace"}, want: contextSplit{groupBy: []string{"node", "namespace"}, contextAt: 1}},
+		{name: "sum alone", sums: []string{"requests.cpu"}, want: contextSplit{contextAt: -1}},
 		{name: "context twice", groupBy: []string{"context", "context"}, wantErr: "context is named twice"},
 		{name: "bad selector", index: []string{"=x"}, wantErr: "--index"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &QueryOptions{IndexSelectors: tc.index, GroupBy: tc.groupBy, Sums: tc.sums}
-			got, err := splitFleetQuery(o)
+			got, err := splitContextIndex(o)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
@@ -51,7 +51,7 @@ func TestSplitFleetQuery(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("splitFleetQuery = %+v, want %+v", got, tc.want)
+				t.Errorf("splitContextIndex = %+v, want %+v", got, tc.want)
 			}
 		})
 	}
@@ -79,12 +79,12 @@ func TestFleetQuerySeveral(t *testing.T) {
 		{QueryOptions{GroupBy: []string{"node", "context"}}, true},
 		{QueryOptions{IndexSelectors: []string{"context!=dev"}}, true},
 	} {
-		q, err := splitFleetQuery(&tc.o)
+		q, err := splitContextIndex(&tc.o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := q.several(); got != tc.want {
-			t.Errorf("splitFleetQuery(%+v).several() = %v, want %v", tc.o, got, tc.want)
+			t.Errorf("splitContextIndex(%+v).several() = %v, want %v", tc.o, got, tc.want)
 		}
 	}
 }

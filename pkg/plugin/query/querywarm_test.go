@@ -184,7 +184,7 @@ current-context: a
 	o.typeArg, o.AllNamespaces, o.LabelSelector, o.Indexers = "pods,deploy", false, "app=web", []string{"img={.spec.containers[*].image}"}
 	o.IndexSelectors, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
 	o.Output, o.SyncTimeout, o.MaxStaleness = "jsonpath-file=tmpl.txt", 5*time.Second, time.Minute
-	q, err := splitFleetQuery(o)
+	q, err := splitContextIndex(o)
 	if err != nil {
 		t.Fatal(err)
 	}

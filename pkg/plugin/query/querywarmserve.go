@@ -89,7 +89,7 @@ func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings f
 	if err != nil {
 		return err
 	}
-	cfg := a.p.cfg
+	cfg := a.cfg
 	var answer *protocol.Answer
 	switch {
 	case cfg.grouped():

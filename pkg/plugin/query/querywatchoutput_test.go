@@ -17,12 +17,12 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 )
 
-// TestFleetRowsNameTheirContext prints changed objects of two contexts of a
-// fleet query -w in each object output: -o name prefixes the context, -o
-// json and yaml print the fleet query's List of the one object with its
-// context in contexts (in a watch event with --output-watch-events), YAML
-// documents separated over the contexts.
-func TestFleetRowsNameTheirContext(t *testing.T) {
+// TestWatchOutputNameTheirContext prints changed objects of two contexts of
+// a query -w in each object output: -o name prefixes the context, -o json
+// and yaml print the List a query of several prints, of the one object,
+// with its context in contexts (in a watch event with
+// --output-watch-events), YAML documents separated over the contexts.
+func TestWatchOutputNameTheirContext(t *testing.T) {
 	pods := &engine.Type{Mapping: &meta.RESTMapping{
 		Resource:         schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
@@ -86,14 +86,14 @@ func TestFleetRowsNameTheirContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			shared := newFleetRows(&buf, []string{"prod-eu", "prod-us"}, false, false, -1, true)
+			shared := newWatchOutput(&buf, []string{"prod-eu", "prod-us"}, false, false, false, -1, true)
 			for _, c := range []struct {
 				name string
 				pod  *corev1.Pod
 			}{{"prod-eu", web}, {"prod-us", api}} {
 				w := &running{
-					o:       &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
-					printer: queryPrinter{cfg: queryPrintConfig{out: out}},
+					o:   &QueryOptions{queryWatchFlags: queryWatchFlags{OutputWatchEvents: tt.events}},
+					cfg: queryPrintConfig{out: out},
 				}
 				rp := &rowPrinter{w: w, s: shared, name: c.name, tables: map[*engine.Type]columns.Table{}}
 				if err := rp.print(t.Context(), pods, engine.Modified, c.pod); err != nil {

@@ -27,9 +27,9 @@ import (
 // namespace of that context) to the question completed once, answered in
 // parallel and printed as one (answerTargets).
 
-// fleetQuery is a query split into what each context answers and what the
+// contextSplit is a query split into what each context answers and what the
 // merge does: the context selectors and where the context column goes.
-type fleetQuery struct {
+type contextSplit struct {
 	// contextSelectors are the --index selectors of the context index.
 	contextSelectors []index.Selector
 	// indexSelectors and groupBy are the other --index and --group-by.
@@ -42,12 +42,12 @@ type fleetQuery struct {
 
 // several reports whether q names the context index: its targets are then
 // a selection, even of one context.
-func (q fleetQuery) several() bool { return len(q.contextSelectors) > 0 || q.contextAt >= 0 }
+func (q contextSplit) several() bool { return len(q.contextSelectors) > 0 || q.contextAt >= 0 }
 
-// splitFleetQuery takes the context index out of o's --index and
+// splitContextIndex takes the context index out of o's --index and
 // --group-by.
-func splitFleetQuery(o *QueryOptions) (fleetQuery, error) {
-	q := fleetQuery{contextAt: -1}
+func splitContextIndex(o *QueryOptions) (contextSplit, error) {
+	q := contextSplit{contextAt: -1}
 	for _, s := range o.IndexSelectors {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
@@ -235,7 +235,7 @@ func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func
 		t.Config.Indexes, t.Config.Reduce = o.lookedUp(plan.Definitions()), plan.Transform
 	}
 	t.print = o.print
-	t.print.namespaces = t.Namespaces
+	t.print.namespaces, t.print.source = t.Namespaces, t.Source
 	if t.print.printsAges() {
 		var err error
 		if t.print.ages, err = t.Ages(errOut); err != nil {
