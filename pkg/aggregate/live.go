@@ -91,6 +91,22 @@ func (l *Live) SetWith(key string, obj interface{}, keyValues [][]string, ms []M
 	return l.changes(touched, before), nil
 }
 
+// Rebind makes ms the Live's measures: the same names in the same order, bound otherwise
+// ([BindUsage]), so that its table's cells of a usage measure are blank while its samples are
+// unknown. The sums are left as they are.
+func (l *Live) Rebind(ms []Measure) error {
+	if len(ms) != len(l.g.measures) {
+		return fmt.Errorf("summing %d measures, got %d", len(l.g.measures), len(ms))
+	}
+	for i := range ms {
+		if ms[i].Name != l.g.measures[i].Name {
+			return fmt.Errorf("measure %d is %s, got %s", i, l.g.measures[i].Name, ms[i].Name)
+		}
+	}
+	l.g.measures = ms
+	return nil
+}
+
 // Delete takes out what key held, if anything, and returns the groups that changed.
 func (l *Live) Delete(key string) []GroupChange {
 	old, had := l.members[key]

@@ -211,3 +211,22 @@ func TestLiveSetWithUsage(t *testing.T) {
 		t.Error("SetWith(no measures) error = nil, want one")
 	}
 }
+
+func TestLiveRebindBlanksUnknownUsage(t *testing.T) {
+	ms := mustMeasures(t, "requests.cpu", "usage.cpu")
+	l := NewLive([]string{"node"}, ms)
+	unknown := BindUsage(ms, nil)
+	if err := l.Rebind(unknown); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.SetWith("p", plainPod, [][]string{{"node-1"}}, unknown); err != nil {
+		t.Fatal(err)
+	}
+	total := l.Table().Total
+	if total[2].String() != "1330m" || !total[3].IsBlank() {
+		t.Errorf("totals = %v, %v; want 1330m and a blank usage cell", total[2], total[3])
+	}
+	if err := l.Rebind(mustMeasures(t, "requests.cpu", "usage.memory")); err == nil {
+		t.Error("Rebind(other measures) error = nil, want one")
+	}
+}

@@ -47,13 +47,26 @@ func (f *groupFeed) followUsage(ctx context.Context, poller *usage.Poller, types
 	}
 }
 
+// bind binds the feed's usage measures to s (nil when the metrics API
+// could not be read); the table of one target takes them too, so that its
+// usage cells are blank while s is nil. The table's mu is held.
+func (f *groupFeed) bind(s *usage.Snapshot) error {
+	f.measures = aggregate.BindUsage(f.table.measures, s)
+	if len(f.table.contexts) == 1 {
+		return f.table.live.Rebind(f.measures)
+	}
+	return nil
+}
+
 // remeasure binds the feed's usage measures to s and sets every object of
 // types again, printing the groups that changed.
 func (f *groupFeed) remeasure(s *usage.Snapshot, types []*engine.Type) error {
 	table := f.table
 	table.mu.Lock()
 	defer table.mu.Unlock()
-	f.measures = aggregate.BindUsage(table.measures, s)
+	if err := f.bind(s); err != nil {
+		return err
+	}
 	var changes []aggregate.GroupChange
 	for _, t := range types {
 		objs, err := t.Lookup(nil)

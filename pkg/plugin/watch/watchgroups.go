@@ -95,7 +95,13 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	}
 	pods, nodes := engines.UsageOf(mappings)
 	if readsUsage {
-		f.measures = aggregate.BindUsage(w.o.measures, w.eo.ReadUsage(ctx, w.errOut, pods, nodes))
+		s := w.eo.ReadUsage(ctx, w.errOut, pods, nodes)
+		f.table.mu.Lock()
+		err := f.bind(s)
+		f.table.mu.Unlock()
+		if err != nil {
+			return err
+		}
 	}
 	if err := f.seed(eng.Types()); err != nil {
 		return err

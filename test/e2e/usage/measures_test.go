@@ -536,6 +536,18 @@ func TestUsageWithoutMetricsAPI(t *testing.T) {
 		}
 	}
 
+	// A watch prints its table without usage, and keeps watching.
+	w := framework.Start(t, framework.Cmd{Args: []string{"informer", "watch", "pods", "-A", "--group-by", "namespace", "--sum", "usage.cpu"},
+		Kubeconfig: other.AdminKubeconfig(), Timeout: rolloutTimeout})
+	if _, err := w.WaitForLine(time.Minute, func(line string) bool {
+		return strings.Join(strings.Fields(line), " ") == "default 1"
+	}); err != nil {
+		t.Errorf("watch --sum usage.cpu without the metrics API: no row \"default 1\" with an empty usage cell: %v\nstdout:\n%s", err, w.Stdout())
+	}
+	if !strings.Contains(w.Stderr(), "Metrics API not available") {
+		t.Errorf("watch --sum usage.cpu without the metrics API: stderr %q, want kubectl top's \"Metrics API not available\"", w.Stderr())
+	}
+
 	r = run("capacity", "--usage", "-o", "json")
 	var obj struct {
 		Rows []map[string]json.RawMessage `json:"rows"`
