@@ -1,12 +1,11 @@
 // Package watch is the watch command: every add, update and delete of the
 // named types, each update with a diff of what changed and who changed it,
-// for each of its targets (runWatchTargets: one context, or several whose
-// events name their context), run in the warm cache of a target's identity
-// when one runs; --group-by and --sum keep a live table of groups instead.
+// for each of its targets (one context, or several whose events name
+// their context), read from the warm cache of a target's identity when one
+// runs; --group-by and --sum keep a live table of groups instead.
 package watch
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -88,9 +87,10 @@ type WatchOptions struct {
 	// indexDefs are every index the watch reads (--where, then
 	// --group-by), each once; each target gets its own copy (index.Own).
 	indexDefs []index.Definition
-	// contextWhere are the --where selectors of the context index, which
-	// choose the targets of a watch of several.
-	contextWhere []index.Selector
+	// contexts are the flags that choose contexts besides --context; set
+	// is the targets they choose (completeTargets).
+	contexts *targets.Flags
+	set      targets.Set
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
@@ -113,7 +113,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
+	cmd.RunE = cmdutil.RunE(o)
+	o.contexts = targets.AddFlags(cmd)
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	// Files hold no changes: a watch prints their objects first (as
@@ -144,13 +145,22 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
-// Complete completes the flags (completeFlags) and connects to the target
-// the command's own kubeconfig flags name.
+// Complete chooses the targets (completeTargets), the context index taken
+// out of --where and --group-by, and completes the flags for them all
+// (completeFlags); each target connects when it runs.
 func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
-	if err := o.completeFlags(args, o.Where, o.GroupBy); err != nil {
+	groupBy, at, err := splitGroupByContext(o.GroupBy)
+	if err != nil {
 		return err
 	}
-	return o.Connect(o.ConfigFlags)
+	contextWhere, where, err := splitContextWhere(o.Where)
+	if err != nil {
+		return err
+	}
+	if err := o.completeTargets(cmd, at >= 0 || len(contextWhere) > 0, contextWhere); err != nil {
+		return err
+	}
+	return o.completeFlags(args, where, groupBy)
 }
 
 // completeFlags turns the arguments and flags into what every target's
@@ -251,7 +261,6 @@ func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
 		Filter:           filter,
 		Timestamps:       o.Timestamps,
 		Initial:          o.Initial,
-		maxEvents:        o.MaxEvents,
 		ShowSecretValues: o.ShowSecretValues,
 		Location:         time.Local,
 		sharedProcess:    o.Engines.Shared(),
@@ -304,14 +313,6 @@ func (o *WatchOptions) Validate() error {
 		return fmt.Errorf("--until and --until-all cannot be combined: --until waits for the named objects (or any object), --until-all for every object")
 	}
 	return o.validateGroups()
-}
-
-// Run watches the target the command's own kubeconfig flags name, to
-// stdout and stderr.
-func (o *WatchOptions) Run(ctx context.Context) error {
-	ctx, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	return o.target(o.EngineOptions, o.Out, o.ErrOut).run(ctx)
 }
 
 // watchErrorReporter says on stderr when a watch breaks after sync, once per

@@ -90,7 +90,6 @@ type WatchPrintConfig struct {
 	Color            bool
 	Timestamps       bool
 	Initial          bool
-	maxEvents        int // 0: no limit
 	ShowSecretValues bool
 	DiffOptions      diff.Options
 	Where            []WhereClause // ANDed; none: every object
@@ -101,9 +100,13 @@ type WatchPrintConfig struct {
 	// sharedProcess is set when the watch runs in a process serving other
 	// commands too (a warm cache): it then leaves GOMAXPROCS alone.
 	sharedProcess bool
-	// budget, when set, is --max-events shared by the watches of a fleet
-	// (runWatchTargets): an event is printed only while it lasts.
-	budget *FleetEventBudget
+	// budget, when set, is --max-events shared by the watches of the
+	// targets: an event is printed only while it lasts.
+	budget *eventBudget
+	// Context, set when the watch has several targets, names the target
+	// of each event: the first word of every text line, CONTEXT/ before -o
+	// name's line, and a field context first in -o json and yaml.
+	Context string
 }
 
 // ParseDiffPaths returns the diff options of --ignore and --only: the default

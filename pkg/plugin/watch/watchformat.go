@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -56,7 +57,11 @@ func (p *EventPrinter) Handle(ev *engine.Event) (bool, error) {
 	case formatYAML:
 		return true, p.writeYAML(r)
 	case FormatName:
-		_, err := fmt.Fprintf(p.Out, "%s %s/%s\n", r.Typ, printing.KindName(ev.Resource), terminal.SanitizeText(printing.ObjectName(ev.Object())))
+		context := ""
+		if p.Cfg.Context != "" {
+			context = p.Cfg.Context + "/"
+		}
+		_, err := fmt.Fprintf(p.Out, "%s%s %s/%s\n", context, r.Typ, printing.KindName(ev.Resource), terminal.SanitizeText(printing.ObjectName(ev.Object())))
 		return true, err
 	}
 	return true, p.writeText(r)
@@ -85,8 +90,15 @@ func (p *EventPrinter) paint(color, s string) string {
 	return color + s + terminal.Reset
 }
 
+// writeText writes r's line and, for an update, its diff; of several
+// targets every line starts with the target's name.
 func (p *EventPrinter) writeText(r rendered) error {
+	prefix := ""
+	if p.Cfg.Context != "" {
+		prefix = p.Cfg.Context + " "
+	}
 	var line strings.Builder
+	line.WriteString(prefix)
 	if p.Cfg.Timestamps {
 		loc := p.Cfg.Location
 		if loc == nil {
@@ -133,10 +145,19 @@ func (p *EventPrinter) writeText(r rendered) error {
 	}
 	switch p.Cfg.Diff {
 	case diffCompact:
-		return diff.WriteCompact(p.Out, r.update.Changes(), "    ", p.Cfg.Color)
+		return diff.WriteCompact(p.Out, r.update.Changes(), prefix+"    ", p.Cfg.Color)
 	case diffUnified:
 		label := printing.KindName(r.ev.Resource) + "/" + printing.ObjectName(r.ev.New)
-		return r.update.WriteUnified(p.Out, label+" (old)", label+" (new)", 3, p.Cfg.Color)
+		var unified bytes.Buffer
+		if err := r.update.WriteUnified(&unified, label+" (old)", label+" (new)", 3, p.Cfg.Color); err != nil {
+			return err
+		}
+		for _, l := range bytes.SplitAfter(unified.Bytes(), []byte("\n")) {
+			if len(l) > 0 {
+				p.Out.WriteString(prefix)
+				p.Out.Write(l)
+			}
+		}
 	}
 	return nil
 }
@@ -167,7 +188,9 @@ func secretPaths() []diff.Path {
 // jsonEvent is one line of -o json: the shape of kubectl get -w
 // --output-watch-events -o json, plus the patch and what we know of it.
 type jsonEvent struct {
-	Type engine.EventType `json:"type"`
+	// Context names the target of a watch of several (-o json).
+	Context string           `json:"context,omitempty"`
+	Type    engine.EventType `json:"type"`
 	// Time is when a recorded event was recorded (RFC 3339); a live
 	// watch leaves it out.
 	Time string `json:"time,omitempty"`
@@ -213,6 +236,7 @@ func (p *EventPrinter) writeJSON(r rendered) error {
 	if err != nil {
 		return err
 	}
+	ev.Context = p.Cfg.Context
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
@@ -233,6 +257,12 @@ func (p *EventPrinter) writeYAML(r rendered) error {
 	}
 	if _, err := p.Out.WriteString("---\n"); err != nil {
 		return err
+	}
+	if p.Cfg.Context != "" {
+		// First, where the keys of b are sorted; a JSON string is a YAML
+		// scalar.
+		name, _ := json.Marshal(p.Cfg.Context)
+		p.Out.WriteString("context: " + string(name) + "\n")
 	}
 	_, err = p.Out.Write(b)
 	return err

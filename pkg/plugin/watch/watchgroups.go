@@ -72,19 +72,9 @@ func (o *WatchOptions) validateGroups() error {
 	return nil
 }
 
-// runGroups keeps the live grouped table of the synced caches until ctx
-// ends (Ctrl-C, --timeout) or the engine fails: the target's part of the
-// table of several targets, or a table of its own, a merge of one.
+// runGroups keeps the target's part of the live grouped table of the
+// synced caches until ctx ends (Ctrl-C, --timeout) or the engine fails.
 func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	if w.groups == nil {
-		table := w.o.groupTable([]string{""}, w.out)
-		w.groups = &groupFeed{table: table}
-		return runGroupTargets(table, func() error {
-			err := w.runGroups(ctx, eng, queue, names)
-			table.ended("", err)
-			return err
-		})
-	}
 	f := w.groups
 	f.keys, f.names, f.cfg = w.groupDefs, names, w.print
 	if err := f.seed(eng.Types()); err != nil {

@@ -26,11 +26,10 @@ const maxFlushDelay = 20 * time.Millisecond
 
 // EventPrinter is the one goroutine that turns queued events into output.
 type EventPrinter struct {
-	Cfg     WatchPrintConfig
-	names   map[string]map[string]bool
-	Out     *bufio.Writer
-	errOut  io.Writer
-	printed int
+	Cfg    WatchPrintConfig
+	names  map[string]map[string]bool
+	Out    *bufio.Writer
+	errOut io.Writer
 	// until, when set, ends the watch when it is met, and met says it was.
 	until *untilCondition
 	met   bool
@@ -55,7 +54,7 @@ func NewEventPrinter(cfg WatchPrintConfig, names map[string]map[string]bool, out
 	return &EventPrinter{Cfg: cfg, names: names, Out: bufio.NewWriterSize(out, 64*1024), errOut: errOut}
 }
 
-// run prints events until ctx ends, --max-events is reached or the --until
+// run prints events until ctx ends, the --max-events budget is spent or the --until
 // condition is met (then p.met is set). A closed stdout ends it quietly; an
 // expression that hit CEL's cost limit ends it with an error.
 func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
@@ -74,12 +73,12 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 		if !ok {
 			return QuietPipe(p.Out.Flush())
 		}
-		if p.Cfg.budget != nil && !p.Cfg.budget.Lock() {
+		if p.Cfg.budget != nil && !p.Cfg.budget.lock() {
 			return QuietPipe(p.Out.Flush())
 		}
 		shown, err := p.Handle(ev)
 		if p.Cfg.budget != nil {
-			p.Cfg.budget.Unlock(shown && err == nil)
+			p.Cfg.budget.unlock(shown && err == nil)
 		}
 		if err != nil {
 			return QuietPipe(err)
@@ -94,12 +93,6 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 		if p.until != nil && p.until.met() {
 			p.met = true
 			return QuietPipe(p.Out.Flush())
-		}
-		if shown {
-			p.printed++
-			if p.Cfg.maxEvents > 0 && p.printed >= p.Cfg.maxEvents {
-				return QuietPipe(p.Out.Flush())
-			}
 		}
 		// Flush when the queue is empty, and at least every maxFlushDelay
 		// under sustained load, so a busy stream is batched but not late.

@@ -35,8 +35,7 @@ type targetWatch struct {
 	// print.Filter is o.print.Filter's.
 	until *expr.Guard
 	// groups, for --group-by and --sum, is the target's part of the
-	// table: of the one table of several targets when set before run,
-	// else of a table of its own (runGroups).
+	// one table of the targets.
 	groups *groupFeed
 }
 
