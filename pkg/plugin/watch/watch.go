@@ -53,20 +53,16 @@ const QueueLimit = 10000
 type WatchOptions struct {
 	engines.EngineOptions
 
-	Where            []string
-	Initial          bool
-	Diff             string
-	Ignore           []string
-	Only             []string
-	Output           string
-	Timestamps       bool
-	Color            string
-	Timeout          time.Duration
-	MaxEvents        int
-	ShowSecretValues bool
-	Filter           string
-	Until            string
-	UntilAll         string
+	PrintFlags
+
+	Where      []string
+	Initial    bool
+	Timestamps bool
+	Timeout    time.Duration
+	MaxEvents  int
+	Filter     string
+	Until      string
+	UntilAll   string
 	// GroupBy and Sums (--group-by, --sum) make the watch a live grouped
 	// table instead of a stream of events (runGroups).
 	GroupBy []string
@@ -97,9 +93,6 @@ type WatchOptions struct {
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
 	return &WatchOptions{
 		EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}},
-		Diff:          "compact",
-		Output:        "text",
-		Color:         "auto",
 		IOStreams:     streams,
 	}
 }
@@ -127,18 +120,13 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")
-	f.StringVar(&o.Diff, "diff", o.Diff, "How updates show what changed: compact, unified or none.")
-	f.StringArrayVar(&o.Ignore, "ignore", nil, "Leave changes at or under PATH out of diffs and events (repeatable), e.g. --ignore status.conditions.")
-	f.StringArrayVar(&o.Only, "only", nil, "Report only changes at or under PATH (repeatable), e.g. --only spec --only metadata.labels.")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
+	o.PrintFlags.AddFlags(cmd, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
 	f.BoolVar(&o.Timestamps, "timestamps", false, "Prefix each event with the time it was printed.")
-	f.StringVar(&o.Color, "color", o.Color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
 	f.StringVar(&o.Filter, "filter", "", engines.FilterFlagUsage+" Objects that start passing are ADDED, those that stop passing DELETED.")
 	f.StringVar(&o.Until, "until", "", "Exit 0 as soon as the CEL expression is true for every object named in the arguments (deploy/web), or, with no names, for any watched object; checked on the synced state first. With --timeout, exit 1 if it is not met in time.")
 	f.StringVar(&o.UntilAll, "until-all", "", "Like --until, but wait until the CEL expression is true for every watched object (at least one).")
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
-	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
 	f.StringSliceVar(&o.GroupBy, "group-by", nil, "Instead of events, keep a table of the objects' count per value of the index NAME (several names: per combination), as query --group-by prints it: redrawn in place on a terminal, at most four times a second; otherwise the table once, then a line per group that changes.")
 	f.StringArrayVar(&o.Sums, "sum", nil, "With or without --group-by, add a column summing MEASURE per group and a TOTAL row, as query --sum does (repeatable): requests.cpu, limits.memory, restarts, NAME=JSONPATH...")
 	completion.RegisterCompletions(cmd, configFlags)
@@ -257,14 +245,11 @@ func (o *WatchOptions) parseArgs(args []string) error {
 // --where clauses from where; its colour is resolved per target, for the
 // target's stdout.
 func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
-	cfg := WatchPrintConfig{
-		Filter:           filter,
-		Timestamps:       o.Timestamps,
-		Initial:          o.Initial,
-		ShowSecretValues: o.ShowSecretValues,
-		Location:         time.Local,
-		sharedProcess:    o.Engines.Shared(),
+	cfg, color, err := o.PrintFlags.Complete()
+	if err != nil {
+		return err
 	}
+	cfg.Filter, cfg.Timestamps, cfg.Initial = filter, o.Timestamps, o.Initial
 	var selectors []index.Selector
 	for _, s := range where {
 		sel, err := index.ParseSelector("--where", s)
@@ -278,24 +263,8 @@ func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
 		cfg.Where = append(cfg.Where, WhereClause{Sel: sel, Def: def})
 		selectors = append(selectors, sel)
 	}
-	err := engines.ValidateRelations(selectors)
-	if err != nil {
-		return err
-	}
-	if cfg.Diff, err = ParseDiffMode(o.Diff); err != nil {
-		return err
-	}
-	if cfg.Format, err = ParseWatchFormat(o.Output); err != nil {
-		return err
-	}
-	if o.color, err = ParseColorMode(o.Color); err != nil {
-		return err
-	}
-	if cfg.DiffOptions, err = ParseDiffPaths(o.Ignore, o.Only); err != nil {
-		return err
-	}
-	o.print = cfg
-	return nil
+	o.print, o.color = cfg, color
+	return engines.ValidateRelations(selectors)
 }
 
 // Validate checks the flags without I/O; its errors name the flag.

@@ -56,7 +56,7 @@ func (p *EventPrinter) Handle(ev *engine.Event) (bool, error) {
 		return true, p.writeJSON(r)
 	case formatYAML:
 		return true, p.writeYAML(r)
-	case FormatName:
+	case formatName:
 		context := ""
 		if p.Cfg.Context != "" {
 			context = p.Cfg.Context + "/"

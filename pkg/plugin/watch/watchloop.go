@@ -65,8 +65,8 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 	defer p.Out.Flush()
-	procs := ProcsLimit{Keep: p.Cfg.sharedProcess}
-	defer procs.Restore()
+	var procs procsLimit
+	defer procs.restore()
 	lastFlush := time.Now()
 	for {
 		ev, ok := q.Pop(ctx)
@@ -100,9 +100,9 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 		switch {
 		case pending == 0 && !procs.started:
 			// Caught up with the events of the initial list.
-			procs.OneProc()
+			procs.oneProc()
 		case pending >= behindPending || coalesced > 0:
-			procs.Restore()
+			procs.restore()
 		}
 		if pending == 0 || time.Since(lastFlush) >= maxFlushDelay {
 			if err := p.Out.Flush(); err != nil {
@@ -118,36 +118,33 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 // up with the initial list, tell that the watch has fallen behind.
 const behindPending = 100
 
-// ProcsLimit runs a watch's steady state on one P while it keeps up.
-type ProcsLimit struct {
-	// Keep leaves GOMAXPROCS as it is: the process serves other commands
-	// at the same time (a warm cache).
-	Keep    bool
+// procsLimit runs a watch's steady state on one P while it keeps up.
+type procsLimit struct {
 	started bool
 	prev    int // 0: nothing to restore
 }
 
-// OneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS,
-// there is only one CPU, or keep is set.
+// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS or
+// there is only one CPU.
 //
 // One P is the cheaper setting while the watch keeps up: after sync each
 // event is handed along a chain of goroutines, and with more than one P
 // every hand-off wakes an idle P, which costs more than the event's own
 // work; with one P it is a run-queue push. When the output falls behind,
 // the loop gives the CPUs back with restore.
-func (l *ProcsLimit) OneProc() {
+func (l *procsLimit) oneProc() {
 	l.started = true
 	prev := goruntime.GOMAXPROCS(0)
-	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 || l.Keep {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 {
 		return
 	}
 	goruntime.GOMAXPROCS(1)
 	l.prev = prev
 }
 
-// Restore sets GOMAXPROCS back to what oneProc found, for good: the loop
+// restore sets GOMAXPROCS back to what oneProc found, for good: the loop
 // calls it as soon as the output falls behind, and when the watch ends.
-func (l *ProcsLimit) Restore() {
+func (l *procsLimit) restore() {
 	if l.prev > 0 {
 		goruntime.GOMAXPROCS(l.prev)
 		l.prev = 0
