@@ -127,16 +127,8 @@ func (l warnedLease) Shutdown() {
 }
 
 func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineRequest) (RunningEngine, error) {
-	resources := make([]schema.GroupVersionResource, 0, len(req.Mappings))
-	for _, m := range req.Mappings {
-		resources = append(resources, m.Resource)
-	}
-	printWarning := w.Env.PrintWarning
-	if printWarning == nil {
-		printWarning = func(string) {}
-	}
-	warnings := w.Env.Warnings.Subscribe(resources, printWarning)
-	lease, err := w.lease(ctx, req)
+	warnings := w.Env.subscribe(req.Mappings)
+	lease, err := w.Env.Pool.AcquireFresh(ctx, req.Mappings, req.Config, server.Options{Queue: req.Queue}, *w.MaxStaleness)
 	if err != nil {
 		warnings.Cancel()
 		return nil, err
@@ -152,8 +144,16 @@ func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineReque
 	return warnedLease{Lease: lease, warnings: warnings}, nil
 }
 
-// lease acquires the engines of req from the pool as a command of the
-// cache may use them (server.Pool.AcquireFresh).
-func (w WarmEngines) lease(ctx context.Context, req EngineRequest) (*server.Lease, error) {
-	return w.Env.Pool.AcquireFresh(ctx, req.Mappings, req.Config, server.Options{Queue: req.Queue}, *w.MaxStaleness)
+// subscribe subscribes a command to the API warnings of the types of
+// mappings, which it prints with PrintWarning.
+func (e *ServeEnv) subscribe(mappings []*meta.RESTMapping) *server.Subscription {
+	resources := make([]schema.GroupVersionResource, 0, len(mappings))
+	for _, m := range mappings {
+		resources = append(resources, m.Resource)
+	}
+	printWarning := e.PrintWarning
+	if printWarning == nil {
+		printWarning = func(string) {}
+	}
+	return e.Warnings.Subscribe(resources, printWarning)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
 // EngineOptions are the flags query and watch share: what to cache, and how
@@ -164,10 +165,16 @@ func (o *EngineOptions) Connect(configFlags *genericclioptions.ConfigFlags) erro
 	if errOut == nil {
 		errOut = os.Stderr
 	}
-	if o.WarmSocket = o.warmCache(configFlags, errOut); o.WarmSocket != "" {
-		o.Source, err = o.warmSource(configFlags, o.WarmSocket, o.Source, errOut)
+	if o.WarmSocket = o.warmCache(configFlags, errOut); o.WarmSocket == "" {
+		return nil
 	}
-	return err
+	// The cache's informers, and the API server for what it declines.
+	restConfig, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	o.Source = &client.Source{Socket: o.WarmSocket, Direct: o.Source, MaxStaleness: o.MaxStaleness, Warnings: restConfig.WarningHandler, ErrOut: errOut}
+	return nil
 }
 
 // Resolve maps the TYPE[,TYPE...] argument to REST mappings through

@@ -72,21 +72,6 @@ func LoadFrom(paths []string) (engine.Source, error) {
 	return source, nil
 }
 
-// PrintSyncedFrom prints the line a watch prints once it is watching, or,
-// over --from files (a dump, which holds no changes), how many objects
-// each type's cache holds and that nothing more will come.
-func PrintSyncedFrom(errOut io.Writer, engines engineSource, types []*engine.Type) {
-	if _, dump := engines.(fromEngines); !dump {
-		PrintSynced(errOut, types)
-		return
-	}
-	var counts []string
-	for _, t := range types {
-		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-	}
-	fmt.Fprintf(errOut, "read %s from --from; a dump holds no changes to watch\n", strings.Join(counts, ", "))
-}
-
 // fromEngines starts the command's own engines over the --from files.
 type fromEngines struct {
 	paths []string
@@ -271,12 +256,22 @@ func FromEnded(eng RunningEngine) bool {
 	}
 }
 
-// PrintSynced says on errOut how many objects each type's cache holds: the
-// line a watch prints once it is watching.
-func PrintSynced(errOut io.Writer, types []*engine.Type) {
-	var counts []string
+// PrintSynced says on errOut, once a watch is watching, how many objects
+// each type's cache holds, or, over --from files (a dump, which holds no
+// changes), that nothing more will come.
+func PrintSynced(errOut io.Writer, engines engineSource, types []*engine.Type) {
+	if _, dump := engines.(fromEngines); dump {
+		fmt.Fprintf(errOut, "read %s from --from; a dump holds no changes to watch\n", Counts(types))
+		return
+	}
+	fmt.Fprintf(errOut, "synced %s; watching for changes\n", Counts(types))
+}
+
+// Counts says how many objects each type's cache holds: "pods: 3, nodes: 1".
+func Counts(types []*engine.Type) string {
+	counts := make([]string, 0, len(types))
 	for _, t := range types {
 		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
 	}
-	fmt.Fprintf(errOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
+	return strings.Join(counts, ", ")
 }

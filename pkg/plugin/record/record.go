@@ -165,11 +165,7 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer eng.Shutdown()
-	var counts []string
-	for _, t := range eng.Types() {
-		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-	}
-	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", strings.Join(counts, ", "), o.To)
+	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", engines.Counts(eng.Types()), o.To)
 
 	if o.Duration > 0 {
 		var cancel context.CancelFunc

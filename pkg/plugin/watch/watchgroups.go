@@ -80,7 +80,7 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	if err := f.seed(eng.Types()); err != nil {
 		return err
 	}
-	engines.PrintSyncedFrom(w.errOut, w.eo.Engines, eng.Types())
+	engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
 	ctx, cancel := w.o.watchContext(ctx, eng)
 	defer cancel()
 	err := f.follow(ctx, queue)

@@ -177,7 +177,7 @@ func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, 
 		}
 	}
 	if !w.print.Initial {
-		engines.PrintSynced(w.errOut, eng.Types())
+		engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
 	}
 	p.exprs.Report(w.errOut)
 
