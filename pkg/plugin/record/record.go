@@ -96,14 +96,10 @@ func (o *RecordOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err := o.EngineOptions.Complete(); err != nil {
 		return err
 	}
+	o.Config = pluginwatch.Watching(o.Config, o.ErrOut)
 	o.Config.FullObjects = true
 	o.Config.ManagedFields = engine.KeepManagedFields
-	o.Config.PlainWatchStreams = true
 	o.Config.Progress = progress.NewProgress(o.ErrOut)
-	o.Config.RequireWatch = true
-	reporter := pluginwatch.NewWatchErrorReporter(o.ErrOut)
-	o.Config.OnWatchError = reporter.Report
-	o.Config.OnWatchResumed = reporter.Resumed
 	return nil
 }
 
@@ -167,20 +163,8 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 	defer eng.Shutdown()
 	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", engines.Counts(eng.Types()), o.To)
 
-	if o.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Duration)
-		defer cancel()
-	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := engines.RunContext(ctx, eng, o.Duration)
 	defer cancel()
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	r := newRecorder(w, header.Types)
 	err = r.run(ctx, queue)
 	if cerr := w.Close(); err == nil && cerr != nil {

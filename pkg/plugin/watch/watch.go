@@ -7,6 +7,7 @@ package watch
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -196,8 +197,6 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	if o.grouped() {
 		o.completeGroupEngine(indexDefs)
 	}
-	o.Config.PlainWatchStreams = true
-	o.Config.RequireWatch = true
 	if len(o.typeArgs) == 1 && len(o.names[o.typeArgs[0]]) == 1 && o.Config.FieldSelector == "" {
 		// One object: let the server send only it.
 		for name := range o.names[o.typeArgs[0]] {
@@ -284,18 +283,26 @@ func (o *WatchOptions) Validate() error {
 	return o.validateGroups()
 }
 
-// watchErrorReporter says on stderr when a watch breaks after sync, once per
-// type and cause until the cause changes, so a long outage is not a flood.
+// Watching returns cfg for an engine whose changes a command streams
+// (watch, query -w, record): a watch the user may make, plain watch
+// streams, and a line on errOut when a watch breaks after sync, once per
+// type and cause until the cause changes, so a long outage is not a
+// flood, and when it resumes.
+func Watching(cfg engine.Config, errOut io.Writer) engine.Config {
+	r := &watchErrorReporter{out: &cmdutil.LockedWriter{W: errOut}, last: map[string]string{}}
+	cfg.RequireWatch, cfg.PlainWatchStreams = true, true
+	cfg.OnWatchError, cfg.OnWatchResumed = r.report, r.resumed
+	return cfg
+}
+
+// watchErrorReporter says on stderr when a watch breaks and resumes
+// (Watching).
 type watchErrorReporter struct {
 	out  *cmdutil.LockedWriter
 	last map[string]string
 }
 
-func NewWatchErrorReporter(errOut interface{ Write([]byte) (int, error) }) *watchErrorReporter {
-	return &watchErrorReporter{out: &cmdutil.LockedWriter{W: errOut}, last: map[string]string{}}
-}
-
-func (r *watchErrorReporter) Report(t *engine.Type, err error) {
+func (r *watchErrorReporter) report(t *engine.Type, err error) {
 	msg := err.Error()
 	r.out.Mu.Lock()
 	defer r.out.Mu.Unlock()
@@ -310,7 +317,7 @@ func (r *watchErrorReporter) Report(t *engine.Type, err error) {
 	fmt.Fprintf(r.out.W, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
 }
 
-func (r *watchErrorReporter) Resumed(t *engine.Type) {
+func (r *watchErrorReporter) resumed(t *engine.Type) {
 	r.out.Mu.Lock()
 	defer r.out.Mu.Unlock()
 	delete(r.last, t.Name())

@@ -81,7 +81,7 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 		return err
 	}
 	engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
-	ctx, cancel := w.o.watchContext(ctx, eng)
+	ctx, cancel := engines.RunContext(ctx, eng, w.o.Timeout)
 	defer cancel()
 	err := f.follow(ctx, queue)
 	if failed := eng.Err(); failed != nil {

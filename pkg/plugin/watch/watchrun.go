@@ -68,10 +68,8 @@ func (o *WatchOptions) target(eo engines.EngineOptions, out, errOut io.Writer) *
 		w.groupDefs[i] = ownOf(def)
 	}
 	w.eo.Config.Indexes = engines.PlainIndexes(defs)
+	w.eo.Config = Watching(w.eo.Config, errOut)
 	w.eo.Config.Progress = progress.NewProgress(errOut)
-	reporter := NewWatchErrorReporter(errOut)
-	w.eo.Config.OnWatchError = reporter.Report
-	w.eo.Config.OnWatchResumed = reporter.Resumed
 	return w
 }
 
@@ -181,7 +179,7 @@ func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, 
 	}
 	p.exprs.Report(w.errOut)
 
-	ctx, cancel := o.watchContext(ctx, eng)
+	ctx, cancel := engines.RunContext(ctx, eng, o.Timeout)
 	defer cancel()
 	engines.PlayRecording(ctx, w.eo.Engines)
 	err := p.run(ctx, queue)
@@ -237,27 +235,4 @@ func (w *targetWatch) namesByResource(mappings []*meta.RESTMapping) (map[string]
 		}
 	}
 	return byResource, nil
-}
-
-// watchContext returns ctx ended also after --timeout (when set), when
-// the events of a finished --from source are all printed, and when
-// the engine fails for good after sync (a watch the user may not make), so
-// that the printer ends and the command reports why; the caller calls
-// cancel.
-func (o *WatchOptions) watchContext(ctx context.Context, eng engines.RunningEngine) (context.Context, context.CancelFunc) {
-	cancelTimeout := context.CancelFunc(func() {})
-	if o.Timeout > 0 {
-		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-engines.SourceDrained(eng):
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(); cancelTimeout() }
 }
