@@ -120,15 +120,6 @@ func (o *EngineOptions) Validate() error {
 	return o.validateNow()
 }
 
-// Complete completes the flags (CompleteFlags) and connects to the
-// target the command's own kubeconfig flags name (Connect).
-func (o *EngineOptions) Complete() error {
-	if err := o.CompleteFlags(); err != nil {
-		return err
-	}
-	return o.Connect(o.ConfigFlags)
-}
-
 // CompleteFlags builds what the flags alone decide, the same for every
 // target: the index set and the engine configuration query and watch share
 // (without the namespaces, which are the target's). It sends no request.

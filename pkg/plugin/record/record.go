@@ -93,7 +93,10 @@ func (o *RecordOptions) Complete(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("record takes TYPE[,TYPE...] only, got %q: it records every object of the types; narrow it with -n, -l or --field-selector", strings.Join(args, " "))
 	}
 	o.typeArg = args[0]
-	if err := o.EngineOptions.Complete(); err != nil {
+	if err := o.CompleteFlags(); err != nil {
+		return err
+	}
+	if err := o.Connect(o.ConfigFlags); err != nil {
 		return err
 	}
 	o.Config = pluginwatch.Watching(o.Config, o.ErrOut)
