@@ -119,14 +119,13 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 	return func(ctx context.Context, t targets.Target) error {
 		name := t.Name
 		var stdout, stderr io.Writer = o.Out, o.ErrOut
+		flush := func() {}
 		if o.set.Several {
 			out := &LinePrefixer{Mu: mu, W: o.Out, Above: stdoutAbove}
 			errOut := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
 				return append([]byte("context "+name+": "), line...)
 			}, Above: progress.Above}
-			defer errOut.Flush()
-			defer out.Flush()
-			stdout, stderr = out, errOut
+			stdout, stderr, flush = out, errOut, func() { out.Flush(); errOut.Flush() }
 		}
 		w := o.target(o.EngineOptions, stdout, stderr)
 		w.print.budget = budget
@@ -147,6 +146,7 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 		if groups != nil {
 			groups.ended(name, err)
 		}
+		flush()
 		progress.Done(name, err)
 		return err
 	}
