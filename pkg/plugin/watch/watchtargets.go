@@ -39,16 +39,22 @@ import (
 // merged over the contexts (groupTable); one target's table is a merge of
 // one.
 
-// completeTargets chooses the watch's targets: the kubeconfig flags and
-// --all-contexts, or, when several (the context index is named), the
-// contexts they select (the current one by default), kept where they pass
-// contextWhere. --from reads files: a set of one.
+// completeTargets chooses the watch's targets: a set of one, the
+// command's own kubeconfig flags (named as --context says: the kubeconfig
+// is not read), or, with --all-contexts, a selection in --context or
+// several (the context index is named), the contexts they select (the
+// current one by default), kept where they pass contextWhere. --from
+// reads files: it takes no contexts.
 func (o *WatchOptions) completeTargets(cmd *cobra.Command, several bool, contextWhere []index.Selector) error {
 	all := o.contexts != nil && o.contexts.AllContexts
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed && (several || targets.Selected(o.ConfigFlags, all)) {
+	if !several && !targets.Selected(o.ConfigFlags, all) {
+		o.set = targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
+		return nil
+	}
+	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
 		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
 	}
-	set, err := targets.New(o.ConfigFlags, all, several)
+	set, err := targets.New(o.ConfigFlags, all, true)
 	if err != nil {
 		return err
 	}
