@@ -185,18 +185,14 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	for _, w := range o.print.Where {
 		indexDefs = append(indexDefs, w.Def)
 	}
+	o.Config.FullObjects = true
+	o.Config.ManagedFields = engine.InternManagedFields
 	if o.grouped() {
 		if indexDefs, err = o.completeGroups(groupBy, indexDefs); err != nil {
 			return err
 		}
 	}
 	o.indexDefs = indexDefs
-	o.Config.Indexes = engines.PlainIndexes(indexDefs)
-	o.Config.FullObjects = true
-	o.Config.ManagedFields = engine.InternManagedFields
-	if o.grouped() {
-		o.completeGroupEngine(indexDefs)
-	}
 	if len(o.typeArgs) == 1 && len(o.names[o.typeArgs[0]]) == 1 && o.Config.FieldSelector == "" {
 		// One object: let the server send only it.
 		for name := range o.names[o.typeArgs[0]] {

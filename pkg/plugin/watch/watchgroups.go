@@ -26,7 +26,9 @@ func (o *WatchOptions) grouped() bool {
 
 // completeGroups looks up the indexes of groupBy (--group-by as the
 // targets read it) and parses --sum, and returns indexDefs with the
-// --group-by indexes added.
+// --group-by indexes added. It sets what the engine of a grouped watch
+// caches: no managedFields (nothing is diffed), and stripped pods when
+// every index and measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Definition) ([]index.Definition, error) {
 	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums)
 	if err != nil {
@@ -38,17 +40,11 @@ func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Defini
 			indexDefs = append(indexDefs, def)
 		}
 	}
-	return indexDefs, nil
-}
-
-// completeGroupEngine sets what the engine of a grouped watch caches: no
-// managedFields (nothing is diffed), and stripped pods when every index and
-// measure reads only what aggregate.TransformPod keeps.
-func (o *WatchOptions) completeGroupEngine(indexDefs []index.Definition) {
 	o.Config.ManagedFields = engine.DropManagedFields
 	if engines.PodTransformSafe(o.measures, indexDefs, o.Filter != "") {
 		o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
+	return indexDefs, nil
 }
 
 // validateGroups refuses, with --group-by or --sum, the flags that shape
