@@ -41,11 +41,11 @@ type targetWatch struct {
 	groups *groupFeed
 }
 
-// target returns the watch of the target eo connects to (or, before
-// Connect, names), writing to out and errOut: its engine's progress and
-// watch errors go to errOut.
-func (o *WatchOptions) target(eo engines.EngineOptions, out, errOut io.Writer) *targetWatch {
-	w := &targetWatch{o: o, eo: eo, out: out, errOut: errOut, print: o.print}
+// target returns the watch of a target, its engine options o's until it
+// connects, writing to out and errOut: its engine's progress and watch
+// errors go to errOut.
+func (o *WatchOptions) target(out, errOut io.Writer) *targetWatch {
+	w := &targetWatch{o: o, eo: o.EngineOptions, out: out, errOut: errOut, print: o.print}
 	w.print.Color = o.color.Enabled(out)
 	w.print.Filter, w.until = engines.OwnGuard(o.print.Filter), engines.OwnGuard(o.until)
 	w.print.Where, w.groupDefs = slices.Clone(o.print.Where), slices.Clone(o.groupDefs)

@@ -133,7 +133,7 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 			}, Above: progress.Above}
 			stdout, stderr, flush = out, errOut, func() { out.Flush(); errOut.Flush() }
 		}
-		w := o.target(o.EngineOptions, stdout, stderr)
+		w := o.target(stdout, stderr)
 		w.print.budget = budget
 		if o.set.Several {
 			w.print.Context = name
