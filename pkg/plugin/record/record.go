@@ -320,15 +320,9 @@ func (r *recorder) write(ev *engine.Event) error {
 		withKind["apiVersion"], withKind["kind"] = apiVersion, kind
 		content = withKind
 	}
-	var typ watch.EventType
-	switch ev.Type {
-	case engine.Added:
-		typ = watch.Added
-	case engine.Modified:
-		typ = watch.Modified
-	case engine.Deleted:
-		typ = watch.Deleted
-	default:
+	// The engine's event types are the API's.
+	typ := watch.EventType(ev.Type)
+	if typ != watch.Added && typ != watch.Modified && typ != watch.Deleted {
 		return fmt.Errorf("an event of %s %s: unknown type %q", ev.Resource.Name(), ev.Key, ev.Type)
 	}
 	initial := ev.Initial && !r.live
