@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
@@ -176,19 +177,14 @@ func (o *EngineOptions) Resolve(typeArg string) ([]*meta.RESTMapping, error) {
 		mappings []*meta.RESTMapping
 		err      error
 	}
-	done := make(chan result, 1)
-	go func() {
+	r, ok := cmdutil.WithinTimeout(o.SyncTimeout, func() result {
 		mappings, err := o.Engines.resolve(o.Source, strings.Split(typeArg, ","))
-		done <- result{mappings, err}
-	}()
-	timer := time.NewTimer(o.SyncTimeout)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		return r.mappings, r.err
-	case <-timer.C:
+		return result{mappings, err}
+	})
+	if !ok {
 		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.Server, typeArg)
 	}
+	return r.mappings, r.err
 }
 
 // StartEngine starts engine and waits for sync; when the sync deadline
