@@ -228,11 +228,11 @@ func (b *eventBudget) unlock(printed bool) {
 	b.mu.Unlock()
 }
 
-// LinePrefixer writes whole lines to w, each changed by Prefix if set; the whole
-// lines of one Write go out together under mu (shared by the targets'
-// writers), so that what a target's printer writes at once (an event, a
-// YAML document) is not interleaved with another target's lines. An
-// unfinished line waits for its end or for flush.
+// LinePrefixer writes whole lines to W, each changed by Prefix when set;
+// the whole lines of one Write go out together under Mu (shared by the
+// targets' writers), so that what a target's printer writes at once (an
+// event, a YAML document) is not interleaved with another target's lines.
+// An unfinished line waits for its end or for Flush.
 type LinePrefixer struct {
 	Mu     *sync.Mutex
 	W      io.Writer
