@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -30,20 +32,27 @@ type ServeEnv struct {
 }
 
 // NewServeEnv returns the warm engines of configFlags' identity: its API
-// server as their source (wrapped by wrap, when set), its discovery kept in
-// memory (WarmRESTMapper), the API server's warnings of their lists and
-// watches (logged too, by client-go's default handler), and an empty pool
-// whose informers start the first time a type is asked for and are
-// evicted after evictAfter without users (0: never). It sends no request.
+// server as their source (wrapped by wrap, when set), the API server's
+// warnings of their lists and watches (logged too, by client-go's default
+// handler), and an empty pool whose informers start the first time a type
+// is asked for and are evicted after evictAfter without users (0: never).
+// Its REST mapper is kubectl's (deferred discovery behind the short-name
+// expander), with discovery kept in memory rather than read back from the
+// disk cache for every command; Reset (WarmEngines.resolve calls it when a
+// type is not found) empties the memory and the disk cache alike, so a
+// type created since is found after one fresh discovery. It sends no
+// request.
 func NewServeEnv(configFlags *genericclioptions.ConfigFlags, evictAfter time.Duration, wrap func(engine.Source) engine.Source) (*ServeEnv, error) {
 	restConfig, err := configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, err
 	}
-	mapper, err := WarmRESTMapper(configFlags)
+	disk, err := configFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
 	}
+	discovery := memory.NewMemCacheClient(disk)
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(discovery), discovery, func(string) {})
 	warnings := server.NewWarnings()
 	restConfig.Wrap(warnings.WrapTransport)
 	apiServer, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
