@@ -77,13 +77,19 @@ type fromEngines struct {
 	paths []string
 }
 
-// Namespace is -n, or "default": a kubeconfig's context says nothing of
-// files.
+// Namespace is FilesNamespace.
 func (fromEngines) Namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	return FilesNamespace(configFlags), nil
+}
+
+// FilesNamespace is the namespace of a command over files (--from, a
+// recording): -n, or "default": a kubeconfig's context says nothing of
+// files.
+func FilesNamespace(configFlags *genericclioptions.ConfigFlags) string {
 	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
-		return *configFlags.Namespace, nil
+		return *configFlags.Namespace
 	}
-	return metav1.NamespaceDefault, nil
+	return metav1.NamespaceDefault
 }
 
 func (f fromEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {

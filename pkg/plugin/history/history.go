@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -21,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginwatch "github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -78,7 +78,7 @@ func (o *HistoryOptions) Complete(_ *cobra.Command, args []string) error {
 		return fmt.Errorf("history needs one object as TYPE/NAME (deployment/web), got %q", args[0])
 	}
 	o.typeArg, o.name = typ, name
-	o.namespace = historyNamespace(o.configFlags)
+	o.namespace = engines.FilesNamespace(o.configFlags)
 	if o.Output == "name" {
 		return fmt.Errorf("-o/--output must be text, json or yaml for history, got %q", o.Output)
 	}
@@ -89,15 +89,6 @@ func (o *HistoryOptions) Complete(_ *cobra.Command, args []string) error {
 	cfg.Initial, cfg.Timestamps, cfg.Location, cfg.Color = true, true, time.UTC, color.Enabled(o.Out)
 	o.print = cfg
 	return nil
-}
-
-// historyNamespace is the namespace of -n, else "default", as for every
-// --from source: a kubeconfig's context says nothing of a recording.
-func historyNamespace(configFlags *genericclioptions.ConfigFlags) string {
-	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
-		return *configFlags.Namespace
-	}
-	return metav1.NamespaceDefault
 }
 
 // Validate checks the flags without I/O.
