@@ -52,10 +52,8 @@ func (p *EventPrinter) Handle(ev *engine.Event) (bool, error) {
 		r.managers, r.cause = p.attribute(ev, u)
 	}
 	switch p.Cfg.Format {
-	case formatJSON:
-		return true, p.writeJSON(r)
-	case formatYAML:
-		return true, p.writeYAML(r)
+	case formatJSON, formatYAML:
+		return true, p.writeEvent(r)
 	case formatName:
 		context := ""
 		if p.Cfg.Context != "" {
@@ -208,10 +206,12 @@ type jsonEvent struct {
 	Note              string   `json:"note,omitempty"`
 }
 
-func (p *EventPrinter) event(r rendered) (jsonEvent, error) {
+// writeEvent writes r as a line of JSON (-o json) or a YAML document (-o
+// yaml); of several targets, the context is its first field.
+func (p *EventPrinter) writeEvent(r rendered) error {
 	obj, err := diff.WithoutManagedFields(r.ev.Object())
 	if err != nil {
-		return jsonEvent{}, err
+		return err
 	}
 	ev := jsonEvent{
 		Type:              r.Typ,
@@ -228,41 +228,24 @@ func (p *EventPrinter) event(r rendered) (jsonEvent, error) {
 	if p.RecordedAt != nil {
 		ev.Time = p.RecordedAt(r.ev).UTC().Format(time.RFC3339Nano)
 	}
-	return ev, nil
-}
-
-func (p *EventPrinter) writeJSON(r rendered) error {
-	ev, err := p.event(r)
-	if err != nil {
-		return err
+	var b []byte
+	if p.Cfg.Format == formatJSON {
+		ev.Context = p.Cfg.Context
+		b, err = json.Marshal(ev)
+		b = append(b, '\n')
+	} else {
+		b, err = printing.MarshalYAML(ev)
+		head := "---\n"
+		if p.Cfg.Context != "" {
+			// First, where the keys of b are sorted; a JSON string is a
+			// YAML scalar.
+			name, _ := json.Marshal(p.Cfg.Context)
+			head += "context: " + string(name) + "\n"
+		}
+		b = append([]byte(head), b...)
 	}
-	ev.Context = p.Cfg.Context
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return fmt.Errorf("encoding event: %w", err)
-	}
-	b = append(b, '\n')
-	_, err = p.Out.Write(b)
-	return err
-}
-
-func (p *EventPrinter) writeYAML(r rendered) error {
-	ev, err := p.event(r)
-	if err != nil {
-		return err
-	}
-	b, err := printing.MarshalYAML(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
-	}
-	if _, err := p.Out.WriteString("---\n"); err != nil {
-		return err
-	}
-	if p.Cfg.Context != "" {
-		// First, where the keys of b are sorted; a JSON string is a YAML
-		// scalar.
-		name, _ := json.Marshal(p.Cfg.Context)
-		p.Out.WriteString("context: " + string(name) + "\n")
 	}
 	_, err = p.Out.Write(b)
 	return err
