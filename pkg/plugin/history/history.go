@@ -130,7 +130,6 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 		resource:  &engine.Type{Mapping: mapping},
 	}
 	p := pluginwatch.NewEventPrinter(o.print, nil, o.Out, o.ErrOut)
-	p.RecordedAt = h.recordedAt
 	defer p.Out.Flush()
 	if err := h.print(ctx, r, p); err != nil {
 		return pluginwatch.QuietPipe(err)
@@ -180,15 +179,15 @@ type objectHistory struct {
 	resource        *engine.Type
 
 	// last is the object's last recorded state while it exists.
-	last *unstructured.Unstructured
-	// times are the recorded times of the events handed to the printer.
-	times  map[*engine.Event]time.Time
+	last   *unstructured.Unstructured
 	events int
 }
 
-// print reads r to its end and prints every event of the object.
+// print reads r to its end and prints every event of the object, each
+// with the time it was recorded.
 func (h *objectHistory) print(ctx context.Context, r recording.Events, p *pluginwatch.EventPrinter) error {
-	h.times = map[*engine.Event]time.Time{}
+	var recordedAt time.Time
+	p.RecordedAt = func(*engine.Event) time.Time { return recordedAt }
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil
@@ -205,10 +204,8 @@ func (h *objectHistory) print(ctx context.Context, r recording.Events, p *plugin
 			continue
 		}
 		h.events++
-		h.times[ce] = ev.Time
-		_, err = p.Handle(ce)
-		delete(h.times, ce)
-		if err != nil {
+		recordedAt = ev.Time
+		if _, err := p.Handle(ce); err != nil {
 			return err
 		}
 	}
@@ -240,9 +237,4 @@ func (h *objectHistory) event(ev recording.Event) *engine.Event {
 	}
 	h.last = obj
 	return ce
-}
-
-// recordedAt returns the recorded time of an event print is printing.
-func (h *objectHistory) recordedAt(ev *engine.Event) time.Time {
-	return h.times[ev]
 }
