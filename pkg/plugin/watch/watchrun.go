@@ -204,9 +204,8 @@ func (w *targetWatch) newUntil(names map[string]map[string]bool) *untilCondition
 	case len(names) > 0:
 		mode = untilNamed
 	}
-	u := newUntilCondition(w.until, w.until.Program().Flag(), mode, names)
-	u.byEvent = engines.Replays(w.eo.Engines)
-	return u
+	return &untilCondition{guard: w.until, flag: w.until.Program().Flag(), mode: mode, names: names,
+		states: map[string]untilState{}, byEvent: engines.Replays(w.eo.Engines)}
 }
 
 // namesByResource re-keys the names given per type argument by resource.
