@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
@@ -81,7 +80,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err := validateServe(o.IdleTimeout, o.EvictAfter, o.Record, o.Retain); err != nil {
 		return err
 	}
-	configFlags, err := readKubeconfigFlags(os.Stdin)
+	configFlags, err := readKubeconfigFlags(os.Stdin, o.IOStreams)
 	if err != nil {
 		return err
 	}
@@ -133,19 +132,14 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 }
 
 // readKubeconfigFlags reads the kubeconfig flags cache start passed on r,
-// as JSON, into the ConfigFlags of the cache's clients.
-func readKubeconfigFlags(r io.Reader) (*genericclioptions.ConfigFlags, error) {
+// as JSON, into the ConfigFlags of the cache's clients, whose API warnings
+// the process keeps for its clients' commands (ServeEnv).
+func readKubeconfigFlags(r io.Reader, streams genericiooptions.IOStreams) (*genericclioptions.ConfigFlags, error) {
 	var kubeArgs []string
 	if err := json.NewDecoder(r).Decode(&kubeArgs); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading the kubeconfig flags on stdin: %w", err)
 	}
-	configFlags := genericclioptions.NewConfigFlags(true).
-		WithDiscoveryBurst(300).
-		WithDiscoveryQPS(50).
-		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
-			c.UserAgent = version.UserAgent()
-			return c
-		})
+	configFlags := cmdutil.NewConfigFlags(streams, false)
 	flags := pflag.NewFlagSet("kubeconfig", pflag.ContinueOnError)
 	configFlags.AddFlags(flags)
 	if err := flags.Parse(kubeArgs); err != nil {
