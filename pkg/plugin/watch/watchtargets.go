@@ -270,9 +270,6 @@ func (l *LinePrefixer) Write(b []byte) (int, error) {
 	return len(b), err
 }
 
-// WriteString lets the watch's printers write strings.
-func (l *LinePrefixer) WriteString(s string) (int, error) { return l.Write([]byte(s)) }
-
 // Flush writes an unfinished last line.
 func (l *LinePrefixer) Flush() {
 	if len(l.buf) > 0 {
