@@ -79,24 +79,6 @@ func (o *EngineOptions) AddCacheFlags(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&o.MaxStaleness, "max-staleness", 0, "With a warm cache: if the watch of a type the answer reads has been failing for longer than this, answer directly from the API server instead (0: answer from the cache, with a warning that it may be stale).")
 }
 
-// parseIndexers builds the index set from --indexer.
-func (o *EngineOptions) parseIndexers() error {
-	var custom []index.Custom
-	for _, s := range o.Indexers {
-		c, err := index.ParseCustom(s)
-		if err != nil {
-			return err
-		}
-		custom = append(custom, c)
-	}
-	set, err := index.NewSet(custom...)
-	if err != nil {
-		return err
-	}
-	o.IndexSet = set
-	return nil
-}
-
 // Validate checks the selector flags without I/O.
 func (o *EngineOptions) Validate() error {
 	if o.LabelSelector != "" {
@@ -122,15 +104,26 @@ func (o *EngineOptions) Validate() error {
 }
 
 // CompleteFlags builds what the flags alone decide, the same for every
-// target: the index set and the engine configuration query and watch share
-// (without the namespaces, which are the target's). It sends no request.
+// target: the index set of --indexer and the engine configuration query
+// and watch share (without the namespaces, which are the target's). It
+// sends no request.
 func (o *EngineOptions) CompleteFlags() error {
 	o.Config = engine.Config{
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
 		SyncTimeout:   o.SyncTimeout,
 	}
-	return o.parseIndexers()
+	var custom []index.Custom
+	for _, s := range o.Indexers {
+		c, err := index.ParseCustom(s)
+		if err != nil {
+			return err
+		}
+		custom = append(custom, c)
+	}
+	var err error
+	o.IndexSet, err = index.NewSet(custom...)
+	return err
 }
 
 // Connect sets what depends on the target configFlags name: its namespace

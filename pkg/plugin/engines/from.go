@@ -111,10 +111,11 @@ func (fromEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMap
 // when every event of a finished source has been queued (drainedEngine).
 func (fromEngines) Start(ctx context.Context, source engine.Source, req EngineRequest) (RunningEngine, error) {
 	finisher, finishes := source.(interface{ Finished() <-chan struct{} })
-	counted, counts := newCountingSource(source)
+	offerer, counts := source.(interface{ Offered() int64 })
 	if req.Queue == nil || !finishes || !counts {
 		return DirectEngines{}.Start(ctx, source, req)
 	}
+	counted := &countingSource{Source: source, offered: offerer.Offered}
 	out := req.Queue
 	req.Queue = engine.NewQueue(math.MaxInt)
 	eng, err := DirectEngines{}.Start(ctx, counted, req)
@@ -214,15 +215,6 @@ type countingSource struct {
 	engine.Source
 	offered func() int64
 	listed  atomic.Int64
-}
-
-// newCountingSource wraps source, whose watches count what they deliver.
-func newCountingSource(source engine.Source) (*countingSource, bool) {
-	o, ok := source.(interface{ Offered() int64 })
-	if !ok {
-		return nil, false
-	}
-	return &countingSource{Source: source, offered: o.Offered}, true
 }
 
 // sent returns how many objects the source's feeds have sent or will send.
