@@ -120,21 +120,6 @@ func addRecordFlags(cmd *cobra.Command, record *string, retain *time.Duration) {
 	cmd.Flags().DurationVar(retain, "retain", *retain, "With --record: delete recorded segments older than this; a new segment starts every retain/6 (at least 1m).")
 }
 
-// validateRecord checks --record and --retain.
-func validateRecord(record string, retain time.Duration) error {
-	if retain <= 0 {
-		return fmt.Errorf("--retain must be positive, got %s", retain)
-	}
-	if record == "" {
-		return nil
-	}
-	fi, err := os.Stat(record)
-	if err == nil && !fi.IsDir() {
-		return fmt.Errorf("--record %s: not a directory", record)
-	}
-	return nil
-}
-
 // Complete keeps the kubeconfig arguments and -v the cache process gets,
 // and names the targets.
 func (o *CacheStartOptions) Complete(cmd *cobra.Command, _ []string) error {
@@ -164,7 +149,8 @@ const minIdleTimeout = time.Second
 const defaultEvictAfter = 10 * time.Minute
 
 // validateServe checks the flags of a cache process: --idle-timeout and
-// --evict-after 0 (never) or at least minIdleTimeout, and validateRecord.
+// --evict-after 0 (never) or at least minIdleTimeout, --retain positive,
+// and --record, when given, no file but a directory (or none yet).
 func validateServe(idleTimeout, evictAfter time.Duration, record string, retain time.Duration) error {
 	for _, d := range []struct {
 		flag  string
@@ -174,7 +160,16 @@ func validateServe(idleTimeout, evictAfter time.Duration, record string, retain 
 			return fmt.Errorf("%s must be 0 (never) or at least %s, got %s", d.flag, minIdleTimeout, d.value)
 		}
 	}
-	return validateRecord(record, retain)
+	if retain <= 0 {
+		return fmt.Errorf("--retain must be positive, got %s", retain)
+	}
+	if record == "" {
+		return nil
+	}
+	if fi, err := os.Stat(record); err == nil && !fi.IsDir() {
+		return fmt.Errorf("--record %s: not a directory", record)
+	}
+	return nil
 }
 
 // cacheReadyTimeout bounds how long start waits for the cache to listen.
