@@ -35,6 +35,8 @@ type report struct {
 	mustGather *mustGatherResult
 	recording  *recordingResult
 	fleet      *fleetResult
+	// mcp is the mcp step's, nil when it did not run.
+	mcp *mcpResult
 
 	micro     string
 	microLoad float64
@@ -349,6 +351,7 @@ func (r *report) markdown() string {
 	p("%s", r.mustGatherSection())
 	p("%s", r.recordingSection())
 	p("%s", r.fleetSection())
+	p("%s", r.mcpSection())
 
 	if len(r.profiles) > 0 || r.profileErr != "" {
 		p("## Profiles of the missed targets\n\n")

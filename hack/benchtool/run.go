@@ -79,6 +79,10 @@ type bench struct {
 	soakPods, soakClients, soakRate int
 	soakDuration, soakEvery         time.Duration
 	soakHolds                       []time.Duration
+	// mcpNodes, mcpPods, mcpRuns and mcpTimeout are the mcp step's
+	// BENCH_MCP_NODES, _PODS, _RUNS and _TIMEOUT.
+	mcpNodes, mcpPods, mcpRuns int
+	mcpTimeout                 time.Duration
 	// stepList is BENCH_STEPS in its order.
 	stepList []string
 
@@ -87,7 +91,7 @@ type bench struct {
 }
 
 // clusterFreeSteps are the steps that need no seeded objects.
-var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true, "mustgather": true}
+var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true, "mustgather": true, "mcp": true}
 
 // selfSeedingSteps seed the pods they need themselves (and no widgets).
 var selfSeedingSteps = map[string]bool{"soak": true}
@@ -200,6 +204,13 @@ func (b *bench) configure() error {
 	b.soakHolds = envDurations("BENCH_SOAK_DOWN", []time.Duration{2 * time.Second, 8 * time.Second, 14 * time.Second}, &errs)
 	if b.soakPods < 1 || b.soakClients < 1 || b.soakRate < 1 || b.soakDuration <= 0 || b.soakEvery <= 0 {
 		errs = append(errs, errors.New("BENCH_SOAK_PODS, BENCH_SOAK_CLIENTS, BENCH_SOAK_RATE, BENCH_SOAK_DURATION and BENCH_SOAK_RESTART_EVERY must be positive"))
+	}
+	b.mcpNodes = envInt("BENCH_MCP_NODES", 45, &errs)
+	b.mcpPods = envInt("BENCH_MCP_PODS", 10000, &errs)
+	b.mcpRuns = envInt("BENCH_MCP_RUNS", b.runs, &errs)
+	b.mcpTimeout = envDuration("BENCH_MCP_TIMEOUT", 20*time.Minute, &errs)
+	if b.mcpNodes < 1 || b.mcpPods <= mcpReplicas || b.mcpRuns < 1 || b.mcpTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("BENCH_MCP_NODES, BENCH_MCP_RUNS and BENCH_MCP_TIMEOUT must be positive, BENCH_MCP_PODS above %d", mcpReplicas))
 	}
 	b.fleetClusters = envInt("BENCH_FLEET_CLUSTERS", 10, &errs)
 	b.fleetPods = envInt("BENCH_FLEET_PODS", 10000, &errs)
@@ -330,6 +341,13 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("fleet: %w", err)
 		}
 		b.write()
+	}
+	if b.steps["mcp"] {
+		err := b.mcpStep(ctx)
+		b.write()
+		if err != nil {
+			return fmt.Errorf("mcp: %w", err)
+		}
 	}
 	b.rep.targets = b.evaluate()
 	if b.steps["profile"] {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/library"
 )
@@ -105,6 +106,8 @@ type Program struct {
 	src  string
 	kind Kind
 	prg  cel.Program
+	// parts converts an object to the parts of it the expression reads.
+	parts *object.Projection
 }
 
 // Flag returns the flag the expression came from, as given to Compile.
@@ -178,7 +181,7 @@ func CompileWithLimit(flag, src string, kind Kind, costLimit uint64) (*Program, 
 		// regex that does not compile after optimisation.
 		return nil, &CompileError{Flag: flag, Issues: []Issue{{Line: 1, Column: 1, Message: err.Error()}}}
 	}
-	return &Program{flag: flag, src: src, kind: kind, prg: prg}, nil
+	return &Program{flag: flag, src: src, kind: kind, prg: prg, parts: object.NewProjection(objectPaths(ast.NativeRep()))}, nil
 }
 
 // checkResultType returns why t cannot be a result of kind, or "".
@@ -254,9 +257,10 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-// eval runs the program on obj (converted with ToObject) at now.
+// eval runs the program on obj at now: on the parts of it the expression
+// reads, converted as ToObject converts them.
 func (p *Program) eval(ctx context.Context, obj any, now time.Time) (ref.Val, error) {
-	m, err := ToObject(obj)
+	m, err := p.parts.Content(obj)
 	if err != nil {
 		return nil, &EvalError{Flag: p.flag, Err: err}
 	}

@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,8 @@ func FuzzCompileEval(f *testing.F) {
 	} {
 		f.Add(src)
 	}
-	obj, err := ToObject(deploymentPod())
+	typed := deploymentPod()
+	obj, err := ToObject(typed)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -50,10 +52,19 @@ func FuzzCompileEval(f *testing.F) {
 				}
 				continue
 			}
+			// The typed pod is read as far as the expression's paths: the
+			// same result, and the same error, as the whole pod.
+			var got, projected any
+			var projectedErr error
 			if kind == Predicate {
-				_, err = p.Match(context.Background(), obj, testNow)
+				got, err = p.Match(context.Background(), obj, testNow)
+				projected, projectedErr = p.Match(context.Background(), typed, testNow)
 			} else {
-				_, err = p.Values(context.Background(), obj, testNow)
+				got, err = p.Values(context.Background(), obj, testNow)
+				projected, projectedErr = p.Values(context.Background(), typed, testNow)
+			}
+			if fmt.Sprint(got, err) != fmt.Sprint(projected, projectedErr) {
+				t.Fatalf("eval(%q, %v) = %v, %v on the whole pod, %v, %v on the typed pod", src, kind, got, err, projected, projectedErr)
 			}
 			if err != nil {
 				var ee *EvalError

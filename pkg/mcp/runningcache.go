@@ -25,6 +25,11 @@ func (s *Server) collect(ctx context.Context, t contextTarget, env *engines.Serv
 	if answer, stderr, by, ok, err := s.askRunningCache(ctx, t, env, q); ok {
 		return answer, stderr, by, err
 	}
+	return collectOwn(ctx, env, q)
+}
+
+// collectOwn answers q with the query command's code over env's pool.
+func collectOwn(ctx context.Context, env *engines.ServeEnv, q protocol.Query) (answer protocol.Answer, stderr, by string, err error) {
 	var stdout, errOut bytes.Buffer
 	outcome := query.CollectHandler(env)(ctx, protocol.Request{Kind: protocol.Collect, Query: &q}, &stdout, &errOut)
 	switch {

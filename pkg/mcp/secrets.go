@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,15 +51,13 @@ func (l valuelessListWatch) ListWithContext(ctx context.Context, options metav1.
 	if err != nil {
 		return nil, err
 	}
-	switch list := list.(type) {
-	case *corev1.SecretList:
-		for i := range list.Items {
-			emptySecretValues(&list.Items[i])
-		}
-	case *unstructured.UnstructuredList:
-		for i := range list.Items {
-			emptySecretValues(&list.Items[i])
-		}
+	// Any list form: typed, unstructured, or a warm cache's list of
+	// objects.
+	if err := meta.EachListItem(list, func(obj runtime.Object) error {
+		emptySecretValues(obj)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("emptying the values of listed Secrets: %w", err)
 	}
 	return list, nil
 }

@@ -59,3 +59,28 @@ func TestValuelessSecrets(t *testing.T) {
 		t.Errorf("unstructured data.password = %v, want empty", got)
 	}
 }
+
+// TestValuelessSecretsOfEveryListForm empties the values of Secrets in the
+// list forms a source returns: unstructured, and a warm cache's list of
+// objects.
+func TestValuelessSecretsOfEveryListForm(t *testing.T) {
+	for name, list := range map[string]runtime.Object{
+		"unstructured":    &unstructured.UnstructuredList{Items: []unstructured.Unstructured{{Object: map[string]any{"kind": "Secret", "data": map[string]any{"password": "aHVudGVyMg=="}}}}},
+		"list of objects": &metav1.List{Items: []runtime.RawExtension{{Object: &corev1.Secret{Data: map[string][]byte{"password": []byte("hunter2")}}}}},
+	} {
+		got, err := valuelessListWatch{next: fakeListWatch{list: list}}.ListWithContext(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var value any
+		switch got := got.(type) {
+		case *unstructured.UnstructuredList:
+			value = got.Items[0].Object["data"].(map[string]any)["password"]
+		case *metav1.List:
+			value = string(got.Items[0].Object.(*corev1.Secret).Data["password"])
+		}
+		if value != "" {
+			t.Errorf("%s: the listed Secret's password = %v, want empty", name, value)
+		}
+	}
+}

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -33,6 +31,10 @@ type Options struct {
 	EvictAfter time.Duration
 	// Version names the server to clients.
 	Version string
+	// Recordings are the recordings (kubectl informer record --to FILE)
+	// the history and at tools read; without any, those tools are not
+	// offered. CheckRecordings checks them.
+	Recordings []string
 }
 
 // Server is the MCP server: its tools and the warm engines of the
@@ -84,24 +86,25 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 // Close stops every context's informers.
 func (s *Server) Close() { s.shutdownEnvs() }
 
-// ServeHTTP serves streamable HTTP on addr, which must be a loopback
-// address (CheckLoopback), until ctx ends, then stops every informer. A
-// request whose Host is not a loopback name (DNS rebinding) or that a
-// browser marks cross-origin is refused.
-// listening, if set, is called with the bound address once it listens.
+// ServeHTTP serves streamable HTTP on addr, a loopback HOST:PORT or a
+// unix:PATH socket that only its owner may use (CheckAddress), until ctx
+// ends, then stops every informer. A request whose Host is not a loopback
+// name (DNS rebinding) or that a browser marks cross-origin is refused.
+// listening, if set, is called with the URL clients connect to once it
+// listens (for a socket, unix:PATH).
 func (s *Server) ServeHTTP(ctx context.Context, addr string, listening func(addr string)) error {
 	defer s.shutdownEnvs()
-	if err := CheckLoopback(addr); err != nil {
+	if err := CheckAddress(addr); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, url, err := listen(addr)
 	if err != nil {
-		return fmt.Errorf("--http %s: %w", addr, err)
+		return err
 	}
 	handler := http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil))
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if listening != nil {
-		listening(ln.Addr().String())
+		listening(url)
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -117,21 +120,4 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, listening func(addr
 		}
 		return nil
 	}
-}
-
-// CheckLoopback refuses an HTTP address that is not on a loopback
-// interface: the server holds the kubeconfig's credentials and answers
-// whoever connects.
-func CheckLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--http %q: want HOST:PORT on a loopback address (127.0.0.1:8080): %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("--http %q: only a loopback address is served (127.0.0.1, ::1 or localhost), since whoever connects reads the clusters with your credentials", addr)
 }

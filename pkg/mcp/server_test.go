@@ -151,7 +151,7 @@ func TestDeadContextsAreErrors(t *testing.T) {
 	}
 }
 
-func TestCheckLoopback(t *testing.T) {
+func TestCheckAddress(t *testing.T) {
 	tests := []struct {
 		addr string
 		ok   bool
@@ -164,10 +164,13 @@ func TestCheckLoopback(t *testing.T) {
 		{"192.168.1.5:80", false},
 		{"example.com:80", false},
 		{"8080", false},
+		{"unix:/run/user/1000/mcp.sock", true},
+		{"unix:mcp.sock", true},
+		{"unix:", false},
 	}
 	for _, tt := range tests {
-		if err := CheckLoopback(tt.addr); (err == nil) != tt.ok {
-			t.Errorf("CheckLoopback(%q) = %v, want ok %v", tt.addr, err, tt.ok)
+		if err := CheckAddress(tt.addr); (err == nil) != tt.ok {
+			t.Errorf("CheckAddress(%q) = %v, want ok %v", tt.addr, err, tt.ok)
 		}
 	}
 }
@@ -196,8 +199,7 @@ func TestServeHTTP(t *testing.T) {
 	go func() { done <- s.ServeHTTP(ctx, "127.0.0.1:0", func(a string) { addr <- a }) }()
 	var url string
 	select {
-	case a := <-addr:
-		url = "http://" + a
+	case url = <-addr:
 	case err := <-done:
 		t.Fatalf("ServeHTTP = %v before listening", err)
 	}

@@ -126,8 +126,8 @@ func (s *Server) eventsContext(ctx context.Context, t contextTarget, in EventsIn
 	}
 	kind := mappings[0].GroupVersionKind.Kind
 	a.Object = kind + "/" + name
-	q := QueryInput{Types: "events", Namespace: in.Namespace, Index: []string{"involved-object=" + a.Object},
-		Columns: eventColumns, SortBy: ".lastTimestamp", indexers: []string{eventsAboutIndex}}
+	q := QueryInput{Question: Question{Types: "events", Namespace: in.Namespace, Index: []string{"involved-object=" + a.Object},
+		Columns: eventColumns, SortBy: ".lastTimestamp", indexers: []string{eventsAboutIndex}}}
 	if mappings[0].Scope.Name() == meta.RESTScopeNameRoot {
 		q.Namespace, q.AllNamespaces = "", true
 	}

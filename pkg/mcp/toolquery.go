@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,7 +14,13 @@ import (
 
 // QueryInput is the query tool's arguments: the query command's flags.
 type QueryInput struct {
-	Context       string   `json:"context,omitempty" jsonschema:"kubeconfig context: a name, names joined by commas, a shell-style pattern such as prod-*, or all; empty is the current context"`
+	Context string `json:"context,omitempty" jsonschema:"kubeconfig context: a name, names joined by commas, a shell-style pattern such as prod-*, or all; empty is the current context"`
+	Question
+}
+
+// Question is what a query asks of one context's objects, or of a
+// recording's at an instant: the query command's flags but --context.
+type Question struct {
 	Types         string   `json:"types" jsonschema:"TYPE[,TYPE...] as kubectl get takes them: pods, deployments.apps, nodes, cm"`
 	Namespace     string   `json:"namespace,omitempty" jsonschema:"namespace (several joined by commas); empty is the context's default namespace unless allNamespaces"`
 	AllNamespaces bool     `json:"allNamespaces,omitempty" jsonschema:"ask every namespace"`
@@ -69,11 +76,8 @@ type Table struct {
 
 // query answers the query tool.
 func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInput) (*sdk.CallToolResult, QueryOutput, error) {
-	if strings.TrimSpace(in.Types) == "" {
-		return nil, QueryOutput{}, fmt.Errorf("types is required: TYPE[,TYPE...], e.g. pods or deployments.apps; see the types tool")
-	}
-	if in.Columns != "" && in.Wide {
-		return nil, QueryOutput{}, fmt.Errorf("columns and wide exclude each other")
+	if err := in.check(); err != nil {
+		return nil, QueryOutput{}, err
 	}
 	ts, err := s.selectContexts(in.Context)
 	if err != nil {
@@ -84,6 +88,23 @@ func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInpu
 	}, func(name string, err error) QueryAnswer {
 		return QueryAnswer{Context: name, Error: err.Error()}
 	})
+	return s.queryResult(answers)
+}
+
+// check checks q's arguments without I/O.
+func (q Question) check() error {
+	if strings.TrimSpace(q.Types) == "" {
+		return fmt.Errorf("types is required: TYPE[,TYPE...], e.g. pods or deployments.apps; see the types tool")
+	}
+	if q.Columns != "" && q.Wide {
+		return fmt.Errorf("columns and wide exclude each other")
+	}
+	return nil
+}
+
+// queryResult is the result of answers, cut to the budget; a tool error
+// when every answer failed.
+func (s *Server) queryResult(answers []QueryAnswer) (*sdk.CallToolResult, QueryOutput, error) {
 	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "rows",
 		func(a QueryAnswer) (longest, count int) {
 			for _, t := range a.Tables {
@@ -120,17 +141,28 @@ func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInpu
 	if err != nil {
 		return fail(err)
 	}
-	a.NamespaceScope = scope
-	a.NamespaceScope += "; cluster-scoped types are whole"
 	env, err := s.warmEnv(t)
 	if err != nil {
 		return fail(err)
 	}
+	return answerQuestion(ctx, a, namespace, scope, in.Question, func(ctx context.Context, q protocol.Query) (protocol.Answer, string, string, error) {
+		return s.collect(ctx, t, env, q)
+	}, s.opts.SyncTimeout)
+}
+
+// answerQuestion fills a with the answer to in, asked of namespace ("" for
+// all), whose scope says which namespaces that is, through collect.
+func answerQuestion(ctx context.Context, a QueryAnswer, namespace, scope string, in Question, collect func(context.Context, protocol.Query) (answer protocol.Answer, stderr, by string, err error), syncTimeout time.Duration) QueryAnswer {
+	fail := func(err error) QueryAnswer {
+		a.Error = err.Error()
+		return a
+	}
+	a.NamespaceScope = scope + "; cluster-scoped types are whole"
 	grouped := len(in.GroupBy) > 0 || len(in.Sums) > 0
 	q := protocol.Query{
 		Types: in.Types, Namespace: namespace, AllNamespaces: in.AllNamespaces, LabelSelector: in.LabelSelector,
 		Index: in.Index, Indexers: in.indexers, GroupBy: in.GroupBy, Sums: in.Sums, Filter: in.Filter,
-		Tables: true, SyncTimeout: protocol.Duration(s.opts.SyncTimeout),
+		Tables: true, SyncTimeout: protocol.Duration(syncTimeout),
 	}
 	switch {
 	case in.Columns != "":
@@ -141,7 +173,7 @@ func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInpu
 	if !grouped {
 		q.SortBy = in.SortBy
 	}
-	answer, stderr, by, err := s.collect(ctx, t, env, q)
+	answer, stderr, by, err := collect(ctx, q)
 	if err != nil {
 		return fail(err)
 	}
@@ -171,7 +203,7 @@ func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInpu
 // groupTable returns the answer's table of groups sorted by in.SortBy
 // (key columns ascending, counts and sums largest first) and cut to
 // in.Top, as the query command prints it.
-func groupTable(answer protocol.Answer, in QueryInput) (Table, error) {
+func groupTable(answer protocol.Answer, in Question) (Table, error) {
 	t := *answer.Table
 	total := len(t.Rows)
 	if in.SortBy != "" {

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"strings"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,4 +74,24 @@ func (s *Server) addTools() {
 		Annotations: readOnly,
 		Description: "List the built-in indexes a query's index selectors and groupBy can name (node, namespace, phase, label:KEY, owner-root, uses, used-by, ...) and what each means.",
 	}, s.indexers)
+	if len(s.opts.Recordings) == 0 {
+		return
+	}
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "history",
+		Title:       "An object's recorded history",
+		Annotations: readOnly,
+		Description: "Every recorded change of one object (object=deployment/web) in a recording this server was started with, oldest first, " +
+			"as `kubectl informer history` prints it: ADDED, each update with the paths it changed (old and new values) and the field managers " +
+			"who made it (kubectl-set, kube-controller-manager, ...), DELETED. only=[\"spec\"] or ignore=[\"status\"] narrow the changes. " +
+			"Recordings: " + strings.Join(s.recordingNames(), ", ") + ".",
+	}, s.history)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:        "at",
+		Title:       "Query the past",
+		Annotations: readOnly,
+		Description: "Answer a query as the cluster was at an instant of a recording this server was started with (at=2026-11-26T01:40:00Z, or -10m before its end; " +
+			"empty is its end), with the query tool's arguments (types, namespace, index, filter, groupBy, sums, columns, ...): " +
+			"\"what did the pods look like ten minutes ago\". Ages count from that instant. Recordings: " + strings.Join(s.recordingNames(), ", ") + ".",
+	}, s.at)
 }

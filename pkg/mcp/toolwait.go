@@ -121,8 +121,8 @@ func (s *Server) waitContext(ctx context.Context, t contextTarget, in WaitInput,
 	began := time.Now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	selected := QueryInput{Types: in.Types, Namespace: in.Namespace, AllNamespaces: in.AllNamespaces, LabelSelector: in.LabelSelector,
-		Index: in.Index, Filter: in.Filter, Columns: waitColumns}
+	selected := QueryInput{Question: Question{Types: in.Types, Namespace: in.Namespace, AllNamespaces: in.AllNamespaces, LabelSelector: in.LabelSelector,
+		Index: in.Index, Filter: in.Filter, Columns: waitColumns}}
 	// An object meets the condition when it evaluates to true: one whose
 	// evaluation fails (a field not set yet) is pending.
 	meeting := selected

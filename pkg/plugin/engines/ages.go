@@ -90,6 +90,10 @@ func (o *EngineOptions) agesAt() (time.Time, string, error) {
 		}
 	}
 	switch e := o.Engines.(type) {
+	case WarmEngines:
+		if !e.Env.At.IsZero() {
+			return e.Env.At, "the instant asked", nil
+		}
 	case *recordingEngines:
 		if e.at.IsZero() {
 			return time.Time{}, "", nil // a replay: watch prints no ages

@@ -29,6 +29,10 @@ type ServeEnv struct {
 	// PrintWarning, per request, takes an API warning for the client to
 	// print as its own command would.
 	PrintWarning func(message string)
+	// At is the instant Source's objects are as of, when they are a
+	// recording's state at an instant: the commands' ages count from it.
+	// Zero for a live source.
+	At time.Time
 }
 
 // NewServeEnv returns the warm engines of configFlags' identity: its API

@@ -141,7 +141,7 @@ func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (engine.Sourc
 	if !r.flags.watch {
 		at := span.End
 		if r.flags.at != "" {
-			if at, err = resolveInstant("--at", r.flags.at, span); err != nil {
+			if at, err = ResolveInstant("--at", r.flags.at, span); err != nil {
 				return nil, "", err
 			}
 			if at.After(span.End) && r.errOut != nil {
@@ -158,12 +158,12 @@ func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (engine.Sourc
 	var window offline.Window
 	window.Speed = r.flags.speed
 	if r.flags.since != "" {
-		if window.Since, err = resolveInstant("--since", r.flags.since, span); err != nil {
+		if window.Since, err = ResolveInstant("--since", r.flags.since, span); err != nil {
 			return nil, "", err
 		}
 	}
 	if r.flags.untilTime != "" {
-		if window.Until, err = resolveInstant("--until-time", r.flags.untilTime, span); err != nil {
+		if window.Until, err = ResolveInstant("--until-time", r.flags.untilTime, span); err != nil {
 			return nil, "", err
 		}
 		if !window.Since.IsZero() && window.Until.Before(window.Since) {
@@ -176,8 +176,10 @@ func (r *recordingEngines) connect(*genericclioptions.ConfigFlags) (engine.Sourc
 	return r.replay.Source(), server, nil
 }
 
-// resolveInstant parses value, of flag, and resolves it in span.
-func resolveInstant(flag, value string, span offline.Span) (time.Time, error) {
+// ResolveInstant parses value, of flag, and resolves it in span: an RFC
+// 3339 time, or a negative duration before the recording's end. Its
+// errors name flag.
+func ResolveInstant(flag, value string, span offline.Span) (time.Time, error) {
 	i, err := parseInstant(flag, value)
 	if err != nil {
 		return time.Time{}, err

@@ -104,50 +104,71 @@ func (o *HistoryOptions) Validate() error {
 
 // Run reads the recording and prints the object's history.
 func (o *HistoryOptions) Run(ctx context.Context) error {
+	p := pluginwatch.NewEventPrinter(o.print, nil, o.Out, o.ErrOut)
+	var recordedAt time.Time
+	p.RecordedAt = func(*engine.Event) time.Time { return recordedAt }
+	defer p.Out.Flush()
 	path := o.From[0]
+	truncated, err := Each(ctx, path, o.typeArg, o.namespace, o.name, func(ev *engine.Event, at time.Time) error {
+		recordedAt = at
+		_, err := p.Handle(ev)
+		return err
+	})
+	if err != nil {
+		return pluginwatch.QuietPipe(err)
+	}
+	if err := pluginwatch.QuietPipe(p.Out.Flush()); err != nil {
+		return err
+	}
+	if truncated {
+		fmt.Fprintf(o.ErrOut, "warning: %s was cut off after its last complete event; its history ends there\n", path)
+	}
+	return nil
+}
+
+// Each reads the recording at path and calls each with every recorded
+// event of the object typeArg/name, in the order recorded, and the time it
+// was recorded: ADDED, then updates (old and new states), then DELETED; an
+// object recreated under the same name goes on with a new ADDED. namespace
+// is the object's, ignored for a cluster-scoped type. An object the
+// recording never saw is a NotFound error naming the file; truncated says
+// the file was cut off after its last complete event. It stops early,
+// without an error, when ctx ends.
+func Each(ctx context.Context, path, typeArg, namespace, name string, each func(ev *engine.Event, at time.Time) error) (truncated bool, err error) {
 	if ok, err := recording.IsRecordingPath(path); err != nil {
-		return fmt.Errorf("--from: %w", err)
+		return false, fmt.Errorf("--from: %w", err)
 	} else if !ok {
-		return fmt.Errorf("--from %s: not a recording (kubectl informer record --to FILE makes one); history needs the events, a dump holds one state", path)
+		return false, fmt.Errorf("--from %s: not a recording (kubectl informer record --to FILE makes one); history needs the events, a dump holds one state", path)
 	}
 	r, err := recording.OpenEvents(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer r.Close()
-	mapping, typeIndex, err := historyType(r.Header(), o.typeArg)
+	mapping, typeIndex, err := historyType(r.Header(), typeArg)
 	if err != nil {
-		return err
+		return false, err
 	}
-	namespace := o.namespace
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		namespace = ""
 	}
 	h := &objectHistory{
 		typeIndex: typeIndex,
 		namespace: namespace,
-		name:      o.name,
+		name:      name,
 		resource:  &engine.Type{Mapping: mapping},
 	}
-	p := pluginwatch.NewEventPrinter(o.print, nil, o.Out, o.ErrOut)
-	defer p.Out.Flush()
-	if err := h.print(ctx, r, p); err != nil {
-		return pluginwatch.QuietPipe(err)
-	}
-	if err := pluginwatch.QuietPipe(p.Out.Flush()); err != nil {
-		return err
+	if err := h.read(ctx, r, each); err != nil {
+		return false, err
 	}
 	if h.events == 0 {
 		where := ""
 		if namespace != "" {
 			where = fmt.Sprintf(" in namespace %q", namespace)
 		}
-		return fmt.Errorf("NotFound: %s %q%s was never recorded in %s", mapping.Resource.GroupResource(), o.name, where, path)
+		return false, fmt.Errorf("NotFound: %s %q%s was never recorded in %s", mapping.Resource.GroupResource(), name, where, path)
 	}
-	if r.Truncated() {
-		fmt.Fprintf(o.ErrOut, "warning: %s was cut off after its last complete event; its history ends there\n", path)
-	}
-	return nil
+	return r.Truncated(), nil
 }
 
 // historyType resolves typeArg among a recording's types, through the
@@ -172,7 +193,7 @@ func historyType(h recording.Header, typeArg string) (*meta.RESTMapping, int, er
 }
 
 // objectHistory turns a recording's events of one object into the watch
-// events that print its history.
+// events of its history.
 type objectHistory struct {
 	typeIndex       int
 	namespace, name string
@@ -183,11 +204,8 @@ type objectHistory struct {
 	events int
 }
 
-// print reads r to its end and prints every event of the object, each
-// with the time it was recorded.
-func (h *objectHistory) print(ctx context.Context, r recording.Events, p *pluginwatch.EventPrinter) error {
-	var recordedAt time.Time
-	p.RecordedAt = func(*engine.Event) time.Time { return recordedAt }
+// read reads r to its end and hands every event of the object to each.
+func (h *objectHistory) read(ctx context.Context, r recording.Events, each func(*engine.Event, time.Time) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil
@@ -204,8 +222,7 @@ func (h *objectHistory) print(ctx context.Context, r recording.Events, p *plugin
 			continue
 		}
 		h.events++
-		recordedAt = ev.Time
-		if _, err := p.Handle(ce); err != nil {
+		if err := each(ce, ev.Time); err != nil {
 			return err
 		}
 	}

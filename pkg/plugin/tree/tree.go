@@ -213,7 +213,7 @@ type treeTarget struct {
 // when one object is named, and returns the roots in argument order. A named root that does not
 // exist is an error, as in kubectl get. The returned func shuts the root engines down.
 func (c *treeTarget) findRoots(ctx context.Context, full bool) ([]tree.Object, func(), error) {
-	var engines []*engine.Engine
+	var engines []pluginengines.RunningEngine
 	shutdown := func() {
 		for _, e := range engines {
 			e.Shutdown()
@@ -228,17 +228,15 @@ func (c *treeTarget) findRoots(ctx context.Context, full bool) ([]tree.Object, f
 		// A Service's pods are found by its selector, in its spec.
 		rootFull := full || mappings[0].Resource.GroupResource() == servicesResource
 		cfg := engine.Config{Namespaces: c.Namespaces, LabelSelector: c.LabelSelector, SyncTimeout: c.SyncTimeout, FullObjects: rootFull, Progress: progress.FromContext(ctx, nil)}
-		if len(r.names) == 1 {
+		if len(r.names) == 1 && !c.Engines.Shared() {
+			// A shared pool keeps the type whole instead of an informer per name.
 			cfg.FieldSelector = "metadata.name=" + r.names[0]
 		}
-		eng, err := engine.New(c.Source, mappings, cfg)
+		eng, err := c.Engines.Start(ctx, c.Source, pluginengines.EngineRequest{Mappings: mappings, Config: cfg, ErrOut: c.errOut})
 		if err != nil {
 			return nil, shutdown, err
 		}
 		engines = append(engines, eng)
-		if err := pluginengines.StartEngine(ctx, eng); err != nil {
-			return nil, shutdown, err
-		}
 		t := eng.Types()[0]
 		if len(r.names) == 0 {
 			objs, err := t.Lookup(nil)
@@ -283,7 +281,7 @@ func (c *treeTarget) downTrees(ctx context.Context, roots []tree.Object, full bo
 	if err != nil {
 		return nil, err
 	}
-	each, err := engine.StartEach(ctx, c.Source, mappings, engine.Config{
+	each, err := c.Engines.Related(c.Source).Start(ctx, mappings, engine.Config{
 		Namespaces:  c.Namespaces,
 		SyncTimeout: c.SyncTimeout,
 		FullObjects: full,

@@ -33,10 +33,9 @@ type Question struct {
 }
 
 // AnswerWarm answers q for the target named target with the tree
-// command's own code, its sources those of env: its API server for the
-// roots and the types followed down (listed for the call, and stopped
-// before it returns) and env's pool for the owners and references that
-// --up and --refs read. Its lines carry the table's cells (no objects);
+// command's own code over env's pool: the roots, the types followed down,
+// and the owners and references --up and --refs read are leased from it,
+// started by the first call that needs them and kept warm for the next. Its lines carry the table's cells (no objects);
 // warnings go to errOut. A named root the target does not have is an
 // error that says so, as the command's.
 func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Question, errOut io.Writer) ([]Line, error) {

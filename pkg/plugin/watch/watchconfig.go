@@ -101,7 +101,7 @@ func (f *PrintFlags) Complete() (WatchPrintConfig, colorMode, error) {
 	if color, err = parseChoice(f.Color, "--color must be auto, always or never", colorAuto, colorAlways, colorNever); err != nil {
 		return cfg, color, err
 	}
-	cfg.DiffOptions, err = parseDiffPaths(f.Ignore, f.Only)
+	cfg.DiffOptions, err = ParseDiffPaths(f.Ignore, f.Only)
 	return cfg, color, err
 }
 
@@ -128,10 +128,10 @@ type WatchPrintConfig struct {
 	Context string
 }
 
-// parseDiffPaths returns the diff options of --ignore and --only: the default
+// ParseDiffPaths returns the diff options of --ignore and --only: the default
 // ignored paths and those of ignore, and the paths of only. A path that does not
 // parse is an error naming its flag.
-func parseDiffPaths(ignore, only []string) (diff.Options, error) {
+func ParseDiffPaths(ignore, only []string) (diff.Options, error) {
 	opts := diff.Options{Ignore: diff.DefaultIgnore()}
 	for _, s := range ignore {
 		p, err := diff.ParsePath(s)

@@ -42,8 +42,8 @@ func (p PoolTypes) RESTMapper() meta.RESTMapper { return p.Pool.source.RESTMappe
 // API server refuses, is reported in Unreadable (as engine.StartEach reports
 // it) instead of failing the others. A type whose entry the pool holds but
 // whose latest list or watch was refused (Lease.Denied) is unreadable too.
-// Of cfg it uses Namespaces and SyncTimeout, which bounds the wait for each
-// type; the types always hold whole objects. It fails only when ctx ends;
+// Of cfg it uses Namespaces, Indexes (registered as Acquire registers
+// them) and SyncTimeout, which bounds the wait for each type; the types always hold whole objects. It fails only when ctx ends;
 // the returned Each's Shutdown ends every lease.
 func (p PoolTypes) Start(ctx context.Context, mappings []*meta.RESTMapping, cfg engine.Config) (*engine.Each, error) {
 	leases := make([]*Lease, len(mappings))
@@ -82,6 +82,7 @@ func (p PoolTypes) lease(ctx context.Context, mapping *meta.RESTMapping, cfg eng
 	defer cancel()
 	l, err := p.Pool.Acquire(acquireCtx, []*meta.RESTMapping{mapping}, engine.Config{
 		Namespaces:  cfg.Namespaces,
+		Indexes:     cfg.Indexes,
 		FullObjects: true,
 		SyncTimeout: cfg.SyncTimeout,
 	}, Options{forKept: p.forKept})

@@ -19,12 +19,23 @@ import (
 // zoneLabel is the node label the grouped capacity adds nodes up by.
 const zoneLabel = "topology.kubernetes.io/zone"
 
+// gpuResource is the extended resource of the GPU nodes.
+const gpuResource corev1.ResourceName = "nvidia.com/gpu"
+
+// withGPU adds one GPU to r's requests and limits (an extended resource's
+// requests must equal its limits).
+func withGPU(r corev1.ResourceRequirements) corev1.ResourceRequirements {
+	r.Requests[gpuResource], r.Limits[gpuResource] = resource.MustParse("1"), resource.MustParse("1")
+	return r
+}
+
 var capacityOnce sync.Once
 
 // capacityCluster seeds the pods and gives them nodes: node-0 to node-3
-// (the seeded pods' nodes) of two shapes in two zones, and in namespace
-// m-capacity a pod whose init container asks more than its app
-// container, a Succeeded pod and an unscheduled one.
+// (the seeded pods' nodes) of two shapes in two zones, the odd ones with
+// two GPUs, and in namespace m-capacity a pod whose init container asks
+// more than its app container (which asks a GPU), a Succeeded pod and an
+// unscheduled one.
 func capacityCluster(t *testing.T) *framework.Cluster {
 	t.Helper()
 	c := seed(t)
@@ -36,6 +47,9 @@ func capacityCluster(t *testing.T) *framework.Cluster {
 				cpu, memory = "3920m", "15148Mi"
 			}
 			alloc := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory), corev1.ResourcePods: resource.MustParse("110")}
+			if i%2 == 1 {
+				alloc[gpuResource] = resource.MustParse("2")
+			}
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i), Labels: map[string]string{zoneLabel: fmt.Sprintf("zone-%c", 'a'+i%2)}}}
 			created, err := cs.CoreV1().Nodes().Create(t.Context(), node, metav1.CreateOptions{})
 			if err != nil {
@@ -55,7 +69,7 @@ func capacityCluster(t *testing.T) *framework.Cluster {
 		pods := []*corev1.Pod{
 			{ObjectMeta: metav1.ObjectMeta{Name: "init-heavy", Namespace: ns}, Spec: corev1.PodSpec{NodeName: "node-1",
 				InitContainers: []corev1.Container{{Name: "migrate", Image: "registry.example.com/migrate:v1", Resources: resources("700m", "64Mi")}},
-				Containers:     []corev1.Container{{Name: "app", Image: "registry.example.com/app:v1", Resources: resources("100m", "256Mi")}}}},
+				Containers:     []corev1.Container{{Name: "app", Image: "registry.example.com/app:v1", Resources: withGPU(resources("100m", "256Mi"))}}}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: ns}, Spec: corev1.PodSpec{NodeName: "node-2",
 				Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:v1", Resources: resources("1", "1Gi")}}}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "pending", Namespace: ns}, Spec: corev1.PodSpec{
@@ -85,6 +99,7 @@ type nodeUse struct {
 	requestsCPU, limitMem resource.Quantity
 	allocCPU, allocMem    resource.Quantity
 	allocPods             int64
+	requestsGPU, allocGPU resource.Quantity
 }
 
 // expectedCapacity computes capacity from kubectl get nodes,pods -o json by
@@ -130,6 +145,7 @@ func expectedCapacity(t *testing.T, groupLabel string) (rows map[string]*nodeUse
 			u.allocCPU.Add(n.Status.Allocatable[corev1.ResourceCPU])
 			u.allocMem.Add(n.Status.Allocatable[corev1.ResourceMemory])
 			u.allocPods += n.Status.Allocatable.Pods().Value()
+			u.allocGPU.Add(n.Status.Allocatable[gpuResource])
 		case "Pod":
 			var p corev1.Pod
 			if err := json.Unmarshal(raw, &p); err != nil {
@@ -154,6 +170,7 @@ func expectedCapacity(t *testing.T, groupLabel string) (rows map[string]*nodeUse
 		u.pods++
 		u.requestsCPU.Add(podRequests(p, false)[corev1.ResourceCPU])
 		u.limitMem.Add(podRequests(p, true)[corev1.ResourceMemory])
+		u.requestsGPU.Add(podRequests(p, false)[gpuResource])
 	}
 	return rows, unscheduled
 }
@@ -358,5 +375,51 @@ func TestCapacityOverBudgetIsCut(t *testing.T) {
 	}
 	if size := len(structured) + len(textOf(res)); size > 400*4 {
 		t.Errorf("result of %d bytes, want at most 1600 (400 tokens of 4 bytes)", size)
+	}
+}
+
+// TestCapacityResource asks for GPUs requested, allocatable and free per
+// node and per zone; nodes without GPUs are rows with zeros.
+func TestCapacityResource(t *testing.T) {
+	c := capacityCluster(t)
+	cs := mcpServer(t, c.AdminKubeconfig())
+	for _, groupLabel := range []string{"", zoneLabel} {
+		args, key := map[string]any{"resources": []string{"nvidia.com/*"}}, "node"
+		if groupLabel != "" {
+			args["groupBy"], key = "label:"+groupLabel, "label:"+groupLabel
+		}
+		want, _ := expectedCapacity(t, groupLabel)
+		res, structured := call(t, cs, "capacity", args)
+		var out capacityOutput
+		if err := json.Unmarshal([]byte(structured), &out); err != nil || res.IsError || len(out.Contexts) != 1 {
+			t.Fatalf("capacity %v = %s %s (%v), want one context", args, structured, textOf(res), err)
+		}
+		rows := out.Contexts[0].Rows
+		if len(rows) != len(want) {
+			t.Errorf("capacity %v has %d rows, want %d (every node, GPUs or not)", args, len(rows), len(want))
+		}
+		for _, row := range rows {
+			var k string
+			_ = json.Unmarshal(row[key], &k)
+			w := want[k]
+			if w == nil {
+				t.Errorf("capacity %v has a row %q that kubectl get nodes does not", args, k)
+				continue
+			}
+			free := w.allocGPU.DeepCopy()
+			free.Sub(w.requestsGPU)
+			for column, q := range map[string]resource.Quantity{"requested": w.requestsGPU, "allocatable": w.allocGPU, "free": free} {
+				name := string(gpuResource) + "." + column
+				var v any
+				if err := json.Unmarshal(row[name], &v); err != nil {
+					t.Errorf("%s %s = %s: %v (row %v)", k, name, row[name], err, row)
+					continue
+				}
+				got, err := resource.ParseQuantity(fmt.Sprint(v))
+				if err != nil || got.Cmp(q) != 0 {
+					t.Errorf("%s %s = %v, want %s (kubectl get nodes,pods -o json)", k, name, v, q.String())
+				}
+			}
+		}
 	}
 }

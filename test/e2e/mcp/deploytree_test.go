@@ -240,3 +240,53 @@ func TestTreeErrors(t *testing.T) {
 		}
 	}
 }
+
+// pluginReads returns the IDs of the list and watch requests the plugin
+// has sent to c's API server so far.
+func pluginReads(t *testing.T, c *framework.Cluster) map[string]string {
+	t.Helper()
+	events, err := c.AuditLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := map[string]string{}
+	for _, e := range events {
+		if strings.HasPrefix(e.UserAgent, "kubectl-informer/") && (e.Verb == "list" || e.Verb == "watch") {
+			reads[e.AuditID] = e.Verb + " " + e.RequestURI
+		}
+	}
+	return reads
+}
+
+// TestTreeAnswersFromWarmInformers asks the same server for trees down, up
+// and across after a first tree: the informers the first call started
+// answer them, so no later call lists or watches anything new.
+func TestTreeAnswersFromWarmInformers(t *testing.T) {
+	c := deploymentTree(t)
+	want := ownerTree(t)
+	cs := mcpServer(t, c.AdminKubeconfig())
+	ask := func(args map[string]any) treeOutput {
+		t.Helper()
+		res, structured := call(t, cs, "tree", args)
+		var out treeOutput
+		if err := json.Unmarshal([]byte(structured), &out); res.IsError || err != nil || len(out.Contexts) != 1 {
+			t.Fatalf("tree %v = %s %s (%v), want one context's answer", args, structured, textOf(res), err)
+		}
+		return out
+	}
+	down := map[string]any{"roots": []string{"deployment/web"}, "namespace": treeNamespace}
+	ask(down)
+	ask(map[string]any{"roots": []string{"pod/web-5d9c7-a"}, "namespace": treeNamespace, "direction": "up"})
+	ask(map[string]any{"roots": []string{"configmap/web-config"}, "namespace": treeNamespace, "direction": "refs"})
+	before := pluginReads(t, c)
+	if got := parents(t, ask(down)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("second tree deployment/web = %v, want %v (kubectl get -o json)", got, want)
+	}
+	ask(map[string]any{"roots": []string{"pod/web-5d9c7-b"}, "namespace": treeNamespace, "direction": "up"})
+	ask(map[string]any{"roots": []string{"configmap/web-config"}, "namespace": treeNamespace, "direction": "refs"})
+	for id, req := range pluginReads(t, c) {
+		if _, ok := before[id]; !ok {
+			t.Errorf("a tree after the first ones sent %s; the warm informers should have answered it", req)
+		}
+	}
+}

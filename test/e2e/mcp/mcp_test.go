@@ -510,6 +510,33 @@ func TestRunningCacheAnswers(t *testing.T) {
 	if by := out.Contexts[0].AnsweredBy; by != "this server's informers" {
 		t.Errorf("query of secrets answeredBy = %q, want this server's informers", by)
 	}
+	// The other tools' informers are fed from the running cache: nodes,
+	// which only capacity asks for, are then among the cache's types.
+	if res, _ := call(t, cs, "capacity", nil); res.IsError {
+		t.Fatalf("capacity is an error: %s", textOf(res))
+	}
+	var caches []struct {
+		Status *struct {
+			Caches []struct {
+				Type string `json:"type"`
+			} `json:"caches"`
+		} `json:"status"`
+	}
+	status := kubectl("informer", "cache", "status", "-o", "json")
+	if err := json.Unmarshal([]byte(status), &caches); err != nil {
+		t.Fatalf("cache status -o json: %v\n%s", err, status)
+	}
+	var types []string
+	for _, c := range caches {
+		if c.Status != nil {
+			for _, tc := range c.Status.Caches {
+				types = append(types, tc.Type)
+			}
+		}
+	}
+	if !slices.ContainsFunc(types, func(s string) bool { return strings.HasPrefix(s, "nodes") }) {
+		t.Errorf("after the capacity tool the running cache holds %q, want nodes among them (the tool's informers fed from it)", types)
+	}
 }
 
 // TestZNoCredentialInAnyResult calls every tool, then reads every result
