@@ -120,21 +120,6 @@ func addRecordFlags(cmd *cobra.Command, record *string, retain *time.Duration) {
 	cmd.Flags().DurationVar(retain, "retain", *retain, "With --record: delete recorded segments older than this; a new segment starts every retain/6 (at least 1m).")
 }
 
-// validateRecord checks --record and --retain.
-func validateRecord(record string, retain time.Duration) error {
-	if retain <= 0 {
-		return fmt.Errorf("--retain must be positive, got %s", retain)
-	}
-	if record == "" {
-		return nil
-	}
-	fi, err := os.Stat(record)
-	if err == nil && !fi.IsDir() {
-		return fmt.Errorf("--record %s: not a directory", record)
-	}
-	return nil
-}
-
 // Complete keeps the kubeconfig arguments and -v the cache process gets,
 // and names the targets.
 func (o *CacheStartOptions) Complete(cmd *cobra.Command, _ []string) error {
@@ -147,29 +132,15 @@ func (o *CacheStartOptions) Complete(cmd *cobra.Command, _ []string) error {
 	return err
 }
 
-// Validate checks --idle-timeout and --evict-after.
+// Validate checks --idle-timeout, --evict-after, --record and --retain.
 func (o *CacheStartOptions) Validate() error {
-	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
-		return err
-	}
-	if err := validateRecord(o.Record, o.Retain); err != nil {
-		return err
-	}
-	return validateEvictAfter(o.EvictAfter)
+	return validateServe(o.IdleTimeout, o.EvictAfter, o.Record, o.Retain)
 }
 
-// minIdleTimeout is the shortest --idle-timeout: the idle check runs a few
-// times per timeout, and shorter would end a cache between two commands.
+// minIdleTimeout is the shortest --idle-timeout and --evict-after: the
+// idle check runs a few times per timeout, and shorter would end a cache,
+// or its informers, between two commands.
 const minIdleTimeout = time.Second
-
-// validateIdleTimeout checks an --idle-timeout: 0 (never) or at least
-// minIdleTimeout.
-func validateIdleTimeout(d time.Duration) error {
-	if d != 0 && d < minIdleTimeout {
-		return fmt.Errorf("--idle-timeout must be 0 (never) or at least %s, got %s", minIdleTimeout, d)
-	}
-	return nil
-}
 
 // defaultEvictAfter is the default --evict-after: shorter than the default
 // --idle-timeout, so a cache in use does not keep every namespace, selector
@@ -177,11 +148,26 @@ func validateIdleTimeout(d time.Duration) error {
 // commands of one task.
 const defaultEvictAfter = 10 * time.Minute
 
-// validateEvictAfter checks an --evict-after: 0 (never) or at least
-// minIdleTimeout, for the same reason.
-func validateEvictAfter(d time.Duration) error {
-	if d != 0 && d < minIdleTimeout {
-		return fmt.Errorf("--evict-after must be 0 (never) or at least %s, got %s", minIdleTimeout, d)
+// validateServe checks the flags of a cache process: --idle-timeout and
+// --evict-after 0 (never) or at least minIdleTimeout, --retain positive,
+// and --record, when given, no file but a directory (or none yet).
+func validateServe(idleTimeout, evictAfter time.Duration, record string, retain time.Duration) error {
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{{"--idle-timeout", idleTimeout}, {"--evict-after", evictAfter}} {
+		if d.value != 0 && d.value < minIdleTimeout {
+			return fmt.Errorf("%s must be 0 (never) or at least %s, got %s", d.flag, minIdleTimeout, d.value)
+		}
+	}
+	if retain <= 0 {
+		return fmt.Errorf("--retain must be positive, got %s", retain)
+	}
+	if record == "" {
+		return nil
+	}
+	if fi, err := os.Stat(record); err == nil && !fi.IsDir() {
+		return fmt.Errorf("--record %s: not a directory", record)
 	}
 	return nil
 }
@@ -215,25 +201,11 @@ func (o *CacheStartOptions) Run(context.Context) error {
 // kubeArgs on its stdin, unless one runs for the identity already.
 func (o *CacheStartOptions) start(t targets.Target, id engines.CacheIdentity, kubeArgs []string, out io.Writer) error {
 	user, _ := engines.UserName(t.ConfigFlags)
-	if err := client.EnsureDir(id.Dir); err != nil {
+	if pid, err := answering(id); err != nil || pid != 0 {
+		if err == nil {
+			fmt.Fprintf(out, "a cache already runs for %s as %s (pid %d, socket %s)\n", id.Server, user, pid, id.Socket)
+		}
 		return err
-	}
-	conn, err := client.Dial(id.Socket, engines.DialTimeout)
-	if err == nil {
-		conn.Close()
-		fmt.Fprintf(out, "a cache already runs for %s as %s (pid %d, socket %s)\n", id.Server, user, conn.Hello.Pid, id.Socket)
-		return nil
-	}
-	if !errors.Is(err, client.ErrNoCache) {
-		// A socket left behind is removed; a cache that still listens
-		// (another version, or too slow to greet) keeps its socket.
-		free, rmErr := client.RemoveStale(id.Socket)
-		if rmErr != nil {
-			return rmErr
-		}
-		if !free {
-			return fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
-		}
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -12,7 +12,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-func TestValidateIdleTimeout(t *testing.T) {
+// TestValidateServe checks --idle-timeout and --evict-after: 0 (never) or
+// at least a second, each error naming its flag.
+func TestValidateServe(t *testing.T) {
 	for _, tt := range []struct {
 		d       time.Duration
 		wantErr bool
@@ -20,12 +22,19 @@ func TestValidateIdleTimeout(t *testing.T) {
 		{0, false}, {time.Second, false}, {30 * time.Minute, false},
 		{1, true}, {3 * time.Nanosecond, true}, {999 * time.Millisecond, true}, {-time.Second, true},
 	} {
-		err := validateIdleTimeout(tt.d)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("validateIdleTimeout(%s) = %v, want error %v", tt.d, err, tt.wantErr)
-		}
-		if err != nil && !strings.Contains(err.Error(), "--idle-timeout") {
-			t.Errorf("validateIdleTimeout(%s) = %q, want it to name the flag", tt.d, err)
+		for _, f := range []struct {
+			flag string
+			err  error
+		}{
+			{"--idle-timeout", validateServe(tt.d, 0, "", time.Hour)},
+			{"--evict-after", validateServe(0, tt.d, "", time.Hour)},
+		} {
+			if (f.err != nil) != tt.wantErr {
+				t.Errorf("%s %s: %v, want error %v", f.flag, tt.d, f.err, tt.wantErr)
+			}
+			if f.err != nil && !strings.Contains(f.err.Error(), f.flag) {
+				t.Errorf("%s %s: %q, want it to name the flag", f.flag, tt.d, f.err)
+			}
 		}
 	}
 }

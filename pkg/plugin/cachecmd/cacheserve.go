@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
@@ -78,16 +77,10 @@ func (o *cacheServeOptions) run(ctx context.Context) error {
 }
 
 func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
-	if err := validateIdleTimeout(o.IdleTimeout); err != nil {
+	if err := validateServe(o.IdleTimeout, o.EvictAfter, o.Record, o.Retain); err != nil {
 		return err
 	}
-	if err := validateEvictAfter(o.EvictAfter); err != nil {
-		return err
-	}
-	if err := validateRecord(o.Record, o.Retain); err != nil {
-		return err
-	}
-	configFlags, err := readKubeconfigFlags(os.Stdin)
+	configFlags, err := readKubeconfigFlags(os.Stdin, o.IOStreams)
 	if err != nil {
 		return err
 	}
@@ -139,19 +132,14 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 }
 
 // readKubeconfigFlags reads the kubeconfig flags cache start passed on r,
-// as JSON, into the ConfigFlags of the cache's clients.
-func readKubeconfigFlags(r io.Reader) (*genericclioptions.ConfigFlags, error) {
+// as JSON, into the ConfigFlags of the cache's clients, whose API warnings
+// the process keeps for its clients' commands (ServeEnv).
+func readKubeconfigFlags(r io.Reader, streams genericiooptions.IOStreams) (*genericclioptions.ConfigFlags, error) {
 	var kubeArgs []string
 	if err := json.NewDecoder(r).Decode(&kubeArgs); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading the kubeconfig flags on stdin: %w", err)
 	}
-	configFlags := genericclioptions.NewConfigFlags(true).
-		WithDiscoveryBurst(300).
-		WithDiscoveryQPS(50).
-		WithWrapConfigFn(func(c *rest.Config) *rest.Config {
-			c.UserAgent = version.UserAgent()
-			return c
-		})
+	configFlags := cmdutil.NewConfigFlags(streams, false)
 	flags := pflag.NewFlagSet("kubeconfig", pflag.ContinueOnError)
 	configFlags.AddFlags(flags)
 	if err := flags.Parse(kubeArgs); err != nil {
@@ -163,22 +151,40 @@ func readKubeconfigFlags(r io.Reader) (*genericclioptions.ConfigFlags, error) {
 // claimSocket listens on the socket of identity id: a socket a live cache
 // answers on is refused, one left behind by a dead cache removed.
 func claimSocket(id engines.CacheIdentity) (*server.Listener, error) {
-	if err := client.EnsureDir(id.Dir); err != nil {
+	pid, err := answering(id)
+	if err == nil && pid != 0 {
+		err = fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", pid, id.Socket)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if conn, err := client.Dial(id.Socket, engines.DialTimeout); err == nil {
-		conn.Close()
-		return nil, fmt.Errorf("a cache already runs for this identity (pid %d, socket %s)", conn.Hello.Pid, id.Socket)
-	} else if !errors.Is(err, client.ErrNoCache) {
-		free, rmErr := client.RemoveStale(id.Socket)
-		if rmErr != nil {
-			return nil, rmErr
-		}
-		if !free {
-			return nil, fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
-		}
-	}
 	return server.Listen(id.Socket)
+}
+
+// answering returns the pid of the cache that answers on the socket of
+// identity id (its directory made if missing), 0 when none does: a socket
+// left behind is removed; one on which a cache still listens (another
+// version, or too slow to greet) is an error, and keeps its socket.
+func answering(id engines.CacheIdentity) (int, error) {
+	if err := client.EnsureDir(id.Dir); err != nil {
+		return 0, err
+	}
+	conn, err := client.Dial(id.Socket, engines.DialTimeout)
+	if err == nil {
+		conn.Close()
+		return conn.Hello.Pid, nil
+	}
+	if errors.Is(err, client.ErrNoCache) {
+		return 0, nil
+	}
+	free, rmErr := client.RemoveStale(id.Socket)
+	if rmErr != nil {
+		return 0, rmErr
+	}
+	if !free {
+		return 0, fmt.Errorf("%v; stop it first: kubectl informer cache stop", err)
+	}
+	return 0, nil
 }
 
 // runRecorder runs recorder until ctx ends; the func it returns stops it

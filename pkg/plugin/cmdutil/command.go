@@ -3,7 +3,8 @@
 // Validate, Run, and RunE that runs them in that order), a context that
 // Ctrl-C and SIGTERM cancel (Interruptible), the kubeconfig flags of a root
 // command and the API server's warnings printed as kubectl prints them,
-// a writer safe for several goroutines and the terminal's resize signal.
+// a writer safe for several goroutines, the terminal's resize signal and
+// calls that may not answer, bounded by a timeout (WithinTimeout).
 package cmdutil
 
 import (

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
 // CompletionTimeout bounds the discovery requests of one completion: a
@@ -174,20 +175,15 @@ func completeResourceTypes(configFlags *genericclioptions.ConfigFlags, toComplet
 		lists []*metav1.APIResourceList
 		err   error
 	}
-	done := make(chan result, 1)
-	go func() {
+	res, ok := cmdutil.WithinTimeout(CompletionTimeout, func() result {
 		client, err := configFlags.ToDiscoveryClient()
 		if err != nil {
-			done <- result{err: err}
-			return
+			return result{err: err}
 		}
 		lists, err := client.ServerPreferredResources()
-		done <- result{lists: lists, err: err}
-	}()
-	var res result
-	select {
-	case res = <-done:
-	case <-time.After(CompletionTimeout):
+		return result{lists: lists, err: err}
+	})
+	if !ok {
 		return nil
 	}
 	// A group whose discovery failed (an aggregated API that is down, say)

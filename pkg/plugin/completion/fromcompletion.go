@@ -1,9 +1,8 @@
 package completion
 
 import (
-	"time"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 )
 
@@ -14,22 +13,15 @@ import (
 // returns nothing if the files do not read within completionTimeout (a
 // dump large enough to take longer is not waited for).
 func completeFromResourceTypes(paths []string, toComplete string) []string {
-	done := make(chan *offline.Source, 1)
-	go func() {
+	s, _ := cmdutil.WithinTimeout(CompletionTimeout, func() *offline.Source {
 		source, err := engines.LoadFrom(paths)
-		s, _ := source.(*offline.Source)
-		if err != nil {
-			s = nil
+		if s, ok := source.(*offline.Source); ok && err == nil {
+			return s
 		}
-		done <- s
-	}()
-	select {
-	case s := <-done:
-		if s == nil {
-			return nil
-		}
-		return resourceTypeNames(s.Resources(), toComplete)
-	case <-time.After(CompletionTimeout):
+		return nil
+	})
+	if s == nil {
 		return nil
 	}
+	return resourceTypeNames(s.Resources(), toComplete)
 }

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -34,20 +36,27 @@ type ServeEnv struct {
 }
 
 // NewServeEnv returns the warm engines of configFlags' identity: its API
-// server as their source (wrapped by wrap, when set), its discovery kept in
-// memory (WarmRESTMapper), the API server's warnings of their lists and
-// watches (logged too, by client-go's default handler), and an empty pool
-// whose informers start the first time a type is asked for and are
-// evicted after evictAfter without users (0: never). It sends no request.
+// server as their source (wrapped by wrap, when set), the API server's
+// warnings of their lists and watches (logged too, by client-go's default
+// handler), and an empty pool whose informers start the first time a type
+// is asked for and are evicted after evictAfter without users (0: never).
+// Its REST mapper is kubectl's (deferred discovery behind the short-name
+// expander), with discovery kept in memory rather than read back from the
+// disk cache for every command; Reset (WarmEngines.resolve calls it when a
+// type is not found) empties the memory and the disk cache alike, so a
+// type created since is found after one fresh discovery. It sends no
+// request.
 func NewServeEnv(configFlags *genericclioptions.ConfigFlags, evictAfter time.Duration, wrap func(engine.Source) engine.Source) (*ServeEnv, error) {
 	restConfig, err := configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, err
 	}
-	mapper, err := WarmRESTMapper(configFlags)
+	disk, err := configFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
 	}
+	discovery := memory.NewMemCacheClient(disk)
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(discovery), discovery, func(string) {})
 	warnings := server.NewWarnings()
 	restConfig.Wrap(warnings.WrapTransport)
 	apiServer, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
@@ -131,16 +140,8 @@ func (l warnedLease) Shutdown() {
 }
 
 func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineRequest) (RunningEngine, error) {
-	resources := make([]schema.GroupVersionResource, 0, len(req.Mappings))
-	for _, m := range req.Mappings {
-		resources = append(resources, m.Resource)
-	}
-	printWarning := w.Env.PrintWarning
-	if printWarning == nil {
-		printWarning = func(string) {}
-	}
-	warnings := w.Env.Warnings.Subscribe(resources, printWarning)
-	lease, err := w.lease(ctx, req)
+	warnings := w.Env.subscribe(req.Mappings)
+	lease, err := w.Env.Pool.AcquireFresh(ctx, req.Mappings, req.Config, server.Options{Queue: req.Queue}, *w.MaxStaleness)
 	if err != nil {
 		warnings.Cancel()
 		return nil, err
@@ -156,8 +157,16 @@ func (w WarmEngines) Start(ctx context.Context, _ engine.Source, req EngineReque
 	return warnedLease{Lease: lease, warnings: warnings}, nil
 }
 
-// lease acquires the engines of req from the pool as a command of the
-// cache may use them (server.Pool.AcquireFresh).
-func (w WarmEngines) lease(ctx context.Context, req EngineRequest) (*server.Lease, error) {
-	return w.Env.Pool.AcquireFresh(ctx, req.Mappings, req.Config, server.Options{Queue: req.Queue}, *w.MaxStaleness)
+// subscribe subscribes a command to the API warnings of the types of
+// mappings, which it prints with PrintWarning.
+func (e *ServeEnv) subscribe(mappings []*meta.RESTMapping) *server.Subscription {
+	resources := make([]schema.GroupVersionResource, 0, len(mappings))
+	for _, m := range mappings {
+		resources = append(resources, m.Resource)
+	}
+	printWarning := e.PrintWarning
+	if printWarning == nil {
+		printWarning = func(string) {}
+	}
+	return e.Warnings.Subscribe(resources, printWarning)
 }

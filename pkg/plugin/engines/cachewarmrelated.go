@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
@@ -27,15 +26,7 @@ type warnedRelated struct {
 
 // Start implements engine.RelatedTypes.
 func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, cfg engine.Config) (*engine.Each, error) {
-	resources := make([]schema.GroupVersionResource, 0, len(mappings))
-	for _, m := range mappings {
-		resources = append(resources, m.Resource)
-	}
-	printWarning := r.env.PrintWarning
-	if printWarning == nil {
-		printWarning = func(string) {}
-	}
-	warnings := r.env.Warnings.Subscribe(resources, printWarning)
+	warnings := r.env.subscribe(mappings)
 	each, err := r.PoolTypes.Start(ctx, mappings, cfg)
 	if err != nil {
 		warnings.Cancel()
@@ -52,15 +43,11 @@ func (r warnedRelated) Start(ctx context.Context, mappings []*meta.RESTMapping, 
 // relation indexes prints the API warnings of their related types as it
 // prints those of the related types it leases itself (Start).
 func (r warnedRelated) UseRelated(related []*engine.Type) func() {
-	resources := make([]schema.GroupVersionResource, 0, len(related))
+	mappings := make([]*meta.RESTMapping, 0, len(related))
 	for _, t := range related {
-		resources = append(resources, t.Mapping.Resource)
+		mappings = append(mappings, t.Mapping)
 	}
-	printWarning := r.env.PrintWarning
-	if printWarning == nil {
-		printWarning = func(string) {}
-	}
-	warnings := r.env.Warnings.Subscribe(resources, printWarning)
+	warnings := r.env.subscribe(mappings)
 	warnings.Release()
 	return warnings.Cancel
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
 // EngineOptions are the flags query and watch share: what to cache, and how
@@ -77,24 +79,6 @@ func (o *EngineOptions) AddCacheFlags(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&o.MaxStaleness, "max-staleness", 0, "With a warm cache: if the watch of a type the answer reads has been failing for longer than this, answer directly from the API server instead (0: answer from the cache, with a warning that it may be stale).")
 }
 
-// parseIndexers builds the index set from --indexer.
-func (o *EngineOptions) parseIndexers() error {
-	var custom []index.Custom
-	for _, s := range o.Indexers {
-		c, err := index.ParseCustom(s)
-		if err != nil {
-			return err
-		}
-		custom = append(custom, c)
-	}
-	set, err := index.NewSet(custom...)
-	if err != nil {
-		return err
-	}
-	o.IndexSet = set
-	return nil
-}
-
 // Validate checks the selector flags without I/O.
 func (o *EngineOptions) Validate() error {
 	if o.LabelSelector != "" {
@@ -119,25 +103,27 @@ func (o *EngineOptions) Validate() error {
 	return o.validateNow()
 }
 
-// Complete completes the flags (CompleteFlags) and connects to the
-// target the command's own kubeconfig flags name (Connect).
-func (o *EngineOptions) Complete() error {
-	if err := o.CompleteFlags(); err != nil {
-		return err
-	}
-	return o.Connect(o.ConfigFlags)
-}
-
 // CompleteFlags builds what the flags alone decide, the same for every
-// target: the index set and the engine configuration query and watch share
-// (without the namespaces, which are the target's). It sends no request.
+// target: the index set of --indexer and the engine configuration query
+// and watch share (without the namespaces, which are the target's). It
+// sends no request.
 func (o *EngineOptions) CompleteFlags() error {
 	o.Config = engine.Config{
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.FieldSelector,
 		SyncTimeout:   o.SyncTimeout,
 	}
-	return o.parseIndexers()
+	var custom []index.Custom
+	for _, s := range o.Indexers {
+		c, err := index.ParseCustom(s)
+		if err != nil {
+			return err
+		}
+		custom = append(custom, c)
+	}
+	var err error
+	o.IndexSet, err = index.NewSet(custom...)
+	return err
 }
 
 // Connect sets what depends on the target configFlags name: its namespace
@@ -164,10 +150,16 @@ func (o *EngineOptions) Connect(configFlags *genericclioptions.ConfigFlags) erro
 	if errOut == nil {
 		errOut = os.Stderr
 	}
-	if o.WarmSocket = o.warmCache(configFlags, errOut); o.WarmSocket != "" {
-		o.Source, err = o.warmSource(configFlags, o.WarmSocket, o.Source, errOut)
+	if o.WarmSocket = o.warmCache(configFlags, errOut); o.WarmSocket == "" {
+		return nil
 	}
-	return err
+	// The cache's informers, and the API server for what it declines.
+	restConfig, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	o.Source = &client.Source{Socket: o.WarmSocket, Direct: o.Source, MaxStaleness: o.MaxStaleness, Warnings: restConfig.WarningHandler, ErrOut: errOut}
+	return nil
 }
 
 // Resolve maps the TYPE[,TYPE...] argument to REST mappings through
@@ -178,19 +170,14 @@ func (o *EngineOptions) Resolve(typeArg string) ([]*meta.RESTMapping, error) {
 		mappings []*meta.RESTMapping
 		err      error
 	}
-	done := make(chan result, 1)
-	go func() {
+	r, ok := cmdutil.WithinTimeout(o.SyncTimeout, func() result {
 		mappings, err := o.Engines.resolve(o.Source, strings.Split(typeArg, ","))
-		done <- result{mappings, err}
-	}()
-	timer := time.NewTimer(o.SyncTimeout)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		return r.mappings, r.err
-	case <-timer.C:
+		return result{mappings, err}
+	})
+	if !ok {
 		return nil, fmt.Errorf("timed out after %s waiting for API discovery from %s to resolve %q (raise --sync-timeout for a slow server)", o.SyncTimeout, o.Server, typeArg)
 	}
+	return r.mappings, r.err
 }
 
 // StartEngine starts engine and waits for sync; when the sync deadline

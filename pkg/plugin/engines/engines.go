@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -134,3 +135,26 @@ func (DirectEngines) Related(source engine.Source) engine.RelatedTypes {
 }
 
 func (DirectEngines) Shared() bool { return false }
+
+// RunContext returns ctx ended also after timeout (when positive), when
+// the events of a finished --from source are all taken (SourceDrained),
+// and when eng fails for good after sync (a watch the user may not make),
+// so that a command streaming eng's changes ends and says why; the caller
+// calls cancel.
+func RunContext(ctx context.Context, eng RunningEngine, timeout time.Duration) (context.Context, context.CancelFunc) {
+	cancelTimeout := context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancelTimeout = context.WithTimeout(ctx, timeout)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-eng.Failed():
+			cancel()
+		case <-SourceDrained(eng):
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(); cancelTimeout() }
+}

@@ -72,33 +72,24 @@ func LoadFrom(paths []string) (engine.Source, error) {
 	return source, nil
 }
 
-// PrintSyncedFrom prints the line a watch prints once it is watching, or,
-// over --from files (a dump, which holds no changes), how many objects
-// each type's cache holds and that nothing more will come.
-func PrintSyncedFrom(errOut io.Writer, engines engineSource, types []*engine.Type) {
-	if _, dump := engines.(fromEngines); !dump {
-		PrintSynced(errOut, types)
-		return
-	}
-	var counts []string
-	for _, t := range types {
-		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-	}
-	fmt.Fprintf(errOut, "read %s from --from; a dump holds no changes to watch\n", strings.Join(counts, ", "))
-}
-
 // fromEngines starts the command's own engines over the --from files.
 type fromEngines struct {
 	paths []string
 }
 
-// Namespace is -n, or "default": a kubeconfig's context says nothing of
-// files.
+// Namespace is FilesNamespace.
 func (fromEngines) Namespace(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	return FilesNamespace(configFlags), nil
+}
+
+// FilesNamespace is the namespace of a command over files (--from, a
+// recording): -n, or "default": a kubeconfig's context says nothing of
+// files.
+func FilesNamespace(configFlags *genericclioptions.ConfigFlags) string {
 	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
-		return *configFlags.Namespace, nil
+		return *configFlags.Namespace
 	}
-	return metav1.NamespaceDefault, nil
+	return metav1.NamespaceDefault
 }
 
 func (f fromEngines) connect(*genericclioptions.ConfigFlags) (engine.Source, string, error) {
@@ -120,10 +111,11 @@ func (fromEngines) resolve(source engine.Source, args []string) ([]*meta.RESTMap
 // when every event of a finished source has been queued (drainedEngine).
 func (fromEngines) Start(ctx context.Context, source engine.Source, req EngineRequest) (RunningEngine, error) {
 	finisher, finishes := source.(interface{ Finished() <-chan struct{} })
-	counted, counts := newCountingSource(source)
+	offerer, counts := source.(interface{ Offered() int64 })
 	if req.Queue == nil || !finishes || !counts {
 		return DirectEngines{}.Start(ctx, source, req)
 	}
+	counted := &countingSource{Source: source, offered: offerer.Offered}
 	out := req.Queue
 	req.Queue = engine.NewQueue(math.MaxInt)
 	eng, err := DirectEngines{}.Start(ctx, counted, req)
@@ -225,15 +217,6 @@ type countingSource struct {
 	listed  atomic.Int64
 }
 
-// newCountingSource wraps source, whose watches count what they deliver.
-func newCountingSource(source engine.Source) (*countingSource, bool) {
-	o, ok := source.(interface{ Offered() int64 })
-	if !ok {
-		return nil, false
-	}
-	return &countingSource{Source: source, offered: o.Offered}, true
-}
-
 // sent returns how many objects the source's feeds have sent or will send.
 func (s *countingSource) sent() int64 { return s.listed.Load() + s.offered() }
 
@@ -271,12 +254,22 @@ func FromEnded(eng RunningEngine) bool {
 	}
 }
 
-// PrintSynced says on errOut how many objects each type's cache holds: the
-// line a watch prints once it is watching.
-func PrintSynced(errOut io.Writer, types []*engine.Type) {
-	var counts []string
+// PrintSynced says on errOut, once a watch is watching, how many objects
+// each type's cache holds, or, over --from files (a dump, which holds no
+// changes), that nothing more will come.
+func PrintSynced(errOut io.Writer, engines engineSource, types []*engine.Type) {
+	if _, dump := engines.(fromEngines); dump {
+		fmt.Fprintf(errOut, "read %s from --from; a dump holds no changes to watch\n", Counts(types))
+		return
+	}
+	fmt.Fprintf(errOut, "synced %s; watching for changes\n", Counts(types))
+}
+
+// Counts says how many objects each type's cache holds: "pods: 3, nodes: 1".
+func Counts(types []*engine.Type) string {
+	counts := make([]string, 0, len(types))
 	for _, t := range types {
 		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
 	}
-	fmt.Fprintf(errOut, "synced %s; watching for changes\n", strings.Join(counts, ", "))
+	return strings.Join(counts, ", ")
 }

@@ -187,36 +187,38 @@ func ResolveInstant(flag, value string, span offline.Span) (time.Time, error) {
 	return i.resolve(span.Start, span.End)
 }
 
+// replayOf returns the replay engines play, nil when they are not a
+// recording's replay.
+func replayOf(engines engineSource) *offline.Replay {
+	if r, ok := engines.(*recordingEngines); ok {
+		return r.replay
+	}
+	return nil
+}
+
 // PlayRecording starts the replay of engines, when they are a recording's
 // replay, until ctx ends: the watch calls it once it has read the state at
 // the replay's start, just before it prints events. A replay that fails
 // ends there (its source finishes), and replayError then returns why.
 func PlayRecording(ctx context.Context, engines engineSource) {
-	r, ok := engines.(*recordingEngines)
-	if !ok || r.replay == nil {
-		return
+	if replay := replayOf(engines); replay != nil {
+		go func() { _ = replay.Run(ctx) }()
 	}
-	go func() { _ = r.replay.Run(ctx) }()
 }
 
 // ReplayError returns the error that ended the replay of engines early
 // (known once its source has finished); nil for a replay that played its
 // window or has not ended, and for other engines.
 func ReplayError(engines engineSource) error {
-	r, ok := engines.(*recordingEngines)
-	if !ok || r.replay == nil {
-		return nil
-	}
-	if err := r.replay.Err(); err != nil {
-		return fmt.Errorf("the replay ended early: %w", err)
+	if replay := replayOf(engines); replay != nil && replay.Err() != nil {
+		return fmt.Errorf("the replay ended early: %w", replay.Err())
 	}
 	return nil
 }
 
 // Replays reports whether engines are a recording's replay.
 func Replays(engines engineSource) bool {
-	r, ok := engines.(*recordingEngines)
-	return ok && r.replay != nil
+	return replayOf(engines) != nil
 }
 
 // recordingEnginesFor returns the engine source of --from paths when they
@@ -240,15 +242,15 @@ func recordingEnginesFor(paths []string, flags *recordingFlags, errOut io.Writer
 // carries was recorded (--timestamps and -o json print it); nil for other
 // engines.
 func RecordedTimes(engines engineSource) func(*engine.Event) time.Time {
-	r, ok := engines.(*recordingEngines)
-	if !ok || r.replay == nil {
+	replay := replayOf(engines)
+	if replay == nil {
 		return nil
 	}
 	return func(ev *engine.Event) time.Time {
 		a, err := meta.Accessor(ev.Object())
 		if err != nil {
-			return r.replay.Since()
+			return replay.Since()
 		}
-		return r.replay.RecordedAt(ev.Resource.Mapping.GroupVersionKind.GroupKind(), a.GetNamespace(), a.GetName(), a.GetResourceVersion())
+		return replay.RecordedAt(ev.Resource.Mapping.GroupVersionKind.GroupKind(), a.GetNamespace(), a.GetName(), a.GetResourceVersion())
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
@@ -52,16 +51,6 @@ func (o *EngineOptions) warmCache(configFlags *genericclioptions.ConfigFlags, er
 	}
 	klog.V(1).InfoS("using the warm cache", "socket", id.Socket, "pid", conn.Hello.Pid)
 	return id.Socket
-}
-
-// warmSource returns the source of a target whose warm cache listens on
-// socket: the cache's informers, and direct for what the cache declines.
-func (o *EngineOptions) warmSource(configFlags *genericclioptions.ConfigFlags, socket string, direct engine.Source, errOut io.Writer) (engine.Source, error) {
-	restConfig, err := configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	return &client.Source{Socket: socket, Direct: direct, MaxStaleness: o.MaxStaleness, Warnings: restConfig.WarningHandler, ErrOut: errOut}, nil
 }
 
 // ReadDirectly makes the target's engines read its API server, not its

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -21,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/offline"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginwatch "github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
@@ -38,13 +38,8 @@ const historyExample = `  # Every recorded change of a Deployment, with its diff
 type HistoryOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	From             []string
-	Output           string
-	Diff             string
-	Color            string
-	Ignore           []string
-	Only             []string
-	ShowSecretValues bool
+	pluginwatch.PrintFlags
+	From []string
 
 	genericiooptions.IOStreams
 
@@ -56,7 +51,7 @@ type HistoryOptions struct {
 
 // NewHistoryOptions returns HistoryOptions with defaults.
 func NewHistoryOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *HistoryOptions {
-	return &HistoryOptions{configFlags: configFlags, Output: "text", Diff: "compact", Color: "auto", IOStreams: streams}
+	return &HistoryOptions{configFlags: configFlags, IOStreams: streams}
 }
 
 // NewCmdHistory returns the history command.
@@ -72,12 +67,7 @@ func NewCmdHistory(configFlags *genericclioptions.ConfigFlags, streams genericio
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.From, "from", nil, "The recording to read (kubectl informer record --to FILE).")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: text, json (one event per line, with its time and a JSON Patch per update) or yaml.")
-	f.StringVar(&o.Diff, "diff", o.Diff, "How updates show what changed: compact, unified or none.")
-	f.StringVar(&o.Color, "color", o.Color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
-	f.StringArrayVar(&o.Ignore, "ignore", nil, "Leave changes at or under PATH out of diffs and events (repeatable), e.g. --ignore status.")
-	f.StringArrayVar(&o.Only, "only", nil, "Report only changes at or under PATH (repeatable), e.g. --only spec.")
-	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
+	o.PrintFlags.AddFlags(cmd, "Output format: text, json (one event per line, with its time and a JSON Patch per update) or yaml.")
 	return cmd
 }
 
@@ -88,37 +78,17 @@ func (o *HistoryOptions) Complete(_ *cobra.Command, args []string) error {
 		return fmt.Errorf("history needs one object as TYPE/NAME (deployment/web), got %q", args[0])
 	}
 	o.typeArg, o.name = typ, name
-	o.namespace = historyNamespace(o.configFlags)
-	cfg := pluginwatch.WatchPrintConfig{Initial: true, Timestamps: true, ShowSecretValues: o.ShowSecretValues, Location: time.UTC}
-	var err error
-	if cfg.Format, err = pluginwatch.ParseWatchFormat(o.Output); err != nil {
-		return err
-	}
-	if cfg.Format == pluginwatch.FormatName {
+	o.namespace = engines.FilesNamespace(o.configFlags)
+	if o.Output == "name" {
 		return fmt.Errorf("-o/--output must be text, json or yaml for history, got %q", o.Output)
 	}
-	if cfg.Diff, err = pluginwatch.ParseDiffMode(o.Diff); err != nil {
-		return err
-	}
-	color, err := pluginwatch.ParseColorMode(o.Color)
+	cfg, color, err := o.PrintFlags.Complete()
 	if err != nil {
 		return err
 	}
-	cfg.Color = color.Enabled(o.Out)
-	if cfg.DiffOptions, err = pluginwatch.ParseDiffPaths(o.Ignore, o.Only); err != nil {
-		return err
-	}
+	cfg.Initial, cfg.Timestamps, cfg.Location, cfg.Color = true, true, time.UTC, color.Enabled(o.Out)
 	o.print = cfg
 	return nil
-}
-
-// historyNamespace is the namespace of -n, else "default", as for every
-// --from source: a kubeconfig's context says nothing of a recording.
-func historyNamespace(configFlags *genericclioptions.ConfigFlags) string {
-	if configFlags.Namespace != nil && *configFlags.Namespace != "" {
-		return *configFlags.Namespace
-	}
-	return metav1.NamespaceDefault
 }
 
 // Validate checks the flags without I/O.

@@ -26,17 +26,11 @@ func (l *ContextList) Add(name string, item interface{}) {
 	l.contexts = append(l.contexts, name)
 }
 
-// Write prints the List to w (printListObject).
+// Write prints the List to w.
 func (l *ContextList) Write(w io.Writer, format string, printer printers.ResourcePrinter) error {
 	items, contexts := l.items, l.contexts
 	if items == nil {
 		items, contexts = []interface{}{}, []interface{}{}
 	}
-	return PrintListObject(w, printer, format, map[string]interface{}{
-		"apiVersion":  "v1",
-		"kind":        "List",
-		"metadata":    map[string]interface{}{"resourceVersion": ""},
-		"items":       items,
-		ContextsField: contexts,
-	})
+	return printListObject(w, printer, format, items, ContextsField, contexts)
 }

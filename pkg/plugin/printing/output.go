@@ -126,17 +126,17 @@ func PrintList(w io.Writer, printer printers.ResourcePrinter, format string, obj
 		}
 		items = append(items, m)
 	}
-	return PrintListObject(w, printer, format, map[string]interface{}{
-		"apiVersion": "v1",
-		"kind":       "List",
-		"metadata":   map[string]interface{}{"resourceVersion": ""},
-		"items":      items,
-	})
+	return printListObject(w, printer, format, items, "", nil)
 }
 
-// PrintListObject prints a v1 List: as YAML for format yaml, else with
-// printer (JSON, templates).
-func PrintListObject(w io.Writer, printer printers.ResourcePrinter, format string, list map[string]interface{}) error {
+// printListObject prints a v1 List of items, and beside them field's value
+// when field is not "": as YAML for format yaml, else with printer (JSON,
+// templates).
+func printListObject(w io.Writer, printer printers.ResourcePrinter, format string, items []interface{}, field string, value interface{}) error {
+	list := map[string]interface{}{"apiVersion": "v1", "kind": "List", "metadata": map[string]interface{}{"resourceVersion": ""}, "items": items}
+	if field != "" {
+		list[field] = value
+	}
 	if format == "yaml" {
 		b, err := MarshalYAML(list)
 		if err != nil {

@@ -49,10 +49,11 @@ type Targets struct {
 // progress no longer changes.
 var settledStates = map[string]bool{"watching": true, "ended": true, "failed": true}
 
-// NewTargets returns the progress of names on errOut, nil when
-// errOut is not a terminal.
-func NewTargets(errOut io.Writer, names []string) *Targets {
-	if len(names) == 0 || !printers.IsTerminal(errOut) {
+// Of returns the progress of the targets of s on errOut: a line per target
+// of several, on a terminal; nil for one target, whose engine shows its
+// own (NewProgress), and off a terminal.
+func Of(errOut io.Writer, s targets.Set) *Targets {
+	if !s.Several || len(s.Targets) == 0 || !printers.IsTerminal(errOut) {
 		return nil
 	}
 	width := func() int { return 0 }
@@ -65,7 +66,7 @@ func NewTargets(errOut io.Writer, names []string) *Targets {
 			return w
 		}
 	}
-	p := newTargetsOn(errOut, width, names)
+	p := newTargetsOn(errOut, width, s.Names())
 	go p.tick()
 	return p
 }
@@ -273,14 +274,4 @@ func (p *Targets) ListingProgress(name string) func(engine.Progress) {
 			p.Set(name, fmt.Sprintf("listing %d", total))
 		}
 	}
-}
-
-// Of returns the progress of the targets of s on errOut: a line per
-// target of several (NewTargets), nil for one target, whose engine shows
-// its own (NewProgress).
-func Of(errOut io.Writer, s targets.Set) *Targets {
-	if !s.Several {
-		return nil
-	}
-	return NewTargets(errOut, s.Names())
 }

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 func TestFleetProgressOffTerminal(t *testing.T) {
-	if p := NewTargets(&bytes.Buffer{}, []string{"a", "b"}); p != nil {
+	several := targets.Set{Targets: []targets.Target{{Name: "a"}, {Name: "b"}}, Several: true}
+	if p := Of(&bytes.Buffer{}, several); p != nil {
 		t.Fatalf("progress on a buffer, want none")
 	}
 	var p *Targets // nil: every method does nothing

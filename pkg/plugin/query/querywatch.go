@@ -78,19 +78,13 @@ func (o *QueryOptions) redraws() bool {
 // watch streams, and watch errors reported on the target's stderr, or, for
 // a table redrawn in place, to notes, which the frame shows.
 func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
-	config := t.Config
-	config.RequireWatch = true
-	config.PlainWatchStreams = true
 	var warnings io.Writer = t.errOut
 	if notes != nil {
 		// Written over the frame, they would move it: the frame shows
 		// the last one instead.
 		warnings = notes
 	}
-	reporter := watch.NewWatchErrorReporter(warnings)
-	config.OnWatchError = reporter.Report
-	config.OnWatchResumed = reporter.Resumed
-	return config
+	return watch.Watching(t.Config, warnings)
 }
 
 // watchTarget keeps the answer of target tg current in rows: its engine

@@ -93,17 +93,16 @@ func (o *RecordOptions) Complete(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("record takes TYPE[,TYPE...] only, got %q: it records every object of the types; narrow it with -n, -l or --field-selector", strings.Join(args, " "))
 	}
 	o.typeArg = args[0]
-	if err := o.EngineOptions.Complete(); err != nil {
+	if err := o.CompleteFlags(); err != nil {
 		return err
 	}
+	if err := o.Connect(o.ConfigFlags); err != nil {
+		return err
+	}
+	o.Config = pluginwatch.Watching(o.Config, o.ErrOut)
 	o.Config.FullObjects = true
 	o.Config.ManagedFields = engine.KeepManagedFields
-	o.Config.PlainWatchStreams = true
 	o.Config.Progress = progress.NewProgress(o.ErrOut)
-	o.Config.RequireWatch = true
-	reporter := pluginwatch.NewWatchErrorReporter(o.ErrOut)
-	o.Config.OnWatchError = reporter.Report
-	o.Config.OnWatchResumed = reporter.Resumed
 	return nil
 }
 
@@ -165,26 +164,10 @@ func (o *RecordOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer eng.Shutdown()
-	var counts []string
-	for _, t := range eng.Types() {
-		counts = append(counts, fmt.Sprintf("%s: %d", t.Name(), t.Len()))
-	}
-	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", strings.Join(counts, ", "), o.To)
+	fmt.Fprintf(o.ErrOut, "synced %s; recording to %s\n", engines.Counts(eng.Types()), o.To)
 
-	if o.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Duration)
-		defer cancel()
-	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := engines.RunContext(ctx, eng, o.Duration)
 	defer cancel()
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	r := newRecorder(w, header.Types)
 	err = r.run(ctx, queue)
 	if cerr := w.Close(); err == nil && cerr != nil {
@@ -337,15 +320,9 @@ func (r *recorder) write(ev *engine.Event) error {
 		withKind["apiVersion"], withKind["kind"] = apiVersion, kind
 		content = withKind
 	}
-	var typ watch.EventType
-	switch ev.Type {
-	case engine.Added:
-		typ = watch.Added
-	case engine.Modified:
-		typ = watch.Modified
-	case engine.Deleted:
-		typ = watch.Deleted
-	default:
+	// The engine's event types are the API's.
+	typ := watch.EventType(ev.Type)
+	if typ != watch.Added && typ != watch.Modified && typ != watch.Deleted {
 		return fmt.Errorf("an event of %s %s: unknown type %q", ev.Resource.Name(), ev.Key, ev.Type)
 	}
 	initial := ev.Initial && !r.live

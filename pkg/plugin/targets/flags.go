@@ -1,8 +1,6 @@
 package targets
 
 import (
-	"time"
-
 	"github.com/spf13/cobra"
 )
 
@@ -18,11 +16,4 @@ func AddFlags(cmd *cobra.Command) *Flags {
 	f := &Flags{}
 	cmd.Flags().BoolVar(&f.AllContexts, "all-contexts", false, "Ask every context of the kubeconfig, in parallel, and merge the answers (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). Tables gain a first column CONTEXT; a context that fails is named on stderr and the exit code is 1.")
 	return f
-}
-
-// Deadline is how long one context of several may take in all, for a
-// command whose discovery and sync each get syncTimeout: both, and slack
-// for lists that end just in time and for the answer.
-func Deadline(syncTimeout time.Duration) time.Duration {
-	return 2*syncTimeout + 30*time.Second
 }

@@ -74,17 +74,6 @@ func runOne[T any](ctx context.Context, t Target, deadline time.Duration, fn fun
 	return v, err
 }
 
-// Failed returns the results that failed, in order.
-func Failed[T any](results []Result[T]) []Result[T] {
-	var failed []Result[T]
-	for _, r := range results {
-		if r.Err != nil {
-			failed = append(failed, r)
-		}
-	}
-	return failed
-}
-
 // PartialError is a command's error when some of several targets failed:
 // each has been named on stderr with its reason, and the command answered
 // for the others; the process exits 1.

@@ -156,10 +156,11 @@ func (s Set) Names() []string {
 
 // Deadline is how long each target may take in all, for a command whose
 // discovery and sync each get syncTimeout: no bound for one target (its
-// steps bound themselves, as kubectl's do), Deadline for one of several.
+// steps bound themselves, as kubectl's do); for one of several, both, and
+// slack for lists that end just in time and for the answer.
 func (s Set) Deadline(syncTimeout time.Duration) time.Duration {
 	if !s.Several {
 		return 0
 	}
-	return Deadline(syncTimeout)
+	return 2*syncTimeout + 30*time.Second
 }

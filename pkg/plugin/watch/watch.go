@@ -1,13 +1,13 @@
 // Package watch is the watch command: every add, update and delete of the
 // named types, each update with a diff of what changed and who changed it,
-// for each of its targets (runWatchTargets: one context, or several whose
-// events name their context), run in the warm cache of a target's identity
-// when one runs; --group-by and --sum keep a live table of groups instead.
+// for each of its targets (one context, or several whose events name
+// their context), read from the warm cache of a target's identity when one
+// runs; --group-by and --sum keep a live table of groups instead.
 package watch
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -54,20 +54,16 @@ const QueueLimit = 10000
 type WatchOptions struct {
 	engines.EngineOptions
 
-	Where            []string
-	Initial          bool
-	Diff             string
-	Ignore           []string
-	Only             []string
-	Output           string
-	Timestamps       bool
-	Color            string
-	Timeout          time.Duration
-	MaxEvents        int
-	ShowSecretValues bool
-	Filter           string
-	Until            string
-	UntilAll         string
+	PrintFlags
+
+	Where      []string
+	Initial    bool
+	Timestamps bool
+	Timeout    time.Duration
+	MaxEvents  int
+	Filter     string
+	Until      string
+	UntilAll   string
 	// GroupBy and Sums (--group-by, --sum) make the watch a live grouped
 	// table instead of a stream of events (runGroups).
 	GroupBy []string
@@ -88,18 +84,16 @@ type WatchOptions struct {
 	// indexDefs are every index the watch reads (--where, then
 	// --group-by), each once; each target gets its own copy (index.Own).
 	indexDefs []index.Definition
-	// contextWhere are the --where selectors of the context index, which
-	// choose the targets of a watch of several.
-	contextWhere []index.Selector
+	// contexts are the flags that choose contexts besides --context; set
+	// is the targets they choose (completeTargets).
+	contexts *targets.Flags
+	set      targets.Set
 }
 
 // NewWatchOptions returns WatchOptions with defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
 	return &WatchOptions{
 		EngineOptions: engines.EngineOptions{ConfigFlags: configFlags, Engines: engines.DirectEngines{}},
-		Diff:          "compact",
-		Output:        "text",
-		Color:         "auto",
 		IOStreams:     streams,
 	}
 }
@@ -113,7 +107,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Long:    "Start shared informers for the named types, wait until every cache has synced, then print every add, update and delete, each update with a diff of exactly what changed. Resyncs are never printed; changes missed while a watch was broken are printed after the relist.",
 		Example: watchExample,
 	}
-	cmd.RunE = watchTargetsRunE(o, targets.AddFlags(cmd))
+	cmd.RunE = cmdutil.RunE(o)
+	o.contexts = targets.AddFlags(cmd)
 	o.EngineOptions.AddFlags(cmd)
 	o.EngineOptions.AddCacheFlags(cmd)
 	// Files hold no changes: a watch prints their objects first (as
@@ -126,31 +121,35 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Where, "where", nil, "Watch a query: only objects whose index NAME has VALUE, --where NAME=VALUE (repeatable, ANDed). Objects entering it are ADDED, leaving it DELETED.")
 	f.BoolVar(&o.Initial, "initial", false, "First print every object already in the cache as ADDED.")
-	f.StringVar(&o.Diff, "diff", o.Diff, "How updates show what changed: compact, unified or none.")
-	f.StringArrayVar(&o.Ignore, "ignore", nil, "Leave changes at or under PATH out of diffs and events (repeatable), e.g. --ignore status.conditions.")
-	f.StringArrayVar(&o.Only, "only", nil, "Report only changes at or under PATH (repeatable), e.g. --only spec --only metadata.labels.")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
+	o.PrintFlags.AddFlags(cmd, "Output format: text, json (one event per line, with a JSON Patch per update), yaml or name.")
 	f.BoolVar(&o.Timestamps, "timestamps", false, "Prefix each event with the time it was printed.")
-	f.StringVar(&o.Color, "color", o.Color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
 	f.StringVar(&o.Filter, "filter", "", engines.FilterFlagUsage+" Objects that start passing are ADDED, those that stop passing DELETED.")
 	f.StringVar(&o.Until, "until", "", "Exit 0 as soon as the CEL expression is true for every object named in the arguments (deploy/web), or, with no names, for any watched object; checked on the synced state first. With --timeout, exit 1 if it is not met in time.")
 	f.StringVar(&o.UntilAll, "until-all", "", "Like --until, but wait until the CEL expression is true for every watched object (at least one).")
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
-	f.BoolVar(&o.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
 	f.StringSliceVar(&o.GroupBy, "group-by", nil, "Instead of events, keep a table of the objects' count per value of the index NAME (several names: per combination), as query --group-by prints it: redrawn in place on a terminal, at most four times a second; otherwise the table once, then a line per group that changes.")
 	f.StringArrayVar(&o.Sums, "sum", nil, "With or without --group-by, add a column summing MEASURE per group and a TOTAL row, as query --sum does (repeatable): requests.cpu, limits.memory, restarts, NAME=JSONPATH...")
 	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
 
-// Complete completes the flags (completeFlags) and connects to the target
-// the command's own kubeconfig flags name.
+// Complete chooses the targets (completeTargets), the context index taken
+// out of --where and --group-by, and completes the flags for them all
+// (completeFlags); each target connects when it runs.
 func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
-	if err := o.completeFlags(args, o.Where, o.GroupBy); err != nil {
+	groupBy, at, err := splitGroupByContext(o.GroupBy)
+	if err != nil {
 		return err
 	}
-	return o.Connect(o.ConfigFlags)
+	contextWhere, where, err := splitContextWhere(o.Where)
+	if err != nil {
+		return err
+	}
+	if err := o.completeTargets(cmd, at >= 0 || len(contextWhere) > 0, contextWhere); err != nil {
+		return err
+	}
+	return o.completeFlags(args, where, groupBy)
 }
 
 // completeFlags turns the arguments and flags into what every target's
@@ -189,20 +188,14 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	for _, w := range o.print.Where {
 		indexDefs = append(indexDefs, w.Def)
 	}
+	o.Config.FullObjects = true
+	o.Config.ManagedFields = engine.InternManagedFields
 	if o.grouped() {
 		if indexDefs, err = o.completeGroups(groupBy, indexDefs); err != nil {
 			return err
 		}
 	}
 	o.indexDefs = indexDefs
-	o.Config.Indexes = engines.PlainIndexes(indexDefs)
-	o.Config.FullObjects = true
-	o.Config.ManagedFields = engine.InternManagedFields
-	if o.grouped() {
-		o.completeGroupEngine(indexDefs)
-	}
-	o.Config.PlainWatchStreams = true
-	o.Config.RequireWatch = true
 	if len(o.typeArgs) == 1 && len(o.names[o.typeArgs[0]]) == 1 && o.Config.FieldSelector == "" {
 		// One object: let the server send only it.
 		for name := range o.names[o.typeArgs[0]] {
@@ -250,15 +243,11 @@ func (o *WatchOptions) parseArgs(args []string) error {
 // --where clauses from where; its colour is resolved per target, for the
 // target's stdout.
 func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
-	cfg := WatchPrintConfig{
-		Filter:           filter,
-		Timestamps:       o.Timestamps,
-		Initial:          o.Initial,
-		maxEvents:        o.MaxEvents,
-		ShowSecretValues: o.ShowSecretValues,
-		Location:         time.Local,
-		sharedProcess:    o.Engines.Shared(),
+	cfg, color, err := o.PrintFlags.Complete()
+	if err != nil {
+		return err
 	}
+	cfg.Filter, cfg.Timestamps, cfg.Initial = filter, o.Timestamps, o.Initial
 	var selectors []index.Selector
 	for _, s := range where {
 		sel, err := index.ParseSelector("--where", s)
@@ -272,24 +261,8 @@ func (o *WatchOptions) completePrint(filter *expr.Guard, where []string) error {
 		cfg.Where = append(cfg.Where, WhereClause{Sel: sel, Def: def})
 		selectors = append(selectors, sel)
 	}
-	err := engines.ValidateRelations(selectors)
-	if err != nil {
-		return err
-	}
-	if cfg.Diff, err = ParseDiffMode(o.Diff); err != nil {
-		return err
-	}
-	if cfg.Format, err = ParseWatchFormat(o.Output); err != nil {
-		return err
-	}
-	if o.color, err = ParseColorMode(o.Color); err != nil {
-		return err
-	}
-	if cfg.DiffOptions, err = ParseDiffPaths(o.Ignore, o.Only); err != nil {
-		return err
-	}
-	o.print = cfg
-	return nil
+	o.print, o.color = cfg, color
+	return engines.ValidateRelations(selectors)
 }
 
 // Validate checks the flags without I/O; its errors name the flag.
@@ -309,26 +282,26 @@ func (o *WatchOptions) Validate() error {
 	return o.validateGroups()
 }
 
-// Run watches the target the command's own kubeconfig flags name, to
-// stdout and stderr.
-func (o *WatchOptions) Run(ctx context.Context) error {
-	ctx, stop := cmdutil.Interruptible(ctx)
-	defer stop()
-	return o.target(o.EngineOptions, o.Out, o.ErrOut).run(ctx)
+// Watching returns cfg for an engine whose changes a command streams
+// (watch, query -w, record): a watch the user may make, plain watch
+// streams, and a line on errOut when a watch breaks after sync, once per
+// type and cause until the cause changes, so a long outage is not a
+// flood, and when it resumes.
+func Watching(cfg engine.Config, errOut io.Writer) engine.Config {
+	r := &watchErrorReporter{out: &cmdutil.LockedWriter{W: errOut}, last: map[string]string{}}
+	cfg.RequireWatch, cfg.PlainWatchStreams = true, true
+	cfg.OnWatchError, cfg.OnWatchResumed = r.report, r.resumed
+	return cfg
 }
 
-// watchErrorReporter says on stderr when a watch breaks after sync, once per
-// type and cause until the cause changes, so a long outage is not a flood.
+// watchErrorReporter says on stderr when a watch breaks and resumes
+// (Watching).
 type watchErrorReporter struct {
 	out  *cmdutil.LockedWriter
 	last map[string]string
 }
 
-func NewWatchErrorReporter(errOut interface{ Write([]byte) (int, error) }) *watchErrorReporter {
-	return &watchErrorReporter{out: &cmdutil.LockedWriter{W: errOut}, last: map[string]string{}}
-}
-
-func (r *watchErrorReporter) Report(t *engine.Type, err error) {
+func (r *watchErrorReporter) report(t *engine.Type, err error) {
 	msg := err.Error()
 	r.out.Mu.Lock()
 	defer r.out.Mu.Unlock()
@@ -343,7 +316,7 @@ func (r *watchErrorReporter) Report(t *engine.Type, err error) {
 	fmt.Fprintf(r.out.W, "warning: watch of %s failed (%s): %s\n", t.Name(), hint, msg)
 }
 
-func (r *watchErrorReporter) Resumed(t *engine.Type) {
+func (r *watchErrorReporter) resumed(t *engine.Type) {
 	r.out.Mu.Lock()
 	defer r.out.Mu.Unlock()
 	delete(r.last, t.Name())

@@ -17,7 +17,7 @@ import (
 // projections, so only the changes the diff options let through count:
 // --only and --ignore attribute what is shown.
 func (p *EventPrinter) attribute(ev *engine.Event, u *diff.Update) ([]string, string) {
-	if p.Cfg.Format == FormatName {
+	if p.Cfg.Format == formatName {
 		return nil, "" // -o name prints neither
 	}
 	o, err1 := meta.Accessor(ev.Old)

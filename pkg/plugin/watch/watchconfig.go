@@ -10,56 +10,36 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
+	"github.com/spf13/cobra"
 )
 
-// watchFormat is a -o value of watch.
-type watchFormat int
+// watchFormat is a -o value of watch and history.
+type watchFormat string
 
 const (
-	formatText watchFormat = iota
-	formatJSON
-	formatYAML
-	FormatName
+	formatText watchFormat = "text"
+	formatJSON watchFormat = "json"
+	formatYAML watchFormat = "yaml"
+	formatName watchFormat = "name"
 )
-
-// watchFormats are the flag values of the watchFormat constants, in their order.
-var watchFormats = []string{"text", "json", "yaml", "name"}
-
-func ParseWatchFormat(s string) (watchFormat, error) {
-	return parseChoice[watchFormat](watchFormats, s, "-o/--output must be text, json, yaml or name for watch")
-}
 
 // diffMode is a --diff value: how text output shows what an update changed.
-type diffMode int
+type diffMode string
 
 const (
-	diffCompact diffMode = iota
-	diffUnified
-	diffNone
+	diffCompact diffMode = "compact"
+	diffUnified diffMode = "unified"
+	diffNone    diffMode = "none"
 )
-
-// diffModes are the flag values of the diffMode constants, in their order.
-var diffModes = []string{"compact", "unified", "none"}
-
-func ParseDiffMode(s string) (diffMode, error) {
-	return parseChoice[diffMode](diffModes, s, "--diff must be compact, unified or none")
-}
 
 // colorMode is a --color value.
-type colorMode int
+type colorMode string
 
 const (
-	colorAuto colorMode = iota
-	colorAlways
-	colorNever
+	colorAuto   colorMode = "auto"
+	colorAlways colorMode = "always"
+	colorNever  colorMode = "never"
 )
-
-// colorModes are the flag values of the colorMode constants, in their order.
-var colorModes = []string{"auto", "always", "never"}
-
-func ParseColorMode(s string) (colorMode, error) {
-	return parseChoice[colorMode](colorModes, s, "--color must be auto, always or never")
-}
 
 // Enabled reports whether output to w is coloured: for auto, when w is a
 // terminal and the environment allows it (NO_COLOR, TERM=dumb).
@@ -73,13 +53,56 @@ func (m colorMode) Enabled(w io.Writer) bool {
 	return false
 }
 
-// parseChoice returns the index in values of the flag value s as a T, or an
-// error that says what must be, "got" s.
-func parseChoice[T ~int](values []string, s, mustBe string) (T, error) {
-	if i := slices.Index(values, s); i >= 0 {
-		return T(i), nil
+// parseChoice returns the flag value s as a T when it is one of choices,
+// or an error that says what must be, "got" s.
+func parseChoice[T ~string](s, mustBe string, choices ...T) (T, error) {
+	if slices.Contains(choices, T(s)) {
+		return T(s), nil
 	}
-	return 0, fmt.Errorf("%s, got %q", mustBe, s)
+	return "", fmt.Errorf("%s, got %q", mustBe, s)
+}
+
+// PrintFlags are the flags of how events print, which watch and history
+// share.
+type PrintFlags struct {
+	Output           string
+	Diff             string
+	Color            string
+	Ignore           []string
+	Only             []string
+	ShowSecretValues bool
+}
+
+// AddFlags adds the flags to cmd, -o with outputUsage as its help, with
+// their defaults: text, compact, auto.
+func (f *PrintFlags) AddFlags(cmd *cobra.Command, outputUsage string) {
+	fl := cmd.Flags()
+	fl.StringVarP(&f.Output, "output", "o", string(formatText), outputUsage)
+	fl.StringVar(&f.Diff, "diff", string(diffCompact), "How updates show what changed: compact, unified or none.")
+	fl.StringVar(&f.Color, "color", string(colorAuto), "Colour output: auto (on a terminal, unless NO_COLOR is set), always or never.")
+	fl.StringArrayVar(&f.Ignore, "ignore", nil, "Leave changes at or under PATH out of diffs and events (repeatable), e.g. --ignore status.conditions.")
+	fl.StringArrayVar(&f.Only, "only", nil, "Report only changes at or under PATH (repeatable), e.g. --only spec --only metadata.labels.")
+	fl.BoolVar(&f.ShowSecretValues, "show-secret-values", false, "Print the values of changed Secret data in text diffs (hidden by default).")
+}
+
+// Complete returns the print configuration the flags say, in local time,
+// and the colour mode, which each output resolves for itself (Enabled).
+// Its errors name the flag.
+func (f *PrintFlags) Complete() (WatchPrintConfig, colorMode, error) {
+	cfg := WatchPrintConfig{ShowSecretValues: f.ShowSecretValues, Location: time.Local}
+	var color colorMode
+	var err error
+	if cfg.Format, err = parseChoice(f.Output, "-o/--output must be text, json, yaml or name for watch", formatText, formatJSON, formatYAML, formatName); err != nil {
+		return cfg, color, err
+	}
+	if cfg.Diff, err = parseChoice(f.Diff, "--diff must be compact, unified or none", diffCompact, diffUnified, diffNone); err != nil {
+		return cfg, color, err
+	}
+	if color, err = parseChoice(f.Color, "--color must be auto, always or never", colorAuto, colorAlways, colorNever); err != nil {
+		return cfg, color, err
+	}
+	cfg.DiffOptions, err = ParseDiffPaths(f.Ignore, f.Only)
+	return cfg, color, err
 }
 
 // WatchPrintConfig is everything the watch printer needs, built from the
@@ -90,20 +113,19 @@ type WatchPrintConfig struct {
 	Color            bool
 	Timestamps       bool
 	Initial          bool
-	maxEvents        int // 0: no limit
 	ShowSecretValues bool
 	DiffOptions      diff.Options
 	Where            []WhereClause // ANDed; none: every object
 	Filter           *expr.Guard   // --filter, ANDed with where; nil: none
-	// Location is the time zone of --timestamps: the user's, which in a
-	// warm cache process is the client's, not the process's own.
+	// Location is the time zone of --timestamps: local for a watch.
 	Location *time.Location
-	// sharedProcess is set when the watch runs in a process serving other
-	// commands too (a warm cache): it then leaves GOMAXPROCS alone.
-	sharedProcess bool
-	// budget, when set, is --max-events shared by the watches of a fleet
-	// (runWatchTargets): an event is printed only while it lasts.
-	budget *FleetEventBudget
+	// budget, when set, is --max-events shared by the watches of the
+	// targets: an event is printed only while it lasts.
+	budget *eventBudget
+	// Context, set when the watch has several targets, names the target
+	// of each event: the first word of every text line, CONTEXT/ before -o
+	// name's line, and a field context first in -o json and yaml.
+	Context string
 }
 
 // ParseDiffPaths returns the diff options of --ignore and --only: the default

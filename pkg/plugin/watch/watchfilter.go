@@ -23,31 +23,24 @@ func (p *EventPrinter) Classify(ev *engine.Event) (rendered, bool) {
 		return rendered{}, false
 	}
 	r := rendered{ev: ev, Typ: ev.Type}
-	if ev.Related != nil {
-		// A related object's change: only an object entering or leaving the query is news.
-		oldIn, newIn := p.Cfg.matchesWith(ev.Old, ev.Related, false), p.Cfg.matchesWith(ev.New, ev.Related, true)
-		switch {
-		case newIn && !oldIn:
-			r.Typ, r.note = engine.Added, "entered query: "+ev.Cause+" changed"
-		case oldIn && !newIn:
-			r.Typ, r.note = engine.Deleted, "left query: "+ev.Cause+" changed"
-		default:
-			return rendered{}, false
-		}
+	if ev.Related == nil && len(p.Cfg.Where) == 0 && p.Cfg.Filter == nil {
 		return r, true
 	}
-	if len(p.Cfg.Where) > 0 || p.Cfg.Filter != nil {
-		oldIn, newIn := p.Cfg.matches(ev.Old), p.Cfg.matches(ev.New)
-		switch {
-		case ev.Type == engine.Added && newIn, ev.Type == engine.Deleted && oldIn:
-		case ev.Type == engine.Modified && oldIn && newIn:
-		case ev.Type == engine.Modified && newIn:
-			r.Typ, r.note = engine.Added, "entered query"
-		case ev.Type == engine.Modified && oldIn:
-			r.Typ, r.note = engine.Deleted, "left query"
-		default:
-			return rendered{}, false
-		}
+	// A related object's change (a Modified event) is news only when the
+	// object enters or leaves the query.
+	oldIn, newIn := p.Cfg.matchesWith(ev.Old, ev.Related, false), p.Cfg.matchesWith(ev.New, ev.Related, true)
+	cause := ""
+	if ev.Related != nil {
+		cause = ": " + ev.Cause + " changed"
+	}
+	switch {
+	case ev.Related == nil && (ev.Type == engine.Added && newIn || ev.Type == engine.Deleted && oldIn || ev.Type == engine.Modified && oldIn && newIn):
+	case ev.Type == engine.Modified && newIn && !oldIn:
+		r.Typ, r.note = engine.Added, "entered query"+cause
+	case ev.Type == engine.Modified && oldIn && !newIn:
+		r.Typ, r.note = engine.Deleted, "left query"+cause
+	default:
+		return rendered{}, false
 	}
 	return r, true
 }

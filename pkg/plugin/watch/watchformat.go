@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -51,12 +52,14 @@ func (p *EventPrinter) Handle(ev *engine.Event) (bool, error) {
 		r.managers, r.cause = p.attribute(ev, u)
 	}
 	switch p.Cfg.Format {
-	case formatJSON:
-		return true, p.writeJSON(r)
-	case formatYAML:
-		return true, p.writeYAML(r)
-	case FormatName:
-		_, err := fmt.Fprintf(p.Out, "%s %s/%s\n", r.Typ, printing.KindName(ev.Resource), terminal.SanitizeText(printing.ObjectName(ev.Object())))
+	case formatJSON, formatYAML:
+		return true, p.writeEvent(r)
+	case formatName:
+		context := ""
+		if p.Cfg.Context != "" {
+			context = p.Cfg.Context + "/"
+		}
+		_, err := fmt.Fprintf(p.Out, "%s%s %s/%s\n", context, r.Typ, printing.KindName(ev.Resource), terminal.SanitizeText(printing.ObjectName(ev.Object())))
 		return true, err
 	}
 	return true, p.writeText(r)
@@ -85,8 +88,15 @@ func (p *EventPrinter) paint(color, s string) string {
 	return color + s + terminal.Reset
 }
 
+// writeText writes r's line and, for an update, its diff; of several
+// targets every line starts with the target's name.
 func (p *EventPrinter) writeText(r rendered) error {
+	prefix := ""
+	if p.Cfg.Context != "" {
+		prefix = p.Cfg.Context + " "
+	}
 	var line strings.Builder
+	line.WriteString(prefix)
 	if p.Cfg.Timestamps {
 		loc := p.Cfg.Location
 		if loc == nil {
@@ -133,10 +143,19 @@ func (p *EventPrinter) writeText(r rendered) error {
 	}
 	switch p.Cfg.Diff {
 	case diffCompact:
-		return diff.WriteCompact(p.Out, r.update.Changes(), "    ", p.Cfg.Color)
+		return diff.WriteCompact(p.Out, r.update.Changes(), prefix+"    ", p.Cfg.Color)
 	case diffUnified:
 		label := printing.KindName(r.ev.Resource) + "/" + printing.ObjectName(r.ev.New)
-		return r.update.WriteUnified(p.Out, label+" (old)", label+" (new)", 3, p.Cfg.Color)
+		var unified bytes.Buffer
+		if err := r.update.WriteUnified(&unified, label+" (old)", label+" (new)", 3, p.Cfg.Color); err != nil {
+			return err
+		}
+		for _, l := range bytes.SplitAfter(unified.Bytes(), []byte("\n")) {
+			if len(l) > 0 {
+				p.Out.WriteString(prefix)
+				p.Out.Write(l)
+			}
+		}
 	}
 	return nil
 }
@@ -167,7 +186,9 @@ func secretPaths() []diff.Path {
 // jsonEvent is one line of -o json: the shape of kubectl get -w
 // --output-watch-events -o json, plus the patch and what we know of it.
 type jsonEvent struct {
-	Type engine.EventType `json:"type"`
+	// Context names the target of a watch of several (-o json).
+	Context string           `json:"context,omitempty"`
+	Type    engine.EventType `json:"type"`
 	// Time is when a recorded event was recorded (RFC 3339); a live
 	// watch leaves it out.
 	Time string `json:"time,omitempty"`
@@ -185,10 +206,12 @@ type jsonEvent struct {
 	Note              string   `json:"note,omitempty"`
 }
 
-func (p *EventPrinter) event(r rendered) (jsonEvent, error) {
+// writeEvent writes r as a line of JSON (-o json) or a YAML document (-o
+// yaml); of several targets, the context is its first field.
+func (p *EventPrinter) writeEvent(r rendered) error {
 	obj, err := diff.WithoutManagedFields(r.ev.Object())
 	if err != nil {
-		return jsonEvent{}, err
+		return err
 	}
 	ev := jsonEvent{
 		Type:              r.Typ,
@@ -205,34 +228,24 @@ func (p *EventPrinter) event(r rendered) (jsonEvent, error) {
 	if p.RecordedAt != nil {
 		ev.Time = p.RecordedAt(r.ev).UTC().Format(time.RFC3339Nano)
 	}
-	return ev, nil
-}
-
-func (p *EventPrinter) writeJSON(r rendered) error {
-	ev, err := p.event(r)
-	if err != nil {
-		return err
+	var b []byte
+	if p.Cfg.Format == formatJSON {
+		ev.Context = p.Cfg.Context
+		b, err = json.Marshal(ev)
+		b = append(b, '\n')
+	} else {
+		b, err = printing.MarshalYAML(ev)
+		head := "---\n"
+		if p.Cfg.Context != "" {
+			// First, where the keys of b are sorted; a JSON string is a
+			// YAML scalar.
+			name, _ := json.Marshal(p.Cfg.Context)
+			head += "context: " + string(name) + "\n"
+		}
+		b = append([]byte(head), b...)
 	}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return fmt.Errorf("encoding event: %w", err)
-	}
-	b = append(b, '\n')
-	_, err = p.Out.Write(b)
-	return err
-}
-
-func (p *EventPrinter) writeYAML(r rendered) error {
-	ev, err := p.event(r)
-	if err != nil {
-		return err
-	}
-	b, err := printing.MarshalYAML(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
-	}
-	if _, err := p.Out.WriteString("---\n"); err != nil {
-		return err
 	}
 	_, err = p.Out.Write(b)
 	return err

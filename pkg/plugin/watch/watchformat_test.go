@@ -33,12 +33,8 @@ var podsType = &engine.Type{Mapping: &meta.RESTMapping{
 // --diff mode, as Complete would set it up.
 func testPrinter(t testing.TB, out io.Writer, output, mode string) *EventPrinter {
 	t.Helper()
-	cfg := WatchPrintConfig{DiffOptions: diff.Options{Ignore: diff.DefaultIgnore()}}
-	var err error
-	if cfg.Format, err = ParseWatchFormat(output); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Diff, err = ParseDiffMode(mode); err != nil {
+	cfg, _, err := (&PrintFlags{Output: output, Diff: mode, Color: "never"}).Complete()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return NewEventPrinter(cfg, nil, out, io.Discard)

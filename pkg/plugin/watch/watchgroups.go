@@ -27,7 +27,9 @@ func (o *WatchOptions) grouped() bool {
 
 // completeGroups looks up the indexes of groupBy (--group-by as the
 // targets read it) and parses --sum, and returns indexDefs with the
-// --group-by indexes added.
+// --group-by indexes added. It sets what the engine of a grouped watch
+// caches: no managedFields (nothing is diffed), and stripped pods when
+// every index and measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Definition) ([]index.Definition, error) {
 	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums)
 	if err != nil {
@@ -39,17 +41,11 @@ func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Defini
 			indexDefs = append(indexDefs, def)
 		}
 	}
-	return indexDefs, nil
-}
-
-// completeGroupEngine sets what the engine of a grouped watch caches: no
-// managedFields (nothing is diffed), and stripped pods when every index and
-// measure reads only what aggregate.TransformPod keeps.
-func (o *WatchOptions) completeGroupEngine(indexDefs []index.Definition) {
 	o.Config.ManagedFields = engine.DropManagedFields
 	if engines.PodTransformSafe(o.measures, indexDefs, o.Filter != "") {
 		o.Config.Transforms = map[schema.GroupResource]toolscache.TransformFunc{{Resource: "pods"}: aggregate.TransformPod}
 	}
+	return indexDefs, nil
 }
 
 // validateGroups refuses, with --group-by or --sum, the flags that shape
@@ -73,19 +69,9 @@ func (o *WatchOptions) validateGroups() error {
 	return nil
 }
 
-// runGroups keeps the live grouped table of the synced caches until ctx
-// ends (Ctrl-C, --timeout) or the engine fails: the target's part of the
-// table of several targets, or a table of its own, a merge of one.
+// runGroups keeps the target's part of the live grouped table of the
+// synced caches until ctx ends (Ctrl-C, --timeout) or the engine fails.
 func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	if w.groups == nil {
-		table := w.o.groupTable([]string{""}, w.out)
-		w.groups = &groupFeed{table: table}
-		return runGroupTargets(table, func() error {
-			err := w.runGroups(ctx, eng, queue, names)
-			table.ended("", err)
-			return err
-		})
-	}
 	f := w.groups
 	f.keys, f.names, f.cfg = w.groupDefs, names, w.print
 	readsUsage := aggregate.NeedsUsage(w.o.measures)
@@ -106,8 +92,8 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	if err := f.seed(eng.Types()); err != nil {
 		return err
 	}
-	engines.PrintSyncedFrom(w.errOut, w.eo.Engines, eng.Types())
-	ctx, cancel := w.o.watchContext(ctx, eng)
+	engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
+	ctx, cancel := engines.RunContext(ctx, eng, w.o.Timeout)
 	defer cancel()
 	// The metrics API has no watch: a Poller reads each new sample.
 	usageDone := make(chan error, 1)

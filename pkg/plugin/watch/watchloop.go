@@ -26,11 +26,10 @@ const maxFlushDelay = 20 * time.Millisecond
 
 // EventPrinter is the one goroutine that turns queued events into output.
 type EventPrinter struct {
-	Cfg     WatchPrintConfig
-	names   map[string]map[string]bool
-	Out     *bufio.Writer
-	errOut  io.Writer
-	printed int
+	Cfg    WatchPrintConfig
+	names  map[string]map[string]bool
+	Out    *bufio.Writer
+	errOut io.Writer
 	// until, when set, ends the watch when it is met, and met says it was.
 	until *untilCondition
 	met   bool
@@ -55,7 +54,7 @@ func NewEventPrinter(cfg WatchPrintConfig, names map[string]map[string]bool, out
 	return &EventPrinter{Cfg: cfg, names: names, Out: bufio.NewWriterSize(out, 64*1024), errOut: errOut}
 }
 
-// run prints events until ctx ends, --max-events is reached or the --until
+// run prints events until ctx ends, the --max-events budget is spent or the --until
 // condition is met (then p.met is set). A closed stdout ends it quietly; an
 // expression that hit CEL's cost limit ends it with an error.
 func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
@@ -66,20 +65,20 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
 	defer p.Out.Flush()
-	procs := ProcsLimit{Keep: p.Cfg.sharedProcess}
-	defer procs.Restore()
+	var procs procsLimit
+	defer procs.restore()
 	lastFlush := time.Now()
 	for {
 		ev, ok := q.Pop(ctx)
 		if !ok {
 			return QuietPipe(p.Out.Flush())
 		}
-		if p.Cfg.budget != nil && !p.Cfg.budget.Lock() {
+		if p.Cfg.budget != nil && !p.Cfg.budget.lock() {
 			return QuietPipe(p.Out.Flush())
 		}
 		shown, err := p.Handle(ev)
 		if p.Cfg.budget != nil {
-			p.Cfg.budget.Unlock(shown && err == nil)
+			p.Cfg.budget.unlock(shown && err == nil)
 		}
 		if err != nil {
 			return QuietPipe(err)
@@ -95,21 +94,15 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 			p.met = true
 			return QuietPipe(p.Out.Flush())
 		}
-		if shown {
-			p.printed++
-			if p.Cfg.maxEvents > 0 && p.printed >= p.Cfg.maxEvents {
-				return QuietPipe(p.Out.Flush())
-			}
-		}
 		// Flush when the queue is empty, and at least every maxFlushDelay
 		// under sustained load, so a busy stream is batched but not late.
 		pending, coalesced := q.Stats()
 		switch {
 		case pending == 0 && !procs.started:
 			// Caught up with the events of the initial list.
-			procs.OneProc()
+			procs.oneProc()
 		case pending >= behindPending || coalesced > 0:
-			procs.Restore()
+			procs.restore()
 		}
 		if pending == 0 || time.Since(lastFlush) >= maxFlushDelay {
 			if err := p.Out.Flush(); err != nil {
@@ -125,36 +118,33 @@ func (p *EventPrinter) run(ctx context.Context, q *engine.Queue) error {
 // up with the initial list, tell that the watch has fallen behind.
 const behindPending = 100
 
-// ProcsLimit runs a watch's steady state on one P while it keeps up.
-type ProcsLimit struct {
-	// Keep leaves GOMAXPROCS as it is: the process serves other commands
-	// at the same time (a warm cache).
-	Keep    bool
+// procsLimit runs a watch's steady state on one P while it keeps up.
+type procsLimit struct {
 	started bool
 	prev    int // 0: nothing to restore
 }
 
-// OneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS,
-// there is only one CPU, or keep is set.
+// oneProc sets GOMAXPROCS to 1, once, unless the user set GOMAXPROCS or
+// there is only one CPU.
 //
 // One P is the cheaper setting while the watch keeps up: after sync each
 // event is handed along a chain of goroutines, and with more than one P
 // every hand-off wakes an idle P, which costs more than the event's own
 // work; with one P it is a run-queue push. When the output falls behind,
 // the loop gives the CPUs back with restore.
-func (l *ProcsLimit) OneProc() {
+func (l *procsLimit) oneProc() {
 	l.started = true
 	prev := goruntime.GOMAXPROCS(0)
-	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 || l.Keep {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set || prev <= 1 {
 		return
 	}
 	goruntime.GOMAXPROCS(1)
 	l.prev = prev
 }
 
-// Restore sets GOMAXPROCS back to what oneProc found, for good: the loop
+// restore sets GOMAXPROCS back to what oneProc found, for good: the loop
 // calls it as soon as the output falls behind, and when the watch ends.
-func (l *ProcsLimit) Restore() {
+func (l *procsLimit) restore() {
 	if l.prev > 0 {
 		goruntime.GOMAXPROCS(l.prev)
 		l.prev = 0

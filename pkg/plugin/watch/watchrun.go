@@ -26,54 +26,52 @@ type targetWatch struct {
 	eo engines.EngineOptions
 	// out and errOut are the target's stdout and stderr.
 	out, errOut io.Writer
-	// print is o.print with its colour resolved for out; its --where
-	// clauses, like groupDefs, are bound to the target's relations once
-	// they start.
+	// print is o.print with its colour resolved for out. Its --where
+	// clauses and groupDefs read defs, the target's own copy of each
+	// index the watch reads, bound to its relations once they start
+	// (bind).
 	print     WatchPrintConfig
 	groupDefs []index.Definition
+	defs      []index.Definition
 	// until is o.until's program with the target's own failures, as
 	// print.Filter is o.print.Filter's.
 	until *expr.Guard
 	// groups, for --group-by and --sum, is the target's part of the
-	// table: of the one table of several targets when set before run,
-	// else of a table of its own (runGroups).
+	// one table of the targets.
 	groups *groupFeed
 }
 
-// target returns the watch of the target eo connects to (or, before
-// Connect, names), writing to out and errOut: its engine's progress and
-// watch errors go to errOut.
-func (o *WatchOptions) target(eo engines.EngineOptions, out, errOut io.Writer) *targetWatch {
-	w := &targetWatch{o: o, eo: eo, out: out, errOut: errOut, print: o.print}
+// target returns the watch of a target, its engine options o's until it
+// connects, writing to out and errOut: its engine's progress and watch
+// errors go to errOut.
+func (o *WatchOptions) target(out, errOut io.Writer) *targetWatch {
+	w := &targetWatch{o: o, eo: o.EngineOptions, out: out, errOut: errOut, print: o.print}
 	w.print.Color = o.color.Enabled(out)
 	w.print.Filter, w.until = engines.OwnGuard(o.print.Filter), engines.OwnGuard(o.until)
-	w.print.Where = slices.Clone(o.print.Where)
+	w.print.Where, w.groupDefs = slices.Clone(o.print.Where), slices.Clone(o.groupDefs)
 	// The target's own --indexer guards, as its own --filter's: one copy
 	// of each index, whether --where or --group-by names it.
-	defs := index.Own(o.indexDefs)
-	own := map[string]index.Definition{}
+	w.bind(index.Own(o.indexDefs))
+	w.eo.Config.Indexes = engines.PlainIndexes(w.defs)
+	w.eo.Config = Watching(w.eo.Config, errOut)
+	w.eo.Config.Progress = progress.NewProgress(errOut)
+	return w
+}
+
+// bind makes defs, one of each index the watch reads, the target's: its
+// --where clauses and --group-by keys read them, by name.
+func (w *targetWatch) bind(defs []index.Definition) {
+	w.defs = defs
+	byName := make(map[string]index.Definition, len(defs))
 	for _, def := range defs {
-		own[def.Name] = def
-	}
-	ownOf := func(def index.Definition) index.Definition {
-		if d, ok := own[def.Name]; ok {
-			return d
-		}
-		return def
+		byName[def.Name] = def
 	}
 	for i, c := range w.print.Where {
-		w.print.Where[i].Def = ownOf(c.Def)
+		w.print.Where[i].Def = byName[c.Def.Name]
 	}
-	w.groupDefs = make([]index.Definition, len(o.groupDefs))
-	for i, def := range o.groupDefs {
-		w.groupDefs[i] = ownOf(def)
+	for i, def := range w.groupDefs {
+		w.groupDefs[i] = byName[def.Name]
 	}
-	w.eo.Config.Indexes = engines.PlainIndexes(defs)
-	w.eo.Config.Progress = progress.NewProgress(errOut)
-	reporter := NewWatchErrorReporter(errOut)
-	w.eo.Config.OnWatchError = reporter.Report
-	w.eo.Config.OnWatchResumed = reporter.Resumed
-	return w
 }
 
 // run starts the target's informers, waits for sync and streams events
@@ -120,19 +118,17 @@ func (w *targetWatch) run(ctx context.Context) error {
 // naming it is pushed to queue for each of them, so they enter or leave
 // the query (see EventPrinter.Classify). The caller shuts both down.
 func (w *targetWatch) start(ctx context.Context, mappings []*meta.RESTMapping, queue *engine.Queue) (engines.RunningEngine, *engine.Relations, error) {
-	defs := make([]index.Definition, len(w.print.Where), len(w.print.Where)+len(w.groupDefs))
 	selectors := make([]index.Selector, len(w.print.Where))
 	for i, c := range w.print.Where {
-		defs[i], selectors[i] = c.Def, c.Sel
+		selectors[i] = c.Sel
 	}
-	defs = append(defs, w.groupDefs...)
 	eng, err := w.eo.Engines.Start(ctx, w.eo.Source, engines.EngineRequest{
-		Mappings: mappings, Config: w.eo.Config, Queue: queue, Indexes: defs, ErrOut: w.errOut,
+		Mappings: mappings, Config: w.eo.Config, Queue: queue, Indexes: w.defs, ErrOut: w.errOut,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	related, err := engine.StartRelations(ctx, eng.Types(), defs, engine.RelationsConfig{
+	related, err := engine.StartRelations(ctx, eng.Types(), w.defs, engine.RelationsConfig{
 		Related: w.eo.Engines.Related(w.eo.Source), Namespaces: w.eo.Namespaces, SyncTimeout: w.eo.SyncTimeout, Selectors: selectors,
 		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
 			for _, c := range changes {
@@ -145,11 +141,7 @@ func (w *targetWatch) start(ctx context.Context, mappings []*meta.RESTMapping, q
 		return nil, nil, err
 	}
 	engines.WarnUnreadable(w.errOut, related.Unreadable())
-	bound := related.Definitions()
-	for i := range w.print.Where {
-		w.print.Where[i].Def = bound[i]
-	}
-	copy(w.groupDefs, bound[len(w.print.Where):])
+	w.bind(related.Definitions())
 	return eng, related, nil
 }
 
@@ -159,11 +151,7 @@ func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, 
 	o := w.o
 	p := NewEventPrinter(w.print, names, w.out, w.errOut)
 	p.RecordedAt = engines.RecordedTimes(w.eo.Engines)
-	defs := slices.Clone(w.groupDefs)
-	for _, c := range w.print.Where {
-		defs = append(defs, c.Def)
-	}
-	p.Guards = engines.ExprGuards(defs, w.print.Filter, w.until)
+	p.Guards = engines.ExprGuards(w.defs, w.print.Filter, w.until)
 	p.exprs = engines.NewExprReporter(p.Guards)
 	defer p.exprs.Report(w.errOut)
 	if w.until != nil {
@@ -178,11 +166,11 @@ func (w *targetWatch) runEvents(ctx context.Context, eng engines.RunningEngine, 
 		}
 	}
 	if !w.print.Initial {
-		engines.PrintSynced(w.errOut, eng.Types())
+		engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
 	}
 	p.exprs.Report(w.errOut)
 
-	ctx, cancel := o.watchContext(ctx, eng)
+	ctx, cancel := engines.RunContext(ctx, eng, o.Timeout)
 	defer cancel()
 	engines.PlayRecording(ctx, w.eo.Engines)
 	err := p.run(ctx, queue)
@@ -216,9 +204,8 @@ func (w *targetWatch) newUntil(names map[string]map[string]bool) *untilCondition
 	case len(names) > 0:
 		mode = untilNamed
 	}
-	u := newUntilCondition(w.until, w.until.Program().Flag(), mode, names)
-	u.byEvent = engines.Replays(w.eo.Engines)
-	return u
+	return &untilCondition{guard: w.until, flag: w.until.Program().Flag(), mode: mode, names: names,
+		states: map[string]untilState{}, byEvent: engines.Replays(w.eo.Engines)}
 }
 
 // namesByResource re-keys the names given per type argument by resource.
@@ -238,27 +225,4 @@ func (w *targetWatch) namesByResource(mappings []*meta.RESTMapping) (map[string]
 		}
 	}
 	return byResource, nil
-}
-
-// watchContext returns ctx ended also after --timeout (when set), when
-// the events of a finished --from source are all printed, and when
-// the engine fails for good after sync (a watch the user may not make), so
-// that the printer ends and the command reports why; the caller calls
-// cancel.
-func (o *WatchOptions) watchContext(ctx context.Context, eng engines.RunningEngine) (context.Context, context.CancelFunc) {
-	cancelTimeout := context.CancelFunc(func() {})
-	if o.Timeout > 0 {
-		ctx, cancelTimeout = context.WithTimeout(ctx, o.Timeout)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-eng.Failed():
-			cancel()
-		case <-engines.SourceDrained(eng):
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(); cancelTimeout() }
 }

@@ -3,10 +3,8 @@ package watch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -20,25 +18,17 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
-// This file runs a watch for each target of its set, the flags completed
-// once and a targetWatch per target, in parallel, their events on stdout
-// as they come. One target (no selection) writes as a watch of one
-// cluster does. Several targets (--context a,b, a pattern, --all-contexts,
-// --group-by context) each have their own ConfigFlags, and each event
-// names its context:
-//
-//   - text: every line (the event's line and its diff) starts with the
-//     context's name and a space;
-//   - -o name: CONTEXT/TYPE/NAME;
-//   - -o json: each event's object has a field "context" first;
-//   - -o yaml: each event's document has a key "context" first.
-//
-// A context that fails to start, or whose watch fails, is named on stderr
-// with its reason once; the others go on, and the exit code is 1. Other
-// stderr lines of a context (sync, warnings) are prefixed "context NAME: ".
-// Each target's watch runs in the warm cache of its identity when one runs
-// (as a watch of one context does), unless it feeds a shared table or
-// budget.
+// This file runs the watch of each target of its set, the flags
+// completed once and a targetWatch per target, in parallel, their events
+// on stdout as they come. One target (no selection) writes as a watch of
+// one cluster does. Several targets (--context a,b, a pattern,
+// --all-contexts, the context index in --where or --group-by) each have
+// their own ConfigFlags, and each event names its context (the printer's
+// Context). A context that fails to start, or whose watch fails, is named
+// on stderr with its reason once; the others go on, and the exit code is
+// 1. Other stderr lines of a context (sync, warnings) are prefixed
+// "context NAME: ". Each target's watch reads the warm cache of its
+// identity when one runs.
 //
 // --until and --until-all are judged in each context as in a watch of that
 // context alone; a context's watch ends once its condition holds there, and
@@ -46,80 +36,73 @@ import (
 // --max-events counts the events of the merged stream. --where context…
 // chooses contexts (the built-in context index); the other --where
 // selectors apply in each context. --group-by and --sum keep one table
-// merged over the contexts (groupTable); one target's table is a
-// merge of one.
+// merged over the contexts (groupTable); one target's table is a merge of
+// one.
 
-// watchTargetsRunE returns watch's RunE outside a warm cache process: the
-// flags completed and validated once, then the watch of each target the
-// kubeconfig flags and --all-contexts choose.
-func watchTargetsRunE(o *WatchOptions, f *targets.Flags) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		groupBy, at, err := splitGroupByContext(o.GroupBy)
-		if err != nil {
-			return err
-		}
-		contextWhere, where, err := SplitContextWhere(o.Where)
-		if err != nil {
-			return err
-		}
-		o.contextWhere = contextWhere
-		set, err := targets.New(o.ConfigFlags, f.AllContexts, at >= 0 || len(contextWhere) > 0)
-		if err != nil {
-			return err
-		}
-		if err := o.completeFlags(args, where, groupBy); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return runWatchTargets(cmd, args, o, set)
+// completeTargets chooses the watch's targets: a set of one, the
+// command's own kubeconfig flags (named as --context says: the kubeconfig
+// is not read), or, with --all-contexts, a selection in --context or
+// several (the context index is named), the contexts they select (the
+// current one by default), kept where they pass contextWhere. --from
+// reads files: it takes no contexts.
+func (o *WatchOptions) completeTargets(cmd *cobra.Command, several bool, contextWhere []index.Selector) error {
+	all := o.contexts != nil && o.contexts.AllContexts
+	if !several && !targets.Selected(o.ConfigFlags, all) {
+		o.set = targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
+		return nil
 	}
-}
-
-// runWatchTargets runs the watch in each target of set and returns the
-// error of the one target, or a *targets.PartialError when some of several
-// failed.
-func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set targets.Set) error {
-	ctx, stop := cmdutil.Interruptible(cmd.Context())
-	defer stop()
-	if !set.Several {
-		return watchOne(ctx, o.target(o.EngineOptions, o.Out, o.ErrOut), set.Targets[0])
+	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
+		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
+	}
+	set, err := targets.New(o.ConfigFlags, all, true)
+	if err != nil {
+		return err
 	}
 	set.Keep(func(name string) bool {
-		for _, s := range o.contextWhere {
+		for _, s := range contextWhere {
 			if !s.Matches([]string{name}) {
 				return false
 			}
 		}
 		return true
 	})
-	names := set.Names()
+	o.set = set
+	return nil
+}
+
+// Run watches each target of the set and returns the error of the one
+// target, or a *targets.PartialError when some of several failed.
+func (o *WatchOptions) Run(ctx context.Context) error {
+	ctx, stop := cmdutil.Interruptible(ctx)
+	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // one line at a time on stdout and on stderr
-	failures := set.Failures(o.ErrOut)
-	progress := pluginprogress.NewTargets(o.ErrOut, names).UntilWatching()
+	failures := o.set.Failures(o.ErrOut)
+	progress := pluginprogress.Of(o.ErrOut, o.set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
 	var groups *groupTable
 	if o.grouped() {
-		groups = o.groupTable(names, o.Out)
+		groups = o.groupTable(o.set.Names(), o.Out)
 		groups.beforeDraw = progress.End
 	}
-	var budget *FleetEventBudget
+	var budget *eventBudget
 	if o.MaxEvents > 0 {
-		budget = &FleetEventBudget{Left: o.MaxEvents, Spent: cancel}
+		budget = &eventBudget{left: o.MaxEvents, spent: cancel}
 	}
-	watch := o.severalTarget(&mu, progress, groups, budget)
+	watch := o.targetWatcher(&mu, progress, groups, budget)
 	watchAll := func() error {
-		targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
+		results := targets.Run(ctx, o.set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
 			err := watch(ctx, t)
-			if err != nil {
+			if err != nil && o.set.Several {
 				failures.Add(t.Name, err)
 			}
 			return struct{}{}, err
 		})
+		if !o.set.Several {
+			return results[0].Err
+		}
 		return failures.Err()
 	}
 	if groups == nil {
@@ -128,24 +111,32 @@ func runWatchTargets(cmd *cobra.Command, args []string, o *WatchOptions, set tar
 	return runGroupTargets(groups, watchAll)
 }
 
-// severalTarget returns the watch of one target of several: its lines on
-// stdout and stderr name it and are written whole under mu, above
-// progress on the terminal it is drawn on; it has its line of progress,
-// and its part of groups and budget when set.
-func (o *WatchOptions) severalTarget(mu *sync.Mutex, progress *pluginprogress.Targets, groups *groupTable, budget *FleetEventBudget) func(context.Context, targets.Target) error {
-	stdoutAbove, stderrAbove := progress.Above, progress.Above
+// targetWatcher returns the watch of one target of the set, connected to
+// it (to its warm cache's informers when one runs), with its part of
+// groups and budget when set. Of several targets, its events name it, its
+// lines on stdout and stderr are written whole under mu, above progress
+// on the terminal it is drawn on, its stderr lines name it, and it has its
+// line of progress.
+func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *groupTable, budget *eventBudget) func(context.Context, targets.Target) error {
+	stdoutAbove := progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
 	}
 	return func(ctx context.Context, t targets.Target) error {
 		name := t.Name
-		stdout := &LinePrefixer{Mu: mu, W: o.Out, Prefix: WatchLinePrefix(o.Output, name), Above: stdoutAbove}
-		stderr := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-			return append([]byte("context "+name+": "), line...)
-		}, Above: stderrAbove}
-		w := o.target(o.EngineOptions, stdout, stderr)
-		if budget != nil {
-			w.print.maxEvents, w.print.budget = 0, budget
+		var stdout, stderr io.Writer = o.Out, o.ErrOut
+		flush := func() {}
+		if o.set.Several {
+			out := &LinePrefixer{Mu: mu, W: o.Out, Above: stdoutAbove}
+			errOut := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
+				return append([]byte("context "+name+": "), line...)
+			}, Above: progress.Above}
+			stdout, stderr, flush = out, errOut, func() { out.Flush(); errOut.Flush() }
+		}
+		w := o.target(stdout, stderr)
+		w.print.budget = budget
+		if o.set.Several {
+			w.print.Context = name
 		}
 		if groups != nil {
 			w.groups = &groupFeed{table: groups, name: name}
@@ -153,30 +144,23 @@ func (o *WatchOptions) severalTarget(mu *sync.Mutex, progress *pluginprogress.Ta
 		if progress != nil {
 			w.eo.Config.Progress = progress.EngineProgress(name)
 		}
-		err := watchOne(ctx, w, t)
+		w.eo.Notes = w.errOut
+		err := w.eo.Connect(t.ConfigFlags)
+		if err == nil {
+			err = w.run(ctx)
+		}
 		if groups != nil {
 			groups.ended(name, err)
 		}
-		stdout.Flush()
-		stderr.Flush()
+		flush()
 		progress.Done(name, err)
 		return err
 	}
 }
 
-// watchOne runs w, the watch of target t, connected to t (to its warm
-// cache's informers when one runs).
-func watchOne(ctx context.Context, w *targetWatch, t targets.Target) error {
-	w.eo.Notes = w.errOut
-	if err := w.eo.Connect(t.ConfigFlags); err != nil {
-		return err
-	}
-	return w.run(ctx)
-}
-
-// SplitContextWhere takes the selectors of the context index out of
+// splitContextWhere takes the selectors of the context index out of
 // --where.
-func SplitContextWhere(where []string) ([]index.Selector, []string, error) {
+func splitContextWhere(where []string) ([]index.Selector, []string, error) {
 	var contextSel []index.Selector
 	var rest []string
 	for _, s := range where {
@@ -213,69 +197,42 @@ func splitGroupByContext(groupBy []string) ([]string, int, error) {
 	return rest, at, nil
 }
 
-// FleetEventBudget is --max-events across the watches of a fleet: each
-// context's printer holds it while it prints an event, so the merged
+// eventBudget is --max-events across the watches of the targets: each
+// target's printer holds it while it prints an event, so the merged
 // stream has exactly that many events; when they are spent, spent ends
-// every context's watch.
-type FleetEventBudget struct {
+// every target's watch.
+type eventBudget struct {
 	mu    sync.Mutex
-	Left  int
-	Spent func()
+	left  int
+	spent func()
 }
 
-// Lock holds the budget for one event; false when it is spent (not held).
-func (b *FleetEventBudget) Lock() bool {
+// lock holds the budget for one event; false when it is spent (not held).
+func (b *eventBudget) lock() bool {
 	b.mu.Lock()
-	if b.Left <= 0 {
+	if b.left <= 0 {
 		b.mu.Unlock()
 		return false
 	}
 	return true
 }
 
-// Unlock releases the budget, counting an event if one was printed.
-func (b *FleetEventBudget) Unlock(printed bool) {
+// unlock releases the budget, counting an event if one was printed.
+func (b *eventBudget) unlock(printed bool) {
 	if printed {
-		b.Left--
-		if b.Left == 0 {
-			b.Spent()
+		b.left--
+		if b.left == 0 {
+			b.spent()
 		}
 	}
 	b.mu.Unlock()
 }
 
-// WatchLinePrefix returns how a line of a fleet watch's output names its
-// context, per -o.
-func WatchLinePrefix(output, name string) func([]byte) []byte {
-	switch output {
-	case "json":
-		field := []byte(`{"context":` + strconv.Quote(name) + `,`)
-		return func(line []byte) []byte {
-			if bytes.HasPrefix(line, []byte("{")) {
-				return append(append([]byte(nil), field...), line[1:]...)
-			}
-			return line
-		}
-	case "yaml":
-		key, _ := json.Marshal(name) // a JSON string is a YAML scalar
-		field := append([]byte("context: "), key...)
-		return func(line []byte) []byte {
-			if string(line) == "---" {
-				return append([]byte("---\n"), field...)
-			}
-			return line
-		}
-	case "name":
-		return func(line []byte) []byte { return append([]byte(name+"/"), line...) }
-	}
-	return func(line []byte) []byte { return append([]byte(name+" "), line...) }
-}
-
-// LinePrefixer writes whole lines to w, each changed by prefix; the whole
-// lines of one Write go out together under mu (shared by the targets'
-// writers), so that what a target's printer writes at once (an event, a
-// YAML document) is not interleaved with another target's lines. An
-// unfinished line waits for its end or for flush.
+// LinePrefixer writes whole lines to W, each changed by Prefix when set;
+// the whole lines of one Write go out together under Mu (shared by the
+// targets' writers), so that what a target's printer writes at once (an
+// event, a YAML document) is not interleaved with another target's lines.
+// An unfinished line waits for its end or for Flush.
 type LinePrefixer struct {
 	Mu     *sync.Mutex
 	W      io.Writer
@@ -294,7 +251,10 @@ func (l *LinePrefixer) Write(b []byte) (int, error) {
 	var out []byte
 	for _, line := range bytes.SplitAfter(l.buf[:end+1], []byte("\n")) {
 		if len(line) > 0 {
-			out = append(append(out, l.Prefix(line[:len(line)-1])...), '\n')
+			if l.Prefix != nil {
+				line = append(l.Prefix(line[:len(line)-1]), '\n')
+			}
+			out = append(out, line...)
 		}
 	}
 	l.buf = append(l.buf[:0], l.buf[end+1:]...)
@@ -309,9 +269,6 @@ func (l *LinePrefixer) Write(b []byte) (int, error) {
 	l.Mu.Unlock()
 	return len(b), err
 }
-
-// WriteString lets the watch's printers write strings.
-func (l *LinePrefixer) WriteString(s string) (int, error) { return l.Write([]byte(s)) }
 
 // Flush writes an unfinished last line.
 func (l *LinePrefixer) Flush() {

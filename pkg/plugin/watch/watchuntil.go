@@ -60,10 +60,6 @@ type untilCondition struct {
 	byEvent bool
 }
 
-func newUntilCondition(guard *expr.Guard, flag string, mode untilMode, names map[string]map[string]bool) *untilCondition {
-	return &untilCondition{guard: guard, flag: flag, mode: mode, names: names, states: map[string]untilState{}}
-}
-
 // seed evaluates the condition on every cached object of types, the synced
 // state, before any event is handled.
 func (u *untilCondition) seed(p *EventPrinter, types []*engine.Type) {
