@@ -79,9 +79,13 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
-			return e.watchThroughOutages(ctx, key, opts, func(ctx context.Context) (watch.Interface, error) {
+			w, err := e.watchThroughOutages(ctx, key, opts, func(ctx context.Context) (watch.Interface, error) {
 				return feed.WatchWithContext(ctx, opts)
 			})
+			if err != nil {
+				return nil, err
+			}
+			return quietAfterCancel(ctx, w), nil
 		},
 	}
 	var source toolscache.ListerWatcher = lw
