@@ -40,7 +40,7 @@ func TestQuietAfterCancelPassesAnEndBeforeCancel(t *testing.T) {
 	fake := watch.NewFake()
 	w := quietAfterCancel(t.Context(), fake)
 	go func() {
-		fake.Error(&apierrors.NewGone("too old").ErrStatus)
+		fake.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
 		fake.Stop()
 	}()
 	if ev := <-w.ResultChan(); ev.Type != watch.Error {
