@@ -49,7 +49,7 @@ func (p *Projection) Content(obj interface{}) (map[string]interface{}, error) {
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return Content(obj)
 	}
-	if _, ok := obj.(runtime.Unstructured); ok {
+	if _, ok := obj.(runtime.Unstructured); ok || converts(v.Elem().Type()) {
 		return Content(obj)
 	}
 	return p.root.project(v.Elem())
@@ -206,8 +206,9 @@ func converts(typ reflect.Type) bool {
 
 // jsonField finds the field of struct type typ whose JSON name is name,
 // looking into embedded structs whose fields are inlined, as encoding/json
-// does (the shallowest wins).
+// does: a field of typ itself before one promoted from an embedded struct.
 func jsonField(typ reflect.Type, name string) (reflect.StructField, bool) {
+	var inlined []int
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		tag := f.Tag.Get("json")
@@ -215,18 +216,8 @@ func jsonField(typ reflect.Type, name string) (reflect.StructField, bool) {
 			continue
 		}
 		tagName, opts, _ := strings.Cut(tag, ",")
-		inline := f.Anonymous && tagName == "" || strings.Contains(","+opts+",", ",inline,")
-		if inline {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				if inner, ok := jsonField(ft, name); ok {
-					inner.Index = append([]int{i}, inner.Index...)
-					return inner, true
-				}
-			}
+		if f.Anonymous && tagName == "" || strings.Contains(","+opts+",", ",inline,") {
+			inlined = append(inlined, i)
 			continue
 		}
 		if !f.IsExported() {
@@ -237,6 +228,20 @@ func jsonField(typ reflect.Type, name string) (reflect.StructField, bool) {
 		}
 		if tagName == name {
 			return f, true
+		}
+	}
+	for _, i := range inlined {
+		f := typ.Field(i)
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() != reflect.Struct {
+			continue
+		}
+		if inner, ok := jsonField(ft, name); ok {
+			inner.Index = append([]int{i}, inner.Index...)
+			return inner, true
 		}
 	}
 	return reflect.StructField{}, false

@@ -143,3 +143,19 @@ func BenchmarkProject(b *testing.B) {
 		})
 	}
 }
+
+// shadowing has a field of its own named as a field of the struct it
+// inlines: encoding/json, and so Content, takes its own.
+type shadowing struct {
+	corev1.PodSpec `json:",inline"`
+	NodeName       string `json:"nodeName"`
+}
+
+func TestProjectPrefersOwnFieldsToInlinedOnes(t *testing.T) {
+	obj := &shadowing{PodSpec: corev1.PodSpec{NodeName: "inlined"}, NodeName: "own"}
+	got, err := NewProjection(Paths{{"nodeName"}}).Content(obj)
+	whole, _ := Content(obj)
+	if err != nil || got["nodeName"] != "own" || whole["nodeName"] != "own" {
+		t.Errorf("projection of nodeName = %v, %v, Content's %v; want own", got, err, whole["nodeName"])
+	}
+}
