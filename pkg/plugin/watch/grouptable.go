@@ -168,24 +168,36 @@ func (f *groupFeed) seed(types []*engine.Type) error {
 	s := f.table
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range types {
-		objs, err := t.Lookup(nil)
-		if err != nil {
-			return err
-		}
-		for _, obj := range objs {
-			key, err := object.Key(obj)
-			if err != nil {
-				return err
-			}
-			if _, err := f.set(t, key, obj); err != nil {
-				return err
-			}
-		}
+	if _, err := f.setAll(types); err != nil {
+		return err
 	}
 	s.seeded[f.name] = true
 	s.settle()
 	return nil
+}
+
+// setAll sets every cached object of types, and returns the groups that
+// changed; the table's mu is held.
+func (f *groupFeed) setAll(types []*engine.Type) ([]aggregate.GroupChange, error) {
+	var changes []aggregate.GroupChange
+	for _, t := range types {
+		objs, err := t.Lookup(nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range objs {
+			key, err := object.Key(obj)
+			if err != nil {
+				return nil, err
+			}
+			c, err := f.set(t, key, obj)
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, c...)
+		}
+	}
+	return changes, nil
 }
 
 // settle counts one target less waiting; s.mu is held.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
-	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
 )
 
@@ -67,23 +66,9 @@ func (f *groupFeed) remeasure(s *usage.Snapshot, types []*engine.Type) error {
 	if err := f.bind(s); err != nil {
 		return err
 	}
-	var changes []aggregate.GroupChange
-	for _, t := range types {
-		objs, err := t.Lookup(nil)
-		if err != nil {
-			return err
-		}
-		for _, obj := range objs {
-			key, err := object.Key(obj)
-			if err != nil {
-				return err
-			}
-			c, err := f.set(t, key, obj)
-			if err != nil {
-				return err
-			}
-			changes = append(changes, c...)
-		}
+	changes, err := f.setAll(types)
+	if err != nil {
+		return err
 	}
 	table.changed(netChanges(changes))
 	if !table.tty {
