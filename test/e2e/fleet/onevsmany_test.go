@@ -551,9 +551,6 @@ func compareMessageResults(t *testing.T, form ovmForm, refs map[string]framework
 // testWarmUse runs query, query -w and watch in each form, each on a type
 // no other command reads, and checks that the warm cache of every context
 // the form selects then holds that type: the command was answered by it.
-// query -w of several contexts reads each context directly, as the README
-// says (its rows are merged here, and a cache streams printed rows, not
-// events as data): it is checked for one context only.
 func testWarmUse(t *testing.T, f *framework.Fleet, warm *cacheEnv, forms []ovmForm) {
 	probes := map[string][]string{ // command → a type per form
 		"query":    {"limitranges", "resourcequotas", "podtemplates"},
@@ -564,9 +561,6 @@ func testWarmUse(t *testing.T, f *framework.Fleet, warm *cacheEnv, forms []ovmFo
 		t.Run(command, func(t *testing.T) {
 			for i, form := range forms {
 				typ := probes[command][i]
-				if command == "query -w" && form.flag != form.contexts[0] {
-					continue
-				}
 				t.Run(form.name, func(t *testing.T) {
 					var r framework.Result
 					switch command {
