@@ -49,13 +49,12 @@ func NewCmdMCP(configFlags *genericclioptions.ConfigFlags, streams genericioopti
 		Short: "Serve agents over the Model Context Protocol (stdio, or --http on loopback)",
 		Long: `mcp serves the Model Context Protocol on stdin and stdout, as MCP clients
 start servers, or with --http on a loopback address or a unix socket
-(unix:PATH, only its owner may connect). Its tools (query,
-capacity, tree, events, wait, contexts, types, indexers) answer from informers
-kept warm in this process, one pool per kubeconfig context, started by the
-first call that asks; with --recording, history and at answer from
-recordings. It only gets, lists and watches; Secrets never carry
-their values; every result fits --max-result-tokens (counted as bytes/4) and
-says when it was cut.`,
+(unix:PATH, only its owner may connect). Its tools (query, capacity, tree,
+events, wait, contexts, types, indexers) answer from informers kept warm in
+this process, one pool per kubeconfig context, started by the first call
+that asks; with --recording, history and at answer from recordings. It only
+gets, lists and watches; Secrets never carry their values; every result fits
+--max-result-tokens (counted as bytes/4) and says when it was cut.`,
 		Example: `  # In an MCP client's configuration: command kubectl, args ["informer", "mcp"]
   kubectl informer mcp
 
