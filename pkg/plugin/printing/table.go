@@ -3,6 +3,7 @@ package printing
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -109,14 +110,12 @@ func layOut(rows [][]string) ([][]byte, error) {
 	if err := table.Render(); err != nil {
 		return nil, err
 	}
-	rendered := buf.Bytes()
-	for r := range lines {
-		end := bytes.IndexByte(rendered, '\n')
-		if end < 0 {
-			end = len(rendered)
-		}
-		lines[r] = rendered[:end:end]
-		rendered = rendered[min(end+1, len(rendered)):]
+	rendered := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+	if len(rendered) != len(rows) {
+		return nil, fmt.Errorf("laying out a table of %d rows: tablewriter wrote %d lines", len(rows), len(rendered))
+	}
+	for r, line := range rendered {
+		lines[r] = line[:len(line):len(line)]
 	}
 	return lines, nil
 }
