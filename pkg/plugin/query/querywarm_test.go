@@ -219,7 +219,8 @@ func rootConfigFlags(kubeconfig string) *genericclioptions.ConfigFlags {
 }
 
 // TestNamesOnlyAnswerCarriesMetadata: an answer printed as names (-o name)
-// carries each object's metadata alone, whatever form the cache holds,
+// carries each object's name, namespace and UID alone, whatever form the
+// cache holds,
 // with index values read from the whole object, and prints the names the
 // whole objects print; sorted by a field, it carries whole objects.
 func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
@@ -296,8 +297,8 @@ func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
 			if got := index.Values(defs[0], got[0].objs[0]); !reflect.DeepEqual(got, []string{"n1"}) {
 				t.Errorf("node of the pod = %v, want [n1]", got)
 			}
-			if m, err := meta.Accessor(got[0].objs[0]); err != nil || m.GetUID() != "u1" || m.GetLabels()["app"] != "web" {
-				t.Errorf("metadata of the pod = %v (%v), want its uid and labels", m, err)
+			if m, err := meta.Accessor(got[0].objs[0]); err != nil || m.GetName() != "web-1" || m.GetNamespace() != "shop" || m.GetUID() != "u1" {
+				t.Errorf("metadata of the pod = %v (%v), want its name, namespace and uid", m, err)
 			}
 		})
 	}

@@ -186,8 +186,9 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 }
 
 // answerForm returns obj, a cached object of kind gvk, as an answer
-// carries it, and its form (objectForm): with metadataOnly, its metadata
-// alone, a PartialObjectMetadata of that kind.
+// carries it, and its form (objectForm): with metadataOnly, a
+// PartialObjectMetadata of that kind with obj's name, namespace and UID,
+// what a printed name reads.
 func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool) (interface{}, string, error) {
 	if !metadataOnly {
 		form, err := objectForm(obj, gvk)
@@ -197,7 +198,9 @@ func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool)
 	if err != nil {
 		return nil, "", err
 	}
-	m := meta.AsPartialObjectMetadata(accessor)
+	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Name: accessor.GetName(), Namespace: accessor.GetNamespace(), UID: accessor.GetUID(),
+	}}
 	m.SetGroupVersionKind(gvk)
 	return m, protocol.FormMetadata, nil
 }
