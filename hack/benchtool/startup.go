@@ -111,22 +111,9 @@ func (b *bench) buildBase(ctx context.Context, dir, commit string) (string, erro
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		return "", err
 	}
-	archive := exec.CommandContext(ctx, "git", "-C", b.root, "archive", commit)
-	untar := exec.CommandContext(ctx, "tar", "-x", "-C", src)
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		return "", err
-	}
-	untar.Stdin = pipe
-	if err := untar.Start(); err != nil {
-		return "", err
-	}
-	if out, err := archive.CombinedOutput(); err != nil {
-		_ = untar.Wait()
+	unpack := exec.CommandContext(ctx, "bash", "-c", `set -o pipefail; git -C "$1" archive "$2" | tar -x -C "$3"`, "bash", b.root, commit, src)
+	if out, err := unpack.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("git archive %s: %w: %s", commit, err, out)
-	}
-	if err := untar.Wait(); err != nil {
-		return "", fmt.Errorf("unpacking %s: %w", commit, err)
 	}
 	built := filepath.Join(src, "kubectl-informer")
 	b.logf("startup: building %s", commit)
