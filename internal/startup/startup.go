@@ -5,10 +5,11 @@
 // and frees next to nothing.
 //
 // Only package main imports it, and main calls Done before it does
-// anything else. Its one dependency is runtime/debug, so it is initialised
-// before every package of the binary that imports more than the standard
-// library and sorts after it (the Go specification's order of package
-// initialisation: by import path, each package after its imports).
+// anything else. Its one import is runtime/debug, so it is initialised as
+// soon as runtime/debug is (the Go specification's order of package
+// initialisation: by import path, each package after its imports): after
+// the standard library and some small packages, before client-go's API
+// scheme and the other packages that import many.
 package startup
 
 import "runtime/debug"
