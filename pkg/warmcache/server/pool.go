@@ -52,6 +52,10 @@ type Pool struct {
 	// followed between them (PoolTypes.KeptRelations); a set leaves with
 	// an engine it indexes, or after EvictAfter without a command.
 	kept *engine.KeptRelations
+
+	// encoded are the objects the streams sent last, encoded once for
+	// every stream that sends them.
+	encoded encodedObjects
 }
 
 // poolEngine is what the pool uses of a *engine.Engine.
