@@ -57,6 +57,9 @@ type scaleResult struct {
 	warm *warmResult
 	// served says, by case id, what the warm cache did with a probed run.
 	served map[string]string
+	// first are the warm cases of firstAfterSync, one run each right after
+	// the cache synced.
+	first map[string]*result
 }
 
 // targetResult is one target, met or missed.

@@ -703,9 +703,13 @@ func (b *bench) scale(ctx context.Context) error {
 		b.rep.scale = append(b.rep.scale, scaleResult{pods: n, results: results})
 		b.write()
 		var served map[string]string
+		var first map[string]*result
 		w, err := b.measureWarm(ctx, fmt.Sprintf("scale-%d-xdg", n), func(env []string) []benchCase {
 			cases := b.scaleWarmCases(b.seeded(), env)
 			var perr error
+			if first, perr = b.measureFirstAfterSync(ctx, cases); perr != nil {
+				b.logf("scale: the first answers after the cache synced: %v", perr)
+			}
 			if served, perr = b.probeWarm(ctx, env, cases); perr != nil {
 				b.logf("scale: asking the warm cache what it served: %v", perr)
 			}
@@ -716,6 +720,7 @@ func (b *bench) scale(ctx context.Context) error {
 		}
 		b.rep.scale[len(b.rep.scale)-1].warm = w
 		b.rep.scale[len(b.rep.scale)-1].served = served
+		b.rep.scale[len(b.rep.scale)-1].first = first
 		b.write()
 	}
 	return nil

@@ -275,6 +275,9 @@ func (e *Engine) waitForSync(ctx context.Context) error {
 	defer deadline.Stop()
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
+	stopWaiting := make(chan struct{})
+	defer close(stopWaiting)
+	syncedNow := e.syncedSignal(stopWaiting)
 	lastProgress := time.Time{}
 	for {
 		synced := e.synced()
@@ -288,6 +291,8 @@ func (e *Engine) waitForSync(ctx context.Context) error {
 		}
 		select {
 		case <-poll.C:
+		case <-syncedNow:
+			syncedNow = nil
 		case <-e.failed:
 			e.reportDone(start)
 			return e.failErr
@@ -299,6 +304,24 @@ func (e *Engine) waitForSync(ctx context.Context) error {
 			return e.timeoutError()
 		}
 	}
+}
+
+// syncedSignal returns a channel closed as soon as every informer of the
+// engine has synced, so that a wait for sync returns when the last list is
+// in the cache rather than at its next poll; it gives up when stop closes.
+func (e *Engine) syncedSignal(stop <-chan struct{}) <-chan struct{} {
+	all := make(chan struct{})
+	go func() {
+		for _, informer := range e.informers {
+			select {
+			case <-informer.HasSyncedChecker().Done():
+			case <-stop:
+				return
+			}
+		}
+		close(all)
+	}()
+	return all
 }
 
 func (e *Engine) reportDone(start time.Time) {

@@ -52,6 +52,10 @@ type Pool struct {
 	// followed between them (PoolTypes.KeptRelations); a set leaves with
 	// an engine it indexes, or after EvictAfter without a command.
 	kept *engine.KeptRelations
+
+	// encoded are the objects the streams sent last, encoded once for
+	// every stream that sends them.
+	encoded encodedObjects
 }
 
 // poolEngine is what the pool uses of a *engine.Engine.
@@ -170,7 +174,8 @@ type Options struct {
 // Acquire returns a lease on a synced engine per mapping, configured as
 // cfg says (namespaces, selectors, managedFields mode, indexes; whole
 // objects always), creating and starting the engines the pool does not hold
-// yet; a type the pool holds for all namespaces without a label selector is
+// yet (the garbage of a new engine's list collected before it is leased);
+// a type the pool holds for all namespaces without a label selector is
 // leased as a view of that engine (see Pool). cfg.OnWatchError and
 // cfg.OnWatchResumed are called for the leased types' watch outages while
 // the lease is held, and OnWatchError once right away for a type whose
@@ -313,6 +318,9 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg engine.Config) (*entry, *res
 	e.stop = stop
 	go func() {
 		e.err = eng.Start(ctx)
+		if e.err == nil {
+			settle()
+		}
 		close(e.ready)
 		if e.err != nil {
 			p.remove(e)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -128,7 +127,7 @@ func stream(ctx context.Context, pool *Pool, warnings *Warnings, mapper meta.RES
 		case <-ctx.Done():
 		}
 	}()
-	if err := sendEvents(ctx, s, queue, listed); err != nil {
+	if err := sendEvents(ctx, s, &pool.encoded, queue, listed); err != nil {
 		return nil // the client went away
 	}
 	return lease.Err()
@@ -157,7 +156,7 @@ func streamMapping(mapper meta.RESTMapper, sr protocol.StreamRequest) (*meta.RES
 // sendEvents sends queue's events until ctx ends: the initial list (each
 // object as added), StreamListed once listed is closed and the list is
 // sent, then each change. It returns a write error.
-func sendEvents(ctx context.Context, s *streamSender, queue *engine.Queue, listed <-chan struct{}) error {
+func sendEvents(ctx context.Context, s *streamSender, encoded *encodedObjects, queue *engine.Queue, listed <-chan struct{}) error {
 	sentListed := false
 	for {
 		popCtx, stop := ctx, context.CancelFunc(func() {})
@@ -187,32 +186,22 @@ func sendEvents(ctx context.Context, s *streamSender, queue *engine.Queue, liste
 		if !ok {
 			continue
 		}
-		if err := sendEvent(s, ev); err != nil {
+		if err := sendEvent(s, encoded, ev); err != nil {
 			return err
 		}
 	}
 }
 
-// sendEvent sends one change of the cache's informer.
-func sendEvent(s *streamSender, ev *engine.Event) error {
+// sendEvent sends one change of the cache's informer, its object encoded
+// once for every stream that sends it (encoded).
+func sendEvent(s *streamSender, encoded *encodedObjects, ev *engine.Event) error {
 	typ := map[engine.EventType]string{engine.Added: protocol.StreamAdded, engine.Modified: protocol.StreamModified, engine.Deleted: protocol.StreamDeleted}[ev.Type]
 	if typ == "" || ev.Related != nil {
 		return nil
 	}
-	raw, proto, err := encodeObject(ev.Object())
+	raw, proto, err := encoded.encode(ev.Object())
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", ev.Key, err)
 	}
 	return s.sendObject(protocol.StreamEvent{Type: typ, Proto: proto, FinalStateUnknown: ev.FinalStateUnknown}, raw)
-}
-
-// encodeObject returns obj in protobuf when it is a Go type of the
-// kubernetes scheme (proto set), in JSON otherwise.
-func encodeObject(obj interface{}) (raw []byte, proto bool, err error) {
-	if m, ok := obj.(interface{ Marshal() ([]byte, error) }); ok {
-		raw, err = m.Marshal()
-		return raw, true, err
-	}
-	raw, err = json.Marshal(obj)
-	return raw, false, err
 }

@@ -103,7 +103,7 @@ func informer(t *testing.T, env []string, args ...string) framework.Result {
 type sent struct{ label, field string }
 
 // requestsSince returns the selectors of the plugin's list and watch
-// requests of resource received since began.
+// requests of resource (of every resource when "") received since began.
 func requestsSince(t *testing.T, c *framework.Cluster, resource string, began time.Time) []sent {
 	t.Helper()
 	events, err := c.AuditLog()
@@ -113,7 +113,7 @@ func requestsSince(t *testing.T, c *framework.Cluster, resource string, began ti
 	var out []sent
 	for _, e := range events {
 		if e.Stage != "RequestReceived" || !strings.HasPrefix(e.UserAgent, "kubectl-informer/") ||
-			(e.Verb != "list" && e.Verb != "watch") || e.ObjectRef.Resource != resource || e.RequestReceivedTimestamp.Before(began) {
+			(e.Verb != "list" && e.Verb != "watch") || (resource != "" && e.ObjectRef.Resource != resource) || e.RequestReceivedTimestamp.Before(began) {
 			continue
 		}
 		u, err := url.Parse(e.RequestURI)
@@ -124,6 +124,25 @@ func requestsSince(t *testing.T, c *framework.Cluster, resource string, began ti
 		out = append(out, sent{label: q.Get("labelSelector"), field: q.Get("fieldSelector")})
 	}
 	return out
+}
+
+// requestsLanded waits until the audit log has stopped growing by the
+// plugin's lists and watches, and returns the time it did: a command that
+// exits right after its list may leave its watch request on its way to the
+// API server, which receives it after the next command has begun.
+func requestsLanded(t *testing.T, c *framework.Cluster) time.Time {
+	t.Helper()
+	count := func() int { return len(requestsSince(t, c, "", time.Time{})) }
+	last, quiet := count(), 0
+	for deadline := time.Now().Add(5 * time.Second); quiet < 3 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		if n := count(); n == last {
+			quiet++
+		} else {
+			last, quiet = n, 0
+		}
+	}
+	return time.Now()
 }
 
 // checkSent fails the test unless the plugin sent at least one list or
@@ -223,11 +242,11 @@ func TestPushedAnswersEqualUnpushedAndKubectl(t *testing.T) {
 			}
 			args := append([]string{"query", typ, "-A", "-o", "name", "--cache", "off"}, tt.args...)
 
-			began := time.Now()
+			began := requestsLanded(t, c)
 			unpushed := informer(t, []string{offEnv}, args...)
 			checkSent(t, c, resource, began, tt.user, "unpushed")
 
-			began = time.Now()
+			began = requestsLanded(t, c)
 			pushed := informer(t, nil, append(args, "-v=1")...)
 			checkSent(t, c, resource, began, tt.pushed, "pushed")
 			if tt.pushed != (sent{}) && !strings.Contains(pushed.Stderr, `"selecting on the API server"`) {
@@ -267,7 +286,7 @@ func TestPushedGroupsEqualUnpushed(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			all := append([]string{"query", "pods", "-A", "--cache", "off"}, args...)
 			unpushed := informer(t, []string{offEnv}, all...)
-			began := time.Now()
+			began := requestsLanded(t, c)
 			pushed := informer(t, nil, all...)
 			if pushed.Stdout != unpushed.Stdout {
 				t.Errorf("pushed answer differs from the unpushed one:\n--- pushed:\n%s--- unpushed:\n%s", pushed.Stdout, unpushed.Stdout)
