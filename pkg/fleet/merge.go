@@ -30,7 +30,8 @@ type ContextTable struct {
 // row of their context when contextAt >= 0. Rows are ordered as a Grouper
 // orders them: largest count first, ties by the key values in natural
 // order. The totals row is the sum of the contexts' totals rows (an object
-// is in one context only), nil when no table has one. All tables must have
+// is in one context only), nil when no table has one. A share measure's
+// cells (aggregate.ShareCell) add up both their parts. All tables must have
 // the same columns; the first gives them.
 func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	if len(tables) == 0 {
@@ -55,28 +56,30 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	type row struct {
 		key    []string
 		values []resource.Quantity
+		of     []resource.Quantity // a share column's other part
 	}
+	shares := make([]bool, len(valueCols))
 	rows := map[string]*row{}
 	var order []string
-	var total []resource.Quantity
+	var total, totalOf []resource.Quantity
 	hasTotal := false
 	add := func(key []string, cells []aggregate.Value) {
 		id := strings.Join(key, "\x00")
 		r, ok := rows[id]
 		if !ok {
-			r = &row{key: key, values: make([]resource.Quantity, len(valueCols))}
+			r = &row{key: key, values: make([]resource.Quantity, len(valueCols)), of: make([]resource.Quantity, len(valueCols))}
 			rows[id] = r
 			order = append(order, id)
 		}
-		addCells(r.values, cells)
+		addCells(r.values, r.of, shares, cells)
 	}
 	for _, t := range tables {
 		if t.Table.Total != nil {
 			if total == nil {
-				total = make([]resource.Quantity, len(valueCols))
+				total, totalOf = make([]resource.Quantity, len(valueCols)), make([]resource.Quantity, len(valueCols))
 			}
 			hasTotal = true
-			addCells(total, t.Table.Total[max(keys, 1):])
+			addCells(total, totalOf, shares, t.Table.Total[max(keys, 1):])
 		}
 		if keys == 0 && contextAt >= 0 {
 			if t.Table.Total != nil {
@@ -122,7 +125,7 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 		return false
 	})
 	keyWidth := len(out.Columns) - len(valueCols)
-	cellsOf := func(key []string, values []resource.Quantity) []aggregate.Value {
+	cellsOf := func(key []string, values, of []resource.Quantity) []aggregate.Value {
 		cells := make([]aggregate.Value, 0, len(out.Columns))
 		for _, k := range key {
 			cells = append(cells, aggregate.Text(k))
@@ -131,21 +134,24 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 			cells = append(cells, aggregate.Value{})
 		}
 		for i, q := range values {
-			if i == countCol {
+			switch {
+			case i == countCol:
 				cells = append(cells, aggregate.Count(q.Value()))
-			} else {
+			case shares[i]:
+				cells = append(cells, aggregate.ShareCell(q, of[i]))
+			default:
 				cells = append(cells, aggregate.Quantity(q))
 			}
 		}
 		return cells
 	}
 	for _, r := range list {
-		out.Rows = append(out.Rows, cellsOf(r.key, r.values))
+		out.Rows = append(out.Rows, cellsOf(r.key, r.values, r.of))
 	}
 	if hasTotal {
 		totalKey := make([]string, keyWidth)
 		totalKey[0] = aggregate.TotalLabel
-		out.Total = cellsOf(totalKey, total)
+		out.Total = cellsOf(totalKey, total, totalOf)
 		for i := 1; i < keyWidth; i++ {
 			out.Total[i] = aggregate.Value{}
 		}
@@ -153,11 +159,17 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	return out
 }
 
-// addCells adds the quantities of cells to sums, position by position.
-func addCells(sums []resource.Quantity, cells []aggregate.Value) {
+// addCells adds the quantities of cells to sums, position by position, and
+// of a share cell what it is a share of to of, marking its column in shares.
+func addCells(sums, of []resource.Quantity, shares []bool, cells []aggregate.Value) {
 	for i, c := range cells {
 		if i < len(sums) {
 			sums[i].Add(c.Quantity())
+			if c.IsShare() {
+				shares[i] = true
+				a, _ := c.Allocatable()
+				of[i].Add(a)
+			}
 		}
 	}
 }

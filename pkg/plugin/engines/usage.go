@@ -57,7 +57,7 @@ func (o *EngineOptions) usageClient() (usage.Client, error) {
 // (nil ones skipped) that refers to usage.
 func RefuseWatchedUsage(measures []aggregate.Measure, guards ...*expr.Guard) error {
 	for _, m := range measures {
-		if m.IsUsage() {
+		if m.ReadsUsage() {
 			return fmt.Errorf("--sum %s: query -w does not re-read usage; drop -w, or use watch --group-by … --sum %s", m.Name, m.Name)
 		}
 	}

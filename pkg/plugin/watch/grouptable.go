@@ -448,10 +448,14 @@ func (s *groupTable) changeLine(c aggregate.GroupChange) string {
 	return line.String()
 }
 
-// sumString is the i-th sum of s, "0" for a group that was not there.
+// sumString is the i-th sum of s, "0" for a group that was not there; a
+// share measure's cell ("250m/1 (25%)").
 func sumString(s aggregate.GroupState, i int) string {
 	if i >= len(s.Sums) {
 		return "0"
+	}
+	if i < len(s.Cells) && s.Cells[i].IsShare() {
+		return s.Cells[i].String()
 	}
 	return s.Sums[i].String()
 }
