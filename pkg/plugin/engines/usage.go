@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
 )
@@ -53,14 +52,9 @@ func (o *EngineOptions) usageClient() (usage.Client, error) {
 }
 
 // RefuseWatchedUsage refuses usage where a watching command does not
-// re-read it: a usage measure among measures, or an expression of guards
-// (nil ones skipped) that refers to usage.
-func RefuseWatchedUsage(measures []aggregate.Measure, guards ...*expr.Guard) error {
-	for _, m := range measures {
-		if m.ReadsUsage() {
-			return fmt.Errorf("--sum %s: query -w does not re-read usage; drop -w, or use watch --group-by … --sum %s", m.Name, m.Name)
-		}
-	}
+// re-read it: an expression of guards (nil ones skipped) that refers to
+// usage.
+func RefuseWatchedUsage(guards ...*expr.Guard) error {
 	for _, g := range guards {
 		if g != nil && g.Program().ReadsUsage() {
 			return fmt.Errorf("%s: a watch does not re-read usage; use query without -w, or test other fields", g.Program().Flag())

@@ -175,7 +175,7 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	if err != nil {
 		return err
 	}
-	if err := engines.RefuseWatchedUsage(nil, o.until, filter); err != nil {
+	if err := engines.RefuseWatchedUsage(o.until, filter); err != nil {
 		return err
 	}
 	if err := o.CompleteFlags(); err != nil {
