@@ -67,6 +67,9 @@ type mcpMeasure struct {
 	first time.Duration
 	warm  []time.Duration
 	bytes int // of the last answer, every call of the way summed
+	// read is what a model reads of the last answer, every call of the way
+	// summed: see modelBytes.
+	read int
 	// largest is the largest single result of the way, as JSON: above
 	// sdk.DefaultMaxLineLength a client with the SDK's defaults fails the
 	// call.
@@ -328,10 +331,10 @@ func (b *bench) mcpMeasure(ctx context.Context, srv *mcpServer, q mcpQuestion, e
 	}
 	for run := 0; run <= b.mcpRuns; run++ {
 		var wall time.Duration
-		bytes := 0
+		bytes, read := 0, 0
 		if srv.id == "ours" {
 			res, n, w, err := s.call(ctx, q.ours)
-			wall, bytes, m.way = w, n, []string{q.ours.String()}
+			wall, bytes, read, m.way = w, n, modelBytes(res), []string{q.ours.String()}
 			m.largest = max(m.largest, n)
 			if err == nil {
 				var out mcp.QueryOutput
@@ -345,6 +348,7 @@ func (b *bench) mcpMeasure(ctx context.Context, srv *mcpServer, q mcpQuestion, e
 				res, n, w, err := s.call(ctx, c)
 				wall += w
 				bytes += n
+				read += modelBytes(res)
 				m.largest = max(m.largest, n)
 				return res, err
 			}
@@ -357,7 +361,7 @@ func (b *bench) mcpMeasure(ctx context.Context, srv *mcpServer, q mcpQuestion, e
 		} else {
 			m.warm = append(m.warm, wall)
 		}
-		m.bytes = bytes
+		m.bytes, m.read = bytes, read
 		if m.err != "" && bytes == 0 {
 			break // the server failed the call: no point in repeating it
 		}

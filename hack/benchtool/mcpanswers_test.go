@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/mcp"
 )
 
@@ -230,15 +232,15 @@ func TestMCPTargets(t *testing.T) {
 	}
 	r := &mcpResult{measures: map[string]map[string]*mcpMeasure{
 		"per-node": {
-			"ours":   {bytes: 2484, warm: warm(4, 5, 3)},
+			"ours":   {bytes: 2484, read: 2100, warm: warm(4, 5, 3)},
 			"anchor": {bytes: 3203327, warm: warm(3000)},
 		},
 		"not-running": {
-			"ours":   {bytes: 823, warm: warm(900, 950, 800)},
+			"ours":   {bytes: 823, read: 450, warm: warm(900, 950, 800)},
 			"anchor": {bytes: 50000, warm: warm(200)},
 		},
 		// Compared with the anchor of not-running.
-		"not-running-index": {"ours": {bytes: 400, warm: warm(3)}},
+		"not-running-index": {"ours": {bytes: 400, read: 220, warm: warm(3)}},
 		// Not a count question: no bytes or ratio target.
 		"unused-cm": {"ours": {bytes: 19117, warm: warm(26)}, "anchor-yaml": {bytes: 23392404}},
 	}}
@@ -247,18 +249,36 @@ func TestMCPTargets(t *testing.T) {
 		got[tg.name] = tg.met
 	}
 	want := map[string]bool{
-		"pods per node: our answer's bytes":                                                     false, // 2,484 ≥ 2,048
-		"pods per node: our warm call (median)":                                                 true,
-		"pods not Running per namespace: our answer's bytes":                                    true,
-		"pods not Running per namespace: our warm call (median)":                                false,
-		"pods not Running per namespace, through the phase index: our answer's bytes":           true,
-		"pods not Running per namespace, through the phase index: our warm call (median)":       true,
-		"ConfigMaps nothing uses: our warm call (median)":                                       true,
-		"pods per node: the anchor's bytes over ours":                                           true,  // 1,290×
-		"pods not Running per namespace: the anchor's bytes over ours":                          false, // 61×
-		"pods not Running per namespace, through the phase index: the anchor's bytes over ours": true,  // 125×
+		"pods per node: our answer's bytes a model reads":                                           false, // 2,100 ≥ 2,048
+		"pods per node: our warm call (median)":                                                     true,
+		"pods not Running per namespace: our answer's bytes a model reads":                          true,
+		"pods not Running per namespace: our warm call (median)":                                    false,
+		"pods not Running per namespace, through the phase index: our answer's bytes a model reads": true,
+		"pods not Running per namespace, through the phase index: our warm call (median)":           true,
+		"ConfigMaps nothing uses: our warm call (median)":                                           true,
+		"pods per node: the anchor's bytes over ours":                                               true,  // 1,290×
+		"pods not Running per namespace: the anchor's bytes over ours":                              false, // 61×
+		"pods not Running per namespace, through the phase index: the anchor's bytes over ours":     true,  // 125×
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("targets() = %v, want %v", got, want)
+	}
+}
+
+func TestModelBytes(t *testing.T) {
+	text := func(s string) []sdk.Content { return []sdk.Content{&sdk.TextContent{Text: s}} }
+	for _, tc := range []struct {
+		name string
+		res  *sdk.CallToolResult
+		want int
+	}{
+		{"no result", nil, 0},
+		{"text only", &sdk.CallToolResult{Content: text("0123456789")}, 10},
+		{"structured larger", &sdk.CallToolResult{Content: text("ab"), StructuredContent: map[string]any{"k": "value"}}, len(`{"k":"value"}`)},
+		{"text larger", &sdk.CallToolResult{Content: text("a much longer text form"), StructuredContent: map[string]any{"k": 1}}, 23},
+	} {
+		if got := modelBytes(tc.res); got != tc.want {
+			t.Errorf("%s: modelBytes = %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -144,6 +144,22 @@ func jsonSize(v any) int {
 }
 
 // resultText is the text content of a tool result.
+// modelBytes is how much of res a model reads: a client gives it one of
+// the result's two forms, the structured content as JSON (Claude Code and
+// VS Code, when there is one) or the text content (other clients, or when
+// there is no structured content). Both are counted, and the larger is
+// what a model may read. 0 for no result.
+func modelBytes(res *sdk.CallToolResult) int {
+	if res == nil {
+		return 0
+	}
+	text := len(resultText(res))
+	if res.StructuredContent == nil {
+		return text
+	}
+	return max(text, jsonSize(res.StructuredContent))
+}
+
 func resultText(res *sdk.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {

@@ -3,6 +3,8 @@ package mcp
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
@@ -13,12 +15,12 @@ import (
 // warmEnv returns the warm engines of target's context, building them on
 // the first call: its API server source (Secrets without their values), its
 // discovery kept in memory, and an empty pool whose informers start the
-// first time a query asks for their type and stay synced. When a warm
-// cache process of this build runs for the context's identity at that
-// first call, the informers are fed from the cache's memory (each type it
-// declines, or all of them once it is gone, from the API server). Building
-// them sends no request to the API server; a failure is returned and not
-// kept, so a later call tries again.
+// first time a query asks for their type and stay synced. Each informer is
+// fed from the memory of the warm cache process of the context's identity
+// when one of this build runs as it starts (a type the cache declines, or
+// every type once the cache is gone, from the API server), and from the API
+// server otherwise. Building them sends no request to the API server; a
+// failure is returned and not kept, so a later call tries again.
 func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 	s.mu.Lock()
 	env, ok := s.envs[t.name]
@@ -26,12 +28,8 @@ func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 	if ok {
 		return env, nil
 	}
-	socket := runningCache(t)
 	env, err := engines.NewServeEnv(t.configFlags, s.opts.EvictAfter, func(source engine.Source) engine.Source {
-		if socket != "" {
-			source = &client.Source{Socket: socket, Direct: source}
-		}
-		return valuelessSecrets{Source: source}
+		return valuelessSecrets{Source: cacheOrDirect{Source: source, target: t}}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %w", t.name, err)
@@ -44,6 +42,23 @@ func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 	}
 	s.envs[t.name] = env
 	return env, nil
+}
+
+// cacheOrDirect is an engine.Source whose feeds read the warm cache process
+// of target's identity when one of this build runs at the moment a feed is
+// made, and the API server (Source) otherwise: a cache started after the
+// server feeds the informers started after it.
+type cacheOrDirect struct {
+	engine.Source
+	target contextTarget
+}
+
+// Feed implements engine.Source.
+func (s cacheOrDirect) Feed(mapping *meta.RESTMapping, namespace string, full bool) (engine.Feed, error) {
+	if socket := runningCache(s.target); socket != "" {
+		return (&client.Source{Socket: socket, Direct: s.Source}).Feed(mapping, namespace, full)
+	}
+	return s.Source.Feed(mapping, namespace, full)
 }
 
 // runningCache returns the socket of the warm cache process of t's

@@ -466,6 +466,10 @@ func TestConfigMapsNothingUses(t *testing.T) {
 	}
 }
 
+// TestRunningCacheAnswers: a cache start of the context's identity answers
+// the query tool and feeds the informers of the other tools, though it
+// started after the server had built the context's engines; Secrets are
+// never asked of it.
 func TestRunningCacheAnswers(t *testing.T) {
 	c := seed(t)
 	home := newHome(t)
@@ -477,13 +481,9 @@ func TestRunningCacheAnswers(t *testing.T) {
 		}
 		return string(out)
 	}
-	kubectl("informer", "cache", "start")
-	t.Cleanup(func() { kubectl("informer", "cache", "stop", "--all") })
+	// The server answers a first question before the cache starts: the
+	// context's engines are built with no cache running.
 	cs := mcpServerIn(t, home, c.AdminKubeconfig())
-	res, structured := call(t, cs, "query", map[string]any{"types": "pods", "allNamespaces": true, "labelSelector": seedLabel, "groupBy": []string{"node"}})
-	if res.IsError {
-		t.Fatalf("query is an error: %s", textOf(res))
-	}
 	var out struct {
 		Contexts []struct {
 			AnsweredBy string `json:"answeredBy"`
@@ -491,6 +491,25 @@ func TestRunningCacheAnswers(t *testing.T) {
 				Rows [][]string `json:"rows"`
 			} `json:"tables"`
 		} `json:"contexts"`
+	}
+	// Secrets are never asked of the cache process, which holds their
+	// values.
+	askSecrets := func() {
+		t.Helper()
+		_, structured := call(t, cs, "query", map[string]any{"types": "secrets", "allNamespaces": true, "columns": "NAME:.metadata.name,DATA:.data"})
+		if err := json.Unmarshal([]byte(structured), &out); err != nil || len(out.Contexts) != 1 {
+			t.Fatalf("query of secrets = %s (%v)", structured, err)
+		}
+		if by := out.Contexts[0].AnsweredBy; by != "this server's informers" {
+			t.Errorf("query of secrets answeredBy = %q, want this server's informers", by)
+		}
+	}
+	askSecrets()
+	kubectl("informer", "cache", "start")
+	t.Cleanup(func() { kubectl("informer", "cache", "stop", "--all") })
+	res, structured := call(t, cs, "query", map[string]any{"types": "pods", "allNamespaces": true, "labelSelector": seedLabel, "groupBy": []string{"node"}})
+	if res.IsError {
+		t.Fatalf("query is an error: %s", textOf(res))
 	}
 	if err := json.Unmarshal([]byte(structured), &out); err != nil || len(out.Contexts) != 1 || len(out.Contexts[0].Tables) != 1 {
 		t.Fatalf("query = %s (%v), want one table", structured, err)
@@ -501,17 +520,10 @@ func TestRunningCacheAnswers(t *testing.T) {
 	if rows := len(out.Contexts[0].Tables[0].Rows); rows != 4 {
 		t.Errorf("pods per node from the running cache: %d rows, want 4", rows)
 	}
-	// Secrets are never asked of the cache process, which holds their
-	// values.
-	_, structured = call(t, cs, "query", map[string]any{"types": "secrets", "allNamespaces": true, "columns": "NAME:.metadata.name,DATA:.data"})
-	if err := json.Unmarshal([]byte(structured), &out); err != nil || len(out.Contexts) != 1 {
-		t.Fatalf("query of secrets = %s (%v)", structured, err)
-	}
-	if by := out.Contexts[0].AnsweredBy; by != "this server's informers" {
-		t.Errorf("query of secrets answeredBy = %q, want this server's informers", by)
-	}
-	// The other tools' informers are fed from the running cache: nodes,
-	// which only capacity asks for, are then among the cache's types.
+	askSecrets()
+	// The other tools' informers started after the cache are fed from it,
+	// though the context's engines were built before it ran: nodes, which
+	// only capacity asks for, are then among the cache's types.
 	if res, _ := call(t, cs, "capacity", nil); res.IsError {
 		t.Fatalf("capacity is an error: %s", textOf(res))
 	}
