@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,11 +33,14 @@ type ContextTable struct {
 // order. The totals row is the sum of the contexts' totals rows (an object
 // is in one context only), nil when no table has one. A share measure's
 // cells (aggregate.ShareCell) add up both their parts. All tables must have
-// the same columns; the first gives them.
+// the same key columns; their value columns are the union of theirs, the
+// first's first (a glob measure's columns are the resources each context
+// has), a table without one of them counting zero there.
 func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	if len(tables) == 0 {
 		return aggregate.Table{}
 	}
+	tables = alignColumns(tables)
 	first := tables[0]
 	keys := first.Keys
 	var out aggregate.Table
@@ -172,4 +176,54 @@ func addCells(sums, of []resource.Quantity, shares []bool, cells []aggregate.Val
 			}
 		}
 	}
+}
+
+// alignColumns returns tables with the same value columns each: the union
+// of theirs in the order they first come, a table's missing ones zero. It
+// returns tables itself when they have the same columns.
+func alignColumns(tables []ContextTable) []ContextTable {
+	first := tables[0]
+	keyCols := max(first.Keys, 1)
+	same := true
+	for _, t := range tables[1:] {
+		same = same && slices.Equal(t.Table.Columns, first.Table.Columns)
+	}
+	if same {
+		return tables
+	}
+	var union []string
+	for _, t := range tables {
+		for _, c := range t.Table.Columns[keyCols:] {
+			if !slices.Contains(union, c) {
+				union = append(union, c)
+			}
+		}
+	}
+	out := make([]ContextTable, len(tables))
+	for i, t := range tables {
+		at := make([]int, len(union)) // each union column's place in t, -1 if none
+		for j, c := range union {
+			at[j] = slices.Index(t.Table.Columns[keyCols:], c)
+		}
+		row := func(r []aggregate.Value) []aggregate.Value {
+			if r == nil {
+				return nil
+			}
+			cells := append([]aggregate.Value(nil), r[:keyCols]...)
+			for _, k := range at {
+				if k < 0 {
+					cells = append(cells, aggregate.Quantity(resource.Quantity{}))
+				} else {
+					cells = append(cells, r[keyCols+k])
+				}
+			}
+			return cells
+		}
+		aligned := aggregate.Table{Columns: append(append([]string(nil), t.Table.Columns[:keyCols]...), union...), Total: row(t.Table.Total)}
+		for _, r := range t.Table.Rows {
+			aligned.Rows = append(aligned.Rows, row(r))
+		}
+		out[i] = ContextTable{Context: t.Context, Keys: t.Keys, Table: aligned}
+	}
+	return out
 }

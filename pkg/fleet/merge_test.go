@@ -125,3 +125,34 @@ func TestMergeTablesAddsUpShares(t *testing.T) {
 		t.Errorf("MergeTables() = %v, want %v", got, want)
 	}
 }
+
+func TestMergeTablesOfOtherColumns(t *testing.T) {
+	table := func(measures ...string) aggregate.Table {
+		var ms []aggregate.Measure
+		var values []resource.Quantity
+		for _, s := range measures {
+			m, err := aggregate.ParseMeasure(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, values = append(ms, m), append(values, resource.MustParse("1"))
+		}
+		g := aggregate.NewGrouper([]string{"namespace"}, ms)
+		if err := g.AddValues([][]string{{"ns"}}, values); err != nil {
+			t.Fatal(err)
+		}
+		return g.Table()
+	}
+	got := strs(MergeTables([]ContextTable{
+		{Context: "a", Keys: 1, Table: table("requests.nvidia.com/gpu")},
+		{Context: "b", Keys: 1, Table: table("requests.nvidia.com/mig-1g.5gb", "requests.nvidia.com/gpu")},
+	}, -1))
+	want := [][]string{
+		{"NAMESPACE", "COUNT", "REQUESTS.NVIDIA.COM/GPU", "REQUESTS.NVIDIA.COM/MIG-1G.5GB"},
+		{"ns", "2", "2", "1"},
+		{"TOTAL", "2", "2", "1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MergeTables() = %v, want %v", got, want)
+	}
+}
