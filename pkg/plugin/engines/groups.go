@@ -14,8 +14,8 @@ import (
 
 // ParseGroups looks up the --group-by index names in set, each once, and
 // parses the --sum measures. A glob measure (requests.nvidia.com/*) is an
-// error unless globs: a live table's columns are fixed before its objects
-// are read.
+// error unless globs, for a table that expands it against the objects it
+// reads.
 func ParseGroups(set *index.Set, groupBy, sums []string, globs bool) ([]index.Definition, []aggregate.Measure, error) {
 	var defs []index.Definition
 	for _, name := range groupBy {
@@ -41,7 +41,7 @@ func ParseGroups(set *index.Set, groupBy, sums []string, globs bool) ([]index.De
 			return nil, nil, err
 		}
 		if m.IsGlob() && !globs {
-			return nil, nil, fmt.Errorf("--sum %s: a live table's columns are fixed when it starts; name each resource (requests.nvidia.com/gpu), or use query without -w", s)
+			return nil, nil, fmt.Errorf("--sum %s: query -w keeps its table's columns; name each resource (requests.nvidia.com/gpu), or use query without -w, or watch --group-by", s)
 		}
 		measures = append(measures, m)
 	}

@@ -19,7 +19,7 @@ func TestParseGroupsGlobs(t *testing.T) {
 		t.Errorf("ParseGroups(requests.nvidia.com/*, globs) = %v, %v, want the glob", ms, err)
 	}
 	_, _, err = ParseGroups(set, nil, []string{"requests.nvidia.com/*"}, false)
-	if err == nil || !strings.Contains(err.Error(), "--sum requests.nvidia.com/*: a live table's columns are fixed when it starts") {
+	if err == nil || !strings.Contains(err.Error(), "--sum requests.nvidia.com/*: query -w keeps its table's columns") {
 		t.Errorf("ParseGroups(requests.nvidia.com/*) error = %v, want the glob refused", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -121,5 +122,64 @@ func TestQuerySumGlobs(t *testing.T) {
 				t.Errorf("%d rows, want a row per namespace (%d) and TOTAL:\n%s", rows, len(want)-1, r.Stdout)
 			}
 		})
+	}
+}
+
+// TestWatchSumGlobs checks watch --group-by namespace --sum
+// 'requests.nvidia.com/*': its table, printed once every context has
+// synced, has a column per nvidia.com resource the pods request, each
+// equal per namespace to the test's own sums.
+func TestWatchSumGlobs(t *testing.T) {
+	setUp(t)
+	framework.CreateNamespace(t, framework.Current(t).AdminClient(), migNamespace)
+	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: migPod}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply: %s", r)
+	}
+	var list corev1.PodList
+	if err := json.Unmarshal([]byte(kubectl(t, "get", "pods", "-A", "-o", "json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	resources := []corev1.ResourceName{"nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb"}
+	want := map[string][]int64{}
+	for i := range list.Items {
+		p := &list.Items[i]
+		for _, key := range []string{p.Namespace, "TOTAL"} {
+			if want[key] == nil {
+				want[key] = make([]int64, len(resources))
+			}
+			for j, res := range resources {
+				want[key][j] += resourceRequest(p, res)
+			}
+		}
+	}
+	w := framework.StartWatch(t, "pods", "-A", "--group-by", "namespace", "--sum", "requests.nvidia.com/*")
+	defer func() { _ = w.Interrupt() }()
+	if _, err := w.WaitForLine(time.Minute, func(line string) bool { return strings.HasPrefix(line, "TOTAL") }); err != nil {
+		t.Fatalf("no table: %v\nstdout:\n%s\nstderr:\n%s", err, w.Stdout(), w.Stderr())
+	}
+	lines := strings.Split(strings.TrimSpace(w.Stdout()), "\n")
+	header := strings.Fields(lines[0])
+	wantHeader := "NAMESPACE COUNT REQUESTS.NVIDIA.COM/GPU REQUESTS.NVIDIA.COM/MIG-1G.5GB REQUESTS.NVIDIA.COM/MIG-2G.10GB"
+	if strings.Join(header, " ") != wantHeader {
+		t.Fatalf("header %q, want %q\n%s", header, wantHeader, w.Stdout())
+	}
+	rows := 0
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		wv, ok := want[f[0]]
+		if !ok || len(f) != 2+len(resources) {
+			t.Errorf("row %q: unexpected", line)
+			continue
+		}
+		rows++
+		for j := range resources {
+			q, err := resource.ParseQuantity(f[2+j])
+			if err != nil || q.Value() != wv[j] {
+				t.Errorf("%s %s: %s, the test's own sum %d", f[0], header[2+j], f[2+j], wv[j])
+			}
+		}
+	}
+	if rows != len(want) {
+		t.Errorf("%d rows, want a row per namespace (%d) and TOTAL:\n%s", rows, len(want)-1, w.Stdout())
 	}
 }
