@@ -12,10 +12,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/startup"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin"
 )
 
 func main() {
+	startup.Done()
 	quietUnreturnedErrors()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := plugin.NewCmdRoot(streams).Execute(); err != nil {

@@ -25,6 +25,7 @@ var reportSections = []struct {
 	{"Queries (%d pods, median of %d runs)", []string{"queries"}},
 	{"Targets", []string{"queries", "watch"}},
 	{"Warm cache (%d pods, median of %d runs)", []string{"warm"}},
+	{"Start-up: a warm query's process beside the previous build (%d pods, median of %d runs)", []string{"startup"}},
 	{"Many clients: %d concurrent warm queries (%d pods, %d rounds)", []string{"clients"}},
 	{"Realistic data set: Deployments on simulated nodes (%d pods, median of %d runs)", []string{"realistic"}},
 	{"Memory per cached object (%d pods)", []string{"memory"}},

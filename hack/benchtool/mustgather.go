@@ -38,6 +38,7 @@ var mustGatherRows = []queryRow{
 	{label: "`omc get pods -A`", id: "mg-omc-pods"},
 	{label: "`query events -A`", id: "mg-events", baselines: []string{"mg-omc-events", "mg-read"}},
 	{label: "`omc get events -A`", id: "mg-omc-events"},
+	{label: "`query events -A -o name`", id: "mg-events-names", baselines: []string{"mg-events", "mg-read"}},
 	{label: "`query pods -A --group-by node`", id: "mg-group", baselines: []string{"mg-read"}},
 	{label: "`capacity`", id: "mg-capacity", baselines: []string{"mg-read"}},
 	{label: "`tree deploy/apiserver -n openshift-apiserver`", id: "mg-tree", baselines: []string{"mg-read"}},
@@ -79,8 +80,11 @@ func (b *bench) mustGather(ctx context.Context) error {
 	pods.check = expectLines(mustGatherPods + 1)
 	events := plugin("mg-events", "query events -A", "query", "events", "-A")
 	events.check = expectLines(mustGatherEvents + 1)
+	// The same read without a table: what the table costs.
+	eventNames := plugin("mg-events-names", "query events -A -o name", "query", "events", "-A", "-o", "name")
+	eventNames.check = expectLines(mustGatherEvents)
 	cases := []benchCase{
-		pods, events,
+		pods, events, eventNames,
 		plugin("mg-group", "query pods -A --group-by node", "query", "pods", "-A", "--group-by", "node"),
 		plugin("mg-capacity", "capacity", "capacity"),
 		plugin("mg-tree", "tree deploy/apiserver -n openshift-apiserver", "tree", "deploy/apiserver", "-n", "openshift-apiserver"),

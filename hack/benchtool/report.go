@@ -29,8 +29,10 @@ type report struct {
 
 	realistic *realisticResult
 	warm      *warmResult
-	clients   *clientsResult
-	offline   *offlineResult
+	// startup is the startup step's, nil when it did not run.
+	startup *startupResult
+	clients *clientsResult
+	offline *offlineResult
 	// mustGather is the must-gather step's, nil when it did not run.
 	mustGather *mustGatherResult
 	recording  *recordingResult
@@ -248,6 +250,7 @@ func (r *report) markdown() string {
 	}
 
 	p("%s", r.warmSection())
+	p("%s", r.startupSection())
 	p("%s", r.clientsSection())
 	p("%s", r.realisticSection())
 

@@ -222,7 +222,7 @@ func (b *bench) configure() error {
 	if b.fleetPods < 1 || b.fleetRuns < 1 || b.fleetSeedParallel < 1 {
 		errs = append(errs, errors.New("BENCH_FLEET_PODS, BENCH_FLEET_RUNS and BENCH_FLEET_SEED_PARALLEL must be at least 1"))
 	}
-	steps := envString("BENCH_STEPS", "queries,warm,clients,realistic,memory,watch,offline,recording,fleet,profile,micro,scale,load")
+	steps := envString("BENCH_STEPS", "queries,warm,startup,clients,realistic,memory,watch,offline,recording,fleet,profile,micro,scale,load")
 	b.steps = map[string]bool{}
 	for _, s := range strings.Split(steps, ",") {
 		b.steps[strings.TrimSpace(s)] = true
@@ -281,6 +281,12 @@ func (b *bench) run(ctx context.Context) error {
 	if b.steps["warm"] {
 		if err := b.warm(ctx); err != nil {
 			return fmt.Errorf("warm: %w", err)
+		}
+		b.write()
+	}
+	if b.steps["startup"] {
+		if err := b.startup(ctx); err != nil {
+			return fmt.Errorf("startup: %w", err)
 		}
 		b.write()
 	}

@@ -3,11 +3,14 @@ package expr
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
+// quotedRegexp matches a quoted string, and variableRegexp the variable
+// object or now; each is compiled on first use.
 var (
-	quotedRegexp   = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
-	variableRegexp = regexp.MustCompile(`(?:^|[^.\w@$])(?:object|now)\b`)
+	quotedRegexp   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`) })
+	variableRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^.\w@$])(?:object|now)\b`) })
 )
 
 // IsCEL tells a CEL expression from a JSONPath in a flag that takes either,
@@ -24,5 +27,5 @@ func IsCEL(src string) bool {
 	if s == "" || s[0] == '{' || s[0] == '.' {
 		return false
 	}
-	return variableRegexp.MatchString(quotedRegexp.ReplaceAllString(s, `""`))
+	return variableRegexp().MatchString(quotedRegexp().ReplaceAllString(s, `""`))
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -96,7 +97,7 @@ func FieldsRead(def Definition) ([]string, bool) {
 	case phaseIndexName:
 		return phaseReads, true
 	case imageIndexName:
-		return imageReads, true
+		return imageReads(), true
 	}
 	return nil, false
 }
@@ -282,8 +283,8 @@ func phaseIndexFunc(obj interface{}) ([]string, error) {
 }
 
 // imageReads is what imageIndexFunc reads besides metadata: the image of
-// every container list of every pod spec path.
-var imageReads = func() []string {
+// every container list of every pod spec path, built on first use.
+var imageReads = sync.OnceValue(func() []string {
 	var paths []string
 	for _, spec := range podSpecPaths {
 		for _, list := range containerLists {
@@ -291,7 +292,7 @@ var imageReads = func() []string {
 		}
 	}
 	return paths
-}()
+})
 
 // imageIndexFunc indexes pods by the image of every container, init container and ephemeral
 // container, and workloads by the images of their pod template. Values are deduplicated.

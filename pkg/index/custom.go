@@ -112,14 +112,15 @@ func compileCustom(c Custom) (Definition, error) {
 }
 
 // jsonRegexp is the pattern of kubectl's RelaxedJSONPathExpression
-// (k8s.io/kubectl/pkg/cmd/get/customcolumn.go), which this module does not depend on.
-var jsonRegexp = regexp.MustCompile(`^\{\.?([^{}]+)\}$|^\.?([^{}]+)$`)
+// (k8s.io/kubectl/pkg/cmd/get/customcolumn.go), which this module does not depend on,
+// compiled on first use.
+var jsonRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{\.?([^{}]+)\}$|^\.?([^{}]+)$`) })
 
 // RelaxedJSONPath turns "metadata.name", "{metadata.name}", ".metadata.name" and
 // "{.metadata.name}" into the JSONPath expression "{.metadata.name}", as kubectl's
 // RelaxedJSONPathExpression does for custom-columns.
 func RelaxedJSONPath(path string) (string, error) {
-	submatches := jsonRegexp.FindStringSubmatch(path)
+	submatches := jsonRegexp().FindStringSubmatch(path)
 	if submatches == nil {
 		return "", fmt.Errorf("want a single expression such as {.spec.x}, .spec.x or spec.x")
 	}

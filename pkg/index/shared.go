@@ -41,9 +41,11 @@ func SharedName(def Definition) (name string, ok bool) {
 	return "custom:" + def.custom.language + ":" + def.custom.expr, true
 }
 
+// quotedRegexp matches a quoted string, and nowNameRegexp the variable
+// now; each is compiled on first use.
 var (
-	quotedRegexp  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
-	nowNameRegexp = regexp.MustCompile(`(?:^|[^.\w@$])now\b`)
+	quotedRegexp  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`) })
+	nowNameRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^.\w@$])now\b`) })
 )
 
 // ReadsNow reports whether def is a computed index whose expression names the variable now. Its
@@ -54,7 +56,7 @@ func ReadsNow(def Definition) bool {
 	if def.custom == nil || def.custom.language != "cel" {
 		return false
 	}
-	return nowNameRegexp.MatchString(quotedRegexp.ReplaceAllString(def.custom.expr, `""`))
+	return nowNameRegexp().MatchString(quotedRegexp().ReplaceAllString(def.custom.expr, `""`))
 }
 
 // Shared is a custom index compiled once for an informer that several commands share, registered

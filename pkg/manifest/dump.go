@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -261,6 +262,9 @@ type Unread struct {
 	// Kinds are the kinds scanned files hold, each with the versions
 	// found.
 	Kinds map[schema.GroupKind][]string
+	// CRDLists says some unread CRD files are lists, which can define
+	// custom resources of any group.
+	CRDLists bool
 }
 
 // Unread returns what the files not read yet can hold.
@@ -284,6 +288,7 @@ func (d *Dump) Unread() Unread {
 			u.Kinds[gk] = d.kindVersions[gk]
 		}
 	}
+	u.CRDLists = unread(d.crdLists)
 	return u
 }
 
@@ -311,6 +316,29 @@ func (u Unread) Holds(resources []schema.GroupResource, kinds []schema.GroupKind
 		}
 	}
 	return false
+}
+
+// InGroups returns the resources and kinds unread files can hold whose
+// group starts with prefix.
+func (u Unread) InGroups(prefix string) ([]schema.GroupResource, []schema.GroupKind) {
+	var resources []schema.GroupResource
+	for gr := range u.Resources {
+		if strings.HasPrefix(gr.Group, prefix) {
+			resources = append(resources, gr)
+		}
+	}
+	for _, gr := range u.Defined {
+		if strings.HasPrefix(gr.Group, prefix) && !slices.Contains(resources, gr) {
+			resources = append(resources, gr)
+		}
+	}
+	var kinds []schema.GroupKind
+	for gk := range u.Kinds {
+		if strings.HasPrefix(gk.Group, prefix) {
+			kinds = append(kinds, gk)
+		}
+	}
+	return resources, kinds
 }
 
 func unread(files []*dumpFile) bool {

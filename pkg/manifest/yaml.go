@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -70,8 +71,9 @@ func isBlankYAML(doc []byte) bool {
 	return true
 }
 
-// yamlLine finds go-yaml's "line N" in an error.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+// yamlLine finds go-yaml's "line N" in an error; it is compiled on first
+// use.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // yamlDocument converts one YAML document that starts at line start to JSON
 // and reads it.
@@ -80,7 +82,7 @@ func (d *decoder) yamlDocument(doc []byte, start int) error {
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {
 		// go-yaml counts lines from the document's start.
-		msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(s string) string {
+		msg := yamlLine().ReplaceAllStringFunc(err.Error(), func(s string) string {
 			n, _ := strconv.Atoi(strings.TrimPrefix(s, "line "))
 			return fmt.Sprintf("line %d", n+start-1)
 		})

@@ -54,8 +54,9 @@ func containsResource(list []schema.GroupResource, gr schema.GroupResource) bool
 // to it, or a feed of it is made (manifest.Options.OpenDump says which
 // files can hold which types). Its REST mapper lists the types the unread
 // files can hold beside those read; resolving one reads its files, then
-// answers from what they hold; a name it cannot resolve reads every file
-// before it says so. An error reading a file (its path and line) is
+// answers from what they hold; a name it cannot resolve reads, before it
+// says so, the files that can hold types of the group it names (a group
+// that name begins), or every file when it names no group. An error reading a file (its path and line) is
 // returned by the mapper or the feed that needed it. opts.Typed is
 // replaced by Typed. The source is finished: it holds no changes.
 func OpenDump(paths []string, opts manifest.Options) (*Source, error) {
@@ -103,6 +104,32 @@ func (s *Source) readFor(resources []schema.GroupResource, kinds []schema.GroupK
 	}
 	s.learnMu.Lock()
 	defer s.learnMu.Unlock()
+	return s.readForLocked(resources, kinds)
+}
+
+// readUnanswered reads the unread files of a dump that can answer a
+// question the types listed could not, and reports whether it read any:
+// for a question that names a group, the files that can hold types of the
+// groups it can match (those the name begins, as a short name's group
+// may), with the CRDs that define them; otherwise, or when a list of CRDs
+// is unread (it can define a type of any group), every file.
+func (s *Source) readUnanswered(group string) (bool, error) {
+	if s.dump == nil {
+		return false, nil
+	}
+	s.learnMu.Lock()
+	u := s.dump.Unread()
+	if group == "" || u.CRDLists {
+		s.learnMu.Unlock()
+		return s.readAll()
+	}
+	defer s.learnMu.Unlock()
+	resources, kinds := u.InGroups(group)
+	return s.readForLocked(resources, kinds)
+}
+
+// readForLocked is readFor with learnMu held.
+func (s *Source) readForLocked(resources []schema.GroupResource, kinds []schema.GroupKind) (bool, error) {
 	d := s.discovered.Load()
 	for _, gk := range kinds {
 		for _, gr := range d.resourcesOf[gk] {
@@ -245,8 +272,8 @@ func guessKind(resource string) string {
 
 // dumpMapper is the REST mapper of a lazy dump: it answers from what is
 // listed, reads the files of the types the answer names, and answers
-// again from what they hold; a question it cannot answer reads every file
-// first.
+// again from what they hold; a question it cannot answer reads the files
+// that can answer it first.
 type dumpMapper struct {
 	s *Source
 }
@@ -257,17 +284,18 @@ type named struct {
 	kinds     []schema.GroupKind
 }
 
-// ask runs f over the mapper of what is listed until it has answered
-// from what is listed once the files of the types its answer names are
-// read; an error reads every file first.
-func (m dumpMapper) ask(f func(meta.RESTMapper) (named, error)) error {
+// ask runs f, a question about group ("" when it names none), over the
+// mapper of what is listed until it has answered from what is listed once
+// the files of the types its answer names are read; an error reads the
+// files that can answer it first (readUnanswered).
+func (m dumpMapper) ask(group string, f func(meta.RESTMapper) (named, error)) error {
 	for {
 		listed := m.s.discovered.Load()
 		n, err := f(listed.mapper)
 		var read bool
 		var readErr error
 		if err != nil {
-			read, readErr = m.s.readAll()
+			read, readErr = m.s.readUnanswered(group)
 		} else {
 			read, readErr = m.s.readFor(n.resources, n.kinds)
 		}
@@ -281,7 +309,7 @@ func (m dumpMapper) ask(f func(meta.RESTMapper) (named, error)) error {
 }
 
 func (m dumpMapper) KindFor(r schema.GroupVersionResource) (gvk schema.GroupVersionKind, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask(r.Group, func(inner meta.RESTMapper) (named, error) {
 		var err error
 		gvk, err = inner.KindFor(r)
 		return named{kinds: []schema.GroupKind{gvk.GroupKind()}}, err
@@ -290,7 +318,7 @@ func (m dumpMapper) KindFor(r schema.GroupVersionResource) (gvk schema.GroupVers
 }
 
 func (m dumpMapper) KindsFor(r schema.GroupVersionResource) (gvks []schema.GroupVersionKind, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask(r.Group, func(inner meta.RESTMapper) (named, error) {
 		var err error
 		gvks, err = inner.KindsFor(r)
 		var n named
@@ -303,7 +331,7 @@ func (m dumpMapper) KindsFor(r schema.GroupVersionResource) (gvks []schema.Group
 }
 
 func (m dumpMapper) ResourceFor(r schema.GroupVersionResource) (gvr schema.GroupVersionResource, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask(r.Group, func(inner meta.RESTMapper) (named, error) {
 		var err error
 		gvr, err = inner.ResourceFor(r)
 		return named{resources: []schema.GroupResource{gvr.GroupResource()}}, err
@@ -312,7 +340,7 @@ func (m dumpMapper) ResourceFor(r schema.GroupVersionResource) (gvr schema.Group
 }
 
 func (m dumpMapper) ResourcesFor(r schema.GroupVersionResource) (gvrs []schema.GroupVersionResource, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask(r.Group, func(inner meta.RESTMapper) (named, error) {
 		var err error
 		gvrs, err = inner.ResourcesFor(r)
 		var n named
@@ -325,7 +353,7 @@ func (m dumpMapper) ResourcesFor(r schema.GroupVersionResource) (gvrs []schema.G
 }
 
 func (m dumpMapper) RESTMapping(gk schema.GroupKind, versions ...string) (mapping *meta.RESTMapping, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask(gk.Group, func(inner meta.RESTMapper) (named, error) {
 		var err error
 		mapping, err = inner.RESTMapping(gk, versions...)
 		n := named{kinds: []schema.GroupKind{gk}}
@@ -338,7 +366,7 @@ func (m dumpMapper) RESTMapping(gk schema.GroupKind, versions ...string) (mappin
 }
 
 func (m dumpMapper) RESTMappings(gk schema.GroupKind, versions ...string) (mappings []*meta.RESTMapping, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask(gk.Group, func(inner meta.RESTMapper) (named, error) {
 		var err error
 		mappings, err = inner.RESTMappings(gk, versions...)
 		n := named{kinds: []schema.GroupKind{gk}}
@@ -351,7 +379,7 @@ func (m dumpMapper) RESTMappings(gk schema.GroupKind, versions ...string) (mappi
 }
 
 func (m dumpMapper) ResourceSingularizer(resource string) (singular string, err error) {
-	err = m.ask(func(inner meta.RESTMapper) (named, error) {
+	err = m.ask("", func(inner meta.RESTMapper) (named, error) {
 		var err error
 		singular, err = inner.ResourceSingularizer(resource)
 		return named{}, err

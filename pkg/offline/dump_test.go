@@ -146,6 +146,33 @@ func TestOpenDumpReal(t *testing.T) {
 		}
 	})
 
+	// kubectl's way of resolving a name reads a.b.c first as resource a,
+	// version b, group c: a question about a group no file can hold
+	// types of opens nothing, and the name then resolves with the files
+	// of its own type alone.
+	t.Run("names with a group", func(t *testing.T) {
+		o := &countingOpener{}
+		lazy, err := OpenDump([]string{root}, manifest.Options{DropManagedFields: true, Open: o.open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.take()
+		sameAnswers(t, lazy, whole, []string{"endpointslices.discovery.k8s.io", "controllerrevisions.apps", "jobs.batch"})
+		for _, p := range o.take() {
+			rel, _ := filepath.Rel(root, p)
+			parts := strings.Split(filepath.ToSlash(rel), "/")
+			if len(parts) != 4 || parts[0] != "namespaces" || parts[2]+"/"+parts[3] != "discovery.k8s.io/endpointslices.yaml" && parts[2]+"/"+parts[3] != "batch/jobs.yaml" {
+				t.Errorf("resolving and listing endpointslices, controllerrevisions and jobs opened %s", rel)
+			}
+		}
+		if _, err := engine.Resolve(lazy.RESTMapper(), []string{"gadgets.example.com"}); err == nil || !strings.Contains(err.Error(), `"gadgets"`) {
+			t.Errorf("resolving gadgets.example.com = %v, want no such type", err)
+		}
+		if opened := o.take(); len(opened) != 0 {
+			t.Errorf("resolving gadgets.example.com opened %d files, want none (no file can hold a type of example.com)", len(opened))
+		}
+	})
+
 	t.Run("every type", func(t *testing.T) {
 		lazy, err := OpenDump([]string{root}, manifest.Options{DropManagedFields: true})
 		if err != nil {

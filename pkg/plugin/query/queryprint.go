@@ -98,6 +98,12 @@ func (c queryPrintConfig) printsAges() bool {
 // --sum) instead of objects.
 func (c queryPrintConfig) grouped() bool { return len(c.groupBy) > 0 || len(c.measures) > 0 }
 
+// namesOnly reports whether the answer prints each object's kind and name
+// and nothing else of it: -o name, not sorted by a field.
+func (c queryPrintConfig) namesOnly() bool {
+	return !c.grouped() && c.out.Format == "name" && c.sortBy == ""
+}
+
 // bind returns c with its index definitions (the --sort-by index's too)
 // replaced by those of bound of the same name: relationship indexes
 // (owner-root, node.label:KEY, …) are bound to their related caches only

@@ -101,9 +101,11 @@ func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		return err
 	}
-	if restConfig, err := t.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
-		for _, message := range answer.Warnings {
-			restConfig.WarningHandler.HandleWarningHeader(299, "", message)
+	if len(answer.Warnings) > 0 {
+		if restConfig, err := t.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
+			for _, message := range answer.Warnings {
+				restConfig.WarningHandler.HandleWarningHeader(299, "", message)
+			}
 		}
 	}
 	a.cfg = t.print

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
@@ -214,4 +216,90 @@ func rootConfigFlags(kubeconfig string) *genericclioptions.ConfigFlags {
 	cf := genericclioptions.NewConfigFlags(true)
 	cf.KubeConfig = &kubeconfig
 	return cf
+}
+
+// TestNamesOnlyAnswerCarriesMetadata: an answer printed as names (-o name)
+// carries each object's name, namespace and UID alone, whatever form the
+// cache holds,
+// with index values read from the whole object, and prints the names the
+// whole objects print; sorted by a field, it carries whole objects.
+func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", UID: "u1", Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+	}
+	widget := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]interface{}{"name": "w", "namespace": "shop", "uid": "u2"},
+		"spec":     map[string]interface{}{"size": int64(3)},
+	}}
+	node := index.Definition{Name: "node", Func: func(obj interface{}) ([]string, error) {
+		if p, ok := obj.(*corev1.Pod); ok {
+			return []string{p.Spec.NodeName}, nil
+		}
+		return nil, nil
+	}}
+	groups := []typeObjects{
+		{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: []interface{}{pod}},
+		{t: answerTypeOf(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, "widgets", true), objs: []interface{}{widget}},
+	}
+	names := func(t *testing.T, out printing.Output, objs []interface{}) string {
+		t.Helper()
+		var b bytes.Buffer
+		if err := printing.PrintList(&b, out.Printer, out.Format, objs); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name, output, sortBy string
+		wantForms            []string
+	}{
+		{name: "names", output: "name", wantForms: []string{protocol.FormMetadata, protocol.FormMetadata}},
+		{name: "names sorted by a field", output: "name", sortBy: ".metadata.uid", wantForms: []string{protocol.FormTyped, protocol.FormUnstructured}},
+		{name: "json", output: "json", wantForms: []string{protocol.FormTyped, protocol.FormUnstructured}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := printing.ParseOutput(tt.output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := queryPrintConfig{out: out, sortBy: tt.sortBy, indexes: []index.Definition{node}}
+			answer, err := encodeAnswer(cfg, groups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent protocol.Answer
+			if err := json.Unmarshal(b, &sent); err != nil {
+				t.Fatal(err)
+			}
+			for i, at := range sent.Types {
+				if at.Form != tt.wantForms[i] {
+					t.Errorf("type %s sent in form %q, want %q", at.Kind, at.Form, tt.wantForms[i])
+				}
+			}
+			got, defs, _, err := decodeAnswer(&sent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotObjs, wantObjs []interface{}
+			for i, g := range got {
+				gotObjs, wantObjs = append(gotObjs, g.objs...), append(wantObjs, groups[i].objs...)
+			}
+			if got, want := names(t, out, gotObjs), names(t, out, wantObjs); tt.output == "name" && got != want {
+				t.Errorf("names printed = %q, want %q", got, want)
+			}
+			if got := index.Values(defs[0], got[0].objs[0]); !reflect.DeepEqual(got, []string{"n1"}) {
+				t.Errorf("node of the pod = %v, want [n1]", got)
+			}
+			if m, err := meta.Accessor(got[0].objs[0]); err != nil || m.GetName() != "web-1" || m.GetNamespace() != "shop" || m.GetUID() != "u1" {
+				t.Errorf("metadata of the pod = %v (%v), want its name, namespace and uid", m, err)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -140,9 +141,11 @@ func answerIndexes(cfg queryPrintConfig) []index.Definition {
 
 // encodeAnswer returns groups as an Answer: each object as JSON, with its
 // values of answerIndexes(cfg) and, with --show-events, the latest Event
-// about it.
+// about it. An answer printed as names (namesOnly) carries each object's
+// metadata alone, in FormMetadata, whatever form the cache holds.
 func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer, error) {
 	defs := answerIndexes(cfg)
+	metadataOnly := cfg.namesOnly()
 	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups))}
 	for _, def := range defs {
 		answer.Indexes = append(answer.Indexes, def.Name)
@@ -155,7 +158,7 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 			Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
 		}
 		for _, obj := range g.objs {
-			form, err := objectForm(obj, m.GroupVersionKind)
+			sent, form, err := answerForm(obj, m.GroupVersionKind, metadataOnly)
 			if err != nil {
 				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
 			}
@@ -173,7 +176,7 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 					ao.Event = latest[0]
 				}
 			}
-			if ao.Object, err = json.Marshal(obj); err != nil {
+			if ao.Object, err = json.Marshal(sent); err != nil {
 				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
 			}
 			at.Objects = append(at.Objects, ao)
@@ -181,6 +184,26 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 		answer.Types = append(answer.Types, at)
 	}
 	return answer, nil
+}
+
+// answerForm returns obj, a cached object of kind gvk, as an answer
+// carries it, and its form (objectForm): with metadataOnly, a
+// PartialObjectMetadata of that kind with obj's name, namespace and UID,
+// what a printed name reads.
+func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool) (interface{}, string, error) {
+	if !metadataOnly {
+		form, err := objectForm(obj, gvk)
+		return obj, form, err
+	}
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Name: accessor.GetName(), Namespace: accessor.GetNamespace(), UID: accessor.GetUID(),
+	}}
+	m.SetGroupVersionKind(gvk)
+	return m, protocol.FormMetadata, nil
 }
 
 // objectForm says how obj, a cached object of kind gvk, is decoded on the
