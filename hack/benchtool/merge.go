@@ -38,6 +38,7 @@ var reportSections = []struct {
 	{"Recording: a busy hour of %d pods", []string{"recording"}},
 	{"Fleet (%d clusters × %d pods, median of %d runs)", []string{"fleet"}},
 	{"MCP: four questions an agent asks, beside kubernetes-mcp-server (%d pods, median of %d warm calls)", []string{"mcp"}},
+	{"Usage grouped by workload (%d pods, median of %d runs)", []string{"usage"}},
 	{"Profiles of the missed targets", []string{"profile"}},
 	{"Go micro-benchmarks", []string{"micro"}},
 	{"How each number was measured", nil},

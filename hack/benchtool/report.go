@@ -39,6 +39,8 @@ type report struct {
 	fleet      *fleetResult
 	// mcp is the mcp step's, nil when it did not run.
 	mcp *mcpResult
+	// usage is the usage step's, nil when it did not run.
+	usage *usageResult
 
 	micro     string
 	microLoad float64
@@ -358,6 +360,7 @@ func (r *report) markdown() string {
 	p("%s", r.recordingSection())
 	p("%s", r.fleetSection())
 	p("%s", r.mcpSection())
+	p("%s", r.usageSection())
 
 	if len(r.profiles) > 0 || r.profileErr != "" {
 		p("## Profiles of the missed targets\n\n")

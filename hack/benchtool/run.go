@@ -91,7 +91,7 @@ type bench struct {
 }
 
 // clusterFreeSteps are the steps that need no seeded objects.
-var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true, "mustgather": true, "mcp": true}
+var clusterFreeSteps = map[string]bool{"offline": true, "recording": true, "fleet": true, "mustgather": true, "mcp": true, "usage": true}
 
 // selfSeedingSteps seed the pods they need themselves (and no widgets).
 var selfSeedingSteps = map[string]bool{"soak": true}
@@ -353,6 +353,13 @@ func (b *bench) run(ctx context.Context) error {
 		b.write()
 		if err != nil {
 			return fmt.Errorf("mcp: %w", err)
+		}
+	}
+	if b.steps["usage"] {
+		err := b.usageStep(ctx)
+		b.write()
+		if err != nil {
+			return fmt.Errorf("usage: %w", err)
 		}
 	}
 	b.rep.targets = b.evaluate()

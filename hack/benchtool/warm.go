@@ -126,6 +126,10 @@ type cacheStatusJSON struct {
 		Objects int      `json:"objects"`
 		Indexes []string `json:"indexes"`
 	} `json:"caches"`
+	Usage []struct {
+		Pods     bool  `json:"pods"`
+		Readings int64 `json:"readings"`
+	} `json:"usage"`
 }
 
 // objects is how many objects the cache's informers hold.

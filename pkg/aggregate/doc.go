@@ -16,7 +16,12 @@
 // Usage measures (usage.cpu, usage.memory) are what pods and nodes use, from the metrics API's
 // samples (package usage), not what they ask for: [BindUsage] gives them an answer's samples,
 // and an object's value is looked up by its namespace and name. "Usage" names only these; what
-// pods hold on a node by their requests and limits is their allocation ([AllocationByNode]).
+// pods hold on a node by their requests and limits is their allocation ([AllocationByNode]). A
+// share measure (usage.cpu/requests.cpu) puts the two side by side: a Grouper sums its parts and
+// its cell shows both and the one as a share of the other ([ShareCell]).
+//
+// A glob measure is expanded against the resources the objects' pods request and limit
+// ([ExpandGlobsOver]) before a Grouper of it is made.
 //
 // # Tables
 //

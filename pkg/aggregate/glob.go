@@ -3,11 +3,14 @@ package aggregate
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 )
 
 // globChars are the characters that make a resource name a shell-style pattern.
@@ -148,4 +151,33 @@ func AllocatableNames(nodes []*corev1.Node) map[corev1.ResourceName]bool {
 		}
 	}
 	return names
+}
+
+// ExpandGlobsOver is [ExpandGlobs] against the resource names the pods
+// among objs request and limit ([PodRequests], [PodLimits]; a
+// *[PodAllocation]'s own lists); other objects are skipped. ms without
+// globs is returned as it is.
+func ExpandGlobsOver(ms []Measure, objs []interface{}) (expanded []Measure, unmatched []string) {
+	if !slices.ContainsFunc(ms, Measure.IsGlob) {
+		return ms, nil
+	}
+	requested, limited := map[corev1.ResourceName]bool{}, map[corev1.ResourceName]bool{}
+	add := func(requests, limits corev1.ResourceList) {
+		for r := range requests {
+			requested[r] = true
+		}
+		for r := range limits {
+			limited[r] = true
+		}
+	}
+	for _, obj := range objs {
+		if alloc, ok := index.Unwrap(obj).(*PodAllocation); ok && alloc != nil {
+			add(alloc.Requests, alloc.Limits)
+			continue
+		}
+		if pod, err := AsPod(obj); err == nil {
+			add(PodRequests(pod), PodLimits(pod))
+		}
+	}
+	return ExpandGlobs(ms, requested, limited)
 }

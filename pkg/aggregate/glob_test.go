@@ -93,3 +93,18 @@ func TestCheckResourcePattern(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandGlobsOver(t *testing.T) {
+	ms := mustMeasures(t, "requests.cpu", "requests.nvidia.com/*")
+	got, unmatched := ExpandGlobsOver(ms, []interface{}{plainPod, gpuPod, "not a pod"})
+	var names []string
+	for _, m := range got {
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "requests.cpu,requests.nvidia.com/gpu" || unmatched != nil {
+		t.Errorf("ExpandGlobsOver() = %v, %v, want requests.cpu, requests.nvidia.com/gpu", names, unmatched)
+	}
+	if _, unmatched := ExpandGlobsOver(ms, []interface{}{plainPod}); len(unmatched) != 1 {
+		t.Errorf("ExpandGlobsOver(no GPU pod) unmatched = %v, want the glob", unmatched)
+	}
+}

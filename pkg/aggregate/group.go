@@ -16,11 +16,13 @@ import (
 type Grouper struct {
 	keys     []string
 	measures []Measure
+	parts    []Measure // summed(measures): what is summed per object
 	groups   map[string]*group
 	total    group
 }
 
-// group is one row being summed: its key values, its count and one exact sum per measure.
+// group is one row being summed: its key values, its count and one exact sum per part of the
+// measures (two for a share measure, see summed).
 type group struct {
 	key   []string
 	count int64
@@ -33,8 +35,9 @@ func NewGrouper(keys []string, ms []Measure) *Grouper {
 	return &Grouper{
 		keys:     keys,
 		measures: ms,
+		parts:    summed(ms),
 		groups:   map[string]*group{},
-		total:    group{sums: make([]resource.Quantity, len(ms))},
+		total:    group{sums: make([]resource.Quantity, len(summed(ms)))},
 	}
 }
 
@@ -44,7 +47,7 @@ func NewGrouper(keys []string, ms []Measure) *Grouper {
 // values is in one group per combination, and in the totals row once. A measure's error is
 // returned and obj is not added.
 func (g *Grouper) Add(obj interface{}, keyValues [][]string) error {
-	values, err := Values(g.measures, obj)
+	values, err := Values(g.parts, obj)
 	if err != nil {
 		return err
 	}
@@ -52,13 +55,14 @@ func (g *Grouper) Add(obj interface{}, keyValues [][]string) error {
 }
 
 // AddValues is Add for a caller that has the object's measures already, in the order of the
-// Grouper's measures.
+// Grouper's measures, each share measure as its two parts (what is used, then what it is a
+// share of).
 func (g *Grouper) AddValues(keyValues [][]string, values []resource.Quantity) error {
 	if len(keyValues) != len(g.keys) {
 		return fmt.Errorf("grouping by %d keys, got values for %d", len(g.keys), len(keyValues))
 	}
-	if len(values) != len(g.measures) {
-		return fmt.Errorf("summing %d measures, got %d values", len(g.measures), len(values))
+	if len(values) != len(g.parts) {
+		return fmt.Errorf("summing %d measures, got %d values", len(g.parts), len(values))
 	}
 	g.total.add(values)
 	if len(g.keys) == 0 {
@@ -77,8 +81,8 @@ func (g *Grouper) AddValues(keyValues [][]string, values []resource.Quantity) er
 
 // remove takes out what AddValues(keyValues, values) added; a group left with no object goes.
 func (g *Grouper) remove(keyValues [][]string, values []resource.Quantity) error {
-	if len(keyValues) != len(g.keys) || len(values) != len(g.measures) {
-		return fmt.Errorf("grouping by %d keys and %d measures, got %d and %d", len(g.keys), len(g.measures), len(keyValues), len(values))
+	if len(keyValues) != len(g.keys) || len(values) != len(g.parts) {
+		return fmt.Errorf("grouping by %d keys and %d measures, got %d and %d", len(g.keys), len(g.parts), len(keyValues), len(values))
 	}
 	g.total.sub(values)
 	if len(g.keys) == 0 {
@@ -189,16 +193,9 @@ func (g *Grouper) Table() Table {
 	return t
 }
 
-// cells appends the count and sums of gr to row; the sum of a measure whose values are unknown
-// (usage without the metrics API) is a blank cell.
+// cells appends the count and the cells of the measures ms of gr to row ([cellsOf]); the sum of
+// a measure whose values are unknown (usage without the metrics API) is a blank cell.
 func (gr *group) cells(row []Value, ms []Measure) []Value {
 	row = append(row, Count(gr.count))
-	for i, s := range gr.sums {
-		if ms[i].unknown() {
-			row = append(row, Value{})
-			continue
-		}
-		row = append(row, Quantity(s))
-	}
-	return row
+	return append(row, cellsOf(ms, gr.sums)...)
 }

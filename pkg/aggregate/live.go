@@ -25,10 +25,12 @@ type liveMember struct {
 	values    []resource.Quantity
 }
 
-// GroupState is a group's count and sums, in the order of the measures.
+// GroupState is a group's count and its measures, in the order of the measures: Sums holds each
+// measure's sum (a share measure's usage), Cells each measure's cell as a [Table] prints it.
 type GroupState struct {
 	Count int64
 	Sums  []resource.Quantity
+	Cells []Value
 }
 
 // GroupChange is how one change of an object changed one group. Before.Count is 0 for a group
@@ -62,7 +64,7 @@ func (l *Live) SetWith(key string, obj interface{}, keyValues [][]string, ms []M
 	if len(ms) != len(l.g.measures) {
 		return nil, fmt.Errorf("summing %d measures, got %d", len(l.g.measures), len(ms))
 	}
-	values, err := Values(ms, obj)
+	values, err := Values(summed(ms), obj)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (l *Live) Rebind(ms []Measure) error {
 			return fmt.Errorf("measure %d is %s, got %s", i, l.g.measures[i].Name, ms[i].Name)
 		}
 	}
-	l.g.measures = ms
+	l.g.measures, l.g.parts = ms, summed(ms)
 	return nil
 }
 
@@ -148,9 +150,14 @@ func (l *Live) states(ids []string) []GroupState {
 		if gr == nil {
 			continue
 		}
-		out[i] = GroupState{Count: gr.count, Sums: make([]resource.Quantity, len(gr.sums))}
-		for j := range gr.sums {
-			out[i].Sums[j] = gr.sums[j].DeepCopy()
+		out[i] = GroupState{Count: gr.count, Cells: cellsOf(l.g.measures, gr.sums)}
+		next := 0
+		for _, m := range l.g.measures {
+			out[i].Sums = append(out[i].Sums, gr.sums[next].DeepCopy())
+			next++
+			if m.IsShare() {
+				next++
+			}
 		}
 	}
 	return out
@@ -194,6 +201,16 @@ func sameState(a, b GroupState) bool {
 	}
 	for i := range a.Sums {
 		if a.Sums[i].Cmp(b.Sums[i]) != 0 {
+			return false
+		}
+	}
+	if len(a.Cells) != len(b.Cells) {
+		return false
+	}
+	for i := range a.Cells {
+		aOf, _ := a.Cells[i].Allocatable()
+		bOf, _ := b.Cells[i].Allocatable()
+		if aOf.Cmp(bOf) != 0 || a.Cells[i].IsBlank() != b.Cells[i].IsBlank() {
 			return false
 		}
 	}

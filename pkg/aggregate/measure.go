@@ -71,6 +71,7 @@ const (
 	measureContainers
 	measureJSONPath
 	measureUsage
+	measureShare
 )
 
 // Measure is one quantity summed per group: a built-in measure of pods or a custom JSONPath.
@@ -93,6 +94,7 @@ type Measure struct {
 	glob    bool // Resource is a shell-style pattern of resource names
 	path    *jsonPathMeasure
 	samples *usageSamples // a usage measure's, once bound (BindUsage)
+	share   *shareParts   // a share measure's parts
 }
 
 // ParseMeasure parses the value of one --sum flag:
@@ -115,6 +117,11 @@ type Measure struct {
 //     for a node, the node's own usage as its kubelet reports it), for pods and nodes only. Its
 //     values are read from the samples [BindUsage] gives it; an object without a sample counts
 //     zero.
+//   - usage.cpu/requests.cpu, usage.memory/requests.memory (or /limits.cpu, /limits.memory): a
+//     share measure, for pods only. A [Grouper] sums its two parts, usage.RESOURCE and
+//     requests.RESOURCE (or limits.RESOURCE), and its cell shows both and the one as a share of
+//     the other, "721m/1500m (48%)"; a group that requests none shows no percentage, "721m/0".
+//     It sorts by that share. It has no value of its own per object.
 //   - NAME=JSONPATH: every result of the JSONPath on the object, read as a quantity ("250m", "1Gi",
 //     3, 1.5), summed; absent and null results count zero. JSONPATH takes the full "{.spec.x}"
 //     form or kubectl's relaxed ".spec.x"/"spec.x" form ([index.RelaxedJSONPath]). Works on any
@@ -134,11 +141,14 @@ func ParseMeasure(s string) (Measure, error) {
 		return resourceMeasure(s, strings.TrimPrefix(s, requestsPrefix), measureRequests)
 	case strings.HasPrefix(s, limitsPrefix):
 		return resourceMeasure(s, strings.TrimPrefix(s, limitsPrefix), measureLimits)
+	case strings.HasPrefix(s, usagePrefix) && strings.Contains(s, "/"):
+		used, of, _ := strings.Cut(s, "/")
+		return shareMeasure(s, used, of)
 	case strings.HasPrefix(s, usagePrefix):
 		return usageMeasure(s, strings.TrimPrefix(s, usagePrefix))
 	}
 	return Measure{}, fmt.Errorf("%s needs MEASURE or NAME=JSONPATH, got %q; measures are "+
-		"requests.RESOURCE, limits.RESOURCE, usage.cpu, usage.memory, restarts and containers", sumFlag, s)
+		"requests.RESOURCE, limits.RESOURCE, usage.cpu, usage.memory, usage.cpu/requests.cpu, restarts and containers", sumFlag, s)
 }
 
 // resourceMeasure builds a requests. or limits. measure of the resource name r.
@@ -217,6 +227,9 @@ func Values(ms []Measure, obj interface{}) ([]resource.Quantity, error) {
 	for _, m := range ms {
 		if m.glob {
 			return nil, globError(m)
+		}
+		if m.IsShare() {
+			return nil, fmt.Errorf("measure %s: a share is of a group's sums; sum its parts, %s and %s", m.Name, m.share.used.Name, m.share.of.Name)
 		}
 	}
 	if NeedsUsage(ms) {

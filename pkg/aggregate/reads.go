@@ -81,6 +81,8 @@ func FieldsRead(ms []Measure) ([]string, bool) {
 			return nil, false
 		case m.IsUsage():
 			// The object's namespace and name: its metadata.
+		case m.IsShare():
+			paths = append(paths, resourceReads(m.Resource)...)
 		case m.kind == measureRequests || m.kind == measureLimits:
 			paths = append(paths, resourceReads(m.Resource)...)
 		default:

@@ -10,9 +10,10 @@ import (
 // and the measures ms of each object, computed as [Values] computes them from
 // the whole object; [Values] reads them back from a Record by name. Usage
 // measures are not kept: their values change with every sample, and Values
-// reads them by the Record's namespace and name.
+// reads them by the Record's namespace and name. A share measure is kept as
+// its parts.
 func RecordPlan(defs []index.Definition, ms []Measure) *index.RecordPlan {
-	ms = withoutUsage(ms)
+	ms = withoutUsage(summed(ms))
 	if len(ms) == 0 {
 		return index.NewRecordPlan(defs, nil, nil)
 	}

@@ -38,6 +38,7 @@ type Value struct {
 	of      resource.Quantity // kindShare: allocatable, when ofKnown
 	ofKnown bool
 	count   bool // a count, or a kindShare of a count (pods): printed as integers, "12/110 (10%)"
+	showOf  bool // a kindShare that prints what it is a share of: "721m/1500m (48%)" (share measures)
 }
 
 // Text is a text cell; the empty text prints as [NoValue].
@@ -68,6 +69,9 @@ func CountShare(n int64, of resource.Quantity, known bool) Value {
 
 // IsNumber reports whether v is a number cell: a count or a quantity, not a share.
 func (v Value) IsNumber() bool { return v.kind == kindNumber }
+
+// IsShare reports whether v is a share cell.
+func (v Value) IsShare() bool { return v.kind == kindShare }
 
 // IsBlank reports whether v is a blank cell.
 func (v Value) IsBlank() bool { return v.kind == kindBlank }
@@ -128,7 +132,8 @@ func abs(n int64) int64 {
 }
 
 // String prints the cell: a text as it is ([NoValue] when empty), a number in canonical
-// quantity form, a share as "1330m (33%)" or "12/110 (10%)".
+// quantity form, a share as "1330m (33%)" or "12/110 (10%)", a share measure's cell as
+// "721m/1500m (48%)", or "721m/0" when it is a share of nothing.
 func (v Value) String() string {
 	switch v.kind {
 	case kindText:
@@ -143,7 +148,10 @@ func (v Value) String() string {
 		if p, ok := v.Percent(); ok {
 			percent = strconv.FormatInt(p, 10) + "%"
 		}
-		if v.count && v.ofKnown {
+		if v.showOf && v.ofKnown && v.of.Sign() == 0 {
+			return fmt.Sprintf("%s/%s", v.number(v.q), v.number(v.of))
+		}
+		if (v.count || v.showOf) && v.ofKnown {
 			return fmt.Sprintf("%s/%s (%s)", v.number(v.q), v.number(v.of), percent)
 		}
 		return fmt.Sprintf("%s (%s)", v.number(v.q), percent)

@@ -35,17 +35,22 @@ func usageMeasure(s, r string) (Measure, error) {
 // gives it.
 func (m Measure) IsUsage() bool { return m.kind == measureUsage }
 
-// NeedsUsage reports whether one of ms is a usage measure.
+// ReadsUsage reports whether m reads the metrics API's samples: a usage measure, or a share
+// measure of usage (usage.cpu/requests.cpu).
+func (m Measure) ReadsUsage() bool { return m.IsUsage() || m.IsShare() }
+
+// NeedsUsage reports whether one of ms reads the metrics API's samples ([Measure.ReadsUsage]).
 func NeedsUsage(ms []Measure) bool {
 	for _, m := range ms {
-		if m.IsUsage() {
+		if m.ReadsUsage() {
 			return true
 		}
 	}
 	return false
 }
 
-// BindUsage returns a copy of ms whose usage measures read s: an object's
+// BindUsage returns a copy of ms whose usage measures (and the usage parts of
+// share measures) read s: an object's
 // value is the usage of its sample in s ([usage.Snapshot.Of]: a pod's
 // containers summed, a node's own; cpu in millicores rounded up, as kubectl
 // top prints it, memory in bytes), zero when s has no sample of it, as
@@ -57,8 +62,13 @@ func BindUsage(ms []Measure, s *usage.Snapshot) []Measure {
 	out := append([]Measure(nil), ms...)
 	samples := &usageSamples{snapshot: s, known: s != nil}
 	for i := range out {
-		if out[i].IsUsage() {
+		switch {
+		case out[i].IsUsage():
 			out[i].samples = samples
+		case out[i].IsShare():
+			parts := *out[i].share
+			parts.used.samples = samples
+			out[i].share = &parts
 		}
 	}
 	return out

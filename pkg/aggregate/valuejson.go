@@ -17,6 +17,8 @@ type valueJSON struct {
 	// Of is a share's allocatable, absent when it is unknown.
 	Of    *resource.Quantity `json:"of,omitempty"`
 	Count bool               `json:"count,omitempty"`
+	// Ratio says a share prints what it is a share of ("721m/1500m (48%)").
+	Ratio bool `json:"ratio,omitempty"`
 }
 
 // MarshalJSON encodes v so that UnmarshalJSON gives back a Value that prints,
@@ -29,7 +31,7 @@ func (v Value) MarshalJSON() ([]byte, error) {
 	case kindNumber:
 		j.Number, j.Count = &v.q, v.count
 	case kindShare:
-		j.Used, j.Count = &v.q, v.count
+		j.Used, j.Count, j.Ratio = &v.q, v.count, v.showOf
 		if v.ofKnown {
 			j.Of = &v.of
 		}
@@ -58,7 +60,7 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	case j.Number != nil:
 		*v = Value{kind: kindNumber, q: *j.Number, count: j.Count}
 	case j.Used != nil:
-		*v = Value{kind: kindShare, q: *j.Used, count: j.Count}
+		*v = Value{kind: kindShare, q: *j.Used, count: j.Count, showOf: j.Ratio}
 		if j.Of != nil {
 			v.of, v.ofKnown = *j.Of, true
 		}

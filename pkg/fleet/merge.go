@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,12 +31,16 @@ type ContextTable struct {
 // row of their context when contextAt >= 0. Rows are ordered as a Grouper
 // orders them: largest count first, ties by the key values in natural
 // order. The totals row is the sum of the contexts' totals rows (an object
-// is in one context only), nil when no table has one. All tables must have
-// the same columns; the first gives them.
+// is in one context only), nil when no table has one. A share measure's
+// cells (aggregate.ShareCell) add up both their parts. All tables must have
+// the same key columns; their value columns are the union of theirs, the
+// first's first (a glob measure's columns are the resources each context
+// has), a table without one of them counting zero there.
 func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	if len(tables) == 0 {
 		return aggregate.Table{}
 	}
+	tables = alignColumns(tables)
 	first := tables[0]
 	keys := first.Keys
 	var out aggregate.Table
@@ -55,28 +60,30 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	type row struct {
 		key    []string
 		values []resource.Quantity
+		of     []resource.Quantity // a share column's other part
 	}
+	shares := make([]bool, len(valueCols))
 	rows := map[string]*row{}
 	var order []string
-	var total []resource.Quantity
+	var total, totalOf []resource.Quantity
 	hasTotal := false
 	add := func(key []string, cells []aggregate.Value) {
 		id := strings.Join(key, "\x00")
 		r, ok := rows[id]
 		if !ok {
-			r = &row{key: key, values: make([]resource.Quantity, len(valueCols))}
+			r = &row{key: key, values: make([]resource.Quantity, len(valueCols)), of: make([]resource.Quantity, len(valueCols))}
 			rows[id] = r
 			order = append(order, id)
 		}
-		addCells(r.values, cells)
+		addCells(r.values, r.of, shares, cells)
 	}
 	for _, t := range tables {
 		if t.Table.Total != nil {
 			if total == nil {
-				total = make([]resource.Quantity, len(valueCols))
+				total, totalOf = make([]resource.Quantity, len(valueCols)), make([]resource.Quantity, len(valueCols))
 			}
 			hasTotal = true
-			addCells(total, t.Table.Total[max(keys, 1):])
+			addCells(total, totalOf, shares, t.Table.Total[max(keys, 1):])
 		}
 		if keys == 0 && contextAt >= 0 {
 			if t.Table.Total != nil {
@@ -122,7 +129,7 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 		return false
 	})
 	keyWidth := len(out.Columns) - len(valueCols)
-	cellsOf := func(key []string, values []resource.Quantity) []aggregate.Value {
+	cellsOf := func(key []string, values, of []resource.Quantity) []aggregate.Value {
 		cells := make([]aggregate.Value, 0, len(out.Columns))
 		for _, k := range key {
 			cells = append(cells, aggregate.Text(k))
@@ -131,21 +138,24 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 			cells = append(cells, aggregate.Value{})
 		}
 		for i, q := range values {
-			if i == countCol {
+			switch {
+			case i == countCol:
 				cells = append(cells, aggregate.Count(q.Value()))
-			} else {
+			case shares[i]:
+				cells = append(cells, aggregate.ShareCell(q, of[i]))
+			default:
 				cells = append(cells, aggregate.Quantity(q))
 			}
 		}
 		return cells
 	}
 	for _, r := range list {
-		out.Rows = append(out.Rows, cellsOf(r.key, r.values))
+		out.Rows = append(out.Rows, cellsOf(r.key, r.values, r.of))
 	}
 	if hasTotal {
 		totalKey := make([]string, keyWidth)
 		totalKey[0] = aggregate.TotalLabel
-		out.Total = cellsOf(totalKey, total)
+		out.Total = cellsOf(totalKey, total, totalOf)
 		for i := 1; i < keyWidth; i++ {
 			out.Total[i] = aggregate.Value{}
 		}
@@ -153,11 +163,67 @@ func MergeTables(tables []ContextTable, contextAt int) aggregate.Table {
 	return out
 }
 
-// addCells adds the quantities of cells to sums, position by position.
-func addCells(sums []resource.Quantity, cells []aggregate.Value) {
+// addCells adds the quantities of cells to sums, position by position, and
+// of a share cell what it is a share of to of, marking its column in shares.
+func addCells(sums, of []resource.Quantity, shares []bool, cells []aggregate.Value) {
 	for i, c := range cells {
 		if i < len(sums) {
 			sums[i].Add(c.Quantity())
+			if c.IsShare() {
+				shares[i] = true
+				a, _ := c.Allocatable()
+				of[i].Add(a)
+			}
 		}
 	}
+}
+
+// alignColumns returns tables with the same value columns each: the union
+// of theirs in the order they first come, a table's missing ones zero. It
+// returns tables itself when they have the same columns.
+func alignColumns(tables []ContextTable) []ContextTable {
+	first := tables[0]
+	keyCols := max(first.Keys, 1)
+	same := true
+	for _, t := range tables[1:] {
+		same = same && slices.Equal(t.Table.Columns, first.Table.Columns)
+	}
+	if same {
+		return tables
+	}
+	var union []string
+	for _, t := range tables {
+		for _, c := range t.Table.Columns[keyCols:] {
+			if !slices.Contains(union, c) {
+				union = append(union, c)
+			}
+		}
+	}
+	out := make([]ContextTable, len(tables))
+	for i, t := range tables {
+		at := make([]int, len(union)) // each union column's place in t, -1 if none
+		for j, c := range union {
+			at[j] = slices.Index(t.Table.Columns[keyCols:], c)
+		}
+		row := func(r []aggregate.Value) []aggregate.Value {
+			if r == nil {
+				return nil
+			}
+			cells := append([]aggregate.Value(nil), r[:keyCols]...)
+			for _, k := range at {
+				if k < 0 {
+					cells = append(cells, aggregate.Quantity(resource.Quantity{}))
+				} else {
+					cells = append(cells, r[keyCols+k])
+				}
+			}
+			return cells
+		}
+		aligned := aggregate.Table{Columns: append(append([]string(nil), t.Table.Columns[:keyCols]...), union...), Total: row(t.Table.Total)}
+		for _, r := range t.Table.Rows {
+			aligned.Rows = append(aligned.Rows, row(r))
+		}
+		out[i] = ContextTable{Context: t.Context, Keys: t.Keys, Table: aligned}
+	}
+	return out
 }

@@ -101,3 +101,58 @@ func TestMergeTables(t *testing.T) {
 		t.Errorf("MergeTables(nil) = %+v, want an empty table", got)
 	}
 }
+
+func TestMergeTablesAddsUpShares(t *testing.T) {
+	m, err := aggregate.ParseMeasure("usage.cpu/requests.cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := func(used, of string) aggregate.Table {
+		g := aggregate.NewGrouper([]string{"namespace"}, []aggregate.Measure{m})
+		if err := g.AddValues([][]string{{"web"}}, []resource.Quantity{resource.MustParse(used), resource.MustParse(of)}); err != nil {
+			t.Fatal(err)
+		}
+		return g.Table()
+	}
+	// 100m of 1 and 500m of 1: 600m of 2, 30% (not 10% + 50%).
+	got := strs(MergeTables([]ContextTable{{Context: "a", Keys: 1, Table: share("100m", "1")}, {Context: "b", Keys: 1, Table: share("500m", "1")}}, -1))
+	want := [][]string{
+		{"NAMESPACE", "COUNT", "USAGE.CPU/REQUESTS.CPU"},
+		{"web", "2", "600m/2 (30%)"},
+		{"TOTAL", "2", "600m/2 (30%)"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MergeTables() = %v, want %v", got, want)
+	}
+}
+
+func TestMergeTablesOfOtherColumns(t *testing.T) {
+	table := func(measures ...string) aggregate.Table {
+		var ms []aggregate.Measure
+		var values []resource.Quantity
+		for _, s := range measures {
+			m, err := aggregate.ParseMeasure(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, values = append(ms, m), append(values, resource.MustParse("1"))
+		}
+		g := aggregate.NewGrouper([]string{"namespace"}, ms)
+		if err := g.AddValues([][]string{{"ns"}}, values); err != nil {
+			t.Fatal(err)
+		}
+		return g.Table()
+	}
+	got := strs(MergeTables([]ContextTable{
+		{Context: "a", Keys: 1, Table: table("requests.nvidia.com/gpu")},
+		{Context: "b", Keys: 1, Table: table("requests.nvidia.com/mig-1g.5gb", "requests.nvidia.com/gpu")},
+	}, -1))
+	want := [][]string{
+		{"NAMESPACE", "COUNT", "REQUESTS.NVIDIA.COM/GPU", "REQUESTS.NVIDIA.COM/MIG-1G.5GB"},
+		{"ns", "2", "2", "1"},
+		{"TOTAL", "2", "2", "1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MergeTables() = %v, want %v", got, want)
+	}
+}

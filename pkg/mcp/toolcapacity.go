@@ -21,6 +21,7 @@ type CapacityInput struct {
 	GroupBy       string   `json:"groupBy,omitempty" jsonschema:"add up the nodes sharing a value of this node index, e.g. label:topology.kubernetes.io/zone; empty is a row per node"`
 	Sums          []string `json:"sums,omitempty" jsonschema:"more resources besides pods, cpu and memory: requests.RESOURCE or limits.RESOURCE, e.g. requests.nvidia.com/gpu"`
 	Resources     []string `json:"resources,omitempty" jsonschema:"extended resources to show requested, allocatable and free (allocatable minus requested) per node, e.g. nvidia.com/gpu, or globs such as nvidia.com/mig-*; nodes without the resource show 0"`
+	Usage         bool     `json:"usage,omitempty" jsonschema:"add what is used, from the metrics API (kubectl top's source), each a share of allocatable: usage.cpu and usage.memory are the node's own usage, pods.usage.cpu and pods.usage.memory its pods' summed"`
 	SortBy        string   `json:"sortBy,omitempty" jsonschema:"a column, e.g. requests.cpu, pods or nvidia.com/gpu.free: numbers and percentages largest first, names in natural order; default by name"`
 	Top           int      `json:"top,omitempty" jsonschema:"only the first N rows (after sortBy); the total counts every node"`
 }
@@ -99,7 +100,7 @@ func (s *Server) capacityContext(ctx context.Context, t contextTarget, in Capaci
 	}
 	var errOut bytes.Buffer
 	obj, rows, err := capacity.AnswerWarm(ctx, env, t.name, capacity.Question{Namespace: in.Namespace, Selector: in.LabelSelector,
-		GroupBy: in.GroupBy, Sums: in.Sums, Resources: in.Resources, SortBy: in.SortBy, Top: in.Top, SyncTimeout: s.opts.SyncTimeout}, &errOut)
+		GroupBy: in.GroupBy, Sums: in.Sums, Resources: in.Resources, Usage: in.Usage, SortBy: in.SortBy, Top: in.Top, SyncTimeout: s.opts.SyncTimeout}, &errOut)
 	a.Warnings = nonEmptyLines(errOut.String())
 	if err != nil {
 		a.Error = err.Error()

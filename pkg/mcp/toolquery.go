@@ -28,7 +28,7 @@ type Question struct {
 	Index         []string `json:"index,omitempty" jsonschema:"index selectors NAME=VALUE, ANDed, answered from the cache's indexes: node=worker-1, label:app=web, owner-root=Deployment/web, phase=Pending; see the indexers tool"`
 	Filter        string   `json:"filter,omitempty" jsonschema:"CEL expression over object that must be true, e.g. object.status.phase != 'Running'"`
 	GroupBy       []string `json:"groupBy,omitempty" jsonschema:"index names to group by (node, namespace, phase, label:app, ...): the answer is a count per group instead of objects"`
-	Sums          []string `json:"sums,omitempty" jsonschema:"measures to sum per group: requests.cpu, limits.memory, restarts, containers, or NAME=JSONPATH over quantities"`
+	Sums          []string `json:"sums,omitempty" jsonschema:"measures to sum per group: requests.cpu, limits.memory, requests.nvidia.com/* (a column per resource), usage.cpu and usage.memory (the metrics API's latest sample, pods and nodes), usage.cpu/requests.cpu (usage, requests and the share: 150m/700m (21%)), restarts, containers, or NAME=JSONPATH over quantities"`
 	Top           int      `json:"top,omitempty" jsonschema:"with groupBy or sums, only the first N groups (after sortBy)"`
 	SortBy        string   `json:"sortBy,omitempty" jsonschema:"a JSONPath (objects, e.g. .metadata.creationTimestamp) or a column name (groups, e.g. count)"`
 	Columns       string   `json:"columns,omitempty" jsonschema:"the columns wanted, as kubectl custom-columns takes them: NAME:.metadata.name,NODE:.spec.nodeName; empty is kubectl's default table"`

@@ -37,7 +37,7 @@ func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if built, ok := s.envs[t.name]; ok {
-		env.Pool.Shutdown()
+		env.Shutdown()
 		return built, nil
 	}
 	s.envs[t.name] = env
@@ -85,7 +85,7 @@ func (s *Server) shutdownEnvs() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, env := range s.envs {
-		env.Pool.Shutdown()
+		env.Shutdown()
 		delete(s.envs, name)
 	}
 }

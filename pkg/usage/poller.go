@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,9 @@ import (
 type Poller struct {
 	client Client
 	config Config
+
+	// readings counts the readings that sent their LISTs.
+	readings atomic.Int64
 
 	mu      sync.Mutex
 	latest  *Snapshot
@@ -79,8 +83,13 @@ func (p *Poller) read(ctx context.Context, checked bool) (*Snapshot, error) {
 			return nil, err
 		}
 	}
+	p.readings.Add(1)
 	return list(ctx, p.client, p.config)
 }
+
+// Readings is how many readings have sent their LISTs (one of PodMetrics,
+// one of NodeMetrics, as the Config asks) since the Poller was made.
+func (p *Poller) Readings() int64 { return p.readings.Load() }
 
 // delay is how long to wait after a reading that returned s (nil if it
 // failed) at now.

@@ -5,7 +5,7 @@
 //
 // The metrics API has no watch: Fetch answers one LIST of PodMetrics and one
 // of NodeMetrics, and a Poller repeats them while its Run lasts and keeps the
-// latest Snapshot. metrics-server takes a sample of every node and its pods
+// latest Snapshot; Follow runs a Poller and hands each new Snapshot on. metrics-server takes a sample of every node and its pods
 // once per its --metric-resolution, so a sample is up to that old when it is
 // read, plus however long ago it was read.
 package usage

@@ -92,7 +92,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 	if err != nil {
 		return err
 	}
-	defer env.Pool.Shutdown()
+	defer env.Shutdown()
 	listener, err := claimSocket(id)
 	if err != nil {
 		return err
@@ -115,6 +115,7 @@ func (o *cacheServeOptions) serve(ctx context.Context, listening func()) error {
 		Status: func(st *protocol.Status) {
 			st.Server, st.User, st.Context = env.Server, user, kubeContext
 			st.Caches = env.Pool.Status()
+			st.Usage = env.Usage.Status()
 			if recorder != nil {
 				st.Recording = recorder.Status()
 			}

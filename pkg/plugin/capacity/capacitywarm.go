@@ -28,8 +28,11 @@ type Question struct {
 	Sums []string
 	// Resources are --resource names or globs.
 	Resources []string
-	SortBy    string
-	Top       int
+	// Usage is --usage: what the nodes and their pods use, from the
+	// samples of the metrics API the env keeps.
+	Usage  bool
+	SortBy string
+	Top    int
 	// SyncTimeout is --sync-timeout.
 	SyncTimeout time.Duration
 }
@@ -47,7 +50,7 @@ func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Que
 	zero := time.Duration(0)
 	o.Engines = engines.WarmEngines{Env: env, MaxStaleness: &zero}
 	o.AllNamespaces = q.Namespace == ""
-	o.Resources = q.Resources
+	o.Resources, o.Usage = q.Resources, q.Usage
 	o.LabelSelector, o.GroupBy, o.Sums, o.SortBy, o.Top, o.SyncTimeout = q.Selector, q.GroupBy, q.Sums, q.SortBy, q.Top, q.SyncTimeout
 	if o.SyncTimeout <= 0 {
 		o.SyncTimeout = 60 * time.Second

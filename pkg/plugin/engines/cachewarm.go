@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
 
@@ -33,13 +34,18 @@ type ServeEnv struct {
 	// recording's state at an instant: the commands' ages count from it.
 	// Zero for a live source.
 	At time.Time
+	// Usage keeps the metrics API's samples the commands' usage
+	// measures read (ReadUsage); nil where there is no metrics API to
+	// read (a recording).
+	Usage *server.Samples
 }
 
 // NewServeEnv returns the warm engines of configFlags' identity: its API
 // server as their source (wrapped by wrap, when set), the API server's
 // warnings of their lists and watches (logged too, by client-go's default
 // handler), and an empty pool whose informers start the first time a type
-// is asked for and are evicted after evictAfter without users (0: never).
+// is asked for and are evicted after evictAfter without users (0: never),
+// and the metrics API's samples kept alike (Usage).
 // Its REST mapper is kubectl's (deferred discovery behind the short-name
 // expander), with discovery kept in memory rather than read back from the
 // disk cache for every command; Reset (WarmEngines.resolve calls it when a
@@ -67,8 +73,22 @@ func NewServeEnv(configFlags *genericclioptions.ConfigFlags, evictAfter time.Dur
 	if wrap != nil {
 		source = wrap(source)
 	}
+	metrics, err := usage.NewClient(restConfig)
+	if err != nil {
+		return nil, err
+	}
 	return &ServeEnv{Server: restConfig.Host, Source: source, Warnings: warnings,
-		Pool: server.NewPool(source, server.PoolOptions{EvictAfter: evictAfter})}, nil
+		Pool:  server.NewPool(source, server.PoolOptions{EvictAfter: evictAfter}),
+		Usage: server.NewSamples(metrics, evictAfter)}, nil
+}
+
+// Shutdown stops the env's informers and its readers of the metrics API,
+// and waits for them.
+func (e *ServeEnv) Shutdown() {
+	e.Pool.Shutdown()
+	if e.Usage != nil {
+		e.Usage.Shutdown()
+	}
 }
 
 // WarmEngines leases the warm cache's engines, and the related types the

@@ -14,8 +14,9 @@ import (
 
 // ParseGroups looks up the --group-by index names in set, each once, and
 // parses the --sum measures. A glob measure (requests.nvidia.com/*) is an
-// error: a grouped table's columns are fixed before its objects are read.
-func ParseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []aggregate.Measure, error) {
+// error unless globs, for a table that expands it against the objects it
+// reads.
+func ParseGroups(set *index.Set, groupBy, sums []string, globs bool) ([]index.Definition, []aggregate.Measure, error) {
 	var defs []index.Definition
 	for _, name := range groupBy {
 		name = strings.TrimSpace(name)
@@ -39,8 +40,8 @@ func ParseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []
 		if err != nil {
 			return nil, nil, err
 		}
-		if m.IsGlob() {
-			return nil, nil, fmt.Errorf("--sum %s: a glob adds columns in capacity only; here name each resource (requests.nvidia.com/gpu)", s)
+		if m.IsGlob() && !globs {
+			return nil, nil, fmt.Errorf("--sum %s: query -w keeps its table's columns; name each resource (requests.nvidia.com/gpu), or use query without -w, or watch --group-by", s)
 		}
 		measures = append(measures, m)
 	}

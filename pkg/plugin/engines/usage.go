@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/usage"
 )
@@ -17,19 +16,34 @@ import (
 // ReadUsage reads the metrics API of the target o is connected to once, for
 // the pods of its one namespace (or of all) if pods, and the nodes if nodes
 // (a user may read the one and not the other), and says on errOut which
-// sample it read (usage.Snapshot.Describe). When the API cannot be read it
-// writes kubectl top's message (and why, when it is another error) and
-// returns nil: the caller prints its answer without usage. Objects read from
-// files (--from) have no metrics API.
+// sample it read (usage.Snapshot.Describe). Inside a warm cache it takes
+// the latest sample the cache keeps (server.Samples) instead, said the same
+// way. When the API cannot be read it writes kubectl top's message (and
+// why, when it is another error) and returns nil: the caller prints its
+// answer without usage. Objects read from files (--from) have no metrics
+// API.
 func (o *EngineOptions) ReadUsage(ctx context.Context, errOut io.Writer, pods, nodes bool) *usage.Snapshot {
-	if _, live := o.Engines.(DirectEngines); !live {
+	config := usage.Config{Pods: pods, Nodes: nodes, Namespace: o.usageNamespace()}
+	var s *usage.Snapshot
+	var err error
+	switch e := o.Engines.(type) {
+	case DirectEngines:
+		var client usage.Client
+		if client, err = o.usageClient(); err == nil {
+			s, err = usage.Fetch(ctx, client, config)
+		}
+	case WarmEngines:
+		if e.Env.Usage == nil {
+			err = errors.New("this warm source keeps no samples")
+			break
+		}
+		s, err = e.Env.Usage.Latest(ctx, config)
+		if err == nil && s == nil {
+			err = errors.New("the warm cache has read no sample yet")
+		}
+	default:
 		fmt.Fprintf(errOut, "warning: %v: usage is read from a live cluster, not from files; the usage columns are empty\n", usage.ErrMetricsAPINotAvailable)
 		return nil
-	}
-	client, err := o.usageClient()
-	var s *usage.Snapshot
-	if err == nil {
-		s, err = usage.Fetch(ctx, client, usage.Config{Pods: pods, Nodes: nodes, Namespace: o.usageNamespace()})
 	}
 	if err != nil {
 		if errors.Is(err, usage.ErrMetricsAPINotAvailable) {
@@ -53,14 +67,9 @@ func (o *EngineOptions) usageClient() (usage.Client, error) {
 }
 
 // RefuseWatchedUsage refuses usage where a watching command does not
-// re-read it: a usage measure among measures, or an expression of guards
-// (nil ones skipped) that refers to usage.
-func RefuseWatchedUsage(measures []aggregate.Measure, guards ...*expr.Guard) error {
-	for _, m := range measures {
-		if m.IsUsage() {
-			return fmt.Errorf("--sum %s: query -w does not re-read usage; drop -w, or use watch --group-by … --sum %s", m.Name, m.Name)
-		}
-	}
+// re-read it: an expression of guards (nil ones skipped) that refers to
+// usage.
+func RefuseWatchedUsage(guards ...*expr.Guard) error {
 	for _, g := range guards {
 		if g != nil && g.Program().ReadsUsage() {
 			return fmt.Errorf("%s: a watch does not re-read usage; use query without -w, or test other fields", g.Program().Flag())

@@ -136,7 +136,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.contextFlags = targets.AddFlags(cmd)
 	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
-	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
+	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu; a glob such as 'requests.nvidia.com/*' adds a column per matching resource the pods request), usage.cpu and usage.memory from the metrics API, usage.cpu/requests.cpu (usage, requests and the share, \"721m/1500m (48%)\"), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
 	cmd.Flags().IntVar(&o.Top, "top", 0, "With --group-by or --sum, print only the first N rows (after --sort-by); 0 prints them all.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format. One of: (json, yaml, name, wide, custom-columns=…, jsonpath=…, jsonpath-file=…, go-template=…, go-template-file=…).")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or custom-column output format, don't print headers.")
@@ -207,7 +207,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums)
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums, !o.watching())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
@@ -38,7 +39,8 @@ func (o *QueryOptions) validateGroups() error {
 		}
 		seen[strings.ToLower(c)] = true
 	}
-	if o.SortBy != "" {
+	if o.SortBy != "" && !slices.ContainsFunc(o.print.measures, aggregate.Measure.IsGlob) {
+		// A glob's columns are known once the objects are read.
 		if _, ok := table.Column(o.SortBy); !ok {
 			return fmt.Errorf("--sort-by %s: with --group-by or --sum, --sort-by takes a column of the table: %s", o.SortBy, strings.Join(table.Columns, ", "))
 		}
@@ -95,8 +97,20 @@ func (c queryPrintConfig) countTable(types []*engine.Type) (aggregate.Table, err
 // sumTable groups and sums the groups' objects. The TOTAL row is kept only
 // when there are measures to total, or no --group-by index but context:
 // a context's count is then its total (fleet.MergeTables).
+//
+// A glob measure (requests.nvidia.com/*) is a column per resource the
+// groups' pods request (or limit), sorted by name; none when they have
+// none.
 func (c queryPrintConfig) sumTable(groups []typeObjects) (aggregate.Table, error) {
-	grouper := aggregate.NewGrouper(c.groupKeys(), c.measures)
+	measures := c.measures
+	if slices.ContainsFunc(measures, aggregate.Measure.IsGlob) {
+		var objs []interface{}
+		for _, g := range groups {
+			objs = append(objs, g.objs...)
+		}
+		measures, _ = aggregate.ExpandGlobsOver(measures, objs)
+	}
+	grouper := aggregate.NewGrouper(c.groupKeys(), measures)
 	keyValues := make([][]string, len(c.groupBy))
 	for _, g := range groups {
 		for _, obj := range g.objs {
@@ -109,7 +123,7 @@ func (c queryPrintConfig) sumTable(groups []typeObjects) (aggregate.Table, error
 		}
 	}
 	table := grouper.Table()
-	if len(c.measures) == 0 && len(c.groupBy) > 0 {
+	if len(measures) == 0 && len(c.groupBy) > 0 {
 		table.Total = nil
 	}
 	return table, nil

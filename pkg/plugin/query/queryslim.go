@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,7 +25,8 @@ import (
 // query, and for an engine shared with other commands (a warm cache), whose
 // objects stay whole.
 func (o *QueryOptions) recordPlan() *index.RecordPlan {
-	if o.watching() || o.Engines.Shared() || o.filterGuard != nil || o.ShowEvents {
+	if o.watching() || o.Engines.Shared() || o.filterGuard != nil || o.ShowEvents || slices.ContainsFunc(o.print.measures, aggregate.Measure.IsGlob) {
+		// A glob's columns are the resources found in the objects.
 		return nil
 	}
 	if !o.grouped() && (!o.namesOrRows() || o.SortBy != "") {

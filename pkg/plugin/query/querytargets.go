@@ -163,8 +163,8 @@ func (o *QueryOptions) answerTargets(ctx context.Context) error {
 }
 
 // answer answers the query in target tg: from its warm cache when one
-// runs (collectWarm), otherwise read here (collect), as is a query that
-// reads usage (readUsage); a grouped answer is
+// runs (collectWarm), with the usage samples the cache keeps, otherwise
+// read here (collect), usage too (readUsage); a grouped answer is
 // grouped at once (groupNow). One of several targets keeps its stderr to
 // be printed once the answers are in.
 func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress func(engine.Progress)) (*targetAnswer, error) {
@@ -178,17 +178,12 @@ func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress f
 	if err != nil {
 		return a, err
 	}
-	warm := false
-	if o.readsUsage() {
+	warm, err := t.collectWarm(ctx, a)
+	if !warm && o.readsUsage() {
 		// Usage is read here, from the metrics API, with the objects.
-		if err := t.readUsage(ctx); err != nil {
-			return a, err
-		}
-		t.ReadDirectly()
-	} else {
-		warm, err = t.collectWarm(ctx, a)
+		err = t.readUsage(ctx)
 	}
-	if !warm {
+	if !warm && err == nil {
 		err = t.collect(ctx, a)
 	}
 	if err == nil && o.grouped() {

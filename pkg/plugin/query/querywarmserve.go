@@ -59,12 +59,13 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 		if err == nil {
 			err = o.Validate()
 		}
-		if err == nil && o.readsUsage() {
-			return server.Outcome{Fallback: &protocol.Fallback{Reason: "usage is read from the metrics API by the command, not from shared informers"}}
-		}
 		var t *queryTarget
 		if err == nil {
 			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
+		}
+		if err == nil && o.readsUsage() {
+			// The samples the cache keeps (engines.ServeEnv.Usage).
+			err = t.readUsage(ctx)
 		}
 		if err == nil {
 			err = t.writeAnswer(ctx, stdout, func() []string {

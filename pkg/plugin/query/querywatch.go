@@ -62,7 +62,8 @@ func (o *QueryOptions) validateWatch() error {
 		return fmt.Errorf("--output-watch-events prints changed objects; it cannot be combined with --group-by or --sum")
 	}
 	if o.watching() {
-		return engines.RefuseWatchedUsage(o.print.measures, o.filterGuard)
+		// A grouped table re-measures on each new sample (followUsage).
+		return engines.RefuseWatchedUsage(o.filterGuard)
 	}
 	return nil
 }
@@ -115,6 +116,11 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows 
 	if err != nil {
 		return err
 	}
+	if o.readsUsage() {
+		if err := t.readUsage(ctx); err != nil {
+			return err
+		}
+	}
 	w, err := t.start(ctx, engine.NewQueue(watch.QueueLimit), notes)
 	if err != nil {
 		return interrupted(ctx, err)
@@ -123,6 +129,19 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows 
 	defer w.report()
 	watching, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if o.readsUsage() {
+		var usageErrOut io.Writer = errOut
+		if notes != nil {
+			usageErrOut = notes
+		}
+		followed := make(chan struct{})
+		go func() {
+			defer close(followed)
+			t.followUsage(watching, w, rows, usageErrOut)
+		}()
+		defer func() { <-followed }()
+		defer cancel()
+	}
 	go func() {
 		select {
 		case <-w.eng.Failed():

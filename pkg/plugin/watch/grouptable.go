@@ -162,6 +162,30 @@ func (f *groupFeed) set(t *engine.Type, key string, obj interface{}) ([]aggregat
 	return changes, nil
 }
 
+// expandGlobs expands the table's glob measures (requests.nvidia.com/*)
+// against the resources the cached pods of types request, the first time
+// a target has synced: the table's columns are fixed from then on, so a
+// resource first requested later, or only in a context that synced later,
+// has no column.
+func (s *groupTable) expandGlobs(types []*engine.Type) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.ContainsFunc(s.measures, aggregate.Measure.IsGlob) {
+		return nil
+	}
+	var objs []interface{}
+	for _, t := range types {
+		list, err := t.Lookup(nil)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, list...)
+	}
+	s.measures, _ = aggregate.ExpandGlobsOver(s.measures, objs)
+	s.live = aggregate.NewLive(s.keys, s.measures)
+	return nil
+}
+
 // seed adds every cached object of types and counts the feed's target as
 // seeded.
 func (f *groupFeed) seed(types []*engine.Type) error {
@@ -448,10 +472,14 @@ func (s *groupTable) changeLine(c aggregate.GroupChange) string {
 	return line.String()
 }
 
-// sumString is the i-th sum of s, "0" for a group that was not there.
+// sumString is the i-th sum of s, "0" for a group that was not there; a
+// share measure's cell ("250m/1 (25%)").
 func sumString(s aggregate.GroupState, i int) string {
 	if i >= len(s.Sums) {
 		return "0"
+	}
+	if i < len(s.Cells) && s.Cells[i].IsShare() {
+		return s.Cells[i].String()
 	}
 	return s.Sums[i].String()
 }

@@ -17,33 +17,19 @@ import (
 // reading is said once per error on errOut; the sums keep the last sample.
 // It returns once poller's Run has.
 func (f *groupFeed) followUsage(ctx context.Context, poller *usage.Poller, types []*engine.Type, errOut io.Writer) error {
-	done := make(chan error, 1)
-	go func() { done <- poller.Run(ctx) }()
-	defer func() { <-done }()
-	lastErr := ""
-	for {
-		changed := poller.Changed()
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
+	var err error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	usage.Follow(ctx, poller, func(s *usage.Snapshot) {
+		if err == nil {
+			if err = f.remeasure(s, types); err != nil {
+				cancel()
+			}
 		}
-		s, err := poller.Latest()
-		if err != nil && err.Error() != lastErr {
-			fmt.Fprintf(errOut, "warning: reading usage: %v; the usage sums stay as they were\n", err)
-		}
-		if err != nil {
-			lastErr = err.Error()
-		} else {
-			lastErr = ""
-		}
-		if s == nil {
-			continue
-		}
-		if err := f.remeasure(s, types); err != nil {
-			return err
-		}
-	}
+	}, func(readErr error) {
+		fmt.Fprintf(errOut, "warning: reading usage: %v; the usage sums stay as they were\n", readErr)
+	})
+	return err
 }
 
 // bind binds the feed's usage measures to s (nil when the metrics API

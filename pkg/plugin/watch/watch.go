@@ -129,7 +129,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long and exit 0 (0 means never); with --until, exit 1.")
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after printing this many events and exit 0 (0 means no limit).")
 	f.StringSliceVar(&o.GroupBy, "group-by", nil, "Instead of events, keep a table of the objects' count per value of the index NAME (several names: per combination), as query --group-by prints it: redrawn in place on a terminal, at most four times a second; otherwise the table once, then a line per group that changes.")
-	f.StringArrayVar(&o.Sums, "sum", nil, "With or without --group-by, add a column summing MEASURE per group and a TOTAL row, as query --sum does (repeatable): requests.cpu, limits.memory, restarts, NAME=JSONPATH...")
+	f.StringArrayVar(&o.Sums, "sum", nil, "With or without --group-by, add a column summing MEASURE per group and a TOTAL row, as query --sum does (repeatable): requests.cpu, limits.memory, usage.cpu, usage.cpu/requests.cpu, restarts, NAME=JSONPATH...; a glob such as 'requests.nvidia.com/*' adds a column per matching resource the pods request when the watch starts")
 	completion.RegisterCompletions(cmd, configFlags)
 	return cmd
 }
@@ -175,7 +175,7 @@ func (o *WatchOptions) completeFlags(args, where, groupBy []string) error {
 	if err != nil {
 		return err
 	}
-	if err := engines.RefuseWatchedUsage(nil, o.until, filter); err != nil {
+	if err := engines.RefuseWatchedUsage(o.until, filter); err != nil {
 		return err
 	}
 	if err := o.CompleteFlags(); err != nil {

@@ -31,7 +31,7 @@ func (o *WatchOptions) grouped() bool {
 // caches: no managedFields (nothing is diffed), and stripped pods when
 // every index and measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Definition) ([]index.Definition, error) {
-	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums)
+	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums, true)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,9 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 		mappings = append(mappings, t.Mapping)
 	}
 	pods, nodes := engines.UsageOf(mappings)
+	if err := f.table.expandGlobs(eng.Types()); err != nil {
+		return err
+	}
 	if readsUsage {
 		s := w.eo.ReadUsage(ctx, w.errOut, pods, nodes)
 		f.table.mu.Lock()

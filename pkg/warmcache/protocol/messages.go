@@ -80,6 +80,25 @@ type Status struct {
 	// Fallback, since Started.
 	Answered int64 `json:"answered"`
 	Declined int64 `json:"declined"`
+
+	// Usage are the metrics API's samples the cache keeps for the
+	// usage its commands ask about: one entry per reader.
+	Usage []UsageStatus `json:"usage,omitempty"`
+}
+
+// UsageStatus is one reader of the metrics API a warm cache keeps: what it
+// reads, how often it has read it, and its latest sample.
+type UsageStatus struct {
+	Pods  bool `json:"pods"`
+	Nodes bool `json:"nodes"`
+	// Namespace is the pods' namespace, "" for all.
+	Namespace string `json:"namespace,omitempty"`
+	// Readings counts the readings that sent their LISTs.
+	Readings int64 `json:"readings"`
+	// Newest is the time of the newest sample read, zero before one was;
+	// Error the latest reading's error, if it failed.
+	Newest time.Time `json:"newest,omitzero"`
+	Error  string    `json:"error,omitempty"`
 }
 
 // RecordingStatus is what a cache started with --record records.

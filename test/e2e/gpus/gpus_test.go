@@ -364,7 +364,9 @@ func TestBadGlobNamesTheFlag(t *testing.T) {
 	for _, args := range [][]string{
 		{"capacity", "--sum", "requests.nvidia.com/["},
 		{"capacity", "--resource", "nvidia.com/["},
-		{"query", "pods", "-A", "--sum", "requests.nvidia.com/*"},
+		{"query", "pods", "-A", "--sum", "requests.nvidia.com/["},
+		// query -w keeps its table's columns.
+		{"query", "pods", "-A", "-w", "--sum", "requests.nvidia.com/*"},
 	} {
 		r := framework.Run(t, framework.Cmd{Args: append([]string{"informer"}, args...)})
 		flag := args[len(args)-2]

@@ -79,3 +79,59 @@ func TestWatchUsage(t *testing.T) {
 		t.Fatalf("no line adding the new pod's usage from a later sample: %v\nstdout:\n%s\nstderr:\n%s", err, w.Stdout(), w.Stderr())
 	}
 }
+
+// queriedNamespace holds the Deployment TestQueryWatchUsage scales.
+const queriedNamespace = "usage-q"
+
+// TestQueryWatchUsage checks that query -w --group-by … --sum usage.memory
+// takes each new sample of the metrics API, as watch --group-by does: the
+// row of groups printed when a pod is added has the pod counted but not
+// its usage, which no sample read yet had; a later sample brings it, and
+// the row is printed again.
+func TestQueryWatchUsage(t *testing.T) {
+	c := framework.Current(t)
+	framework.CreateNamespace(t, c.AdminClient(), queriedNamespace)
+	manifest := strings.ReplaceAll(watched, "namespace: "+watchedNamespace, "namespace: "+queriedNamespace)
+	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: manifest}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply: %s", r)
+	}
+	kubectl(t, "rollout", "status", "deployment/watched", "-n", queriedNamespace, "--timeout="+rolloutTimeout.String())
+	client, err := usage.NewClient(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(rolloutTimeout)
+	for {
+		s, err := usage.Fetch(context.Background(), client, usage.Config{Pods: true, Namespace: queriedNamespace})
+		if err == nil && len(s.Pods) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no sample of the watched pod after %s (%v)", rolloutTimeout, err)
+		}
+		time.Sleep(time.Second)
+	}
+
+	q := framework.Start(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-n", queriedNamespace, "-w", "--group-by", "namespace", "--sum", "usage.memory"}, Timeout: 2*rolloutTimeout + time.Minute})
+	defer func() { _ = q.Interrupt() }()
+	row := func(count, memory string) func(string) bool {
+		return func(line string) bool {
+			f := strings.Fields(line)
+			return len(f) == 3 && f[0] == queriedNamespace && f[1] == count && f[2] == memory
+		}
+	}
+	if _, err := q.WaitForLine(time.Minute, row("1", "100Mi")); err != nil {
+		t.Fatalf("query -w has no row %q: %v\nstdout:\n%s\nstderr:\n%s", "usage-q 1 100Mi", err, q.Stdout(), q.Stderr())
+	}
+	if !strings.Contains(q.Stderr(), "usage as of ") {
+		t.Errorf("stderr %q does not say which sample the table starts from", q.Stderr())
+	}
+
+	kubectl(t, "scale", "deployment/watched", "-n", queriedNamespace, "--replicas=2")
+	if _, err := q.WaitForLine(rolloutTimeout, row("2", "200Mi")); err != nil {
+		t.Fatalf("no row with the new pod's usage from a later sample: %v\nstdout:\n%s\nstderr:\n%s", err, q.Stdout(), q.Stderr())
+	}
+	if strings.Contains(q.Stderr(), "warning") {
+		t.Errorf("stderr has a warning:\n%s", q.Stderr())
+	}
+}
