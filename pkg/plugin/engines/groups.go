@@ -13,10 +13,9 @@ import (
 // This file holds what query and watch parse alike of --group-by and --sum.
 
 // ParseGroups looks up the --group-by index names in set, each once, and
-// parses the --sum measures. A glob measure (requests.nvidia.com/*) is an
-// error unless globs, for a table that expands it against the objects it
-// reads.
-func ParseGroups(set *index.Set, groupBy, sums []string, globs bool) ([]index.Definition, []aggregate.Measure, error) {
+// parses the --sum measures; a glob measure (requests.nvidia.com/*) is
+// expanded by the table against the objects it reads.
+func ParseGroups(set *index.Set, groupBy, sums []string) ([]index.Definition, []aggregate.Measure, error) {
 	var defs []index.Definition
 	for _, name := range groupBy {
 		name = strings.TrimSpace(name)
@@ -39,9 +38,6 @@ func ParseGroups(set *index.Set, groupBy, sums []string, globs bool) ([]index.De
 		m, err := aggregate.ParseMeasure(s)
 		if err != nil {
 			return nil, nil, err
-		}
-		if m.IsGlob() && !globs {
-			return nil, nil, fmt.Errorf("--sum %s: query -w keeps its table's columns; name each resource (requests.nvidia.com/gpu), or use query without -w, or watch --group-by", s)
 		}
 		measures = append(measures, m)
 	}

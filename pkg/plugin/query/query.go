@@ -207,7 +207,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums, !o.watching())
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
@@ -80,6 +81,10 @@ type watchOutput struct {
 	// are the rows of groups printed last, by their key.
 	contextAt int
 	groupRows map[string][]string
+	// measures are the --sum measures of a grouped table with globs,
+	// expanded against the objects of its first draw: its columns from
+	// then on. Nil until then, and without globs.
+	measures []aggregate.Measure
 	// several is set when the rows come from several targets: they name
 	// their context.
 	several bool

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
@@ -77,13 +78,23 @@ func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 		}
 	}
 	s.mu.Unlock()
+	errs := make([]error, len(answers))
+	for i, a := range answers {
+		a.groups, errs[i] = rps[i].w.lookup(ctx)
+	}
+	if s.grouped {
+		measures := s.fixedMeasures(answers, errs)
+		for i, a := range answers {
+			if errs[i] == nil {
+				a.cfg.measures = measures
+				a.table, errs[i] = a.groupTable()
+				a.grouped = true
+			}
+		}
+	}
 	looked := answers[:0]
 	for i, a := range answers {
-		var err error
-		if a.groups, err = rps[i].w.lookup(ctx); err == nil && s.grouped {
-			a.table, err = a.groupTable()
-			a.grouped = true
-		}
+		err := errs[i]
 		switch {
 		case err != nil && !s.several:
 			return nil, err
@@ -94,6 +105,32 @@ func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 		}
 	}
 	return looked, nil
+}
+
+// fixedMeasures returns the --sum measures of the grouped table: with
+// globs, expanded against the objects the answers (those without errs)
+// hold the first time, and the same columns from then on, so that the
+// rows printed as they change keep the header's columns.
+func (s *watchOutput) fixedMeasures(answers []*targetAnswer, errs []error) []aggregate.Measure {
+	measures := answers[0].cfg.measures
+	if !slices.ContainsFunc(measures, aggregate.Measure.IsGlob) {
+		return measures
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.measures == nil {
+		var objs []interface{}
+		for i, a := range answers {
+			if errs[i] != nil {
+				continue
+			}
+			for _, g := range a.groups {
+				objs = append(objs, g.objs...)
+			}
+		}
+		s.measures, _ = aggregate.ExpandGlobsOver(measures, objs)
+	}
+	return s.measures
 }
 
 // draw draws the answer of every target that has synced: a frame of the

@@ -41,7 +41,7 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defs, measures, err := engines.ParseGroups(&index.Set{}, rest, sums, false)
+				defs, measures, err := engines.ParseGroups(&index.Set{}, rest, sums)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,7 +188,7 @@ func mustLookup(t *testing.T, name string) index.Definition {
 // groupBy and summing sums, printed to out.
 func newTestTable(t *testing.T, groupBy, sums, contexts []string, out *bytes.Buffer) *groupTable {
 	t.Helper()
-	_, measures, err := engines.ParseGroups(&index.Set{}, nil, sums, false)
+	_, measures, err := engines.ParseGroups(&index.Set{}, nil, sums)
 	if err != nil {
 		t.Fatal(err)
 	}

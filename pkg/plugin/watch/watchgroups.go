@@ -31,7 +31,7 @@ func (o *WatchOptions) grouped() bool {
 // caches: no managedFields (nothing is diffed), and stripped pods when
 // every index and measure reads only what aggregate.TransformPod keeps.
 func (o *WatchOptions) completeGroups(groupBy []string, indexDefs []index.Definition) ([]index.Definition, error) {
-	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums, true)
+	defs, measures, err := engines.ParseGroups(o.IndexSet, groupBy, o.Sums)
 	if err != nil {
 		return nil, err
 	}
