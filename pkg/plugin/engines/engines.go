@@ -100,9 +100,7 @@ func (DirectEngines) connect(configFlags *genericclioptions.ConfigFlags) (engine
 	if err != nil {
 		return nil, "", err
 	}
-	// The stable built-in types map without discovery: a query of pods
-	// reads no discovery document before its one list.
-	source, err := engine.NewAPIServer(restConfig, engine.BuiltinsFirst(mapper), version.UserAgent())
+	source, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
 	if err != nil {
 		return nil, "", err
 	}
