@@ -106,7 +106,9 @@ func TestQueryWatchSumGlobs(t *testing.T) {
 	framework.CreateNamespace(t, client, laterNamespace)
 	// The other tests of the package expect the columns of the resources
 	// their fixture requests: the pod goes when this test ends.
-	t.Cleanup(func() { kubectl(t, "delete", "pod", "later", "-n", laterNamespace, "--ignore-not-found", "--wait=true") })
+	t.Cleanup(func() {
+		kubectl(t, "delete", "pod", "later", "-n", laterNamespace, "--ignore-not-found", "--wait=true")
+	})
 	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: laterPod}); r.ExitCode != 0 {
 		t.Fatalf("kubectl apply: %s", r)
 	}
