@@ -52,6 +52,9 @@ func TestScanKinds(t *testing.T) {
 		{"a second document without kind", "apiVersion: v1\nkind: Pod\n---\nmetadata: {name: x}\n", nil, true},
 		{"an item of a List without kind", "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n", nil, true},
 		{"tabs", "apiVersion: v1\nkind: List\nitems:\n-\tkind: Pod\n", nil, true},
+		{"a kind on two lines", "apiVersion: v1\nkind: Pod\n  Template\nmetadata:\n  name: a\n", nil, true},
+		{"an item's apiVersion on two lines", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: apps/\n    v1\n  kind: Deployment\n", nil, true},
+		{"a kind on the next line", "apiVersion: v1\nkind:\n  Pod\n", nil, true},
 		{"an escaped JSON key", `{"apiVersion":"v1","ki\u006ed":"Pod"}`, nil, true},
 		{"truncated JSON", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":`, nil, true},
 	}

@@ -76,8 +76,13 @@ func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 	// itemIndent is the column of the items sequence's dashes, -1 before
 	// the first; inItems says the lines read belong to items.
 	itemIndent, inItems := -1, false
+	// scalarAt is the column of the mapping whose kind or apiVersion the
+	// last line gave a plain value, -1 after any other line: a line
+	// indented more continues that value (a multi-line plain scalar),
+	// which the scan does not read.
+	scalarAt := -1
 	finish := func() bool {
-		defer func() { doc, itemIndent, inItems = yamlDoc{blank: true}, -1, false }()
+		defer func() { doc, itemIndent, inItems, scalarAt = yamlDoc{blank: true}, -1, false, -1 }()
 		if doc.blank {
 			return true
 		}
@@ -130,6 +135,10 @@ func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 			return nil, true
 		}
 		indent := len(line) - len(trimmed)
+		if scalarAt >= 0 && indent > scalarAt {
+			return nil, true
+		}
+		scalarAt = -1
 		if indent == 0 && !(inItems && trimmed[0] == '-' && itemIndent <= 0) {
 			// A key of the document's top level.
 			if bytes.Equal(trimmed, []byte("...")) {
@@ -143,9 +152,9 @@ func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 			}
 			switch key {
 			case "kind":
-				doc.kind = value
+				doc.kind, scalarAt = value, 0
 			case "apiVersion":
-				doc.apiVersion = value
+				doc.apiVersion, scalarAt = value, 0
 			case "items":
 				doc.hasItems = true
 				switch value {
@@ -177,12 +186,20 @@ func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 			if len(rest) == 0 || rest[0] == '#' {
 				continue
 			}
-			if !itemKey(&doc.items[len(doc.items)-1], rest) {
+			scalar, ok := itemKey(&doc.items[len(doc.items)-1], rest)
+			if !ok {
 				return nil, true
 			}
+			if scalar {
+				scalarAt = indent + len(trimmed) - len(rest)
+			}
 		case indent == itemIndent+2 && trimmed[0] != '-':
-			if !itemKey(&doc.items[len(doc.items)-1], trimmed) {
+			scalar, ok := itemKey(&doc.items[len(doc.items)-1], trimmed)
+			if !ok {
 				return nil, true
+			}
+			if scalar {
+				scalarAt = indent
 			}
 		case indent <= itemIndent+1:
 			// Anything else at the items' own level is not an item.
@@ -195,19 +212,22 @@ func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 	return set.kinds, false
 }
 
-// itemKey reads one key of an item.
-func itemKey(it *yamlItem, line []byte) bool {
+// itemKey reads one key of an item; scalar says it gave the item's kind
+// or apiVersion.
+func itemKey(it *yamlItem, line []byte) (scalar, ok bool) {
 	key, value, ok := yamlKey(line)
 	if !ok {
-		return false
+		return false, false
 	}
 	switch key {
 	case "kind":
 		it.kind = value
+		return true, true
 	case "apiVersion":
 		it.apiVersion = value
+		return true, true
 	}
-	return true
+	return false, true
 }
 
 // yamlKey splits a plain "key: value" or "key:" line; ok is false for
