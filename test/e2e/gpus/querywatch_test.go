@@ -1,12 +1,10 @@
 package gpus
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-informer/kubectl-informer/test/e2e/framework"
@@ -41,29 +39,9 @@ spec:
 // namespace's row and TOTAL under the same columns, though it asks for a
 // resource no pod had asked for (the columns are fixed at the first table).
 func TestQueryWatchSumGlobs(t *testing.T) {
-	setUp(t)
+	want := namespaceGlobSums(t)
+	resources := globResources
 	client := framework.Current(t).AdminClient()
-	framework.CreateNamespace(t, client, migNamespace)
-	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: migPod}); r.ExitCode != 0 {
-		t.Fatalf("kubectl apply: %s", r)
-	}
-	var list corev1.PodList
-	if err := json.Unmarshal([]byte(kubectl(t, "get", "pods", "-A", "-o", "json")), &list); err != nil {
-		t.Fatal(err)
-	}
-	resources := []corev1.ResourceName{"nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb"}
-	want := map[string][]int64{}
-	for i := range list.Items {
-		p := &list.Items[i]
-		for _, key := range []string{p.Namespace, "TOTAL"} {
-			if want[key] == nil {
-				want[key] = make([]int64, len(resources))
-			}
-			for j, res := range resources {
-				want[key][j] += resourceRequest(p, res)
-			}
-		}
-	}
 	w := framework.Start(t, framework.Cmd{Args: []string{"informer", "query", "pods", "-A", "-w", "--group-by", "namespace", "--sum", "requests.nvidia.com/*"}, Timeout: 5 * time.Minute})
 	defer func() { _ = w.Interrupt() }()
 	if _, err := w.WaitForLine(time.Minute, func(line string) bool { return strings.HasPrefix(line, "TOTAL") }); err != nil {

@@ -130,28 +130,8 @@ func TestQuerySumGlobs(t *testing.T) {
 // synced, has a column per nvidia.com resource the pods request, each
 // equal per namespace to the test's own sums.
 func TestWatchSumGlobs(t *testing.T) {
-	setUp(t)
-	framework.CreateNamespace(t, framework.Current(t).AdminClient(), migNamespace)
-	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: migPod}); r.ExitCode != 0 {
-		t.Fatalf("kubectl apply: %s", r)
-	}
-	var list corev1.PodList
-	if err := json.Unmarshal([]byte(kubectl(t, "get", "pods", "-A", "-o", "json")), &list); err != nil {
-		t.Fatal(err)
-	}
-	resources := []corev1.ResourceName{"nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb"}
-	want := map[string][]int64{}
-	for i := range list.Items {
-		p := &list.Items[i]
-		for _, key := range []string{p.Namespace, "TOTAL"} {
-			if want[key] == nil {
-				want[key] = make([]int64, len(resources))
-			}
-			for j, res := range resources {
-				want[key][j] += resourceRequest(p, res)
-			}
-		}
-	}
+	want := namespaceGlobSums(t)
+	resources := globResources
 	w := framework.StartWatch(t, "pods", "-A", "--group-by", "namespace", "--sum", "requests.nvidia.com/*")
 	defer func() { _ = w.Interrupt() }()
 	if _, err := w.WaitForLine(time.Minute, func(line string) bool { return strings.HasPrefix(line, "TOTAL") }); err != nil {
@@ -182,4 +162,37 @@ func TestWatchSumGlobs(t *testing.T) {
 	if rows != len(want) {
 		t.Errorf("%d rows, want a row per namespace (%d) and TOTAL:\n%s", rows, len(want)-1, w.Stdout())
 	}
+}
+
+// globResources are the nvidia.com resources the fixture and the MIG pod
+// request, in the order of their columns.
+var globResources = []corev1.ResourceName{"nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb"}
+
+// namespaceGlobSums sets up the fixture and the MIG pod and returns the
+// test's own sums of globResources per namespace and in all (TOTAL), from
+// kubectl get pods -A -o json.
+func namespaceGlobSums(t *testing.T) map[string][]int64 {
+	t.Helper()
+	setUp(t)
+	framework.CreateNamespace(t, framework.Current(t).AdminClient(), migNamespace)
+	if r := framework.Run(t, framework.Cmd{Args: []string{"apply", "-f", "-"}, Stdin: migPod}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply: %s", r)
+	}
+	var list corev1.PodList
+	if err := json.Unmarshal([]byte(kubectl(t, "get", "pods", "-A", "-o", "json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]int64{}
+	for i := range list.Items {
+		p := &list.Items[i]
+		for _, key := range []string{p.Namespace, "TOTAL"} {
+			if want[key] == nil {
+				want[key] = make([]int64, len(globResources))
+			}
+			for j, res := range globResources {
+				want[key][j] += resourceRequest(p, res)
+			}
+		}
+	}
+	return want
 }
