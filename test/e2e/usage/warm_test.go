@@ -3,7 +3,6 @@ package usage
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,27 +22,8 @@ type cacheEnv struct {
 
 func newCacheEnv(t *testing.T) *cacheEnv {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "usage-xdg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	e := &cacheEnv{t: t, dir: dir}
-	t.Cleanup(func() {
-		if r := e.run("cache", "stop", "--all"); r.ExitCode != 0 {
-			t.Errorf("cache stop --all: %s", r)
-		}
-		if t.Failed() {
-			logs, _ := filepath.Glob(filepath.Join(dir, "kubectl-informer", "*.log"))
-			for _, l := range logs {
-				b, _ := os.ReadFile(l)
-				t.Logf("cache log %s:\n%s", l, b)
-			}
-		}
-		os.RemoveAll(dir)
-	})
+	e := &cacheEnv{t: t}
+	e.dir = framework.CacheRuntimeDir(t, "usage-xdg-", func() framework.Result { return e.run("cache", "stop", "--all") })
 	return e
 }
 

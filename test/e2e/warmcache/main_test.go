@@ -39,28 +39,8 @@ type env struct {
 // every cache started in it when the test ends.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "warmcache-xdg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, runtime: dir}
-	t.Cleanup(func() {
-		res := e.run("", "cache", "stop", "--all")
-		if res.ExitCode != 0 {
-			t.Errorf("cache stop --all at the end: %s", res)
-		}
-		if t.Failed() {
-			logs, _ := filepath.Glob(filepath.Join(dir, "kubectl-informer", "*.log"))
-			for _, l := range logs {
-				b, _ := os.ReadFile(l)
-				t.Logf("cache log %s:\n%s", l, b)
-			}
-		}
-		os.RemoveAll(dir)
-	})
+	e := &env{t: t}
+	e.runtime = framework.CacheRuntimeDir(t, "warmcache-xdg-", func() framework.Result { return e.run("", "cache", "stop", "--all") })
 	return e
 }
 
