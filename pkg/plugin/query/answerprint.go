@@ -2,7 +2,6 @@ package query
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -12,12 +11,12 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // answerPrinter prints the answers of a query's targets as one answer: the
@@ -44,14 +43,23 @@ type answerPrinter struct {
 	errOut    io.Writer
 }
 
-// answerEntry is one object of an answer with where it came from.
+// answerEntry is one object of an answer with where it came from, and
+// its type's printer columns.
 type answerEntry struct {
-	a   *targetAnswer
-	t   *engine.Type
-	obj interface{}
+	a       *targetAnswer
+	t       *engine.Type
+	obj     interface{}
+	columns []columns.PrinterColumn
 }
 
-func (p answerPrinter) print(ctx context.Context) error {
+// Table is a table as a table output prints it: its header and its rows
+// of cells, kubectl's columns, the -L and index columns included.
+type Table struct {
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+}
+
+func (p answerPrinter) print() error {
 	if len(p.answers) == 0 {
 		fmt.Fprintln(p.errOut, "No resources found")
 		return nil
@@ -59,9 +67,6 @@ func (p answerPrinter) print(ctx context.Context) error {
 	first := p.answers[0].cfg
 	if first.grouped() || p.contextAt >= 0 {
 		return p.printGroups()
-	}
-	if len(p.answers) == 1 && p.answers[0].tabled {
-		return p.writeTables(p.answers[0].tables)
 	}
 	if !first.out.IsTable() {
 		types, err := p.sortedTypes()
@@ -73,7 +78,7 @@ func (p answerPrinter) print(ctx context.Context) error {
 		}
 		return p.writeObjects(types)
 	}
-	tables, err := p.tables(ctx)
+	tables, err := p.tables()
 	if err != nil {
 		return err
 	}
@@ -99,7 +104,7 @@ func (p answerPrinter) sortedTypes() ([][]answerEntry, error) {
 // the type where it has one and --sort-by says none. Names carry their
 // kind when several types print or with --show-kind. Each row is made by
 // its own target's print config, with the table of the type's first target.
-func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, error) {
+func (p answerPrinter) tables() ([]Table, error) {
 	types, err := p.sortedTypes()
 	if err != nil || len(types) == 0 {
 		return nil, err
@@ -107,10 +112,10 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 	first := p.answers[0].cfg
 	withKind := first.showKind || len(types) > 1
 	now := first.ages.Now()
-	var tables []protocol.AnswerTable
+	var tables []Table
 	for _, entries := range types {
 		t0 := entries[0]
-		table := t0.a.cfg.tableFor(ctx, t0.t)
+		table := t0.a.cfg.tableOf(t0.t, t0.columns)
 		if table.Compare != nil && first.sortBy == "" {
 			entries = slices.Clone(entries)
 			slices.SortStableFunc(entries, func(a, b answerEntry) int {
@@ -123,7 +128,7 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 			})
 		}
 		if len(tables) == 0 || first.out.Format != "custom-columns" {
-			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.tableHeader(t0.t, table))})
+			tables = append(tables, Table{Header: p.contextColumn("CONTEXT", first.tableHeader(t0.t, table))})
 		}
 		rows := &tables[len(tables)-1].Rows
 		for _, e := range entries {
@@ -139,7 +144,7 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 
 // writeTables writes tables, a blank line between two, or says on stderr
 // that nothing matched when there are none.
-func (p answerPrinter) writeTables(tables []protocol.AnswerTable) error {
+func (p answerPrinter) writeTables(tables []Table) error {
 	cfg := p.answers[0].cfg
 	if len(tables) == 0 {
 		cfg.printNotFound(p.errOut)
@@ -170,7 +175,7 @@ func (p answerPrinter) mergeTypes() [][]answerEntry {
 				byType[key] = nil
 			}
 			for _, obj := range g.objs {
-				byType[key] = append(byType[key], answerEntry{a: a, t: g.t, obj: obj})
+				byType[key] = append(byType[key], answerEntry{a: a, t: g.t, obj: obj, columns: g.columns})
 			}
 		}
 	}

@@ -184,7 +184,7 @@ current-context: a
 	}
 	o := NewQueryOptions(targets.ForContext(rootConfigFlags(kubeconfig), "a"), genericiooptions.NewTestIOStreamsDiscard())
 	o.typeArg, o.AllNamespaces, o.LabelSelector, o.Indexers = "pods,deploy", false, "app=web", []string{"img={.spec.containers[*].image}"}
-	o.IndexSelectors, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
+	o.Index, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
 	o.Output, o.SyncTimeout, o.MaxStaleness = "jsonpath-file=tmpl.txt", 5*time.Second, time.Minute
 	q, err := splitContextIndex(o)
 	if err != nil {
@@ -198,14 +198,14 @@ current-context: a
 	abs, _ := filepath.Abs("tmpl.txt")
 	want := protocol.Query{
 		Types: "pods,deploy", Namespace: "team-a", LabelSelector: "app=web", Indexers: o.Indexers,
-		Index: []string{"node=n1"}, GroupBy: []string{"node"}, Sums: []string{"requests.cpu"},
-		Output: "jsonpath-file=" + abs, SyncTimeout: protocol.Duration(5 * time.Second), MaxStaleness: protocol.Duration(time.Minute),
+		QueryFlags:  protocol.QueryFlags{Index: []string{"node=n1"}, GroupBy: []string{"node"}, Sums: []string{"requests.cpu"}, Output: "jsonpath-file=" + abs},
+		SyncTimeout: protocol.Duration(5 * time.Second), MaxStaleness: protocol.Duration(time.Minute),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("question = %+v, want %+v", got, want)
 	}
 	back := queryOf(got, rootConfigFlags(kubeconfig), genericiooptions.NewTestIOStreamsDiscard())
-	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.IndexSelectors, q.indexSelectors) || !reflect.DeepEqual(back.GroupBy, q.groupBy) ||
+	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.Index, q.indexSelectors) || !reflect.DeepEqual(back.GroupBy, q.groupBy) ||
 		!reflect.DeepEqual(back.Sums, o.Sums) || back.Output != want.Output || back.SyncTimeout != o.SyncTimeout || back.MaxStaleness != o.MaxStaleness || back.Cache != "off" {
 		t.Errorf("queryOf(question) = %+v, want the options the flags set", back)
 	}

@@ -80,10 +80,9 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 
 // writeAnswer does what a target's answer does up to printing and writes
 // the answer on out as one protocol.Answer: for a grouped query its table
-// of groups; for a table output asked as tables (answerTables), the tables
-// the client prints; otherwise the objects (encodeAnswer). The API
-// server's warnings the answer's lists and watches got (warnings, read
-// last) go with it, for the client to print as its own.
+// of groups, otherwise its objects (encodeAnswer). The API server's
+// warnings the answer's lists and watches got (warnings, read last) go
+// with it, for the client to print as its own.
 func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings func() []string) error {
 	a := &targetAnswer{shutdown: func() {}}
 	err := t.collect(ctx, a)
@@ -91,25 +90,15 @@ func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings f
 	if err != nil {
 		return err
 	}
-	cfg := a.cfg
-	var answer *protocol.Answer
-	switch {
-	case cfg.grouped():
+	answer := &protocol.Answer{}
+	if a.cfg.grouped() {
 		table, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		answer = &protocol.Answer{Table: &table.Table}
-	case t.q.answerTables && cfg.out.IsTable():
-		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
-		if err != nil {
-			return err
-		}
-		answer = &protocol.Answer{Tabled: true, Tables: tables}
-	default:
-		if answer, err = encodeAnswer(cfg, a.groups); err != nil {
-			return err
-		}
+		answer.Table = &table.Table
+	} else if answer, err = encodeAnswer(a.cfg, a.groups); err != nil {
+		return err
 	}
 	answer.Warnings = warnings()
 	return json.NewEncoder(out).Encode(answer)
@@ -141,12 +130,17 @@ func answerIndexes(cfg queryPrintConfig) []index.Definition {
 
 // encodeAnswer returns groups as an Answer: each object as JSON, with its
 // values of answerIndexes(cfg) and, with --show-events, the latest Event
-// about it. An answer printed as names (namesOnly) carries each object's
-// metadata alone, in FormMetadata, whatever form the cache holds.
+// about it; each type with its printer columns; the namespaces asked and,
+// for an output that prints ages, the instant they count from. An answer
+// printed as names (namesOnly) carries each object's metadata alone, in
+// FormMetadata, whatever form the cache holds.
 func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer, error) {
 	defs := answerIndexes(cfg)
 	metadataOnly := cfg.namesOnly()
-	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups))}
+	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups)), Namespaces: cfg.namespaces}
+	if cfg.printsAges() {
+		answer.Now = cfg.ages.Now()
+	}
 	for _, def := range defs {
 		answer.Indexes = append(answer.Indexes, def.Name)
 	}
@@ -154,7 +148,7 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 		m := g.t.Mapping
 		at := protocol.AnswerType{
 			Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
-			Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(),
+			Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(), Columns: g.columns,
 			Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
 		}
 		for _, obj := range g.objs {
