@@ -59,30 +59,25 @@ type Table struct {
 	Rows   [][]string `json:"rows"`
 }
 
+// print prints the answers: their grouped table, their tables, or their
+// objects in the -o format; that nothing matched on stderr.
 func (p answerPrinter) print() error {
 	if len(p.answers) == 0 {
 		fmt.Fprintln(p.errOut, "No resources found")
 		return nil
 	}
 	first := p.answers[0].cfg
-	if first.grouped() || p.contextAt >= 0 {
+	switch {
+	case first.grouped() || p.contextAt >= 0:
 		return p.printGroups()
+	case first.out.IsTable():
+		return p.writeTables(p.tables())
 	}
-	if !first.out.IsTable() {
-		types, err := p.sortedTypes()
-		if err != nil || len(types) == 0 {
-			if err == nil {
-				first.printNotFound(p.errOut)
-			}
-			return err
-		}
-		return p.writeObjects(types)
-	}
-	tables, err := p.tables()
+	types, err := p.sortedTypes()
 	if err != nil {
 		return err
 	}
-	return p.writeTables(tables)
+	return p.writeObjects(types)
 }
 
 // sortedTypes returns the answers' objects per type (mergeTypes), each
@@ -143,9 +138,13 @@ func (p answerPrinter) tables() ([]Table, error) {
 }
 
 // writeTables writes tables, a blank line between two, or says on stderr
-// that nothing matched when there are none.
-func (p answerPrinter) writeTables(tables []Table) error {
+// that nothing matched when there are none; it returns err, when set, and
+// writes nothing.
+func (p answerPrinter) writeTables(tables []Table, err error) error {
 	cfg := p.answers[0].cfg
+	if err != nil {
+		return err
+	}
 	if len(tables) == 0 {
 		cfg.printNotFound(p.errOut)
 		return nil
@@ -225,9 +224,14 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 	return nil
 }
 
-// writeObjects prints -o name, json, yaml and templates.
+// writeObjects prints -o name, json, yaml and templates, or says on
+// stderr that nothing matched when there are no types.
 func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 	out := p.answers[0].cfg.out
+	if len(types) == 0 {
+		p.answers[0].cfg.printNotFound(p.errOut)
+		return nil
+	}
 	var objs []interface{}
 	var list printing.ContextList
 	for _, e := range slices.Concat(types...) {
@@ -294,15 +298,11 @@ func (p answerPrinter) printGroups() error {
 		tables = append(tables, t)
 	}
 	merged, err := cfg.mergeGroups(tables, p.contextAt)
-	if err != nil {
-		return err
-	}
-	if (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
-		cfg.printNotFound(p.errOut)
-		return nil
+	if err != nil || (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
+		return p.writeTables(nil, err)
 	}
 	header, rows := merged.Strings()
-	return printing.WriteTable(p.out, header, rows, cfg.noHeaders)
+	return p.writeTables([]Table{{Header: header, Rows: rows}}, nil)
 }
 
 // mergeGroups returns the grouped table of the targets' tables: one

@@ -140,9 +140,9 @@ func TestObjectForm(t *testing.T) {
 		{name: "unknown kind", obj: &corev1.Pod{}, gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := objectForm(tc.obj, tc.gvk)
+			_, got, err := answerForm(tc.obj, tc.gvk, false)
 			if (err != nil) != tc.wantErr || got != tc.want {
-				t.Errorf("objectForm(%T, %v) = %q, %v; want %q, error %v", tc.obj, tc.gvk, got, err, tc.want, tc.wantErr)
+				t.Errorf("answerForm(%T, %v) = %q, %v; want %q, error %v", tc.obj, tc.gvk, got, err, tc.want, tc.wantErr)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,37 +61,27 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 		if err == nil {
 			err = o.Validate()
 		}
-		var t *queryTarget
-		if err == nil {
-			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
+		if err != nil {
+			return server.OutcomeOf(err)
 		}
-		if err == nil && o.readsUsage() {
-			// The samples the cache keeps (engines.ServeEnv.Usage).
-			err = t.readUsage(ctx)
-		}
+		// Read here, as a target without a warm cache is (answer).
+		a, err := o.answer(ctx, o.set.Targets[0], o.Config.Progress)
+		defer a.shutdown()
+		mu.Lock()
+		got := warnings[:len(warnings):len(warnings)]
+		mu.Unlock()
 		if err == nil {
-			err = t.writeAnswer(ctx, stdout, func() []string {
-				mu.Lock()
-				defer mu.Unlock()
-				return warnings
-			})
+			err = writeAnswer(stdout, a, got)
 		}
 		return server.OutcomeOf(err)
 	}
 }
 
-// writeAnswer does what a target's answer does up to printing and writes
-// the answer on out as one protocol.Answer: for a grouped query its table
-// of groups, otherwise its objects (encodeAnswer). The API server's
-// warnings the answer's lists and watches got (warnings, read last) go
-// with it, for the client to print as its own.
-func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings func() []string) error {
-	a := &targetAnswer{shutdown: func() {}}
-	err := t.collect(ctx, a)
-	defer a.shutdown()
-	if err != nil {
-		return err
-	}
+// writeAnswer writes a, a target's answer, on out as one protocol.Answer:
+// for a grouped query its table of groups, otherwise its objects
+// (encodeAnswer); with warnings, the API server's warnings the answer's
+// lists and watches got, for the client to print as its own.
+func writeAnswer(out io.Writer, a *targetAnswer, warnings []string) error {
 	answer := &protocol.Answer{}
 	if a.cfg.grouped() {
 		table, err := a.groupTable()
@@ -97,35 +89,23 @@ func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings f
 			return err
 		}
 		answer.Table = &table.Table
-	} else if answer, err = encodeAnswer(a.cfg, a.groups); err != nil {
-		return err
+	} else {
+		var err error
+		if answer, err = encodeAnswer(a.cfg, a.groups); err != nil {
+			return err
+		}
 	}
-	answer.Warnings = warnings()
+	answer.Warnings = warnings
 	return json.NewEncoder(out).Encode(answer)
 }
 
-// answerIndexes are the indexes whose values an answer carries per
-// object: those cfg prints or groups by, and its --sort-by index, each
-// once.
+// answerIndexes are the indexes whose values an answer of objects
+// carries per object: those cfg prints, and its --sort-by index.
 func answerIndexes(cfg queryPrintConfig) []index.Definition {
-	var defs []index.Definition
-	seen := map[string]bool{}
-	add := func(def index.Definition) {
-		if !seen[def.Name] {
-			seen[def.Name] = true
-			defs = append(defs, def)
-		}
+	if cfg.sortIndex != nil && !slices.ContainsFunc(cfg.indexes, func(def index.Definition) bool { return def.Name == cfg.sortIndex.Name }) {
+		return append(slices.Clone(cfg.indexes), *cfg.sortIndex)
 	}
-	for _, def := range cfg.indexes {
-		add(def)
-	}
-	for _, def := range cfg.groupBy {
-		add(def)
-	}
-	if cfg.sortIndex != nil {
-		add(*cfg.sortIndex)
-	}
-	return defs
+	return cfg.indexes
 }
 
 // encodeAnswer returns groups as an Answer: each object as JSON, with its
@@ -181,13 +161,28 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 }
 
 // answerForm returns obj, a cached object of kind gvk, as an answer
-// carries it, and its form (objectForm): with metadataOnly, a
+// carries it, and how the other side decodes it: a Go type of the
+// kubernetes scheme, unstructured, or metadata only; with metadataOnly, a
 // PartialObjectMetadata of that kind with obj's name, namespace and UID,
 // what a printed name reads.
 func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool) (interface{}, string, error) {
-	if !metadataOnly {
-		form, err := objectForm(obj, gvk)
-		return obj, form, err
+	switch obj.(type) {
+	case *unstructured.Unstructured:
+		if !metadataOnly {
+			return obj, protocol.FormUnstructured, nil
+		}
+	case *metav1.PartialObjectMetadata:
+		if !metadataOnly {
+			return obj, protocol.FormMetadata, nil
+		}
+	default:
+		if metadataOnly {
+			break
+		}
+		if example, err := scheme.Scheme.New(gvk); err != nil || reflect.TypeOf(example) != reflect.TypeOf(obj) {
+			return nil, "", fmt.Errorf("a cached %T is not the scheme's %s", obj, gvk)
+		}
+		return obj, protocol.FormTyped, nil
 	}
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
@@ -198,24 +193,4 @@ func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool)
 	}}
 	m.SetGroupVersionKind(gvk)
 	return m, protocol.FormMetadata, nil
-}
-
-// objectForm says how obj, a cached object of kind gvk, is decoded on the
-// other side: a Go type of the kubernetes scheme, unstructured, or
-// metadata only.
-func objectForm(obj interface{}, gvk schema.GroupVersionKind) (string, error) {
-	switch obj.(type) {
-	case *unstructured.Unstructured:
-		return protocol.FormUnstructured, nil
-	case *metav1.PartialObjectMetadata:
-		return protocol.FormMetadata, nil
-	}
-	example, err := scheme.Scheme.New(gvk)
-	if err != nil {
-		return "", fmt.Errorf("a cached %T: %w", obj, err)
-	}
-	if fmt.Sprintf("%T", example) != fmt.Sprintf("%T", obj) {
-		return "", fmt.Errorf("a cached %T is not the scheme's %s (%T)", obj, gvk.Kind, example)
-	}
-	return protocol.FormTyped, nil
 }
