@@ -175,10 +175,10 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 	}
 }
 
-// A warm cache's answer of objects prints the tables the same answer
-// read directly prints (Tables): its ages as of the answer's instant, a
-// custom resource's printer columns carried in the answer; an answer with
-// no object prints none.
+// A warm cache's answer of objects, carried as their rows, prints the
+// tables the same answer read directly prints (Tables): its ages as of the
+// answer's instant, a custom resource's printer columns carried in the
+// answer; an answer with no object prints none.
 func TestTablesOfWarmAnswer(t *testing.T) {
 	out, err := printing.ParseOutput("")
 	if err != nil {
@@ -224,6 +224,11 @@ func TestTablesOfWarmAnswer(t *testing.T) {
 			var sent protocol.Answer
 			if err := json.Unmarshal(b, &sent); err != nil {
 				t.Fatal(err)
+			}
+			for _, at := range sent.Types {
+				if len(at.Objects) > 0 && at.Form != protocol.FormRow {
+					t.Errorf("%s sent as %q, want its rows", at.Resource, at.Form)
+				}
 			}
 			got, err := Tables(q, &sent)
 			if err != nil {

@@ -117,12 +117,16 @@ func (c queryPrintConfig) tableRow(t *engine.Type, table columns.Table, obj inte
 }
 
 // tableCells returns obj's cells of table at now, or those a Record kept
-// (computed when its object arrived), as a copy the caller may change.
+// (computed when its object arrived) or a warm answer carried, as a copy
+// the caller may change.
 func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]string, error) {
-	if r, ok := obj.(*index.Record); ok {
+	switch r := obj.(type) {
+	case *index.Record:
 		if cells, ok, err := r.Row(); ok {
 			return slices.Clone(cells), err
 		}
+	case *rowObject:
+		return slices.Clone(r.cells), nil
 	}
 	return table.Row(obj, now)
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -197,7 +198,7 @@ func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, i
 		}}
 		g := typeObjects{t: t, objs: make([]interface{}, 0, len(at.Objects)), columns: at.Columns}
 		for _, ao := range at.Objects {
-			obj, err := decodeObject(at.Form, gvk, ao.Object)
+			obj, err := decodeObject(at.Form, gvk, ao)
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("%s: %w", t.Name(), err)
 			}
@@ -226,33 +227,38 @@ func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, i
 	return groups, defs, events, nil
 }
 
-// decodeObject decodes one object of an Answer as the cache held it: a
-// Go type of the kubernetes scheme, unstructured, or metadata only.
-func decodeObject(form string, gvk schema.GroupVersionKind, raw []byte) (interface{}, error) {
+// decodeObject decodes one object of an Answer as the cache carried it
+// (form): a Go type of the kubernetes scheme, unstructured, metadata only,
+// or a row.
+func decodeObject(form string, gvk schema.GroupVersionKind, ao protocol.AnswerObject) (interface{}, error) {
+	var obj runtime.Object
 	switch form {
 	case protocol.FormUnstructured:
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return nil, err
-		}
-		return u, nil
-	case protocol.FormMetadata:
-		m := &metav1.PartialObjectMetadata{}
-		if err := json.Unmarshal(raw, m); err != nil {
-			return nil, err
-		}
-		return m, nil
+		obj = &unstructured.Unstructured{}
+	case protocol.FormMetadata, protocol.FormRow:
+		obj = &metav1.PartialObjectMetadata{}
 	case protocol.FormTyped:
-		obj, err := scheme.Scheme.New(gvk)
-		if err != nil {
+		var err error
+		if obj, err = scheme.Scheme.New(gvk); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(raw, obj); err != nil {
-			return nil, err
-		}
-		return obj, nil
+	default:
+		return nil, fmt.Errorf("objects of unknown form %q", form)
 	}
-	return nil, fmt.Errorf("objects of unknown form %q", form)
+	if err := json.Unmarshal(ao.Object, obj); err != nil {
+		return nil, err
+	}
+	if form == protocol.FormRow {
+		return &rowObject{PartialObjectMetadata: obj.(*metav1.PartialObjectMetadata), cells: ao.Cells}, nil
+	}
+	return obj, nil
+}
+
+// rowObject is an object of a warm answer carried as its row
+// (protocol.FormRow): its metadata, and its cells of its type's table.
+type rowObject struct {
+	*metav1.PartialObjectMetadata
+	cells []string
 }
 
 // answerEvents are the latest Events an Answer sent, by the UID of the

@@ -62,7 +62,11 @@ func TestAnswerRoundTrip(t *testing.T) {
 		m, _ := meta.Accessor(obj)
 		return []string{"Deployment/" + m.GetName()}, nil
 	}}
-	cfg := queryPrintConfig{indexes: []index.Definition{ownerRoot}, showEvents: true, events: answerEvents{"u1": event}}
+	out, err := printing.ParseOutput("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := queryPrintConfig{out: out, indexes: []index.Definition{ownerRoot}, showEvents: true, events: answerEvents{"u1": event}}
 	groups := []typeObjects{
 		{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: []interface{}{pod}},
 		{t: answerTypeOf(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, "widgets", true), objs: []interface{}{widget}},
@@ -140,7 +144,7 @@ func TestObjectForm(t *testing.T) {
 		{name: "unknown kind", obj: &corev1.Pod{}, gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got, err := answerForm(tc.obj, tc.gvk, false)
+			_, got, err := answerForm(tc.obj, tc.gvk, "")
 			if (err != nil) != tc.wantErr || got != tc.want {
 				t.Errorf("answerForm(%T, %v) = %q, %v; want %q, error %v", tc.obj, tc.gvk, got, err, tc.want, tc.wantErr)
 			}

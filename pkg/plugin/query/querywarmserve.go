@@ -9,18 +9,22 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -111,12 +115,10 @@ func answerIndexes(cfg queryPrintConfig) []index.Definition {
 // encodeAnswer returns groups as an Answer: each object as JSON, with its
 // values of answerIndexes(cfg) and, with --show-events, the latest Event
 // about it; each type with its printer columns; the namespaces asked and,
-// for an output that prints ages, the instant they count from. An answer
-// printed as names (namesOnly) carries each object's metadata alone, in
-// FormMetadata, whatever form the cache holds.
+// for an output that prints ages, the instant they count from. Objects
+// are carried as cached, or reduced to what the print reads (carried).
 func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer, error) {
 	defs := answerIndexes(cfg)
-	metadataOnly := cfg.namesOnly()
 	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups)), Namespaces: cfg.namespaces}
 	if cfg.printsAges() {
 		answer.Now = cfg.ages.Now()
@@ -125,59 +127,85 @@ func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer,
 		answer.Indexes = append(answer.Indexes, def.Name)
 	}
 	for _, g := range groups {
-		m := g.t.Mapping
-		at := protocol.AnswerType{
-			Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
-			Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(), Columns: g.columns,
-			Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
-		}
-		for _, obj := range g.objs {
-			sent, form, err := answerForm(obj, m.GroupVersionKind, metadataOnly)
-			if err != nil {
-				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
-			}
-			if at.Form == "" {
-				at.Form = form
-			} else if at.Form != form {
-				return nil, fmt.Errorf("encoding the answer of %s: objects of forms %s and %s", g.t.Name(), at.Form, form)
-			}
-			ao := protocol.AnswerObject{}
-			for _, def := range defs {
-				ao.Values = append(ao.Values, index.Values(def, obj))
-			}
-			if cfg.showEvents {
-				if latest := index.EventsOf(cfg.events, obj); len(latest) > 0 {
-					ao.Event = latest[0]
-				}
-			}
-			if ao.Object, err = json.Marshal(sent); err != nil {
-				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
-			}
-			at.Objects = append(at.Objects, ao)
+		at, err := cfg.encodeType(g, defs, answer.Now)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
 		}
 		answer.Types = append(answer.Types, at)
 	}
 	return answer, nil
 }
 
+// encodeType returns g as an AnswerType of an answer that carries the
+// values of defs, its rows' cells computed at now.
+func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now time.Time) (protocol.AnswerType, error) {
+	m := g.t.Mapping
+	at := protocol.AnswerType{
+		Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
+		Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(), Columns: g.columns,
+		Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
+	}
+	table := c.tableOf(g.t, g.columns)
+	carried := c.carried(table)
+	for _, obj := range g.objs {
+		sent, form, err := answerForm(obj, m.GroupVersionKind, carried)
+		if err != nil {
+			return at, err
+		}
+		if at.Form == "" {
+			at.Form = form
+		} else if at.Form != form {
+			return at, fmt.Errorf("objects of forms %s and %s", at.Form, form)
+		}
+		ao := protocol.AnswerObject{}
+		for _, def := range defs {
+			ao.Values = append(ao.Values, index.Values(def, obj))
+		}
+		if c.showEvents {
+			if latest := index.EventsOf(c.events, obj); len(latest) > 0 {
+				ao.Event = latest[0]
+			}
+		}
+		if ro, ok := obj.(runtime.Object); ok && form == protocol.FormRow {
+			if ao.Cells, err = tableCells(table, ro, now); err != nil {
+				return at, fmt.Errorf("printing %s: %w", printing.ObjectName(obj), err)
+			}
+		}
+		if ao.Object, err = json.Marshal(sent); err != nil {
+			return at, err
+		}
+		at.Objects = append(at.Objects, ao)
+	}
+	return at, nil
+}
+
+// carried returns how an answer of c carries the objects of a type whose
+// table is table: as cached (""); for -o name their metadata alone
+// (FormMetadata); for kubectl's table, when its order reads nothing of
+// them (table.Compare, a --sort-by JSONPath), their metadata and cells
+// (FormRow).
+func (c queryPrintConfig) carried(table columns.Table) string {
+	switch {
+	case c.namesOnly():
+		return protocol.FormMetadata
+	case (c.out.Format == "" || c.out.Format == "wide") && table.Compare == nil && (c.sortKey == nil || c.sortIndex != nil):
+		return protocol.FormRow
+	}
+	return ""
+}
+
 // answerForm returns obj, a cached object of kind gvk, as an answer
-// carries it, and how the other side decodes it: a Go type of the
-// kubernetes scheme, unstructured, or metadata only; with metadataOnly, a
-// PartialObjectMetadata of that kind with obj's name, namespace and UID,
-// what a printed name reads.
-func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool) (interface{}, string, error) {
-	switch obj.(type) {
-	case *unstructured.Unstructured:
-		if !metadataOnly {
+// carries it (carried), and how the other side decodes it: as cached, a
+// Go type of the kubernetes scheme, unstructured or metadata only;
+// otherwise a PartialObjectMetadata of that kind with obj's name,
+// namespace and UID, and its labels for a row (-L, --show-labels).
+func answerForm(obj interface{}, gvk schema.GroupVersionKind, carried string) (interface{}, string, error) {
+	if carried == "" {
+		switch obj.(type) {
+		case *unstructured.Unstructured:
 			return obj, protocol.FormUnstructured, nil
-		}
-	case *metav1.PartialObjectMetadata:
-		if !metadataOnly {
+		case *metav1.PartialObjectMetadata:
 			return obj, protocol.FormMetadata, nil
-		}
-	default:
-		if metadataOnly {
-			break
 		}
 		if example, err := scheme.Scheme.New(gvk); err != nil || reflect.TypeOf(example) != reflect.TypeOf(obj) {
 			return nil, "", fmt.Errorf("a cached %T is not the scheme's %s", obj, gvk)
@@ -191,6 +219,9 @@ func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool)
 	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: accessor.GetName(), Namespace: accessor.GetNamespace(), UID: accessor.GetUID(),
 	}}
+	if carried == protocol.FormRow {
+		m.Labels = accessor.GetLabels()
+	}
 	m.SetGroupVersionKind(gvk)
-	return m, protocol.FormMetadata, nil
+	return m, carried, nil
 }

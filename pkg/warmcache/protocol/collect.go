@@ -55,6 +55,9 @@ const (
 	FormUnstructured = "unstructured"
 	// FormMetadata objects are metav1.PartialObjectMetadata.
 	FormMetadata = "metadata"
+	// FormRow objects are metav1.PartialObjectMetadata (name, namespace,
+	// UID, labels), each with its Cells.
+	FormRow = "row"
 )
 
 // AnswerType is one type of an Answer: its REST mapping and its objects.
@@ -81,4 +84,8 @@ type AnswerObject struct {
 	// Event, with --show-events, is the latest Event about the object,
 	// nil when there is none.
 	Event *corev1.Event `json:"event,omitempty"`
+	// Cells, of a FormRow object, are its cells of kubectl's table for its
+	// type, every column (-o wide's too), at the Answer's Now: what a
+	// table prints of it, as an API server's Table carries it.
+	Cells []string `json:"cells,omitempty"`
 }
