@@ -55,8 +55,8 @@ type answerEntry struct {
 // Table is a table as a table output prints it: its header and its rows
 // of cells, kubectl's columns, the -L and index columns included.
 type Table struct {
-	Header []string   `json:"header"`
-	Rows   [][]string `json:"rows"`
+	Header []string
+	Rows   [][]string
 }
 
 // print prints the answers: their grouped table, their tables, or their
