@@ -1,11 +1,9 @@
 package query
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -227,53 +225,45 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 // writeObjects prints -o name, json, yaml and templates, or says on
 // stderr that nothing matched when there are no types.
 func (p answerPrinter) writeObjects(types [][]answerEntry) error {
-	out := p.answers[0].cfg.out
+	cfg := p.answers[0].cfg
 	if len(types) == 0 {
-		p.answers[0].cfg.printNotFound(p.errOut)
+		cfg.printNotFound(p.errOut)
 		return nil
 	}
-	var objs []interface{}
-	var list printing.ContextList
-	for _, e := range slices.Concat(types...) {
-		switch {
-		case !p.several:
-			objs = append(objs, e.obj)
-		case out.Format == "name":
+	entries, out := slices.Concat(types...), cfg.out
+	switch {
+	case !p.several:
+		objs := make([]interface{}, len(entries))
+		for i, e := range entries {
+			objs[i] = e.obj
+		}
+		return printing.PrintList(p.out, out.Printer, out.Format, objs)
+	case out.Format == "name":
+		for _, e := range entries {
 			if ro, ok := e.obj.(runtime.Object); ok {
 				if err := printNamed(p.out, out.Printer, ro, e.a.name); err != nil {
 					return err
 				}
 			}
-		default:
-			m, err := object.Content(e.obj)
-			if err != nil {
-				return err
-			}
-			list.Add(e.a.name, m)
 		}
-	}
-	switch {
-	case !p.several:
-		return printing.PrintList(p.out, out.Printer, out.Format, objs)
-	case out.Format == "name":
 		return nil
+	}
+	var list printing.ContextList
+	for _, e := range entries {
+		m, err := object.Content(e.obj)
+		if err != nil {
+			return err
+		}
+		list.Add(e.a.name, m)
 	}
 	return list.Write(p.out, out.Format, out.Printer)
 }
 
-// printNamed prints obj with the -o name printer, each line prefixed
+// printNamed prints obj, one object, with the -o name printer, prefixed
 // with context and a slash: CONTEXT/TYPE/NAME.
 func printNamed(w io.Writer, printer printers.ResourcePrinter, obj runtime.Object, context string) error {
-	var b bytes.Buffer
-	if err := printer.PrintObj(obj, &b); err != nil {
-		return err
-	}
-	for _, line := range strings.SplitAfter(b.String(), "\n") {
-		if line != "" {
-			fmt.Fprintf(w, "%s/%s", context, line)
-		}
-	}
-	return nil
+	fmt.Fprintf(w, "%s/", context)
+	return printer.PrintObj(obj, w)
 }
 
 // contextColumn returns row with the answer's context first when there are
