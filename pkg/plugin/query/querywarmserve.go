@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
@@ -146,7 +147,7 @@ func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now
 		Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
 	}
 	table := c.tableOf(g.t, g.columns)
-	carried := c.carried(table)
+	carried := c.carried(g.t, table)
 	for _, obj := range g.objs {
 		sent, form, err := answerForm(obj, m.GroupVersionKind, carried)
 		if err != nil {
@@ -179,16 +180,18 @@ func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now
 	return at, nil
 }
 
-// carried returns how an answer of c carries the objects of a type whose
+// carried returns how an answer of c carries the objects of t, whose
 // table is table: as cached (""); for -o name their metadata alone
-// (FormMetadata); for kubectl's table, when its order reads nothing of
-// them (table.Compare, a --sort-by JSONPath), their metadata and cells
-// (FormRow).
-func (c queryPrintConfig) carried(table columns.Table) string {
+// (FormMetadata); for kubectl's table of a built-in type (a custom
+// resource's columns may differ between contexts), when its order reads
+// nothing of them (table.Compare, a --sort-by JSONPath), their metadata
+// and cells (FormRow).
+func (c queryPrintConfig) carried(t *engine.Type, table columns.Table) string {
+	_, builtIn := columns.For(t.Mapping.Resource.GroupResource())
 	switch {
 	case c.namesOnly():
 		return protocol.FormMetadata
-	case (c.out.Format == "" || c.out.Format == "wide") && table.Compare == nil && (c.sortKey == nil || c.sortIndex != nil):
+	case builtIn && (c.out.Format == "" || c.out.Format == "wide") && table.Compare == nil && (c.sortKey == nil || c.sortIndex != nil):
 		return protocol.FormRow
 	}
 	return ""
