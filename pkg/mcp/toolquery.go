@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -161,8 +162,8 @@ func answerQuestion(ctx context.Context, a QueryAnswer, namespace, scope string,
 	grouped := len(in.GroupBy) > 0 || len(in.Sums) > 0
 	q := protocol.Query{
 		Types: in.Types, Namespace: namespace, AllNamespaces: in.AllNamespaces, LabelSelector: in.LabelSelector,
-		Index: in.Index, Indexers: in.indexers, GroupBy: in.GroupBy, Sums: in.Sums, Filter: in.Filter,
-		Tables: true, SyncTimeout: protocol.Duration(syncTimeout),
+		Indexers: in.indexers, QueryFlags: protocol.QueryFlags{Index: in.Index, GroupBy: in.GroupBy, Sums: in.Sums, Filter: in.Filter},
+		SyncTimeout: protocol.Duration(syncTimeout),
 	}
 	switch {
 	case in.Columns != "":
@@ -188,7 +189,11 @@ func answerQuestion(ctx context.Context, a QueryAnswer, namespace, scope string,
 			a.Tables = []Table{t}
 		}
 	} else {
-		for _, t := range answer.Tables {
+		tables, err := query.Tables(q, &answer)
+		if err != nil {
+			return fail(err)
+		}
+		for _, t := range tables {
 			a.Tables = append(a.Tables, Table{Header: t.Header, Rows: t.Rows, TotalRows: len(t.Rows)})
 		}
 	}

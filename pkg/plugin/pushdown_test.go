@@ -25,34 +25,34 @@ func TestPushableSelectors(t *testing.T) {
 		set  func(o *query.QueryOptions)
 		want []string
 	}{
-		{name: "node", set: func(o *query.QueryOptions) { o.IndexSelectors = []string{"node=node-003"}; o.Output = "name" },
+		{name: "node", set: func(o *query.QueryOptions) { o.Index = []string{"node=node-003"}; o.Output = "name" },
 			want: []string{"node=node-003"}},
 		{name: "several, with a group-by, a filter and a sort over the selection", set: func(o *query.QueryOptions) {
-			o.IndexSelectors = []string{"node=", "label:app=web", "image=nginx:1.27"}
+			o.Index = []string{"node=", "label:app=web", "image=nginx:1.27"}
 			o.Filter = "object.metadata.name != 'x'"
 			o.GroupBy = []string{"namespace", "phase"}
 			o.Sums = []string{"requests.cpu"}
 			o.SortBy = "count"
 		}, want: []string{"node=", "label:app=web", "image=nginx:1.27"}},
 		{name: "metadata-only labels", set: func(o *query.QueryOptions) {
-			o.IndexSelectors = []string{"label:app=web", "namespace=shop"}
+			o.Index = []string{"label:app=web", "namespace=shop"}
 			o.Output = "name"
 		},
 			want: []string{"label:app=web", "namespace=shop"}},
 		{name: "no selector", set: func(o *query.QueryOptions) { o.GroupBy = []string{"node"} }},
-		{name: "turned off", env: "off", set: func(o *query.QueryOptions) { o.IndexSelectors = []string{"node=node-003"} }},
+		{name: "turned off", env: "off", set: func(o *query.QueryOptions) { o.Index = []string{"node=node-003"} }},
 		{name: "an --indexer", set: func(o *query.QueryOptions) {
-			o.IndexSelectors = []string{"node=node-003"}
+			o.Index = []string{"node=node-003"}
 			o.Indexers = []string{"img={.spec.containers[*].image}"}
 		}},
 		{name: "a relationship index selects", set: func(o *query.QueryOptions) {
-			o.IndexSelectors = []string{"node=node-003", "owner-root=Deployment/web"}
+			o.Index = []string{"node=node-003", "owner-root=Deployment/web"}
 		}},
 		{name: "a relationship index groups", set: func(o *query.QueryOptions) {
-			o.IndexSelectors = []string{"node=node-003"}
+			o.Index = []string{"node=node-003"}
 			o.GroupBy = []string{"node.label:topology.kubernetes.io/zone"}
 		}},
-		{name: "selected-by", set: func(o *query.QueryOptions) { o.IndexSelectors = []string{"namespace=shop", "selected-by=Service/web"} }},
+		{name: "selected-by", set: func(o *query.QueryOptions) { o.Index = []string{"namespace=shop", "selected-by=Service/web"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

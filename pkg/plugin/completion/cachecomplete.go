@@ -35,7 +35,7 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 		return nil
 	}
 	defer conn.Close()
-	q := protocol.Query{Types: typ, Output: "name", SyncTimeout: protocol.Duration(CompletionTimeout)}
+	q := protocol.Query{Types: typ, QueryFlags: protocol.QueryFlags{Output: "name"}, SyncTimeout: protocol.Duration(CompletionTimeout)}
 	if q.AllNamespaces, _ = cmd.Flags().GetBool("all-namespaces"); !q.AllNamespaces {
 		if q.Namespace, _, err = configFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return nil

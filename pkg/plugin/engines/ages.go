@@ -27,6 +27,10 @@ type Ages struct {
 	at time.Time
 }
 
+// AgesAt returns the Ages that count from at, from the current time when
+// at is zero.
+func AgesAt(at time.Time) Ages { return Ages{at: at} }
+
 // Now returns the instant ages count from.
 func (a Ages) Now() time.Time {
 	if a.at.IsZero() {

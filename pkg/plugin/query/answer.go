@@ -8,7 +8,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // targetAnswer is one target's answer to a query: its print config
@@ -31,12 +30,6 @@ type targetAnswer struct {
 	// stderr, when set, keeps what the target's query wrote on stderr, to
 	// be printed once every target is answered (answerTargets).
 	stderr *cmdutil.LockedWriter // over a *bytes.Buffer
-
-	// tabled is set when the answer came as the tables it prints (a warm
-	// cache's answer of one target's table output): tables, none when
-	// nothing matched.
-	tabled bool
-	tables []protocol.AnswerTable
 
 	// grouped is set once groupNow has built table (or failed with
 	// tableErr, returned when the table is printed).

@@ -1,23 +1,20 @@
 package query
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // answerPrinter prints the answers of a query's targets as one answer: the
@@ -44,40 +41,41 @@ type answerPrinter struct {
 	errOut    io.Writer
 }
 
-// answerEntry is one object of an answer with where it came from.
+// answerEntry is one object of an answer with where it came from, and
+// its type's printer columns.
 type answerEntry struct {
-	a   *targetAnswer
-	t   *engine.Type
-	obj interface{}
+	a       *targetAnswer
+	t       *engine.Type
+	obj     interface{}
+	columns []columns.PrinterColumn
 }
 
-func (p answerPrinter) print(ctx context.Context) error {
+// Table is a table as a table output prints it: its header and its rows
+// of cells, kubectl's columns, the -L and index columns included.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// print prints the answers: their grouped table, their tables, or their
+// objects in the -o format; that nothing matched on stderr.
+func (p answerPrinter) print() error {
 	if len(p.answers) == 0 {
 		fmt.Fprintln(p.errOut, "No resources found")
 		return nil
 	}
 	first := p.answers[0].cfg
-	if first.grouped() || p.contextAt >= 0 {
+	switch {
+	case first.grouped() || p.contextAt >= 0:
 		return p.printGroups()
+	case first.out.IsTable():
+		return p.writeTables(p.tables())
 	}
-	if len(p.answers) == 1 && p.answers[0].tabled {
-		return p.writeTables(p.answers[0].tables)
-	}
-	if !first.out.IsTable() {
-		types, err := p.sortedTypes()
-		if err != nil || len(types) == 0 {
-			if err == nil {
-				first.printNotFound(p.errOut)
-			}
-			return err
-		}
-		return p.writeObjects(types)
-	}
-	tables, err := p.tables(ctx)
+	types, err := p.sortedTypes()
 	if err != nil {
 		return err
 	}
-	return p.writeTables(tables)
+	return p.writeObjects(types)
 }
 
 // sortedTypes returns the answers' objects per type (mergeTypes), each
@@ -99,7 +97,7 @@ func (p answerPrinter) sortedTypes() ([][]answerEntry, error) {
 // the type where it has one and --sort-by says none. Names carry their
 // kind when several types print or with --show-kind. Each row is made by
 // its own target's print config, with the table of the type's first target.
-func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, error) {
+func (p answerPrinter) tables() ([]Table, error) {
 	types, err := p.sortedTypes()
 	if err != nil || len(types) == 0 {
 		return nil, err
@@ -107,10 +105,10 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 	first := p.answers[0].cfg
 	withKind := first.showKind || len(types) > 1
 	now := first.ages.Now()
-	var tables []protocol.AnswerTable
+	var tables []Table
 	for _, entries := range types {
 		t0 := entries[0]
-		table := t0.a.cfg.tableFor(ctx, t0.t)
+		table := t0.a.cfg.tableOf(t0.t, t0.columns)
 		if table.Compare != nil && first.sortBy == "" {
 			entries = slices.Clone(entries)
 			slices.SortStableFunc(entries, func(a, b answerEntry) int {
@@ -123,7 +121,7 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 			})
 		}
 		if len(tables) == 0 || first.out.Format != "custom-columns" {
-			tables = append(tables, protocol.AnswerTable{Header: p.contextColumn("CONTEXT", first.tableHeader(t0.t, table))})
+			tables = append(tables, Table{Header: p.contextColumn("CONTEXT", first.tableHeader(t0.t, table))})
 		}
 		rows := &tables[len(tables)-1].Rows
 		for _, e := range entries {
@@ -138,9 +136,13 @@ func (p answerPrinter) tables(ctx context.Context) ([]protocol.AnswerTable, erro
 }
 
 // writeTables writes tables, a blank line between two, or says on stderr
-// that nothing matched when there are none.
-func (p answerPrinter) writeTables(tables []protocol.AnswerTable) error {
+// that nothing matched when there are none; it returns err, when set, and
+// writes nothing.
+func (p answerPrinter) writeTables(tables []Table, err error) error {
 	cfg := p.answers[0].cfg
+	if err != nil {
+		return err
+	}
 	if len(tables) == 0 {
 		cfg.printNotFound(p.errOut)
 		return nil
@@ -170,7 +172,7 @@ func (p answerPrinter) mergeTypes() [][]answerEntry {
 				byType[key] = nil
 			}
 			for _, obj := range g.objs {
-				byType[key] = append(byType[key], answerEntry{a: a, t: g.t, obj: obj})
+				byType[key] = append(byType[key], answerEntry{a: a, t: g.t, obj: obj, columns: g.columns})
 			}
 		}
 	}
@@ -220,51 +222,48 @@ func (p answerPrinter) sortEntries(entries []answerEntry) error {
 	return nil
 }
 
-// writeObjects prints -o name, json, yaml and templates.
+// writeObjects prints -o name, json, yaml and templates, or says on
+// stderr that nothing matched when there are no types.
 func (p answerPrinter) writeObjects(types [][]answerEntry) error {
-	out := p.answers[0].cfg.out
-	var objs []interface{}
-	var list printing.ContextList
-	for _, e := range slices.Concat(types...) {
-		switch {
-		case !p.several:
-			objs = append(objs, e.obj)
-		case out.Format == "name":
+	cfg := p.answers[0].cfg
+	if len(types) == 0 {
+		cfg.printNotFound(p.errOut)
+		return nil
+	}
+	entries, out := slices.Concat(types...), cfg.out
+	switch {
+	case !p.several:
+		objs := make([]interface{}, len(entries))
+		for i, e := range entries {
+			objs[i] = e.obj
+		}
+		return printing.PrintList(p.out, out.Printer, out.Format, objs)
+	case out.Format == "name":
+		for _, e := range entries {
 			if ro, ok := e.obj.(runtime.Object); ok {
 				if err := printNamed(p.out, out.Printer, ro, e.a.name); err != nil {
 					return err
 				}
 			}
-		default:
-			m, err := object.Content(e.obj)
-			if err != nil {
-				return err
-			}
-			list.Add(e.a.name, m)
 		}
-	}
-	switch {
-	case !p.several:
-		return printing.PrintList(p.out, out.Printer, out.Format, objs)
-	case out.Format == "name":
 		return nil
+	}
+	var list printing.ContextList
+	for _, e := range entries {
+		m, err := object.Content(e.obj)
+		if err != nil {
+			return err
+		}
+		list.Add(e.a.name, m)
 	}
 	return list.Write(p.out, out.Format, out.Printer)
 }
 
-// printNamed prints obj with the -o name printer, each line prefixed
+// printNamed prints obj, one object, with the -o name printer, prefixed
 // with context and a slash: CONTEXT/TYPE/NAME.
 func printNamed(w io.Writer, printer printers.ResourcePrinter, obj runtime.Object, context string) error {
-	var b bytes.Buffer
-	if err := printer.PrintObj(obj, &b); err != nil {
-		return err
-	}
-	for _, line := range strings.SplitAfter(b.String(), "\n") {
-		if line != "" {
-			fmt.Fprintf(w, "%s/%s", context, line)
-		}
-	}
-	return nil
+	fmt.Fprintf(w, "%s/", context)
+	return printer.PrintObj(obj, w)
 }
 
 // contextColumn returns row with the answer's context first when there are
@@ -289,15 +288,11 @@ func (p answerPrinter) printGroups() error {
 		tables = append(tables, t)
 	}
 	merged, err := cfg.mergeGroups(tables, p.contextAt)
-	if err != nil {
-		return err
-	}
-	if (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
-		cfg.printNotFound(p.errOut)
-		return nil
+	if err != nil || (len(cfg.groupBy) > 0 || p.contextAt >= 0) && len(merged.Rows) == 0 {
+		return p.writeTables(nil, err)
 	}
 	header, rows := merged.Strings()
-	return printing.WriteTable(p.out, header, rows, cfg.noHeaders)
+	return p.writeTables([]Table{{Header: header, Rows: rows}}, nil)
 }
 
 // mergeGroups returns the grouped table of the targets' tables: one

@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 const queryExample = `  # Pods on one node, across all namespaces
@@ -62,25 +63,15 @@ const queryExample = `  # Pods on one node, across all namespaces
 type QueryOptions struct {
 	engines.EngineOptions
 
-	// IndexSelectors are the --index NAME=VALUE flags, not yet parsed.
-	IndexSelectors []string
-	// GroupBy are the --group-by index names, in order.
-	GroupBy []string
-	// Sums are the --sum measures, not yet parsed.
-	Sums []string
+	// QueryFlags are the flags a warm cache is asked (--index, --group-by,
+	// --sum, --filter, --sort-by, -o, --show-events), not yet parsed.
+	protocol.QueryFlags
 	// Top is --top: how many rows of a grouped table to print, 0 for all.
 	Top          int
-	Output       string
 	NoHeaders    bool
 	ShowKind     bool
 	ShowLabels   bool
 	LabelColumns []string
-	SortBy       string
-	// Filter is --filter, a CEL predicate, not yet compiled.
-	Filter string
-	// ShowEvents is --show-events: the latest Event about each object in
-	// the table's last columns.
-	ShowEvents bool
 	// queryWatchFlags are -w, --watch-only and --output-watch-events.
 	queryWatchFlags
 
@@ -108,9 +99,6 @@ type QueryOptions struct {
 	print queryPrintConfig
 	// Pushdown is what a direct run may have the API server select.
 	Pushdown []index.Selector
-	// answerTables is set in a warm cache answering a query that asks
-	// for the tables it prints (protocol.Query.Tables).
-	answerTables bool
 }
 
 // NewQueryOptions returns QueryOptions with defaults.
@@ -134,7 +122,7 @@ func NewCmdQuery(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	engines.AddFromFlags(cmd, o, &o.EngineOptions, nil)
 	o.EngineOptions.AddNowFlag(cmd)
 	o.contextFlags = targets.AddFlags(cmd)
-	cmd.Flags().StringArrayVar(&o.IndexSelectors, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
+	cmd.Flags().StringArrayVar(&o.Index, "index", nil, "Select objects whose index NAME has VALUE: --index NAME=VALUE (repeatable, ANDed). See 'kubectl informer indexers'.")
 	cmd.Flags().StringSliceVar(&o.GroupBy, "group-by", nil, "Print each value of the index NAME with its object count instead of objects, largest first. Several names (repeated or comma-separated) group by their combination: a row per combination, a column per name.")
 	cmd.Flags().StringArrayVar(&o.Sums, "sum", nil, "Add a column summing MEASURE per group and a TOTAL row (repeatable): requests.RESOURCE or limits.RESOURCE of pods as the scheduler counts them (requests.cpu, limits.memory, requests.nvidia.com/gpu; a glob such as 'requests.nvidia.com/*' adds a column per matching resource the pods request), usage.cpu and usage.memory from the metrics API, usage.cpu/requests.cpu (usage, requests and the share, \"721m/1500m (48%)\"), restarts, containers, or NAME=JSONPATH over quantities. Without --group-by, prints the total only.")
 	cmd.Flags().IntVar(&o.Top, "top", 0, "With --group-by or --sum, print only the first N rows (after --sort-by); 0 prints them all.")
@@ -399,7 +387,7 @@ func (r *running) lookup(ctx context.Context) ([]typeObjects, error) {
 				return nil, err
 			}
 		}
-		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && filter == nil})
+		groups = append(groups, typeObjects{t: t, objs: objs, whole: len(o.selectors) == 0 && filter == nil, columns: r.cfg.printerColumns(ctx, t)})
 	}
 	return groups, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 func TestDescribeEvent(t *testing.T) {
@@ -126,7 +127,7 @@ func TestShowEventsValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := &QueryOptions{ShowEvents: true, Output: tt.output, print: queryPrintConfig{out: out}}
+			o := &QueryOptions{QueryFlags: protocol.QueryFlags{ShowEvents: true, Output: tt.output}, print: queryPrintConfig{out: out}}
 			if tt.grouped {
 				// The context index groups too, though no target
 				// groups by it.

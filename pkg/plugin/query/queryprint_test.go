@@ -2,17 +2,23 @@ package query
 
 import (
 	"bytes"
-	"context"
-	"strings"
+	"encoding/json"
+	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
 // TestAnswerPrinterKeepsTheEngineOrder checks that the printer prints objects
@@ -59,7 +65,7 @@ func TestAnswerPrinterKeepsTheEngineOrder(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			a := &targetAnswer{cfg: cfg, groups: []typeObjects{{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: objs}}}
 			p := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1, out: &stdout, errOut: &stderr}
-			if err := p.print(context.Background()); err != nil {
+			if err := p.print(); err != nil {
 				t.Fatalf("print: %v", err)
 			}
 			if got := stdout.String(); got != tt.want {
@@ -102,7 +108,7 @@ func TestAnswerPrinterOneAndSeveral(t *testing.T) {
 			} {
 				var stdout, stderr bytes.Buffer
 				p := answerPrinter{answers: c.answers, several: c.several, contextAt: -1, out: &stdout, errOut: &stderr}
-				if err := p.print(context.Background()); err != nil {
+				if err := p.print(); err != nil {
 					t.Fatalf("print: %v", err)
 				}
 				if got := stdout.String(); got != c.want {
@@ -160,7 +166,7 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 		}
 		var stdout, stderr bytes.Buffer
 		p := answerPrinter{answers: answers, several: several, contextAt: -1, out: &stdout, errOut: &stderr}
-		if err := p.print(context.Background()); err != nil {
+		if err := p.print(); err != nil {
 			t.Fatal(err)
 		}
 		if want := "No resources found in shop namespace.\n"; stdout.String() != "" || stderr.String() != want {
@@ -169,42 +175,71 @@ func TestAnswerPrinterNotFound(t *testing.T) {
 	}
 }
 
-// A warm cache's tables of one target print as the target's own tables
-// would (tables then writeTables); none say that nothing matched.
-func TestAnswerPrinterTabled(t *testing.T) {
+// A warm cache's answer of objects, a built-in type's carried as their
+// rows, prints the tables the same answer read directly prints (Tables):
+// its ages as of the answer's instant, a custom resource's printer columns
+// carried in the answer; an answer with no object prints none.
+func TestTablesOfWarmAnswer(t *testing.T) {
 	out, err := printing.ParseOutput("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	pods := answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true)
-	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
-	cfg := queryPrintConfig{out: out, namespaces: []string{"shop"}}
-	direct := &targetAnswer{cfg: cfg, groups: []typeObjects{{t: pods, objs: []interface{}{pod}}}}
-	tables, err := answerPrinter{answers: []*targetAnswer{direct}, contextAt: -1}.tables(context.Background())
+	widgets := answerTypeOf(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, "widgets", true)
+	created := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", CreationTimestamp: created}}
+	widget := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]interface{}{"name": "w", "namespace": "shop", "creationTimestamp": created.UTC().Format(time.RFC3339)},
+		"spec":     map[string]interface{}{"size": int64(3)},
+	}}
+	size := []columns.PrinterColumn{{Name: "Size", Type: "integer", JSONPath: ".spec.size"}}
+	cfg := queryPrintConfig{out: out, namespaces: []string{"shop"}, ages: engines.AgesAt(created.Add(time.Hour))}
+	direct := &targetAnswer{cfg: cfg, groups: []typeObjects{{t: pods, objs: []interface{}{pod}}, {t: widgets, objs: []interface{}{widget}, columns: size}}}
+	want, err := answerPrinter{answers: []*targetAnswer{direct}, contextAt: -1}.tables()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		a          *targetAnswer
-		wantStderr string
+	if len(want) != 2 || !slices.Contains(want[1].Header, "SIZE") || want[0].Rows[0][len(want[0].Rows[0])-1] != "60m" {
+		t.Fatalf("direct tables = %v, want a pod's (age 60m) and a widget's with its SIZE", want)
+	}
+	q := protocol.Query{Types: "pods,widgets.example.com", Namespace: "shop"}
+	for _, tt := range []struct {
+		name   string
+		groups []typeObjects
+		want   []Table
 	}{
-		{direct, ""},
-		{&targetAnswer{cfg: cfg, tabled: true, tables: tables}, ""},
-		{&targetAnswer{cfg: cfg, tabled: true}, "No resources found in shop namespace.\n"},
+		{name: "objects", groups: direct.groups, want: want},
+		{name: "none", groups: []typeObjects{{t: pods}}},
 	} {
-		var stdout, stderr bytes.Buffer
-		if err := (answerPrinter{answers: []*targetAnswer{c.a}, contextAt: -1, out: &stdout, errOut: &stderr}).print(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if c.wantStderr != "" {
-			if stdout.Len() != 0 || stderr.String() != c.wantStderr {
-				t.Errorf("no tables: stdout %q stderr %q, want nothing and %q", stdout.String(), stderr.String(), c.wantStderr)
+		t.Run(tt.name, func(t *testing.T) {
+			answer, err := encodeAnswer(cfg, tt.groups)
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
-		}
-		if !strings.HasPrefix(stdout.String(), "NAME ") || !strings.Contains(stdout.String(), "\nweb ") {
-			t.Errorf("tabled %v printed %q, want the pod's table", c.a.tabled, stdout.String())
-		}
+			b, err := json.Marshal(answer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent protocol.Answer
+			if err := json.Unmarshal(b, &sent); err != nil {
+				t.Fatal(err)
+			}
+			// A built-in type's objects as their rows; a custom
+			// resource's whole, with its printer columns.
+			for _, at := range sent.Types {
+				if want := map[string]string{"pods": protocol.FormRow, "widgets": protocol.FormUnstructured}[at.Resource]; len(at.Objects) > 0 && at.Form != want {
+					t.Errorf("%s sent as %q, want %q", at.Resource, at.Form, want)
+				}
+			}
+			got, err := Tables(q, &sent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Tables(answer) = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -223,7 +258,7 @@ func TestAnswerPrinterGroupByContextAlone(t *testing.T) {
 		answers = append(answers, a)
 	}
 	var stdout, stderr bytes.Buffer
-	if err := (answerPrinter{answers: answers, several: true, contextAt: 0, out: &stdout, errOut: &stderr}).print(context.Background()); err != nil {
+	if err := (answerPrinter{answers: answers, several: true, contextAt: 0, out: &stdout, errOut: &stderr}).print(); err != nil {
 		t.Fatal(err)
 	}
 	if want := "CONTEXT   COUNT\nb         2\na         1\n"; stdout.String() != want || stderr.String() != "" {

@@ -29,7 +29,7 @@ func TestRecordPlan(t *testing.T) {
 	}{
 		{name: "-o name", set: func(o *QueryOptions) { o.Output = "name" }, want: true},
 		{name: "an image lookup, -o name", set: func(o *QueryOptions) {
-			o.IndexSelectors = []string{"image=nginx:1.27"}
+			o.Index = []string{"image=nginx:1.27"}
 			o.Output = "name"
 		}, want: true},
 		{name: "group-by node", set: func(o *QueryOptions) { o.GroupBy = []string{"node"} }, want: true},
@@ -39,7 +39,7 @@ func TestRecordPlan(t *testing.T) {
 			o.Sums = []string{"requests.cpu", "replicas=.spec.replicas"}
 			o.SortBy = "requests.cpu"
 		}, want: true},
-		{name: "a table", set: func(o *QueryOptions) { o.IndexSelectors = []string{"node=n1"} }, want: true},
+		{name: "a table", set: func(o *QueryOptions) { o.Index = []string{"node=n1"} }, want: true},
 		{name: "-o wide", set: func(o *QueryOptions) { o.Output = "wide" }, want: true},
 		{name: "a table with label columns", set: func(o *QueryOptions) { o.LabelColumns = []string{"app"} }},
 		{name: "a table with --show-labels", set: func(o *QueryOptions) { o.ShowLabels = true }},
@@ -52,7 +52,7 @@ func TestRecordPlan(t *testing.T) {
 		{name: "-o name sorted", set: func(o *QueryOptions) { o.Output = "name"; o.SortBy = "{.metadata.name}" }},
 		{name: "a filter", set: func(o *QueryOptions) { o.Output = "name"; o.Filter = "object.metadata.name != 'x'" }},
 		{name: "a grouped filter", set: func(o *QueryOptions) { o.GroupBy = []string{"node"}; o.Filter = "true" }},
-		{name: "a relationship index", set: func(o *QueryOptions) { o.Output = "name"; o.IndexSelectors = []string{"owner-root=Deployment/web"} }},
+		{name: "a relationship index", set: func(o *QueryOptions) { o.Output = "name"; o.Index = []string{"owner-root=Deployment/web"} }},
 		{name: "grouped by a node label", set: func(o *QueryOptions) { o.GroupBy = []string{"node.label:topology.kubernetes.io/zone"} }},
 		{name: "a watch", set: func(o *QueryOptions) { o.Output = "name"; o.Watch = true }},
 	}
@@ -107,7 +107,7 @@ func TestWithTableRows(t *testing.T) {
 			o := NewQueryOptions(flags, genericiooptions.NewTestIOStreamsDiscard())
 			o.AllNamespaces = true
 			o.Output = tt.output
-			o.IndexSelectors = []string{"node=n1"}
+			o.Index = []string{"node=n1"}
 			if err := o.Complete(nil, []string{"pods"}); err != nil {
 				t.Fatal(err)
 			}

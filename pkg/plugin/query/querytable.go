@@ -36,6 +36,9 @@ type typeObjects struct {
 	// whole is set when objs are every cached object of t, so counts can
 	// be read from t's index buckets.
 	whole bool
+	// columns are t's printer columns, of a custom resource's definition
+	// (printerColumns).
+	columns []columns.PrinterColumn
 }
 
 // tableHeader is the header of t's table: the -o custom-columns headers,
@@ -114,44 +117,61 @@ func (c queryPrintConfig) tableRow(t *engine.Type, table columns.Table, obj inte
 }
 
 // tableCells returns obj's cells of table at now, or those a Record kept
-// (computed when its object arrived), as a copy the caller may change.
+// (computed when its object arrived) or a warm answer carried, as a copy
+// the caller may change.
 func tableCells(table columns.Table, obj runtime.Object, now time.Time) ([]string, error) {
-	if r, ok := obj.(*index.Record); ok {
+	switch r := obj.(type) {
+	case *index.Record:
 		if cells, ok, err := r.Row(); ok {
 			return slices.Clone(cells), err
 		}
+	case *rowObject:
+		return slices.Clone(r.cells), nil
 	}
 	return table.Row(obj, now)
 }
 
-// tableFor returns kubectl's table for t: a built-in type's columns, a
-// custom resource's printer columns read from its CRD, or NAME and AGE when
-// there are none or the CRD cannot be read (the reason is logged at -v=2);
-// none for -o custom-columns.
+// tableFor returns kubectl's table for t (tableOf), a custom resource's
+// printer columns read from its CRD (printerColumns).
 func (c queryPrintConfig) tableFor(ctx context.Context, t *engine.Type) columns.Table {
+	return c.tableOf(t, c.printerColumns(ctx, t))
+}
+
+// printerColumns returns the printer columns of t's CRD for a table
+// output, none for a built-in type, another output, or when the CRD cannot
+// be read (the reason is logged at -v=2).
+func (c queryPrintConfig) printerColumns(ctx context.Context, t *engine.Type) []columns.PrinterColumn {
+	gvr := t.Mapping.Resource
+	if _, ok := columns.For(gvr.GroupResource()); ok || !c.out.IsTable() || c.grouped() || c.out.Format == "custom-columns" || !strings.Contains(gvr.Group, ".") {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var content map[string]interface{}
+	obj, err := engine.Get(ctx, c.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
+	if err == nil {
+		content, err = object.Content(obj)
+	}
+	var printerColumns []columns.PrinterColumn
+	if err == nil {
+		printerColumns, err = columns.PrinterColumnsFromCRD(&unstructured.Unstructured{Object: content}, gvr.Version)
+	}
+	if err != nil {
+		klog.V(2).InfoS("printing NAME and AGE only: no printer columns", "resource", gvr.GroupResource().String(), "err", err)
+	}
+	return printerColumns
+}
+
+// tableOf returns kubectl's table for t: a built-in type's columns, a
+// custom resource's printerColumns, or NAME and AGE when there are none;
+// none for -o custom-columns.
+func (c queryPrintConfig) tableOf(t *engine.Type, printerColumns []columns.PrinterColumn) columns.Table {
 	if c.out.Format == "custom-columns" {
 		return columns.Table{}
 	}
 	gvr := t.Mapping.Resource
 	if table, ok := columns.For(gvr.GroupResource()); ok {
 		return table
-	}
-	var printerColumns []columns.PrinterColumn
-	if gvr.Group != "" && strings.Contains(gvr.Group, ".") {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		var content map[string]interface{}
-		obj, err := engine.Get(ctx, c.source, crdMapping, "", gvr.Resource+"."+gvr.Group)
-		if err == nil {
-			content, err = object.Content(obj)
-		}
-		if err == nil {
-			printerColumns, err = columns.PrinterColumnsFromCRD(&unstructured.Unstructured{Object: content}, gvr.Version)
-		}
-		if err != nil {
-			klog.V(2).InfoS("printing NAME and AGE only: no printer columns", "resource", gvr.GroupResource().String(), "err", err)
-			printerColumns = nil
-		}
 	}
 	table, err := columns.ForCustomResource(printerColumns)
 	if err != nil {

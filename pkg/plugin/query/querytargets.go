@@ -48,7 +48,7 @@ func (q contextSplit) several() bool { return len(q.contextSelectors) > 0 || q.c
 // --group-by.
 func splitContextIndex(o *QueryOptions) (contextSplit, error) {
 	q := contextSplit{contextAt: -1}
-	for _, s := range o.IndexSelectors {
+	for _, s := range o.Index {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
 			return q, err
@@ -155,7 +155,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context) error {
 	}
 	if len(answers) > 0 || set.Total() == 0 {
 		p := answerPrinter{answers: answers, several: set.Several, contextAt: o.split.contextAt, out: o.Out, errOut: o.ErrOut}
-		if err := p.print(ctx); err != nil {
+		if err := p.print(); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
+	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
@@ -39,7 +40,7 @@ func TestSplitContextIndex(t *testing.T) {
 		{name: "bad selector", index: []string{"=x"}, wantErr: "--index"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &QueryOptions{IndexSelectors: tc.index, GroupBy: tc.groupBy, Sums: tc.sums}
+			o := &QueryOptions{QueryFlags: protocol.QueryFlags{Index: tc.index, GroupBy: tc.groupBy, Sums: tc.sums}}
 			got, err := splitContextIndex(o)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -75,9 +76,9 @@ func TestFleetQuerySeveral(t *testing.T) {
 		want bool
 	}{
 		{QueryOptions{}, false},
-		{QueryOptions{GroupBy: []string{"node"}, IndexSelectors: []string{"node=a"}}, false},
-		{QueryOptions{GroupBy: []string{"node", "context"}}, true},
-		{QueryOptions{IndexSelectors: []string{"context!=dev"}}, true},
+		{QueryOptions{QueryFlags: protocol.QueryFlags{GroupBy: []string{"node"}, Index: []string{"node=a"}}}, false},
+		{QueryOptions{QueryFlags: protocol.QueryFlags{GroupBy: []string{"node", "context"}}}, true},
+		{QueryOptions{QueryFlags: protocol.QueryFlags{Index: []string{"context!=dev"}}}, true},
 	} {
 		q, err := splitContextIndex(&tc.o)
 		if err != nil {

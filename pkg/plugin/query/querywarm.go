@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -66,9 +68,6 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 	if err != nil {
 		return direct(err.Error())
 	}
-	// One target's table is made by the cache, rows and all: only several
-	// targets' rows are merged here.
-	question.Tables = !t.several && !t.q.grouped() && t.print.out.IsTable()
 	var answerJSON bytes.Buffer
 	res, err := conn.Collect(ctx, protocol.Request{Query: &question}, t.SyncTimeout+engines.FirstFrameMargin, &answerJSON, t.errOut)
 	switch {
@@ -85,22 +84,22 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 		klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid, "failed", true)
 		return true, errors.New(res.Exit.Error)
 	}
-	if err := t.readAnswer(a, answerJSON.Bytes()); err != nil {
+	var answer protocol.Answer
+	if err := json.Unmarshal(answerJSON.Bytes(), &answer); err != nil {
+		return unusable(fmt.Sprintf("decoding its answer: %v", err))
+	}
+	if err := t.readAnswer(a, &answer); err != nil {
 		return unusable(fmt.Sprintf("decoding its answer: %v", err))
 	}
 	klog.V(1).InfoS("query: answered by the warm cache", "context", a.name, "pid", conn.Hello.Pid)
 	return true, nil
 }
 
-// readAnswer reads into a the answer a warm cache sent as JSON: the tables
-// it prints, its table of groups, or its objects, which the target's print
-// config reads with the index values and Events the cache sent; the API
+// readAnswer reads into a the answer a warm cache sent: its table of
+// groups, or its objects, which the target's print config reads with the
+// index values, Events and printer columns the cache sent; the API
 // server's warnings it sent are printed as the target's own.
-func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
-	var answer protocol.Answer
-	if err := json.Unmarshal(raw, &answer); err != nil {
-		return err
-	}
+func (t *queryTarget) readAnswer(a *targetAnswer, answer *protocol.Answer) error {
 	if len(answer.Warnings) > 0 {
 		if restConfig, err := t.ConfigFlags.ToRESTConfig(); err == nil && restConfig.WarningHandler != nil {
 			for _, message := range answer.Warnings {
@@ -109,22 +108,33 @@ func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
 		}
 	}
 	a.cfg = t.print
-	switch {
-	case answer.Tabled:
-		a.tabled, a.tables = true, answer.Tables
-	case answer.Table != nil:
+	if answer.Table != nil {
 		a.table = fleet.ContextTable{Context: a.name, Keys: len(t.print.groupBy), Table: *answer.Table}
 		a.grouped = true
-	default:
-		groups, bound, events, err := decodeAnswer(&answer)
-		if err != nil {
-			return err
-		}
-		a.groups = groups
-		a.cfg = t.print.bind(bound)
-		a.cfg.events = events
+		return nil
 	}
-	return nil
+	groups, bound, events, err := decodeAnswer(answer)
+	a.groups, a.cfg = groups, t.print.bind(bound)
+	a.cfg.events = events
+	return err
+}
+
+// Tables returns the tables a table output of q prints of answer, one
+// context's answer to q (a Collect's) of objects, none when nothing
+// matched: the tables the query command prints of that answer, its ages
+// as of the answer's instant.
+func Tables(q protocol.Query, answer *protocol.Answer) ([]Table, error) {
+	o := queryOf(q, genericclioptions.NewConfigFlags(false), genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	if err := o.Complete(nil, []string{q.Types}); err != nil {
+		return nil, err
+	}
+	groups, bound, events, err := decodeAnswer(answer)
+	if err != nil {
+		return nil, err
+	}
+	a := &targetAnswer{groups: groups, cfg: o.print.bind(bound)}
+	a.cfg.events, a.cfg.namespaces, a.cfg.ages = events, answer.Namespaces, engines.AgesAt(answer.Now)
+	return answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables()
 }
 
 // question returns t's query as data for its warm cache: its flags, the
@@ -132,24 +142,23 @@ func (t *queryTarget) readAnswer(a *targetAnswer, raw []byte) error {
 // this side resolves it, and a file -o names made absolute (the cache
 // process runs in another directory).
 func (t *queryTarget) question() (protocol.Query, error) {
-	co, q := t.q, t.q.split
+	co := t.q
 	ns, err := t.Engines.Namespace(t.ConfigFlags)
 	if err != nil {
 		return protocol.Query{}, err
 	}
-	output := co.Output
-	if format, path, ok := strings.Cut(output, "="); ok && strings.HasSuffix(format, "-file") && path != "" {
+	q := protocol.Query{
+		Types: co.typeArg, Namespace: ns, AllNamespaces: co.AllNamespaces,
+		LabelSelector: co.LabelSelector, FieldSelector: co.FieldSelector, Indexers: co.Indexers, QueryFlags: co.QueryFlags,
+		SyncTimeout: protocol.Duration(co.SyncTimeout), MaxStaleness: protocol.Duration(co.MaxStaleness),
+	}
+	q.Index, q.GroupBy = co.split.indexSelectors, co.split.groupBy
+	if format, path, ok := strings.Cut(q.Output, "="); ok && strings.HasSuffix(format, "-file") && path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
-			output = format + "=" + abs
+			q.Output = format + "=" + abs
 		}
 	}
-	return protocol.Query{
-		Types: co.typeArg, Namespace: ns, AllNamespaces: co.AllNamespaces,
-		LabelSelector: co.LabelSelector, FieldSelector: co.FieldSelector, Indexers: co.Indexers,
-		Index: q.indexSelectors, GroupBy: q.groupBy, Sums: co.Sums, Filter: co.Filter, SortBy: co.SortBy,
-		Output: output, ShowEvents: co.ShowEvents,
-		SyncTimeout: protocol.Duration(co.SyncTimeout), MaxStaleness: protocol.Duration(co.MaxStaleness),
-	}, nil
+	return q, nil
 }
 
 // queryOf returns QueryOptions that ask q, to be completed with args
@@ -157,8 +166,7 @@ func (t *queryTarget) question() (protocol.Query, error) {
 func queryOf(q protocol.Query, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *QueryOptions {
 	o := NewQueryOptions(configFlags, streams)
 	o.AllNamespaces, o.LabelSelector, o.FieldSelector, o.Indexers = q.AllNamespaces, q.LabelSelector, q.FieldSelector, q.Indexers
-	o.IndexSelectors, o.GroupBy, o.Sums, o.Filter, o.SortBy = q.Index, q.GroupBy, q.Sums, q.Filter, q.SortBy
-	o.Output, o.ShowEvents, o.answerTables = q.Output, q.ShowEvents, q.Tables
+	o.QueryFlags = q.QueryFlags
 	o.SyncTimeout, o.MaxStaleness = time.Duration(q.SyncTimeout), time.Duration(q.MaxStaleness)
 	if o.SyncTimeout <= 0 {
 		o.SyncTimeout = 60 * time.Second
@@ -188,9 +196,9 @@ func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, i
 			GroupVersionKind: gvk,
 			Scope:            scope,
 		}}
-		g := typeObjects{t: t, objs: make([]interface{}, 0, len(at.Objects))}
+		g := typeObjects{t: t, objs: make([]interface{}, 0, len(at.Objects)), columns: at.Columns}
 		for _, ao := range at.Objects {
-			obj, err := decodeObject(at.Form, gvk, ao.Object)
+			obj, err := decodeObject(at.Form, gvk, ao)
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("%s: %w", t.Name(), err)
 			}
@@ -219,33 +227,38 @@ func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, i
 	return groups, defs, events, nil
 }
 
-// decodeObject decodes one object of an Answer as the cache held it: a
-// Go type of the kubernetes scheme, unstructured, or metadata only.
-func decodeObject(form string, gvk schema.GroupVersionKind, raw []byte) (interface{}, error) {
+// decodeObject decodes one object of an Answer as the cache carried it
+// (form): a Go type of the kubernetes scheme, unstructured, metadata only,
+// or a row.
+func decodeObject(form string, gvk schema.GroupVersionKind, ao protocol.AnswerObject) (interface{}, error) {
+	var obj runtime.Object
 	switch form {
 	case protocol.FormUnstructured:
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return nil, err
-		}
-		return u, nil
-	case protocol.FormMetadata:
-		m := &metav1.PartialObjectMetadata{}
-		if err := json.Unmarshal(raw, m); err != nil {
-			return nil, err
-		}
-		return m, nil
+		obj = &unstructured.Unstructured{}
+	case protocol.FormMetadata, protocol.FormRow:
+		obj = &metav1.PartialObjectMetadata{}
 	case protocol.FormTyped:
-		obj, err := scheme.Scheme.New(gvk)
-		if err != nil {
+		var err error
+		if obj, err = scheme.Scheme.New(gvk); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(raw, obj); err != nil {
-			return nil, err
-		}
-		return obj, nil
+	default:
+		return nil, fmt.Errorf("objects of unknown form %q", form)
 	}
-	return nil, fmt.Errorf("objects of unknown form %q", form)
+	if err := json.Unmarshal(ao.Object, obj); err != nil {
+		return nil, err
+	}
+	if form == protocol.FormRow {
+		return &rowObject{PartialObjectMetadata: obj.(*metav1.PartialObjectMetadata), cells: ao.Cells}, nil
+	}
+	return obj, nil
+}
+
+// rowObject is an object of a warm answer carried as its row
+// (protocol.FormRow): its metadata, and its cells of its type's table.
+type rowObject struct {
+	*metav1.PartialObjectMetadata
+	cells []string
 }
 
 // answerEvents are the latest Events an Answer sent, by the UID of the

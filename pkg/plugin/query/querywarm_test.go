@@ -62,7 +62,11 @@ func TestAnswerRoundTrip(t *testing.T) {
 		m, _ := meta.Accessor(obj)
 		return []string{"Deployment/" + m.GetName()}, nil
 	}}
-	cfg := queryPrintConfig{indexes: []index.Definition{ownerRoot}, showEvents: true, events: answerEvents{"u1": event}}
+	out, err := printing.ParseOutput("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := queryPrintConfig{out: out, indexes: []index.Definition{ownerRoot}, showEvents: true, events: answerEvents{"u1": event}}
 	groups := []typeObjects{
 		{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "pods", true), objs: []interface{}{pod}},
 		{t: answerTypeOf(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, "widgets", true), objs: []interface{}{widget}},
@@ -140,9 +144,9 @@ func TestObjectForm(t *testing.T) {
 		{name: "unknown kind", obj: &corev1.Pod{}, gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := objectForm(tc.obj, tc.gvk)
+			_, got, err := answerForm(tc.obj, tc.gvk, "")
 			if (err != nil) != tc.wantErr || got != tc.want {
-				t.Errorf("objectForm(%T, %v) = %q, %v; want %q, error %v", tc.obj, tc.gvk, got, err, tc.want, tc.wantErr)
+				t.Errorf("answerForm(%T, %v) = %q, %v; want %q, error %v", tc.obj, tc.gvk, got, err, tc.want, tc.wantErr)
 			}
 		})
 	}
@@ -184,7 +188,7 @@ current-context: a
 	}
 	o := NewQueryOptions(targets.ForContext(rootConfigFlags(kubeconfig), "a"), genericiooptions.NewTestIOStreamsDiscard())
 	o.typeArg, o.AllNamespaces, o.LabelSelector, o.Indexers = "pods,deploy", false, "app=web", []string{"img={.spec.containers[*].image}"}
-	o.IndexSelectors, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
+	o.Index, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
 	o.Output, o.SyncTimeout, o.MaxStaleness = "jsonpath-file=tmpl.txt", 5*time.Second, time.Minute
 	q, err := splitContextIndex(o)
 	if err != nil {
@@ -198,14 +202,14 @@ current-context: a
 	abs, _ := filepath.Abs("tmpl.txt")
 	want := protocol.Query{
 		Types: "pods,deploy", Namespace: "team-a", LabelSelector: "app=web", Indexers: o.Indexers,
-		Index: []string{"node=n1"}, GroupBy: []string{"node"}, Sums: []string{"requests.cpu"},
-		Output: "jsonpath-file=" + abs, SyncTimeout: protocol.Duration(5 * time.Second), MaxStaleness: protocol.Duration(time.Minute),
+		QueryFlags:  protocol.QueryFlags{Index: []string{"node=n1"}, GroupBy: []string{"node"}, Sums: []string{"requests.cpu"}, Output: "jsonpath-file=" + abs},
+		SyncTimeout: protocol.Duration(5 * time.Second), MaxStaleness: protocol.Duration(time.Minute),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("question = %+v, want %+v", got, want)
 	}
 	back := queryOf(got, rootConfigFlags(kubeconfig), genericiooptions.NewTestIOStreamsDiscard())
-	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.IndexSelectors, q.indexSelectors) || !reflect.DeepEqual(back.GroupBy, q.groupBy) ||
+	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.Index, q.indexSelectors) || !reflect.DeepEqual(back.GroupBy, q.groupBy) ||
 		!reflect.DeepEqual(back.Sums, o.Sums) || back.Output != want.Output || back.SyncTimeout != o.SyncTimeout || back.MaxStaleness != o.MaxStaleness || back.Cache != "off" {
 		t.Errorf("queryOf(question) = %+v, want the options the flags set", back)
 	}

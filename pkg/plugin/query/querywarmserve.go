@@ -5,20 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
+	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/server"
 )
@@ -59,141 +66,154 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 		if err == nil {
 			err = o.Validate()
 		}
-		var t *queryTarget
-		if err == nil {
-			t, err = o.target(o.set.Targets[0], stderr, o.Config.Progress)
+		if err != nil {
+			return server.OutcomeOf(err)
 		}
-		if err == nil && o.readsUsage() {
-			// The samples the cache keeps (engines.ServeEnv.Usage).
-			err = t.readUsage(ctx)
-		}
+		// Read here, as a target without a warm cache is (answer).
+		a, err := o.answer(ctx, o.set.Targets[0], o.Config.Progress)
+		defer a.shutdown()
+		mu.Lock()
+		got := warnings[:len(warnings):len(warnings)]
+		mu.Unlock()
 		if err == nil {
-			err = t.writeAnswer(ctx, stdout, func() []string {
-				mu.Lock()
-				defer mu.Unlock()
-				return warnings
-			})
+			err = writeAnswer(stdout, a, got)
 		}
 		return server.OutcomeOf(err)
 	}
 }
 
-// writeAnswer does what a target's answer does up to printing and writes
-// the answer on out as one protocol.Answer: for a grouped query its table
-// of groups; for a table output asked as tables (answerTables), the tables
-// the client prints; otherwise the objects (encodeAnswer). The API
-// server's warnings the answer's lists and watches got (warnings, read
-// last) go with it, for the client to print as its own.
-func (t *queryTarget) writeAnswer(ctx context.Context, out io.Writer, warnings func() []string) error {
-	a := &targetAnswer{shutdown: func() {}}
-	err := t.collect(ctx, a)
-	defer a.shutdown()
-	if err != nil {
-		return err
-	}
-	cfg := a.cfg
-	var answer *protocol.Answer
-	switch {
-	case cfg.grouped():
+// writeAnswer writes a, a target's answer, on out as one protocol.Answer:
+// for a grouped query its table of groups, otherwise its objects
+// (encodeAnswer); with warnings, the API server's warnings the answer's
+// lists and watches got, for the client to print as its own.
+func writeAnswer(out io.Writer, a *targetAnswer, warnings []string) error {
+	answer := &protocol.Answer{}
+	if a.cfg.grouped() {
 		table, err := a.groupTable()
 		if err != nil {
 			return err
 		}
-		answer = &protocol.Answer{Table: &table.Table}
-	case t.q.answerTables && cfg.out.IsTable():
-		tables, err := answerPrinter{answers: []*targetAnswer{a}, contextAt: -1}.tables(ctx)
-		if err != nil {
-			return err
-		}
-		answer = &protocol.Answer{Tabled: true, Tables: tables}
-	default:
-		if answer, err = encodeAnswer(cfg, a.groups); err != nil {
+		answer.Table = &table.Table
+	} else {
+		var err error
+		if answer, err = encodeAnswer(a.cfg, a.groups); err != nil {
 			return err
 		}
 	}
-	answer.Warnings = warnings()
+	answer.Warnings = warnings
 	return json.NewEncoder(out).Encode(answer)
 }
 
-// answerIndexes are the indexes whose values an answer carries per
-// object: those cfg prints or groups by, and its --sort-by index, each
-// once.
+// answerIndexes are the indexes whose values an answer of objects
+// carries per object: those cfg prints, and its --sort-by index.
 func answerIndexes(cfg queryPrintConfig) []index.Definition {
-	var defs []index.Definition
-	seen := map[string]bool{}
-	add := func(def index.Definition) {
-		if !seen[def.Name] {
-			seen[def.Name] = true
-			defs = append(defs, def)
-		}
+	if cfg.sortIndex != nil && !slices.ContainsFunc(cfg.indexes, func(def index.Definition) bool { return def.Name == cfg.sortIndex.Name }) {
+		return append(slices.Clone(cfg.indexes), *cfg.sortIndex)
 	}
-	for _, def := range cfg.indexes {
-		add(def)
-	}
-	for _, def := range cfg.groupBy {
-		add(def)
-	}
-	if cfg.sortIndex != nil {
-		add(*cfg.sortIndex)
-	}
-	return defs
+	return cfg.indexes
 }
 
 // encodeAnswer returns groups as an Answer: each object as JSON, with its
 // values of answerIndexes(cfg) and, with --show-events, the latest Event
-// about it. An answer printed as names (namesOnly) carries each object's
-// metadata alone, in FormMetadata, whatever form the cache holds.
+// about it; each type with its printer columns; the namespaces asked and,
+// for an output that prints ages, the instant they count from. Objects
+// are carried as cached, or reduced to what the print reads (carried).
 func encodeAnswer(cfg queryPrintConfig, groups []typeObjects) (*protocol.Answer, error) {
 	defs := answerIndexes(cfg)
-	metadataOnly := cfg.namesOnly()
-	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups))}
+	answer := &protocol.Answer{Types: make([]protocol.AnswerType, 0, len(groups)), Namespaces: cfg.namespaces}
+	if cfg.printsAges() {
+		answer.Now = cfg.ages.Now()
+	}
 	for _, def := range defs {
 		answer.Indexes = append(answer.Indexes, def.Name)
 	}
 	for _, g := range groups {
-		m := g.t.Mapping
-		at := protocol.AnswerType{
-			Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
-			Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(),
-			Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
-		}
-		for _, obj := range g.objs {
-			sent, form, err := answerForm(obj, m.GroupVersionKind, metadataOnly)
-			if err != nil {
-				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
-			}
-			if at.Form == "" {
-				at.Form = form
-			} else if at.Form != form {
-				return nil, fmt.Errorf("encoding the answer of %s: objects of forms %s and %s", g.t.Name(), at.Form, form)
-			}
-			ao := protocol.AnswerObject{}
-			for _, def := range defs {
-				ao.Values = append(ao.Values, index.Values(def, obj))
-			}
-			if cfg.showEvents {
-				if latest := index.EventsOf(cfg.events, obj); len(latest) > 0 {
-					ao.Event = latest[0]
-				}
-			}
-			if ao.Object, err = json.Marshal(sent); err != nil {
-				return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
-			}
-			at.Objects = append(at.Objects, ao)
+		at, err := cfg.encodeType(g, defs, answer.Now)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the answer of %s: %w", g.t.Name(), err)
 		}
 		answer.Types = append(answer.Types, at)
 	}
 	return answer, nil
 }
 
+// encodeType returns g as an AnswerType of an answer that carries the
+// values of defs, its rows' cells computed at now.
+func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now time.Time) (protocol.AnswerType, error) {
+	m := g.t.Mapping
+	at := protocol.AnswerType{
+		Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource,
+		Kind: m.GroupVersionKind.Kind, Namespaced: g.t.Namespaced(), Columns: g.columns,
+		Objects: make([]protocol.AnswerObject, 0, len(g.objs)),
+	}
+	table := c.tableOf(g.t, g.columns)
+	carried := c.carried(g.t, table)
+	for _, obj := range g.objs {
+		sent, form, err := answerForm(obj, m.GroupVersionKind, carried)
+		if err != nil {
+			return at, err
+		}
+		if at.Form == "" {
+			at.Form = form
+		} else if at.Form != form {
+			return at, fmt.Errorf("objects of forms %s and %s", at.Form, form)
+		}
+		ao := protocol.AnswerObject{}
+		for _, def := range defs {
+			ao.Values = append(ao.Values, index.Values(def, obj))
+		}
+		if c.showEvents {
+			if latest := index.EventsOf(c.events, obj); len(latest) > 0 {
+				ao.Event = latest[0]
+			}
+		}
+		if ro, ok := obj.(runtime.Object); ok && form == protocol.FormRow {
+			if ao.Cells, err = tableCells(table, ro, now); err != nil {
+				return at, fmt.Errorf("printing %s: %w", printing.ObjectName(obj), err)
+			}
+		}
+		if ao.Object, err = json.Marshal(sent); err != nil {
+			return at, err
+		}
+		at.Objects = append(at.Objects, ao)
+	}
+	return at, nil
+}
+
+// carried returns how an answer of c carries the objects of t, whose
+// table is table: as cached (""); for -o name their metadata alone
+// (FormMetadata); for kubectl's table of a built-in type (a custom
+// resource's columns may differ between contexts), when its order reads
+// nothing of them (table.Compare, a --sort-by JSONPath), their metadata
+// and cells (FormRow).
+func (c queryPrintConfig) carried(t *engine.Type, table columns.Table) string {
+	_, builtIn := columns.For(t.Mapping.Resource.GroupResource())
+	switch {
+	case c.namesOnly():
+		return protocol.FormMetadata
+	case builtIn && (c.out.Format == "" || c.out.Format == "wide") && table.Compare == nil && (c.sortKey == nil || c.sortIndex != nil):
+		return protocol.FormRow
+	}
+	return ""
+}
+
 // answerForm returns obj, a cached object of kind gvk, as an answer
-// carries it, and its form (objectForm): with metadataOnly, a
-// PartialObjectMetadata of that kind with obj's name, namespace and UID,
-// what a printed name reads.
-func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool) (interface{}, string, error) {
-	if !metadataOnly {
-		form, err := objectForm(obj, gvk)
-		return obj, form, err
+// carries it (carried), and how the other side decodes it: as cached, a
+// Go type of the kubernetes scheme, unstructured or metadata only;
+// otherwise a PartialObjectMetadata of that kind with obj's name,
+// namespace and UID, and its labels for a row (-L, --show-labels).
+func answerForm(obj interface{}, gvk schema.GroupVersionKind, carried string) (interface{}, string, error) {
+	if carried == "" {
+		switch obj.(type) {
+		case *unstructured.Unstructured:
+			return obj, protocol.FormUnstructured, nil
+		case *metav1.PartialObjectMetadata:
+			return obj, protocol.FormMetadata, nil
+		}
+		if example, err := scheme.Scheme.New(gvk); err != nil || reflect.TypeOf(example) != reflect.TypeOf(obj) {
+			return nil, "", fmt.Errorf("a cached %T is not the scheme's %s", obj, gvk)
+		}
+		return obj, protocol.FormTyped, nil
 	}
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
@@ -202,26 +222,9 @@ func answerForm(obj interface{}, gvk schema.GroupVersionKind, metadataOnly bool)
 	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: accessor.GetName(), Namespace: accessor.GetNamespace(), UID: accessor.GetUID(),
 	}}
+	if carried == protocol.FormRow {
+		m.Labels = accessor.GetLabels()
+	}
 	m.SetGroupVersionKind(gvk)
-	return m, protocol.FormMetadata, nil
-}
-
-// objectForm says how obj, a cached object of kind gvk, is decoded on the
-// other side: a Go type of the kubernetes scheme, unstructured, or
-// metadata only.
-func objectForm(obj interface{}, gvk schema.GroupVersionKind) (string, error) {
-	switch obj.(type) {
-	case *unstructured.Unstructured:
-		return protocol.FormUnstructured, nil
-	case *metav1.PartialObjectMetadata:
-		return protocol.FormMetadata, nil
-	}
-	example, err := scheme.Scheme.New(gvk)
-	if err != nil {
-		return "", fmt.Errorf("a cached %T: %w", obj, err)
-	}
-	if fmt.Sprintf("%T", example) != fmt.Sprintf("%T", obj) {
-		return "", fmt.Errorf("a cached %T is not the scheme's %s (%T)", obj, gvk.Kind, example)
-	}
-	return protocol.FormTyped, nil
+	return m, carried, nil
 }

@@ -245,7 +245,7 @@ func render(ctx context.Context, answers []*targetAnswer, several bool, contextA
 	}
 	var buf bytes.Buffer
 	p := answerPrinter{answers: answers, several: several, contextAt: contextAt, out: &buf, errOut: &buf}
-	if err := p.print(ctx); err != nil {
+	if err := p.print(); err != nil {
 		return nil, nil, err
 	}
 	text := strings.TrimSuffix(buf.String(), "\n")

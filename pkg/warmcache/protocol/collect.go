@@ -2,10 +2,12 @@ package protocol
 
 import (
 	"encoding/json"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
+	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 )
 
 // Collect asks the cache to answer a query given as data (the Request's
@@ -20,8 +22,9 @@ const Collect RequestKind = "collect"
 // Answer is one context's answer to a query, as a Collect sends it: per
 // type, the matching objects in the order the query prints them, and what
 // the printer reads besides the objects that depends on the context's
-// other caches; or, for a query with --group-by or --sum, the table of
-// groups alone (Table), neither sorted nor cut.
+// other caches or its API server; or, for a query with --group-by or
+// --sum, the table of groups alone (Table), neither sorted nor cut. The
+// client prints it as an answer it read itself.
 type Answer struct {
 	// Table is the answer of a grouped query: a row per group with its
 	// count and sums, and the totals row.
@@ -33,11 +36,10 @@ type Answer struct {
 	Indexes []string `json:"indexes,omitempty"`
 	// Types are the query's types, in the order it asked them.
 	Types []AnswerType `json:"types,omitempty"`
-	// Tabled answers a Query whose Tables was set: Tables are the tables
-	// the client prints, in order, none when nothing matched; Types and
-	// Indexes are then empty.
-	Tabled bool          `json:"tabled,omitempty"`
-	Tables []AnswerTable `json:"tables,omitempty"`
+	// Namespaces are the namespaces asked, none for all; Now, for an
+	// output that prints ages, the instant they count from.
+	Namespaces []string  `json:"namespaces,omitempty"`
+	Now        time.Time `json:"now,omitzero"`
 	// Warnings are the API server's warnings the answer's lists and
 	// watches got, for the client to print as its own.
 	Warnings []string `json:"warnings,omitempty"`
@@ -53,6 +55,9 @@ const (
 	FormUnstructured = "unstructured"
 	// FormMetadata objects are metav1.PartialObjectMetadata.
 	FormMetadata = "metadata"
+	// FormRow objects are metav1.PartialObjectMetadata (name, namespace,
+	// UID, labels), each with its Cells.
+	FormRow = "row"
 )
 
 // AnswerType is one type of an Answer: its REST mapping and its objects.
@@ -63,8 +68,11 @@ type AnswerType struct {
 	Kind       string `json:"kind"`
 	Namespaced bool   `json:"namespaced,omitempty"`
 	// Form is how every object of the type is decoded (FormTyped, …).
-	Form    string         `json:"form"`
-	Objects []AnswerObject `json:"objects,omitempty"`
+	Form string `json:"form"`
+	// Columns are a custom resource's printer columns, as its definition
+	// declares them, for a table output; none for a built-in type.
+	Columns []columns.PrinterColumn `json:"columns,omitempty"`
+	Objects []AnswerObject          `json:"objects,omitempty"`
 }
 
 // AnswerObject is one object of an AnswerType.
@@ -76,11 +84,8 @@ type AnswerObject struct {
 	// Event, with --show-events, is the latest Event about the object,
 	// nil when there is none.
 	Event *corev1.Event `json:"event,omitempty"`
-}
-
-// AnswerTable is a table as a table output prints it: its header and its
-// rows of cells, kubectl's columns, the -L and index columns included.
-type AnswerTable struct {
-	Header []string   `json:"header"`
-	Rows   [][]string `json:"rows"`
+	// Cells, of a FormRow object, are its cells of kubectl's table for its
+	// type, every column (-o wide's too), at the Answer's Now: what a
+	// table prints of it, as an API server's Table carries it.
+	Cells []string `json:"cells,omitempty"`
 }

@@ -15,6 +15,16 @@ type Query struct {
 	FieldSelector string `json:"fieldSelector,omitempty"`
 	// Indexers are the --indexer NAME=EXPR definitions.
 	Indexers []string `json:"indexers,omitempty"`
+	QueryFlags
+	// SyncTimeout and MaxStaleness are --sync-timeout and --max-staleness.
+	SyncTimeout  Duration `json:"syncTimeout,omitempty"`
+	MaxStaleness Duration `json:"maxStaleness,omitempty"`
+}
+
+// QueryFlags are the flags of a Query that the query command holds itself
+// (the others are those every command that reads a cluster has), bound
+// to the command's flags as they are.
+type QueryFlags struct {
 	// Index are the --index NAME=VALUE selectors, ANDed.
 	Index []string `json:"index,omitempty"`
 	// GroupBy and Sums make the answer a table of groups (Answer.Table).
@@ -29,11 +39,4 @@ type Query struct {
 	// it names (jsonpath-file=PATH) is read by the client.
 	Output     string `json:"output,omitempty"`
 	ShowEvents bool   `json:"showEvents,omitempty"`
-	// Tables asks, for a table output of one context, for the tables the
-	// client prints (Answer.Tables), their rows made and ordered by the
-	// cache, instead of the objects.
-	Tables bool `json:"tables,omitempty"`
-	// SyncTimeout and MaxStaleness are --sync-timeout and --max-staleness.
-	SyncTimeout  Duration `json:"syncTimeout,omitempty"`
-	MaxStaleness Duration `json:"maxStaleness,omitempty"`
 }
