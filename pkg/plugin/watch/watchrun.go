@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/live"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 )
 
@@ -36,9 +37,10 @@ type targetWatch struct {
 	// until is o.until's program with the target's own failures, as
 	// print.Filter is o.print.Filter's.
 	until *expr.Guard
-	// groups, for --group-by and --sum, is the target's part of the
-	// one table of the targets.
-	groups *groupFeed
+	// name is the target's; groups, for --group-by and --sum, is the one
+	// table of the targets.
+	name   string
+	groups *live.Groups
 }
 
 // target returns the watch of a target, its engine options o's until it
