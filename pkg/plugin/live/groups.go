@@ -33,7 +33,7 @@ type GroupsConfig struct {
 	Objects string
 	// Lines makes the table printed off a terminal followed by a line per
 	// changed group (changeLine), as each change comes; otherwise by the
-	// rows of the groups that changed, at most every RowsInterval (a
+	// rows of the groups that changed, at most every rowsInterval (a
 	// group that emptied with a count of 0).
 	Lines bool
 	// Timestamps starts each change line with the time it was printed.
@@ -50,9 +50,9 @@ type GroupsConfig struct {
 	BeforeDraw func()
 }
 
-// RowsInterval is the shortest time between two batches of changed rows
+// rowsInterval is the shortest time between two batches of changed rows
 // off a terminal.
-const RowsInterval = time.Second
+const rowsInterval = time.Second
 
 // Groups is the live grouped table (--group-by, --sum) of one target or
 // several, by the rules of a query of several: a group's count and sums
@@ -116,9 +116,9 @@ func NewGroups(out io.Writer, cfg GroupsConfig) *Groups {
 }
 
 // Notes is where the targets' warnings go on a terminal (Screen.Notes),
-// nil off one.
+// nil off one or for a nil Groups.
 func (g *Groups) Notes() io.Writer {
-	if g.screen == nil {
+	if g == nil || g.screen == nil {
 		return nil
 	}
 	return g.screen.Notes()
@@ -281,7 +281,7 @@ func (g *Groups) Print(done <-chan struct{}) error {
 		defer g.mu.Unlock()
 		return g.out.Flush()
 	}
-	return Follow(context.Background(), done, g.changed, g.screen, RowsInterval, func() error {
+	return Follow(context.Background(), done, g.changed, g.screen, rowsInterval, func() error {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if len(g.seeded) == 0 {

@@ -137,17 +137,16 @@ func (s *watchOutput) notify() {
 
 // print prints the merged answer once every context has synced or ended
 // (or done is closed), then lets the contexts print their changes, or
-// redraws it as they change (follow), until done is closed or ctx ends.
+// redraws it as they change until ctx ends; it returns once done is
+// closed (every context has ended), what they printed flushed, or at its
+// first error.
 func (s *watchOutput) print(ctx context.Context, done <-chan struct{}) error {
 	err := s.printAnswer(ctx, done)
 	if err == nil && s.live != nil {
 		err = live.Follow(ctx, done, s.changed, s.live, 0, func() error { return s.draw(ctx) })
 	}
 	if err == nil {
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
+		<-done
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

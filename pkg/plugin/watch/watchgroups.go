@@ -80,7 +80,7 @@ func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, 
 	engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
 	ctx, cancel := engines.RunContext(ctx, eng, w.o.Timeout)
 	defer cancel()
-	err := feed.Follow(ctx, &w.eo, eng.Types(), queue, w.errOut)
+	err := feed.Follow(ctx, &w.eo, eng.Types(), queue, w.warnings)
 	if failed := eng.Err(); failed != nil {
 		return failed
 	}

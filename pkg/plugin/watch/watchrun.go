@@ -38,16 +38,18 @@ type targetWatch struct {
 	// print.Filter is o.print.Filter's.
 	until *expr.Guard
 	// name is the target's; groups, for --group-by and --sum, is the one
-	// table of the targets.
-	name   string
-	groups *live.Groups
+	// table of the targets; warnings are where the watch's warnings go
+	// once it is synced: errOut, or the frame of a table redrawn in place.
+	name     string
+	groups   *live.Groups
+	warnings io.Writer
 }
 
 // target returns the watch of a target, its engine options o's until it
 // connects, writing to out and errOut: its engine's progress and watch
 // errors go to errOut.
 func (o *WatchOptions) target(out, errOut io.Writer) *targetWatch {
-	w := &targetWatch{o: o, eo: o.EngineOptions, out: out, errOut: errOut, print: o.print}
+	w := &targetWatch{o: o, eo: o.EngineOptions, out: out, errOut: errOut, warnings: errOut, print: o.print}
 	w.print.Color = o.color.Enabled(out)
 	w.print.Filter, w.until = engines.OwnGuard(o.print.Filter), engines.OwnGuard(o.until)
 	w.print.Where, w.groupDefs = slices.Clone(o.print.Where), slices.Clone(o.groupDefs)

@@ -142,6 +142,11 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 		}
 		w := o.target(stdout, stderr)
 		w.print.budget, w.name, w.groups = budget, name, groups
+		if notes := groups.Notes(); notes != nil {
+			// A table redrawn in place shows the last warning in its
+			// frame: written over it, they would move it.
+			w.eo.Config, w.warnings = Watching(w.eo.Config, notes), notes
+		}
 		if o.set.Several {
 			w.print.Context = name
 		}
