@@ -9,6 +9,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -299,7 +300,7 @@ type running struct {
 // related object as a MODIFIED event of the object it is related to, and
 // watch errors go to notes when it is set. The caller calls stop when it
 // is done; on an error nothing is left running.
-func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes *lastLine) (*running, error) {
+func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes io.Writer) (*running, error) {
 	o := t.q
 	mappings, err := t.Resolve(o.typeArg)
 	if err != nil {

@@ -2,11 +2,8 @@ package query
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
@@ -40,35 +37,4 @@ func (t *queryTarget) readUsage(ctx context.Context) error {
 		})
 	}
 	return nil
-}
-
-// followUsage keeps the usage measures of w, a grouped query -w's running
-// answer of target t, on the target's latest metrics API sample until ctx
-// ends: a Poller reads the API at its resolution (it has no watch), and
-// each new sample rebinds the measures, under rows.mu, and tells rows the
-// answer changed, so that it is looked up and redrawn. A failed reading is
-// said once per error on errOut; the measures keep the last sample. It
-// returns once the Poller's Run has.
-func (t *queryTarget) followUsage(ctx context.Context, w *running, rows *watchOutput, errOut io.Writer) {
-	mappings := make([]*meta.RESTMapping, 0, len(w.types))
-	for _, typ := range w.types {
-		mappings = append(mappings, typ.Mapping)
-	}
-	pods, nodes := engines.UsageOf(mappings)
-	if !pods && !nodes {
-		return
-	}
-	poller, err := t.UsagePoller(pods, nodes)
-	if err != nil {
-		fmt.Fprintf(errOut, "warning: reading usage: %v; the usage sums stay as they were\n", err)
-		return
-	}
-	usage.Follow(ctx, poller, func(s *usage.Snapshot) {
-		rows.mu.Lock()
-		w.cfg.measures = aggregate.BindUsage(w.cfg.measures, s)
-		rows.mu.Unlock()
-		rows.notify()
-	}, func(err error) {
-		fmt.Fprintf(errOut, "warning: reading usage: %v; the usage sums stay as they were\n", err)
-	})
 }

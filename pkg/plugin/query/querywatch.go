@@ -21,10 +21,12 @@ import (
 
 // This file holds query -w/--watch: the query's answer kept current from
 // its informers after sync, instead of printed once. On a terminal, the
-// table (objects, custom columns, or a grouped table) of one target or
-// several is redrawn in place (liveTable); otherwise (--watch-only, -o
-// json, yaml, name and templates, off a terminal) each change is printed
-// as kubectl get -w prints it (watchOutput).
+// table (objects, custom columns) of one target or several is redrawn in
+// place; otherwise (--watch-only, -o json, yaml, name and templates, off a
+// terminal) each change is printed as kubectl get -w prints it
+// (watchOutput). --group-by and --sum keep one table of groups
+// (groupWatch), redrawn on a terminal, otherwise followed by the rows of
+// the groups that changed.
 
 // queryWatchFlags are query's flags of kubectl get -w.
 type queryWatchFlags struct {
@@ -62,7 +64,7 @@ func (o *QueryOptions) validateWatch() error {
 		return fmt.Errorf("--output-watch-events prints changed objects; it cannot be combined with --group-by or --sum")
 	}
 	if o.watching() {
-		// A grouped table re-measures on each new sample (followUsage).
+		// A grouped table re-measures on each new sample (live.Feed).
 		return engines.RefuseWatchedUsage(o.filterGuard)
 	}
 	return nil
@@ -78,24 +80,36 @@ func (o *QueryOptions) redraws() bool {
 // target's, with what watch's has besides: a watch the user may make, plain
 // watch streams, and watch errors reported on the target's stderr, or, for
 // a table redrawn in place, to notes, which the frame shows.
-func (t *queryTarget) watchConfig(notes *lastLine) engine.Config {
-	var warnings io.Writer = t.errOut
-	if notes != nil {
-		// Written over the frame, they would move it: the frame shows
-		// the last one instead.
-		warnings = notes
+func (t *queryTarget) watchConfig(notes io.Writer) engine.Config {
+	if notes == nil {
+		notes = t.errOut
 	}
-	return watch.Watching(t.Config, warnings)
+	return watch.Watching(t.Config, notes)
 }
 
-// watchTarget keeps the answer of target tg current in rows: its engine
+// watchSink is where the targets of a query -w keep their answers: rows or
+// a table of objects (watchOutput), or a table of groups (groupWatch).
+type watchSink interface {
+	// follow keeps w, target t's answer, current until ctx ends, its
+	// warnings written to warnings.
+	follow(ctx context.Context, t *queryTarget, w *running, warnings io.Writer) error
+	// ended records that target name's watch ended with err.
+	ended(name string, err error)
+	// print prints the answer once every target has synced or ended,
+	// then as it changes, until done is closed or ctx ends.
+	print(ctx context.Context, done <-chan struct{}) error
+	// notes is where the targets' warnings go on a terminal, nil off one.
+	notes() io.Writer
+}
+
+// watchTarget keeps the answer of target tg current in sink: its engine
 // and relations started and synced with a queue of events (start), then
-// rows.run follows it until ctx ends (then cmdutil.ErrInterrupted) or the
+// sink follows it until ctx ends (then cmdutil.ErrInterrupted) or the
 // engine fails for good (a watch no longer allowed: its error). One of
 // several writes its stderr lines prefixed with its name, under mu, and
 // shows its engine's progress in progress; a live table shows the watch's
 // warnings in its frame.
-func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows *watchOutput, mu *sync.Mutex, progress *pluginprogress.Targets) error {
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, sink watchSink, mu *sync.Mutex, progress *pluginprogress.Targets) error {
 	var errOut io.Writer = o.ErrOut
 	engineProgress := o.Config.Progress
 	if o.set.Several {
@@ -108,19 +122,11 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows 
 	if progress != nil {
 		engineProgress = progress.EngineProgress(tg.Name)
 	}
-	var notes *lastLine
-	if rows.live != nil {
-		notes = &rows.live.notes
-	}
 	t, err := o.target(tg, errOut, engineProgress)
 	if err != nil {
 		return err
 	}
-	if o.readsUsage() {
-		if err := t.readUsage(ctx); err != nil {
-			return err
-		}
-	}
+	notes := sink.notes()
 	w, err := t.start(ctx, engine.NewQueue(watch.QueueLimit), notes)
 	if err != nil {
 		return interrupted(ctx, err)
@@ -129,19 +135,6 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows 
 	defer w.report()
 	watching, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if o.readsUsage() {
-		var usageErrOut io.Writer = errOut
-		if notes != nil {
-			usageErrOut = notes
-		}
-		followed := make(chan struct{})
-		go func() {
-			defer close(followed)
-			t.followUsage(watching, w, rows, usageErrOut)
-		}()
-		defer func() { <-followed }()
-		defer cancel()
-	}
 	go func() {
 		select {
 		case <-w.eng.Failed():
@@ -149,7 +142,10 @@ func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, rows 
 		case <-watching.Done():
 		}
 	}()
-	err = rows.run(watching, tg.Name, w)
+	if notes == nil {
+		notes = errOut
+	}
+	err = sink.follow(watching, t, w, notes)
 	if failed := w.eng.Err(); failed != nil {
 		return failed
 	}

@@ -11,15 +11,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/live"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
@@ -27,7 +26,7 @@ import (
 
 // This file holds query -w and --watch-only, one target or several: one
 // watch per target (its own engine), their answers printed as one, redrawn
-// (follow) or as a stream of rows; the rows of several targets name their
+// (live.Follow) or as a stream of rows; the rows of several targets name their
 // context as a query of several does:
 //
 //   - tables (and -o wide, custom-columns): a first column CONTEXT;
@@ -45,8 +44,9 @@ import (
 // go on, and the exit code is then 1. Ctrl-C ends every context's watch
 // (exit 1 without a message, as kubectl get -w).
 
-// watchOutput is the shared output of a query -w of one target or several.
-// Its methods are safe for concurrent use by the targets' goroutines.
+// watchOutput is the shared output of a query -w of objects, of one
+// target or several. Its methods are safe for concurrent use by the
+// targets' goroutines.
 type watchOutput struct {
 	mu   sync.Mutex
 	out  *bufio.Writer
@@ -69,43 +69,31 @@ type watchOutput struct {
 	ready     chan struct{}
 	printed   chan struct{}
 	watchOnly bool
-	// redrawn is set when the answer is computed again as it changes
-	// (follow): a table redrawn in place (live, set on a terminal), or
-	// the rows of groups (grouped); changed is sent on when a target's
-	// answer changed.
-	redrawn bool
-	live    *liveTable
-	grouped bool
+	// live, set on a terminal, is the table redrawn in place as it
+	// changes (follow); changed is sent on when a target's answer
+	// changed.
+	live    *live.Screen
 	changed chan struct{}
-	// contextAt is where --group-by names context (-1 if not); groupRows
-	// are the rows of groups printed last, by their key.
-	contextAt int
-	groupRows map[string][]string
-	// measures are the --sum measures of a grouped table with globs,
-	// expanded against the objects of its first draw: its columns from
-	// then on. Nil until then, and without globs.
-	measures []aggregate.Measure
 	// several is set when the rows come from several targets: they name
 	// their context.
 	several bool
+	// answered runs before the answer is first printed.
+	answered func()
 }
 
-// newWatchOutput returns the shared output of a query -w of contexts on out:
-// with watchOnly, changes only; grouped, a table of groups with a context
-// key column at contextAt (-1 for none); live, a table redrawn in place on
+// newWatchOutput returns the shared output of a query -w of contexts on
+// out: with watchOnly, changes only; redrawn, a table redrawn in place on
 // out, a terminal; several, rows naming their context.
-func newWatchOutput(out io.Writer, contexts []string, watchOnly, grouped, live bool, contextAt int, several bool) *watchOutput {
+func newWatchOutput(out io.Writer, contexts []string, watchOnly, redrawn, several bool) *watchOutput {
 	buf := bufio.NewWriterSize(out, 64*1024)
 	s := &watchOutput{
 		out: buf, tabs: printers.GetNewTabWriter(buf), contexts: contexts,
 		printers: map[string]*rowPrinter{},
 		waiting:  len(contexts), ready: make(chan struct{}), printed: make(chan struct{}),
-		watchOnly: watchOnly, redrawn: grouped || live, grouped: grouped,
-		changed:   make(chan struct{}, 1),
-		contextAt: contextAt, several: several,
+		watchOnly: watchOnly, changed: make(chan struct{}, 1), several: several,
 	}
-	if live {
-		s.live = newLiveTable(out)
+	if redrawn {
+		s.live = live.NewScreen(out)
 	}
 	if s.waiting == 0 {
 		close(s.ready)
@@ -123,7 +111,7 @@ func (s *watchOutput) settle() {
 
 // ended records that context name's watch ended with err: one that never
 // synced no longer holds the answer back, and a failed one leaves a
-// redrawn answer (the rows of its groups printed as they change).
+// redrawn answer.
 func (s *watchOutput) ended(name string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,6 +135,27 @@ func (s *watchOutput) notify() {
 	}
 }
 
+// print prints the merged answer once every context has synced or ended
+// (or done is closed), then lets the contexts print their changes, or
+// redraws it as they change until ctx ends; it returns once done is
+// closed (every context has ended), what they printed flushed, or at its
+// first error.
+func (s *watchOutput) print(ctx context.Context, done <-chan struct{}) error {
+	err := s.printAnswer(ctx, done)
+	if err == nil && s.live != nil {
+		err = live.Follow(ctx, done, s.changed, s.live, 0, func() error { return s.draw(ctx) })
+	}
+	if err == nil {
+		<-done
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if flushErr := s.flush(); err == nil {
+		err = flushErr
+	}
+	return err
+}
+
 // printAnswer prints the merged answer once every context has synced or
 // ended (or done is closed), then lets the contexts print their changes.
 // A redrawn answer is drawn by follow instead.
@@ -156,7 +165,10 @@ func (s *watchOutput) printAnswer(ctx context.Context, done <-chan struct{}) err
 	case <-done:
 	}
 	defer close(s.printed)
-	if s.watchOnly || s.redrawn {
+	if s.answered != nil {
+		s.answered()
+	}
+	if s.watchOnly || s.live != nil {
 		return nil
 	}
 	answers, err := s.current(ctx)
@@ -193,9 +205,22 @@ func (s *watchOutput) flush() error {
 	return s.out.Flush()
 }
 
-// run follows target name until ctx ends: once the merged answer is
-// printed, a redrawn answer is told of its changes (follow draws them);
-// otherwise each change is printed as a row.
+// follow follows target t until ctx ends: once the merged answer is
+// printed, a redrawn answer is told of its changes; otherwise each change
+// is printed as a row.
+func (s *watchOutput) follow(watching context.Context, t *queryTarget, w *running, _ io.Writer) error {
+	return s.run(watching, t.name, w)
+}
+
+// notes is where the targets' warnings go when the answer is redrawn.
+func (s *watchOutput) notes() io.Writer {
+	if s.live == nil {
+		return nil
+	}
+	return s.live.Notes()
+}
+
+// run is follow of target name.
 func (s *watchOutput) run(watching context.Context, name string, w *running) error {
 	ctx, fail := context.WithCancelCause(watching)
 	defer fail(nil)
@@ -224,10 +249,8 @@ func (s *watchOutput) run(watching context.Context, name string, w *running) err
 		if !changed {
 			continue
 		}
-		if s.redrawn {
-			if s.live != nil {
-				s.live.counts.add(r.Typ, time.Now())
-			}
+		if s.live != nil {
+			s.live.Count(r.Typ)
 			s.notify()
 			continue
 		}
@@ -260,12 +283,12 @@ func (s *watchOutput) printChange(ctx context.Context, rp *rowPrinter, ev *engin
 }
 
 // runWatch is Run for -w and --watch-only: it keeps the answer of every
-// target current (watchOutput) until Ctrl-C (then cmdutil.ErrInterrupted)
+// target current (a watchSink) until Ctrl-C (then cmdutil.ErrInterrupted)
 // or the engines fail: each target watched in parallel (watchTarget),
-// their rows printed as one stream, or the answer redrawn (follow). One
-// target's failure is the command's error; of several, a context that
-// fails is named on stderr once, the others go on, and the exit code is
-// then 1. A failed print (stdout closed) ends every target's watch.
+// their rows printed as one stream, or the answer redrawn. One target's
+// failure is the command's error; of several, a context that fails is
+// named on stderr once, the others go on, and the exit code is then 1. A
+// failed print (stdout closed) ends every target's watch.
 func (o *QueryOptions) runWatch(signals context.Context) error {
 	switch o.Engines.(type) {
 	case engines.DirectEngines, engines.WarmEngines:
@@ -283,19 +306,26 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	progress := pluginprogress.Of(o.ErrOut, set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	rows := newWatchOutput(o.Out, set.Names(), o.WatchOnly, o.grouped(), o.redraws(), o.split.contextAt, set.Several)
+	var sink watchSink
+	if o.grouped() {
+		sink = o.newGroupWatch(progress.End)
+	} else {
+		rows := newWatchOutput(o.Out, set.Names(), o.WatchOnly, o.redraws(), set.Several)
+		rows.answered = progress.End
+		sink = rows
+	}
 	// A target's watch may see Ctrl-C before this command's own context
 	// does: either way the command was interrupted.
 	var interruptedHere atomic.Bool
 	watched := make(chan []targets.Result[struct{}], 1)
 	go func() {
 		watched <- targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			err := o.watchTarget(ctx, t, rows, &mu, progress)
+			err := o.watchTarget(ctx, t, sink, &mu, progress)
 			if errors.Is(err, cmdutil.ErrInterrupted) {
 				interruptedHere.Store(true)
 				err = nil
 			}
-			rows.ended(t.Name, err)
+			sink.ended(t.Name, err)
 			progress.Done(t.Name, err)
 			if err != nil && set.Several {
 				failures.Add(t.Name, err)
@@ -306,11 +336,7 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	done := make(chan struct{})
 	printed := make(chan error, 1)
 	go func() {
-		err := rows.printAnswer(ctx, done)
-		progress.End()
-		if err == nil && rows.redrawn {
-			err = rows.follow(ctx, done)
-		}
+		err := sink.print(ctx, done)
 		if err != nil {
 			cancel()
 		}
@@ -319,11 +345,6 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	results := <-watched
 	close(done)
 	printErr := <-printed
-	rows.mu.Lock()
-	if err := rows.flush(); printErr == nil {
-		printErr = err
-	}
-	rows.mu.Unlock()
 	if !set.Several && results[0].Err != nil {
 		return results[0].Err
 	}

@@ -86,7 +86,7 @@ func TestWatchOutputNameTheirContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			shared := newWatchOutput(&buf, []string{"prod-eu", "prod-us"}, false, false, false, -1, true)
+			shared := newWatchOutput(&buf, []string{"prod-eu", "prod-us"}, false, false, true)
 			for _, c := range []struct {
 				name string
 				pod  *corev1.Pod

@@ -1,72 +1,23 @@
 package query
 
 import (
+	"bytes"
 	"context"
-	"os"
-	"slices"
+	"fmt"
 	"strings"
-	"time"
-
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
-// This file holds the answer of query -w computed again as it changes, of
-// one target or several: on a terminal, the table redrawn in place
-// (liveTable); off it, for --group-by and --sum, the rows of groups. Each
+// This file holds query -w on a terminal: the query's table of objects (or
+// custom columns), exactly as query prints it, computed again from the
+// caches as they change (the same lookup, filter, sort and printer as a
+// one-shot query) and redrawn in place (live.Screen, live.Follow). Each
 // target follows its own caches (watchOutput.run) and says when its answer
 // changed; the shared output looks every target's answer up again and
-// prints them merged as the one-shot query merges them (answerPrinter,
-// mergeGroups, a context key column where --group-by names context),
-// sorted and cut as it is. The rows of groups are every row with the
-// header first, once every target has synced or failed, then the rows
-// that differ from those printed, a group that is gone with its count and
-// sums at 0.
-
-// follow draws the answer once every target has synced or ended (or done
-// is closed), then again as the targets' changes come, paced
-// (livePacer), until ctx ends or done is closed. A live table's last
-// frame is left on the screen, the cursor below it.
-func (s *watchOutput) follow(ctx context.Context, done <-chan struct{}) error {
-	pacer := newLivePacer(groupRowsInterval, time.Hour)
-	resized := make(chan os.Signal, 1)
-	if s.live != nil {
-		pacer = newLivePacer(minRedrawGap, minIdleRedraw)
-		cmdutil.NotifyResize(resized)
-		defer cmdutil.StopResize(resized)
-		defer func() { _, _ = s.live.out.Write(s.live.inPlace.End()) }()
-	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-done:
-			return nil
-		case <-s.changed:
-			pacer.dirty = true
-		case <-resized:
-			pacer.dirty, pacer.last = true, time.Time{}
-		case <-timer.C:
-		}
-		draw, wait := pacer.next(time.Now())
-		if draw {
-			began := time.Now()
-			if err := s.draw(ctx); err != nil {
-				return err
-			}
-			pacer.drawn(time.Now(), time.Since(began))
-			_, wait = pacer.next(time.Now())
-		}
-		timer.Reset(wait)
-	}
-}
+// prints them merged as the one-shot query merges them (answerPrinter).
 
 // current looks up the answer of every target that has synced, in the
-// order of the contexts, a grouped one grouped. A target of several whose
-// answer fails is ended with its error (rowPrinter.fail), and left out.
+// order of the contexts. A target of several whose answer fails is ended
+// with its error (rowPrinter.fail), and left out.
 func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 	s.mu.Lock()
 	var answers []*targetAnswer
@@ -78,23 +29,10 @@ func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 		}
 	}
 	s.mu.Unlock()
-	errs := make([]error, len(answers))
-	for i, a := range answers {
-		a.groups, errs[i] = rps[i].w.lookup(ctx)
-	}
-	if s.grouped {
-		measures := s.fixedMeasures(answers, errs)
-		for i, a := range answers {
-			if errs[i] == nil {
-				a.cfg.measures = measures
-				a.table, errs[i] = a.groupTable()
-				a.grouped = true
-			}
-		}
-	}
 	looked := answers[:0]
 	for i, a := range answers {
-		err := errs[i]
+		var err error
+		a.groups, err = rps[i].w.lookup(ctx)
 		switch {
 		case err != nil && !s.several:
 			return nil, err
@@ -107,92 +45,45 @@ func (s *watchOutput) current(ctx context.Context) ([]*targetAnswer, error) {
 	return looked, nil
 }
 
-// fixedMeasures returns the --sum measures of the grouped table: with
-// globs, expanded against the objects the answers (those without errs)
-// hold the first time, and the same columns from then on, so that the
-// rows printed as they change keep the header's columns.
-func (s *watchOutput) fixedMeasures(answers []*targetAnswer, errs []error) []aggregate.Measure {
-	measures := answers[0].cfg.measures
-	if !slices.ContainsFunc(measures, aggregate.Measure.IsGlob) {
-		return measures
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.measures == nil {
-		var objs []interface{}
-		for i, a := range answers {
-			if errs[i] != nil {
-				continue
-			}
-			for _, g := range a.groups {
-				objs = append(objs, g.objs...)
-			}
-		}
-		s.measures, _ = aggregate.ExpandGlobsOver(measures, objs)
-	}
-	return s.measures
-}
-
-// draw draws the answer of every target that has synced: a frame of the
-// live table, or the rows of groups that changed. Nothing is drawn before
-// a target has synced.
+// draw draws the answer of every target that has synced as a frame of
+// the live table. Nothing is drawn before a target has synced.
 func (s *watchOutput) draw(ctx context.Context) error {
 	answers, err := s.current(ctx)
 	if err != nil || len(answers) == 0 {
 		return err
 	}
-	if s.live != nil {
-		return s.live.draw(ctx, answers, s.several, s.contextAt)
-	}
-	tables := make([]fleet.ContextTable, len(answers))
-	for i, a := range answers {
-		tables[i] = a.table
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.printGroupRows(answers[0].cfg, tables)
-}
-
-// printGroupRows prints the rows of tables merged that differ from those
-// printed last (all of them and the header the first time, header unless
-// --no-headers); s.mu is held.
-func (s *watchOutput) printGroupRows(cfg queryPrintConfig, tables []fleet.ContextTable) error {
-	merged, err := cfg.mergeGroups(tables, s.contextAt)
+	table, objects, err := render(answers, s.several)
 	if err != nil {
 		return err
 	}
-	keyCells := cfg.keyColumns(merged)
-	header, rows := merged.Strings()
-	if s.groupRows == nil {
-		s.groupRows = map[string][]string{}
-		if !cfg.noHeaders {
-			s.writeCells(header)
+	return s.live.Draw(table, objects)
+}
+
+// render returns the lines query prints for answers ("No resources found"
+// included), and the count of their objects per type.
+func render(answers []*targetAnswer, several bool) ([]string, []string, error) {
+	var types []string
+	counts := map[string]int{}
+	for _, a := range answers {
+		for _, g := range a.groups {
+			if _, ok := counts[g.t.Name()]; !ok {
+				types = append(types, g.t.Name())
+			}
+			counts[g.t.Name()] += len(g.objs)
 		}
 	}
-	seen := map[string]bool{}
-	for _, row := range rows {
-		key := strings.Join(row[:min(keyCells, len(row))], "\x00")
-		seen[key] = true
-		if old, ok := s.groupRows[key]; ok && slices.Equal(old, row) {
-			continue
-		}
-		s.groupRows[key] = row
-		s.writeCells(row)
+	objects := make([]string, len(types))
+	for i, name := range types {
+		objects[i] = fmt.Sprintf("%s: %d", name, counts[name])
 	}
-	var gone []string
-	for key := range s.groupRows {
-		if !seen[key] {
-			gone = append(gone, key)
-		}
+	var buf bytes.Buffer
+	p := answerPrinter{answers: answers, several: several, contextAt: -1, out: &buf, errOut: &buf}
+	if err := p.print(); err != nil {
+		return nil, nil, err
 	}
-	slices.Sort(gone)
-	for _, key := range gone {
-		row := slices.Clone(s.groupRows[key])
-		for i := keyCells; i < len(row); i++ {
-			row[i] = "0"
-		}
-		delete(s.groupRows, key)
-		s.writeCells(row)
+	text := strings.TrimSuffix(buf.String(), "\n")
+	if text == "" {
+		return nil, objects, nil
 	}
-	return s.flush()
+	return strings.Split(text, "\n"), objects, nil
 }

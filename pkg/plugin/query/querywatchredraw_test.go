@@ -10,55 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
-	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/watch"
 )
-
-// The grouped rows of query -w across contexts: the merged table first,
-// then only the rows that changed, a group that is gone at 0.
-func TestWatchOutputPrintGroupRows(t *testing.T) {
-	table := func(rows ...[]aggregate.Value) aggregate.Table {
-		return aggregate.Table{Columns: []string{"node", aggregate.ColumnCount}, Rows: rows}
-	}
-	row := func(node string, n int64) []aggregate.Value {
-		return []aggregate.Value{aggregate.Text(node), aggregate.Count(n)}
-	}
-	var out bytes.Buffer
-	s := newWatchOutput(&out, []string{"a", "b"}, false, true, false, -1, true)
-	cfg := queryPrintConfig{}
-	a := fleet.ContextTable{Context: "a", Keys: 1, Table: table(row("n1", 2), row("n2", 1))}
-	b := fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n1", 1))}
-	if err := s.printGroupRows(cfg, []fleet.ContextTable{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	if want := "NODE   COUNT\nn1     3\nn2     1\n"; out.String() != want {
-		t.Fatalf("first print =\n%s\nwant\n%s", out.String(), want)
-	}
-	out.Reset()
-	b = fleet.ContextTable{Context: "b", Keys: 1, Table: table(row("n3", 1))}
-	if err := s.printGroupRows(cfg, []fleet.ContextTable{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	if want := "n1     2\nn3     1\n"; out.String() != want {
-		t.Errorf("after b's pod moved to n3 =\n%s\nwant\n%s", out.String(), want)
-	}
-	out.Reset()
-	if err := s.printGroupRows(cfg, []fleet.ContextTable{a}); err != nil {
-		t.Fatal(err)
-	}
-	if want := "n3     0\n"; out.String() != want {
-		t.Errorf("after b left =\n%s\nwant\n%s", out.String(), want)
-	}
-}
 
 // A context whose watch fails leaves the answer that is redrawn, which is
 // told so; one that ends without an error (Ctrl-C) stays in it.
 func TestWatchOutputEnded(t *testing.T) {
 	var out bytes.Buffer
-	s := newWatchOutput(&out, []string{"a", "b"}, false, true, false, -1, true)
+	s := newWatchOutput(&out, []string{"a", "b"}, false, true, true)
 	s.printers["a"], s.printers["b"] = &rowPrinter{}, &rowPrinter{}
 	s.ended("a", nil)
 	if s.printers["a"] == nil || len(s.changed) != 0 {
@@ -86,7 +47,7 @@ func TestWatchOutputRunEndsByFail(t *testing.T) {
 	pod := testpods.CPUPod("web-1", "web", "n1", "250m")
 	for _, failed := range []bool{true, false} {
 		var stdout bytes.Buffer
-		s := newWatchOutput(&stdout, []string{"a"}, false, false, false, -1, false)
+		s := newWatchOutput(&stdout, []string{"a"}, false, false, false)
 		watching, cancel := context.WithCancel(t.Context())
 		w := &running{o: &QueryOptions{}, cfg: queryPrintConfig{out: out}, queue: engine.NewQueue(0), changes: &watch.EventPrinter{}}
 		ended := make(chan error, 1)

@@ -34,13 +34,8 @@ import (
 //   - -o json, yaml, name and templates: each object of the answer, then
 //     each changed object, printed alone (json indented, yaml separated by
 //     ---); with --output-watch-events, watch events {"type", "object"}.
-//   - --group-by and --sum: the grouped table, then, at most every
-//     groupRowsInterval, the rows of groups whose count or sums changed;
-//     a group that emptied prints with a count of 0.
-
-// groupRowsInterval is the shortest time between two batches of changed
-// group rows off a terminal.
-const groupRowsInterval = time.Second
+//
+// --group-by and --sum print a table of groups instead (groupWatch).
 
 // rowPrinter prints the rows of one target of a query -w to the shared
 // output of its query's targets (s): the rows of one of several name it.

@@ -51,9 +51,9 @@ type WhereClause struct {
 	Def index.Definition
 }
 
-// matches reports whether obj is in the query of --where and --filter; the
+// Matches reports whether obj is in the query of --where and --filter; the
 // filter is evaluated at the time of the call.
-func (c WatchPrintConfig) matches(obj interface{}) bool {
+func (c WatchPrintConfig) Matches(obj interface{}) bool {
 	return c.matchesWith(obj, nil, false)
 }
 
@@ -93,7 +93,7 @@ func relatedValues(related []index.Change, name string, current bool) ([]string,
 // inWatch reports whether obj, of type t, is one the watch prints: named,
 // when names were given, and in the query of --where and --filter.
 func (p *EventPrinter) inWatch(t *engine.Type, obj interface{}) bool {
-	return named(p.names, t, obj) && p.Cfg.matches(obj)
+	return named(p.names, t, obj) && p.Cfg.Matches(obj)
 }
 
 // named reports whether obj, of type t, is one of the objects names names

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -70,62 +68,21 @@ func (o *WatchOptions) validateGroups() error {
 }
 
 // runGroups keeps the target's part of the live grouped table of the
-// synced caches until ctx ends (Ctrl-C, --timeout) or the engine fails.
+// synced caches until ctx ends (Ctrl-C, --timeout) or the engine fails:
+// the objects named and in the query of --where and --filter count.
 func (w *targetWatch) runGroups(ctx context.Context, eng engines.RunningEngine, queue *engine.Queue, names map[string]map[string]bool) error {
-	f := w.groups
-	f.keys, f.names, f.cfg = w.groupDefs, names, w.print
-	readsUsage := aggregate.NeedsUsage(w.o.measures)
-	mappings := make([]*meta.RESTMapping, 0, len(eng.Types()))
-	for _, t := range eng.Types() {
-		mappings = append(mappings, t.Mapping)
-	}
-	pods, nodes := engines.UsageOf(mappings)
-	if err := f.table.expandGlobs(eng.Types()); err != nil {
-		return err
-	}
-	if readsUsage {
-		s := w.eo.ReadUsage(ctx, w.errOut, pods, nodes)
-		f.table.mu.Lock()
-		err := f.bind(s)
-		f.table.mu.Unlock()
-		if err != nil {
-			return err
-		}
-	}
-	if err := f.seed(eng.Types()); err != nil {
+	feed := w.groups.Feed(w.name, w.groupDefs, func(t *engine.Type, obj interface{}) (bool, error) {
+		return named(names, t, obj) && w.print.Matches(obj), nil
+	})
+	if err := feed.Seed(ctx, &w.eo, eng.Types(), w.errOut); err != nil {
 		return err
 	}
 	engines.PrintSynced(w.errOut, w.eo.Engines, eng.Types())
 	ctx, cancel := engines.RunContext(ctx, eng, w.o.Timeout)
 	defer cancel()
-	// The metrics API has no watch: a Poller reads each new sample.
-	usageDone := make(chan error, 1)
-	usageDone <- nil
-	if readsUsage {
-		if poller, err := w.eo.UsagePoller(pods, nodes); err == nil {
-			<-usageDone
-			go func() { usageDone <- f.followUsage(ctx, poller, eng.Types(), w.errOut) }()
-		}
-	}
-	err := f.follow(ctx, queue)
-	cancel()
-	if usageErr := <-usageDone; err == nil {
-		err = usageErr
-	}
+	err := feed.Follow(ctx, &w.eo, eng.Types(), queue, w.warnings)
 	if failed := eng.Err(); failed != nil {
 		return failed
 	}
-	return err
-}
-
-// groupTitle is "pods by node, label:app; sum of requests.cpu".
-func (o *WatchOptions) groupTitle() string {
-	title := strings.Join(o.typeArgs, ",")
-	if len(o.GroupBy) > 0 {
-		title += " by " + strings.Join(o.GroupBy, ", ")
-	}
-	if len(o.Sums) > 0 {
-		title += "; sum of " + strings.Join(o.Sums, ", ")
-	}
-	return title
+	return QuietPipe(err)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/live"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 )
 
@@ -36,16 +37,19 @@ type targetWatch struct {
 	// until is o.until's program with the target's own failures, as
 	// print.Filter is o.print.Filter's.
 	until *expr.Guard
-	// groups, for --group-by and --sum, is the target's part of the
-	// one table of the targets.
-	groups *groupFeed
+	// name is the target's; groups, for --group-by and --sum, is the one
+	// table of the targets; warnings are where the watch's warnings go
+	// once it is synced: errOut, or the frame of a table redrawn in place.
+	name     string
+	groups   *live.Groups
+	warnings io.Writer
 }
 
 // target returns the watch of a target, its engine options o's until it
 // connects, writing to out and errOut: its engine's progress and watch
 // errors go to errOut.
 func (o *WatchOptions) target(out, errOut io.Writer) *targetWatch {
-	w := &targetWatch{o: o, eo: o.EngineOptions, out: out, errOut: errOut, print: o.print}
+	w := &targetWatch{o: o, eo: o.EngineOptions, out: out, errOut: errOut, warnings: errOut, print: o.print}
 	w.print.Color = o.color.Enabled(out)
 	w.print.Filter, w.until = engines.OwnGuard(o.print.Filter), engines.OwnGuard(o.until)
 	w.print.Where, w.groupDefs = slices.Clone(o.print.Where), slices.Clone(o.groupDefs)

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/live"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
@@ -36,8 +37,8 @@ import (
 // --max-events counts the events of the merged stream. --where context…
 // chooses contexts (the built-in context index); the other --where
 // selectors apply in each context. --group-by and --sum keep one table
-// merged over the contexts (groupTable); one target's table is a merge of
-// one.
+// merged over the contexts (live.Groups); one target's table is a merge
+// of one.
 
 // completeTargets chooses the watch's targets: a set of one, the
 // command's own kubeconfig flags (named as --context says: the kubeconfig
@@ -82,10 +83,16 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	progress := pluginprogress.Of(o.ErrOut, o.set).UntilWatching()
 	defer progress.End()
 	failures.Writing(&mu, progress.Above)
-	var groups *groupTable
+	var groups *live.Groups
 	if o.grouped() {
-		groups = o.groupTable(o.set.Names(), o.Out)
-		groups.beforeDraw = progress.End
+		keys := make([]string, len(o.GroupBy))
+		for i, g := range o.GroupBy {
+			keys[i] = strings.TrimSpace(g)
+		}
+		groups = live.NewGroups(o.Out, live.GroupsConfig{
+			Keys: keys, Measures: o.measures, Contexts: o.set.Names(), Objects: strings.Join(o.typeArgs, ","),
+			Lines: true, Timestamps: o.Timestamps, BeforeDraw: progress.End,
+		})
 	}
 	var budget *eventBudget
 	if o.MaxEvents > 0 {
@@ -108,7 +115,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if groups == nil {
 		return watchAll()
 	}
-	return runGroupTargets(groups, watchAll)
+	return QuietPipe(groups.Run(watchAll))
 }
 
 // targetWatcher returns the watch of one target of the set, connected to
@@ -117,7 +124,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 // lines on stdout and stderr are written whole under mu, above progress
 // on the terminal it is drawn on, its stderr lines name it, and it has its
 // line of progress.
-func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *groupTable, budget *eventBudget) func(context.Context, targets.Target) error {
+func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *live.Groups, budget *eventBudget) func(context.Context, targets.Target) error {
 	stdoutAbove := progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
@@ -134,12 +141,14 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 			stdout, stderr, flush = out, errOut, func() { out.Flush(); errOut.Flush() }
 		}
 		w := o.target(stdout, stderr)
-		w.print.budget = budget
+		w.print.budget, w.name, w.groups = budget, name, groups
+		if notes := groups.Notes(); notes != nil {
+			// A table redrawn in place shows the last warning in its
+			// frame: written over it, they would move it.
+			w.eo.Config, w.warnings = Watching(w.eo.Config, notes), notes
+		}
 		if o.set.Several {
 			w.print.Context = name
-		}
-		if groups != nil {
-			w.groups = &groupFeed{table: groups, name: name}
 		}
 		if progress != nil {
 			w.eo.Config.Progress = progress.EngineProgress(name)
@@ -150,7 +159,7 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 			err = w.run(ctx)
 		}
 		if groups != nil {
-			groups.ended(name, err)
+			groups.Ended(name, err)
 		}
 		flush()
 		progress.Done(name, err)

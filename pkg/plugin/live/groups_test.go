@@ -1,12 +1,14 @@
-package watch
+package live
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
 // fleetTestPods are the pods of two contexts: a node name (n1) in both,
@@ -37,10 +40,8 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 	for _, groupBy := range [][]string{{"node"}, {"context"}, {"context", "node"}, {"node", "context"}, {"label:app", "context"}} {
 		for _, sums := range [][]string{nil, {"requests.cpu"}} {
 			t.Run(fmt.Sprintf("%s sum %s", strings.Join(groupBy, ","), strings.Join(sums, ",")), func(t *testing.T) {
-				rest, at, err := splitGroupByContext(groupBy)
-				if err != nil {
-					t.Fatal(err)
-				}
+				rest := slices.DeleteFunc(slices.Clone(groupBy), func(k string) bool { return k == fleet.ContextIndex })
+				at := slices.Index(groupBy, fleet.ContextIndex)
 				defs, measures, err := engines.ParseGroups(&index.Set{}, rest, sums)
 				if err != nil {
 					t.Fatal(err)
@@ -71,7 +72,13 @@ func TestFleetGroupsMergeAsAFleetQuery(t *testing.T) {
 					tables = append(tables, fleet.ContextTable{Context: c, Keys: len(defs), Table: grouper.Table()})
 				}
 				want := fleet.MergeTables(tables, at)
-				got := s.table()
+				if len(measures) == 0 {
+					want.Total = nil // as a query prints it: a TOTAL only of sums
+				}
+				got, err := s.table()
+				if err != nil {
+					t.Fatal(err)
+				}
 				wantHeader, wantRows := want.Strings()
 				gotHeader, gotRows := got.Strings()
 				if !reflect.DeepEqual(gotHeader, wantHeader) || !reflect.DeepEqual(gotRows, wantRows) {
@@ -101,7 +108,7 @@ func TestFleetGroupsFailedContextLeaves(t *testing.T) {
 	}
 	done := make(chan struct{})
 	close(done)
-	if err := s.print(done); err != nil {
+	if err := s.Print(done); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
@@ -109,10 +116,9 @@ func TestFleetGroupsFailedContextLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.changed(changes)
+	s.changes(changes)
 	s.mu.Unlock()
-	s.ended("a", errors.New("watch forbidden"))
-	s.out.Flush()
+	s.Ended("a", errors.New("watch forbidden"))
 	want := `CONTEXT   COUNT   REQUESTS.CPU
 a         3       1750m
 b         2       2100m
@@ -123,7 +129,10 @@ context=a: count 3 → 0, requests.cpu 1750m → 0
 	if got := out.String(); got != want {
 		t.Errorf("printed\n%s\nwant\n%s", got, want)
 	}
-	table := s.table()
+	table, err := s.table()
+	if err != nil {
+		t.Fatal(err)
+	}
 	header, rows := table.Strings()
 	if want := [][]string{{"b", "1", "2"}, {"TOTAL", "1", "2"}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("table after a failed = %q %q, want rows %q", header, rows, want)
@@ -137,7 +146,7 @@ func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	var out bytes.Buffer
 	s := newTestTable(t, []string{"node"}, nil, []string{"a", "b"}, &out)
-	s.tty = true
+	s.screen = NewScreen(&out)
 	feed := []index.Definition{mustLookup(t, "node")}
 	for _, c := range []string{"a", "b"} {
 		for _, p := range fleetTestPods[c] {
@@ -150,25 +159,27 @@ func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
 	}
 	done := make(chan struct{})
 	printed := make(chan error)
-	go func() { printed <- s.print(done) }()
+	go func() { printed <- s.Print(done) }()
 	<-s.drawn
 	s.mu.Lock()
 	changes, err := setIn(s, "b", feed, pods, "shop/db-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.changed(changes)
+	s.changes(changes)
 	s.mu.Unlock()
+	// The change is drawn after the least gap between two frames.
+	time.Sleep(minRedrawGap + 100*time.Millisecond)
 	close(done)
 	if err := <-printed; err != nil {
 		t.Fatal(err)
 	}
-	frames := strings.Split(out.String(), cursorHome)
+	frames := strings.Split(out.String(), terminal.HideCursor)
 	if len(frames) != 3 {
 		t.Fatalf("printed %d frames, want 2:\n%q", len(frames)-1, out.String())
 	}
-	if !strings.Contains(frames[1], "n1     3"+eraseLine) || !strings.Contains(frames[1], "n3     1"+eraseLine) {
-		t.Errorf("frame 1 lacks the merged counts of n1 (3) and n3 (1):\n%s", frames[1])
+	if !strings.Contains(frames[1], "n1     3") || !strings.Contains(frames[1], "n3     1") || !strings.Contains(frames[1], "pods: 5 · ") {
+		t.Errorf("frame 1 lacks the merged counts of n1 (3) and n3 (1), or the footer's 5 pods:\n%s", frames[1])
 	}
 	if strings.Contains(frames[2], "n3") {
 		t.Errorf("frame 2 still has node n3, whose only pod was deleted:\n%s", frames[2])
@@ -185,18 +196,55 @@ func mustLookup(t *testing.T, name string) index.Definition {
 }
 
 // newTestTable is the table of a watch of pods in contexts, grouped by
-// groupBy and summing sums, printed to out.
-func newTestTable(t *testing.T, groupBy, sums, contexts []string, out *bytes.Buffer) *groupTable {
+// groupBy and summing sums, its change lines printed to out.
+func newTestTable(t *testing.T, groupBy, sums, contexts []string, out *bytes.Buffer) *Groups {
 	t.Helper()
 	_, measures, err := engines.ParseGroups(&index.Set{}, nil, sums)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &WatchOptions{GroupBy: groupBy, Sums: sums, typeArgs: []string{"pods"}, measures: measures}
-	return o.groupTable(contexts, out)
+	return NewGroups(out, GroupsConfig{Keys: groupBy, Measures: measures, Contexts: contexts, Objects: "pods", Lines: true})
 }
 
 // setIn sets an object in s through the feed of context c with keys.
-func setIn(s *groupTable, c string, keys []index.Definition, typ *engine.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
-	return (&groupFeed{table: s, name: c, keys: keys}).set(typ, key, obj)
+func setIn(s *Groups, c string, keys []index.Definition, typ *engine.Type, key string, obj interface{}) ([]aggregate.GroupChange, error) {
+	_, changes, err := s.Feed(c, keys, nil).set(typ, key, obj)
+	return changes, err
+}
+
+// TestGroupsPrintRows checks the rows printed off a terminal without
+// GroupsConfig.Lines, across contexts: the merged table first, then only
+// the rows that changed, a group that is gone at 0.
+func TestGroupsPrintRows(t *testing.T) {
+	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
+	var out bytes.Buffer
+	s := NewGroups(&out, GroupsConfig{Keys: []string{"node"}, Contexts: []string{"a", "b"}, Objects: "pods"})
+	keys := []index.Definition{mustLookup(t, "node")}
+	a, b := s.Feed("a", keys, nil), s.Feed("b", keys, nil)
+	for _, p := range []*corev1.Pod{testpods.CPUPod("web-1", "web", "n1", "1"), testpods.CPUPod("web-2", "web", "n1", "1"), testpods.CPUPod("web-3", "web", "n2", "1")} {
+		if _, _, err := a.set(pods, "shop/"+p.Name, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := b.set(pods, "shop/db-1", testpods.CPUPod("db-1", "db", "n1", "1")); err != nil {
+		t.Fatal(err)
+	}
+	s.seeded["a"], s.seeded["b"] = true, true
+	draw := func(after, want string) {
+		t.Helper()
+		out.Reset()
+		if err := s.draw(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("%s =\n%s\nwant\n%s", after, out.String(), want)
+		}
+	}
+	draw("first print", "NODE   COUNT\nn1     3\nn2     1\n")
+	if _, _, err := b.set(pods, "shop/db-1", testpods.CPUPod("db-1", "db", "n3", "1")); err != nil {
+		t.Fatal(err)
+	}
+	draw("after b's pod moved to n3", "n1     2\nn3     1\n")
+	s.Ended("b", errors.New("connection refused"))
+	draw("after b left", "n3     0\n")
 }

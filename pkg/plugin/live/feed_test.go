@@ -1,9 +1,10 @@
-package watch
+package live
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -11,43 +12,43 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
-// testGroups is the table of one watch of pods by label:app summing requests.cpu, writing to
-// out as not a terminal, at a fixed time, and the watch's feed of it.
+// testGroups is the table of one watch of pods by label:app summing
+// requests.cpu, writing to out as not a terminal, at a fixed time, and the
+// watch's feed of it.
 type testGroups struct {
-	*groupTable
-	feed *groupFeed
+	*Groups
+	feed *Feed
 }
 
 func newTestGroupWatch(t *testing.T, out *bytes.Buffer) testGroups {
 	t.Helper()
-	streams, _, _, _ := genericiooptions.NewTestIOStreams()
-	o := NewWatchOptions(nil, streams)
-	o.typeArgs, o.GroupBy, o.Sums, o.IndexSet = []string{"pods"}, []string{"label:app"}, []string{"requests.cpu"}, &index.Set{}
-	if _, err := o.completeGroups(o.GroupBy, nil); err != nil {
+	defs, measures, err := engines.ParseGroups(&index.Set{}, []string{"label:app"}, []string{"requests.cpu"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := o.groupTable([]string{""}, out)
-	s.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
-	return testGroups{groupTable: s, feed: &groupFeed{table: s, keys: o.groupDefs, cfg: o.print}}
+	g := NewGroups(out, GroupsConfig{Keys: []string{"label:app"}, Measures: measures, Contexts: []string{""}, Objects: "pods", Lines: true})
+	g.now = func() time.Time { return time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC) }
+	return testGroups{Groups: g, feed: g.Feed("", defs, nil)}
 }
 
-// run seeds the table with nothing, then prints it and follows q until ctx ends, as one
-// watch's table does.
+// run seeds the table with nothing, then prints it and follows q until ctx
+// ends, as one watch's table does.
 func (g testGroups) run(ctx context.Context, q *engine.Queue) error {
-	if err := g.feed.seed(nil); err != nil {
+	if err := g.feed.Seed(ctx, &engines.EngineOptions{}, nil, io.Discard); err != nil {
 		return err
 	}
-	return runGroupTargets(g.groupTable, func() error {
+	return g.Run(func() error {
 		err := g.feed.follow(ctx, q)
-		g.ended("", err)
+		g.Ended("", err)
 		return err
 	})
 }
@@ -55,7 +56,7 @@ func (g testGroups) run(ctx context.Context, q *engine.Queue) error {
 func TestGroupWatchPrintsChangedGroups(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	if g.tty {
+	if g.screen != nil {
 		t.Fatal("a buffer is not a terminal")
 	}
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
@@ -102,12 +103,12 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 	g := newTestGroupWatch(t, &out)
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	web1 := testpods.CPUPod("web-1", "web", "n1", "250m")
-	if _, err := g.feed.set(pods, "shop/web-1", web1); err != nil {
-		t.Fatal(err)
+	if typ, _, err := g.feed.set(pods, "shop/web-1", web1); err != nil || typ != engine.Added {
+		t.Fatalf("set(a new pod) = %q, %v, want %q", typ, err, engine.Added)
 	}
 	// The initial list's event for an object already seeded changes nothing.
-	if changes, err := g.feed.set(pods, "shop/web-1", web1); err != nil || len(changes) != 0 {
-		t.Errorf("set(initial add of a seeded pod) = %v, %v, want no change", changes, err)
+	if typ, changes, err := g.feed.set(pods, "shop/web-1", web1); err != nil || len(changes) != 0 || typ != engine.Modified {
+		t.Errorf("set(initial add of a seeded pod) = %q, %v, %v, want %q and no change", typ, changes, err, engine.Modified)
 	}
 	if err := g.draw(); err != nil {
 		t.Fatal(err)
@@ -120,21 +121,26 @@ func TestGroupWatchSeedsFromCache(t *testing.T) {
 func TestGroupWatchTerminalRedraw(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	g.tty = true
+	g.screen = NewScreen(&out)
 	if err := g.draw(); err != nil {
 		t.Fatal(err)
 	}
-	want := "\x1b[Hpods by label:app; sum of requests.cpu — 0 objects — 13:00:00\x1b[K\n\x1b[K\n" +
-		"LABEL:APP   COUNT   REQUESTS.CPU\x1b[K\nTOTAL       0       0\x1b[K\n\x1b[J"
-	if got := out.String(); got != want {
-		t.Errorf("terminal draw = %q, want %q", got, want)
+	got := strings.Split(out.String(), "\n")
+	want := []string{"LABEL:APP   COUNT   REQUESTS.CPU", "TOTAL       0       0", "", "pods: 0 · no change since "}
+	if len(got) != len(want) {
+		t.Fatalf("terminal draw = %q, want the lines %q", out.String(), want)
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("terminal draw's line %d = %q, want %q in it", i, got[i], w)
+		}
 	}
 }
 
 func TestChangeLine(t *testing.T) {
 	var out bytes.Buffer
-	g := newTestGroupWatch(t, &out).groupTable
-	g.timestamps = true
+	g := newTestGroupWatch(t, &out).Groups
+	g.cfg.Timestamps = true
 	q := func(s string) resource.Quantity { return resource.MustParse(s) }
 	tests := []struct {
 		name string
@@ -165,7 +171,7 @@ func TestChangeLine(t *testing.T) {
 func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	var out bytes.Buffer
 	g := newTestGroupWatch(t, &out)
-	g.tty, g.now = true, time.Now
+	g.screen = NewScreen(&out)
 	pods := &engine.Type{Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}}
 	q := engine.NewQueue(1000)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -179,18 +185,18 @@ func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 		}
 		burst = time.Since(start)
-		time.Sleep(2 * redrawInterval)
+		time.Sleep(2 * minRedrawGap)
 		cancel()
 	}()
 	if err := g.run(ctx, q); err != nil {
 		t.Fatal(err)
 	}
-	draws := strings.Count(out.String(), cursorHome)
-	// The first draw, then at most one per redrawInterval of the burst, and one after it.
-	if most := 2 + int(burst/redrawInterval) + 1; draws < 2 || draws > most {
+	draws := strings.Count(out.String(), terminal.HideCursor)
+	// The first draw, then at most one per minRedrawGap of the burst, and one after it.
+	if most := 2 + int(burst/minRedrawGap) + 1; draws < 2 || draws > most {
 		t.Errorf("%d draws for 200 changes in %s, want 2 to %d", draws, burst, most)
 	}
-	last := out.String()[strings.LastIndex(out.String(), cursorHome):]
+	last := out.String()[strings.LastIndex(out.String(), terminal.HideCursor):]
 	if !strings.Contains(last, "web         200     2") {
 		t.Errorf("last draw does not show the 200 pods:\n%s", last)
 	}
