@@ -66,7 +66,7 @@ func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error {
 	if o.configFlags == nil {
 		return nil
 	}
-	set, err := targets.New(o.configFlags, o.contexts.AllContexts, false)
+	set, err := o.contexts.Targets(o.configFlags, false)
 	if err != nil {
 		return err
 	}

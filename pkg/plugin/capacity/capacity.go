@@ -158,11 +158,8 @@ allocatable ("?" percentages).`,
 // --group-by context), once for every target; it sends no request.
 func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.byContext = o.GroupBy == fleet.ContextIndex
-	if cmd.Flags().Changed("from") && (o.byContext || targets.Selected(o.ConfigFlags, o.contexts.AllContexts)) {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
-	}
 	var err error
-	if o.targets, err = targets.New(o.ConfigFlags, o.contexts.AllContexts, o.byContext); err != nil {
+	if o.targets, err = o.contexts.Targets(o.ConfigFlags, o.byContext); err != nil {
 		return err
 	}
 	// Pods of every namespace unless -n names one: capacity is about nodes,

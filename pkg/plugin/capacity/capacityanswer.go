@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -43,10 +42,6 @@ type capacityAnswer struct {
 	// of every answer are known (tables).
 	alloc *aggregate.AllocationByNode
 	nodes []*corev1.Node
-
-	// stderr holds what the target wrote on stderr when it is one of
-	// several; nil when it wrote to the command's.
-	stderr *cmdutil.LockedWriter
 }
 
 // Run checks in each target whether nodes may be listed, starts the
@@ -58,35 +53,14 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	set := o.targets
-	progress := pluginprogress.Of(o.ErrOut, set)
-	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
-		defer func() { progress.Done(t.Name, err) }()
-		a = &capacityAnswer{Context: t.Name}
-		errOut := o.ErrOut
-		if set.Several {
-			a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
-			errOut = a.stderr
-		}
-		if progress != nil {
-			ctx = pluginprogress.WithTargets(ctx, progress.EngineProgress(t.Name))
-		}
-		return a, o.answer(ctx, t, a, errOut)
-	})
-	progress.End()
-	failures := set.Failures(o.ErrOut)
-	var answers []*capacityAnswer
-	for _, r := range results {
-		if r.Value != nil {
-			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
-		}
-		switch {
-		case r.Err != nil && !set.Several:
-			return r.Err
-		case r.Err != nil:
-			failures.Add(r.Target.Name, r.Err)
-		default:
-			answers = append(answers, r.Value)
-		}
+	results := targets.Answer(ctx, set, pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout), o.ErrOut,
+		func(ctx context.Context, t targets.Target, errOut io.Writer) (*capacityAnswer, error) {
+			a := &capacityAnswer{Context: t.Name}
+			return a, o.answer(ctx, t, a, errOut)
+		})
+	answers, failures, err := targets.Answers(set, results, o.ErrOut)
+	if err != nil {
+		return err
 	}
 	if len(answers) > 0 {
 		if err := o.tables(answers); err != nil {

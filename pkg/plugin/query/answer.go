@@ -7,7 +7,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -28,9 +27,6 @@ type targetAnswer struct {
 	cfg      queryPrintConfig
 	groups   []typeObjects
 	shutdown func()
-	// stderr, when set, keeps what the target's query wrote on stderr, to
-	// be printed once every target is answered (answerTargets).
-	stderr *cmdutil.LockedWriter // over a *bytes.Buffer
 
 	// tabled is set when the answer came as the tables it prints (a warm
 	// cache's answer of one target's table output): tables, none when

@@ -122,10 +122,7 @@ func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.roots = roots
-	if cmd.Flags().Changed("from") && targets.Selected(o.ConfigFlags, o.contexts.AllContexts) {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
-	}
-	if o.targets, err = targets.New(o.ConfigFlags, o.contexts.AllContexts, false); err != nil {
+	if o.targets, err = o.contexts.Targets(o.ConfigFlags, false); err != nil {
 		return err
 	}
 	if err := o.CompleteFlags(); err != nil {

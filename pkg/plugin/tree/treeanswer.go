@@ -1,10 +1,11 @@
 package tree
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,10 +32,6 @@ type treeAnswer struct {
 	// Lines are the trees' objects in depth-first order, each root
 	// followed by its subtree.
 	Lines []Line `json:"lines"`
-
-	// stderr holds what the target wrote on stderr when it is one of
-	// several; nil when it wrote to the command's.
-	stderr *cmdutil.LockedWriter
 }
 
 // Line is one object of a drawn tree, as data.
@@ -69,33 +66,40 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	set := o.targets
-	progress := pluginprogress.Of(o.ErrOut, set)
-	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
-		defer func() {
-			var notFound *rootNotFoundError
-			if errors.As(err, &notFound) {
-				progress.Set(t.Name, "no root here")
-				return
+	results := targets.Answer(ctx, set, treeProgress{pluginprogress.Of(o.ErrOut, set)}, set.Deadline(o.SyncTimeout), o.ErrOut,
+		func(ctx context.Context, t targets.Target, errOut io.Writer) (*treeAnswer, error) {
+			a := &treeAnswer{Context: t.Name}
+			c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: errOut}
+			if err := c.connect(t); err != nil {
+				return a, err
 			}
-			progress.Done(t.Name, err)
-		}()
-		a = &treeAnswer{Context: t.Name}
-		c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: o.ErrOut}
-		if set.Several {
-			a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
-			c.errOut = a.stderr
-		}
-		if progress != nil {
-			progress.Set(t.Name, "reading")
-			ctx = pluginprogress.WithTargets(ctx, progress.ListingProgress(t.Name))
-		}
-		if err := c.connect(t); err != nil {
-			return a, err
-		}
-		return a, c.answer(ctx, a)
-	})
-	progress.End()
+			return a, c.answer(ctx, a)
+		})
 	return o.printAnswers(set, results)
+}
+
+// treeProgress shows each target of a tree as reading, then listing the
+// objects of its engines, run one after another; a target where a named
+// root does not exist has no root here.
+type treeProgress struct{ *pluginprogress.Targets }
+
+// Begin implements targets.Progress.
+func (p treeProgress) Begin(ctx context.Context, name string) context.Context {
+	if p.Targets == nil {
+		return ctx
+	}
+	p.Set(name, "reading")
+	return pluginprogress.WithTargets(ctx, p.ListingProgress(name))
+}
+
+// Done implements targets.Progress.
+func (p treeProgress) Done(name string, err error) {
+	var notFound *rootNotFoundError
+	if p.Targets != nil && errors.As(err, &notFound) {
+		p.Set(name, "no root here")
+		return
+	}
+	p.Targets.Done(name, err)
 }
 
 // connect connects c's engine options to target t: tree looks in one
@@ -182,26 +186,19 @@ func (o *TreeOptions) lineOf(l tree.Line, now time.Time) (Line, error) {
 // unless no target has it; each failed context is named on stderr once,
 // the others' trees are printed, and the error is a *targets.PartialError.
 func (o *TreeOptions) printAnswers(set targets.Set, results []targets.Result[*treeAnswer]) error {
-	failures, missing := set.Failures(o.ErrOut), 0
-	var (
-		answers  []*treeAnswer
-		notFound *rootNotFoundError
-	)
-	for _, r := range results {
-		if r.Value != nil {
-			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
-		}
-		switch {
-		case r.Err != nil && !set.Several:
-			return r.Err
-		case errors.As(r.Err, &notFound):
+	var notFound *rootNotFoundError
+	missing := 0
+	for i, r := range results {
+		if set.Several && errors.As(r.Err, &notFound) {
+			results[i].Value, results[i].Err = nil, nil
 			missing++
-		case r.Err != nil:
-			failures.Add(r.Target.Name, r.Err)
-		default:
-			answers = append(answers, r.Value)
 		}
 	}
+	answers, failures, err := targets.Answers(set, results, o.ErrOut)
+	if err != nil {
+		return err
+	}
+	answers = slices.DeleteFunc(answers, func(a *treeAnswer) bool { return a == nil })
 	if len(answers) == 0 && missing > 0 {
 		if failures.Count() == 0 {
 			return fmt.Errorf("%v in any of the %d contexts", notFound, missing)
