@@ -7,7 +7,6 @@ package capacity
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -29,7 +28,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -374,26 +372,6 @@ func objectOf(a *capacityAnswer) *Object {
 	}
 	obj.Total = capacityRecord(a.Table.Columns, a.Table.Total)
 	return obj
-}
-
-// printCapacityObject prints one target's capacity object as JSON or YAML.
-func (o *CapacityOptions) printCapacityObject(a *capacityAnswer) error {
-	obj := objectOf(a)
-	var (
-		data []byte
-		err  error
-	)
-	if o.Output == "yaml" {
-		data, err = printing.MarshalYAML(obj)
-	} else {
-		data, err = json.MarshalIndent(obj, "", "    ")
-		data = append(data, '\n')
-	}
-	if err != nil {
-		return fmt.Errorf("encoding the capacity table: %w", err)
-	}
-	_, err = o.Out.Write(data)
-	return err
 }
 
 // capacityRecord is one row as a map from column name to cell: the name

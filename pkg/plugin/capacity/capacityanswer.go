@@ -188,7 +188,10 @@ func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several bool)
 				return err
 			}
 			if !several {
-				return o.printCapacityObject(a)
+				if err := printing.WriteData(o.Out, o.Output, objectOf(a)); err != nil {
+					return fmt.Errorf("encoding the capacity table: %w", err)
+				}
+				return nil
 			}
 			item, err := runtime.DefaultUnstructuredConverter.ToUnstructured(objectOf(a))
 			if err != nil {

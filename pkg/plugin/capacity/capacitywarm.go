@@ -3,10 +3,8 @@ package capacity
 import (
 	"context"
 	"io"
-	"strings"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
@@ -44,17 +42,10 @@ type Question struct {
 // warnings and capacity's own go to errOut. It blocks until the pool's
 // informers of nodes and pods have synced, or ctx ends.
 func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Question, errOut io.Writer) (obj *Object, rows int, err error) {
-	configFlags := genericclioptions.NewConfigFlags(true)
-	configFlags.Namespace = &q.Namespace
-	o := NewCapacityOptions(configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut})
-	zero := time.Duration(0)
-	o.Engines = engines.WarmEngines{Env: env, MaxStaleness: &zero}
-	o.AllNamespaces = q.Namespace == ""
-	o.Resources, o.Usage = q.Resources, q.Usage
-	o.LabelSelector, o.GroupBy, o.Sums, o.SortBy, o.Top, o.SyncTimeout = q.Selector, q.GroupBy, q.Sums, q.SortBy, q.Top, q.SyncTimeout
-	if o.SyncTimeout <= 0 {
-		o.SyncTimeout = 60 * time.Second
-	}
+	o := NewCapacityOptions(nil, genericiooptions.IOStreams{Out: io.Discard, ErrOut: errOut})
+	o.EngineOptions = env.Options(q.Namespace, q.SyncTimeout)
+	o.AllNamespaces, o.LabelSelector, o.Resources, o.Usage = q.Namespace == "", q.Selector, q.Resources, q.Usage
+	o.GroupBy, o.Sums, o.SortBy, o.Top = q.GroupBy, q.Sums, q.SortBy, q.Top
 	if err := o.completeQuestion(); err != nil {
 		return nil, 0, err
 	}
@@ -62,7 +53,7 @@ func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Que
 		return nil, 0, err
 	}
 	a := &capacityAnswer{Context: target}
-	if err := o.answer(ctx, targets.Target{Name: target, ConfigFlags: configFlags}, a, errOut); err != nil {
+	if err := o.answer(ctx, targets.Target{Name: target, ConfigFlags: o.ConfigFlags}, a, errOut); err != nil {
 		return nil, 0, err
 	}
 	if err := o.tables([]*capacityAnswer{a}); err != nil {

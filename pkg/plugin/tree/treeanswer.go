@@ -67,15 +67,18 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 	defer stop()
 	set := o.targets
 	results := targets.Answer(ctx, set, treeProgress{pluginprogress.Of(o.ErrOut, set)}, set.Deadline(o.SyncTimeout), o.ErrOut,
-		func(ctx context.Context, t targets.Target, errOut io.Writer) (*treeAnswer, error) {
-			a := &treeAnswer{Context: t.Name}
-			c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: errOut}
-			if err := c.connect(t); err != nil {
-				return a, err
-			}
-			return a, c.answer(ctx, a)
-		})
+		o.answerTarget)
 	return o.printAnswers(set, results)
+}
+
+// answerTarget answers the tree of target t, its warnings going to errOut.
+func (o *TreeOptions) answerTarget(ctx context.Context, t targets.Target, errOut io.Writer) (*treeAnswer, error) {
+	a := &treeAnswer{Context: t.Name}
+	c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: errOut}
+	if err := c.connect(t); err != nil {
+		return a, err
+	}
+	return a, c.answer(ctx, a)
 }
 
 // treeProgress shows each target of a tree as reading, then listing the

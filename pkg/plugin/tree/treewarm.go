@@ -3,14 +3,11 @@ package tree
 import (
 	"context"
 	"io"
-	"strings"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -39,38 +36,17 @@ type Question struct {
 // warnings go to errOut. A named root the target does not have is an
 // error that says so, as the command's.
 func AnswerWarm(ctx context.Context, env *engines.ServeEnv, target string, q Question, errOut io.Writer) ([]Line, error) {
-	configFlags := genericclioptions.NewConfigFlags(true)
-	namespace := q.Namespace
-	if namespace == "" {
-		namespace = "default"
-	}
-	configFlags.Namespace = &namespace
-	o := NewTreeOptions(configFlags, genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut})
-	zero := time.Duration(0)
-	o.Engines = engines.WarmEngines{Env: env, MaxStaleness: &zero}
-	o.AllNamespaces, o.LabelSelector, o.Up, o.Refs, o.Types, o.SyncTimeout = q.AllNamespaces, q.Selector, q.Up, q.Refs, q.Types, q.SyncTimeout
-	if o.SyncTimeout <= 0 {
-		o.SyncTimeout = 60 * time.Second
-	}
-	var err error
-	if o.roots, err = parseTreeArgs(q.Roots); err != nil {
-		return nil, err
-	}
-	if err := o.CompleteFlags(); err != nil {
-		return nil, err
-	}
-	if o.out, err = printing.ParseOutput(""); err != nil {
+	o := NewTreeOptions(nil, genericiooptions.IOStreams{Out: io.Discard, ErrOut: errOut})
+	o.EngineOptions = env.Options(q.Namespace, q.SyncTimeout)
+	o.AllNamespaces, o.LabelSelector, o.Up, o.Refs, o.Types = q.AllNamespaces, q.Selector, q.Up, q.Refs, q.Types
+	if err := o.completeQuestion(q.Roots); err != nil {
 		return nil, err
 	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: errOut}
-	if err := c.connect(targets.Target{Name: target, ConfigFlags: configFlags}); err != nil {
-		return nil, err
-	}
-	a := &treeAnswer{Context: target}
-	if err := c.answer(ctx, a); err != nil {
+	a, err := o.answerTarget(ctx, targets.Target{Name: target, ConfigFlags: o.ConfigFlags}, errOut)
+	if err != nil {
 		return nil, err
 	}
 	return a.Lines, nil
