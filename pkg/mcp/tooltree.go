@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
@@ -98,8 +100,10 @@ func (s *Server) treeContext(ctx context.Context, t contextTarget, in TreeInput)
 		return fail(err)
 	}
 	var errOut bytes.Buffer
-	lines, err := tree.AnswerWarm(ctx, env, t.name, tree.Question{Roots: in.Roots, Namespace: namespace, AllNamespaces: in.AllNamespaces,
-		Selector: in.LabelSelector, Up: in.Direction == "up", Refs: in.Direction == "refs", Types: in.Types, SyncTimeout: s.opts.SyncTimeout}, &errOut)
+	o := tree.NewTreeOptions(nil, genericiooptions.IOStreams{Out: io.Discard, ErrOut: &errOut})
+	o.EngineOptions = env.Options(namespace, s.opts.SyncTimeout)
+	o.AllNamespaces, o.LabelSelector, o.Up, o.Refs, o.Types = in.AllNamespaces, in.LabelSelector, in.Direction == "up", in.Direction == "refs", in.Types
+	lines, err := o.AnswerWarm(ctx, t.name, in.Roots)
 	a.Warnings = nonEmptyLines(errOut.String())
 	if err != nil {
 		return fail(err)

@@ -235,3 +235,32 @@ func (o *CapacityOptions) sortAndCut(table *aggregate.Table, keyWidth int) error
 	table.Top(o.Top)
 	return nil
 }
+
+// AnswerWarm answers the capacity the flags of o ask, for a caller
+// without a command line, in the target named target, with the capacity
+// command's own code: o's engine options are a warm cache's
+// (engines.ServeEnv.Options), whose pool it leases for the call. It
+// returns the capacity object, its rows sorted by --sort-by and cut to
+// --top, and the number of rows before the cut. The API server's warnings
+// and capacity's own go to o.ErrOut. It blocks until the pool's informers
+// of nodes and pods have synced, or ctx ends.
+func (o *CapacityOptions) AnswerWarm(ctx context.Context, target string) (obj *Object, rows int, err error) {
+	if err := o.completeQuestion(); err != nil {
+		return nil, 0, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, 0, err
+	}
+	a := &capacityAnswer{Context: target}
+	if err := o.answer(ctx, targets.Target{Name: target, ConfigFlags: o.ConfigFlags}, a, o.ErrOut); err != nil {
+		return nil, 0, err
+	}
+	if err := o.tables([]*capacityAnswer{a}); err != nil {
+		return nil, 0, err
+	}
+	rows = len(a.Table.Rows)
+	if err := o.sortAndCut(&a.Table, 1); err != nil {
+		return nil, 0, err
+	}
+	return objectOf(a), rows, nil
+}

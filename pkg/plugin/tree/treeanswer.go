@@ -334,3 +334,26 @@ func age(obj interface{}, now time.Time) string {
 	}
 	return duration.HumanDuration(now.Sub(created.Time))
 }
+
+// AnswerWarm answers the tree of roots (the arguments: TYPE/NAME..., or
+// TYPE [NAME...]) as the flags of o ask it, for a caller without a
+// command line, in the target named target, with the tree command's own
+// code: o's engine options are a warm cache's (engines.ServeEnv.Options),
+// whose pool lends the roots, the types followed down, and the owners and
+// references --up and --refs read, started by the first call that needs
+// them and kept warm for the next. Its lines carry the table's cells (no
+// objects); warnings go to o.ErrOut. A named root the target does not
+// have is an error that says so, as the command's.
+func (o *TreeOptions) AnswerWarm(ctx context.Context, target string, roots []string) ([]Line, error) {
+	if err := o.completeQuestion(roots); err != nil {
+		return nil, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	a, err := o.answerTarget(ctx, targets.Target{Name: target, ConfigFlags: o.ConfigFlags}, o.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	return a.Lines, nil
+}
