@@ -125,19 +125,7 @@ func treeText(out TreeOutput, refs bool) string {
 		if len(a.Lines) == 0 && a.TotalLines == 0 {
 			b.WriteString("no roots matched\n")
 		}
-		header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
-		if refs {
-			header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
-		}
-		rows := make([][]string, 0, len(a.Lines))
-		for _, l := range a.Lines {
-			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
-			if refs {
-				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, l.Ready, l.Status, l.Age}
-			}
-			rows = append(rows, row)
-		}
-		if len(rows) > 0 {
+		if header, rows := tree.Table(a.Lines, refs); len(rows) > 0 {
 			_ = printing.WriteTable(&b, header, rows, false)
 		}
 		if len(a.Lines) < a.TotalLines {

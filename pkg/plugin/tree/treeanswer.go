@@ -276,21 +276,34 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		}
 		return list.Write(o.Out, o.out.Format, o.out.Printer)
 	}
-	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
-	if o.Refs {
-		header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
-	}
+	var header []string
 	var rows [][]string
 	for _, a := range answers {
-		for _, l := range a.Lines {
-			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
-			if o.Refs {
-				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, l.Ready, l.Status, l.Age}
-			}
+		h, table := Table(a.Lines, o.Refs)
+		header = withContext("CONTEXT", h)
+		for _, row := range table {
 			rows = append(rows, withContext(a.Context, row))
 		}
 	}
-	return printing.WriteTable(o.Out, withContext("CONTEXT", header), rows, o.NoHeaders)
+	return printing.WriteTable(o.Out, header, rows, o.NoHeaders)
+}
+
+// Table is the tree table of lines: its header and a row per line, with
+// the cells NAMESPACE, NAME (drawn with its prefix), RELATION with refs,
+// READY, STATUS and AGE.
+func Table(lines []Line, refs bool) (header []string, rows [][]string) {
+	header = []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
+	if refs {
+		header = slices.Insert(header, 2, "RELATION")
+	}
+	for _, l := range lines {
+		row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
+		if refs {
+			row = slices.Insert(row, 2, l.Relation)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
 }
 
 // statusCells returns the READY and STATUS cells kubectl get prints for obj, where its table has
