@@ -191,12 +191,8 @@ func (o *CapacityOptions) completeQuestion() error {
 		}
 		o.groupBy = &def
 	}
-	for _, s := range o.Sums {
-		m, err := aggregate.ParseMeasure(s)
-		if err != nil {
-			return err
-		}
-		o.measures = append(o.measures, m)
+	if _, o.measures, err = engines.ParseGroups(o.IndexSet, nil, o.Sums); err != nil {
+		return err
 	}
 	for _, r := range o.Resources {
 		if err := aggregate.CheckResourcePattern("--resource", r); err != nil {
