@@ -29,17 +29,17 @@ type Progress interface {
 // for one of several, a buffer of its own that Answers flushes once every
 // target is answered, each line naming the context.
 func Answer[T any](ctx context.Context, set Set, p Progress, deadline time.Duration, errOut io.Writer, answer func(ctx context.Context, t Target, errOut io.Writer) (T, error)) []Result[T] {
-	stderr := make([]*Buffer, len(set.Targets))
-	indexOf := make(map[string]int, len(set.Targets))
-	for i, t := range set.Targets {
-		indexOf[t.Name] = i
+	// One of several targets writes to a buffer of its own; the map is
+	// only read while the targets run.
+	stderr := map[string]*Buffer{}
+	for _, t := range set.Targets {
 		if set.Several {
-			stderr[i] = &Buffer{}
+			stderr[t.Name] = &Buffer{}
 		}
 	}
 	results := Run(ctx, set.Targets, deadline, func(ctx context.Context, t Target) (T, error) {
 		w := errOut
-		if b := stderr[indexOf[t.Name]]; b != nil {
+		if b := stderr[t.Name]; b != nil {
 			w = b
 		}
 		if p != nil {
@@ -55,7 +55,7 @@ func Answer[T any](ctx context.Context, set Set, p Progress, deadline time.Durat
 		p.End()
 	}
 	for i := range results {
-		results[i].stderr = stderr[i]
+		results[i].stderr = stderr[results[i].Target.Name]
 	}
 	return results
 }
