@@ -259,20 +259,13 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		}
 		return nil
 	case "json", "yaml":
-		var (
-			list  printing.ContextList
-			items []interface{}
-		)
+		list := printing.ContextList{One: !several}
 		for _, a := range answers {
 			for _, l := range a.Lines {
 				if l.Object != nil {
-					items = append(items, l.Object)
 					list.Add(a.Context, l.Object)
 				}
 			}
-		}
-		if !several {
-			return printing.PrintList(o.Out, o.out.Printer, o.out.Format, items)
 		}
 		return list.Write(o.Out, o.out.Format, o.out.Printer)
 	}
