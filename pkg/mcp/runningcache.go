@@ -12,7 +12,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -56,14 +55,14 @@ func (s *Server) askRunningCache(ctx context.Context, t contextTarget, env *engi
 	if err != nil {
 		return own(err.Error())
 	}
-	conn, err := client.Dial(id.Socket, engines.DialTimeout)
-	if err != nil {
+	conn, err := id.DialWarm()
+	switch {
+	case err != nil:
 		return own(err.Error())
+	case conn == nil:
+		return own("no warm cache runs for the context's identity")
 	}
 	defer conn.Close()
-	if other := engines.OtherBuild(conn.Hello); other != "" {
-		return own(other)
-	}
 	mappings, err := engine.Resolve(env.Source.RESTMapper(), []string{q.Types})
 	if err != nil {
 		return own(err.Error())

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/capacity"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
@@ -99,8 +101,11 @@ func (s *Server) capacityContext(ctx context.Context, t contextTarget, in Capaci
 		return a
 	}
 	var errOut bytes.Buffer
-	obj, rows, err := capacity.AnswerWarm(ctx, env, t.name, capacity.Question{Namespace: in.Namespace, Selector: in.LabelSelector,
-		GroupBy: in.GroupBy, Sums: in.Sums, Resources: in.Resources, Usage: in.Usage, SortBy: in.SortBy, Top: in.Top, SyncTimeout: s.opts.SyncTimeout}, &errOut)
+	o := capacity.NewCapacityOptions(nil, genericiooptions.IOStreams{Out: io.Discard, ErrOut: &errOut})
+	o.EngineOptions = env.Options(in.Namespace, s.opts.SyncTimeout)
+	o.AllNamespaces, o.LabelSelector, o.GroupBy, o.Sums, o.Resources = in.Namespace == "", in.LabelSelector, in.GroupBy, in.Sums, in.Resources
+	o.Usage, o.SortBy, o.Top = in.Usage, in.SortBy, in.Top
+	obj, rows, err := o.AnswerWarm(ctx, t.name)
 	a.Warnings = nonEmptyLines(errOut.String())
 	if err != nil {
 		a.Error = err.Error()

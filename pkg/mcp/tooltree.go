@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
@@ -98,8 +100,10 @@ func (s *Server) treeContext(ctx context.Context, t contextTarget, in TreeInput)
 		return fail(err)
 	}
 	var errOut bytes.Buffer
-	lines, err := tree.AnswerWarm(ctx, env, t.name, tree.Question{Roots: in.Roots, Namespace: namespace, AllNamespaces: in.AllNamespaces,
-		Selector: in.LabelSelector, Up: in.Direction == "up", Refs: in.Direction == "refs", Types: in.Types, SyncTimeout: s.opts.SyncTimeout}, &errOut)
+	o := tree.NewTreeOptions(nil, genericiooptions.IOStreams{Out: io.Discard, ErrOut: &errOut})
+	o.EngineOptions = env.Options(namespace, s.opts.SyncTimeout)
+	o.AllNamespaces, o.LabelSelector, o.Up, o.Refs, o.Types = in.AllNamespaces, in.LabelSelector, in.Direction == "up", in.Direction == "refs", in.Types
+	lines, err := o.AnswerWarm(ctx, t.name, in.Roots)
 	a.Warnings = nonEmptyLines(errOut.String())
 	if err != nil {
 		return fail(err)
@@ -121,19 +125,7 @@ func treeText(out TreeOutput, refs bool) string {
 		if len(a.Lines) == 0 && a.TotalLines == 0 {
 			b.WriteString("no roots matched\n")
 		}
-		header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
-		if refs {
-			header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
-		}
-		rows := make([][]string, 0, len(a.Lines))
-		for _, l := range a.Lines {
-			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
-			if refs {
-				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, l.Ready, l.Status, l.Age}
-			}
-			rows = append(rows, row)
-		}
-		if len(rows) > 0 {
+		if header, rows := tree.Table(a.Lines, refs); len(rows) > 0 {
 			_ = printing.WriteTable(&b, header, rows, false)
 		}
 		if len(a.Lines) < a.TotalLines {

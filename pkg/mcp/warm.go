@@ -62,21 +62,21 @@ func (s cacheOrDirect) Feed(mapping *meta.RESTMapping, namespace string, full bo
 }
 
 // runningCache returns the socket of the warm cache process of t's
-// identity when one of this build answers there, "" otherwise.
+// identity when one of this build answers there (CacheIdentity.DialWarm),
+// "" otherwise.
 func runningCache(t contextTarget) string {
 	id, err := engines.ResolveCacheIdentity(t.configFlags)
-	if err != nil || client.CheckDir(id.Dir) != nil {
-		return ""
-	}
-	conn, err := client.Dial(id.Socket, engines.DialTimeout)
 	if err != nil {
 		return ""
 	}
-	defer conn.Close()
-	if other := engines.OtherBuild(conn.Hello); other != "" {
-		klog.V(1).InfoS("mcp: not reading the warm cache", "context", t.name, "reason", other)
+	conn, err := id.DialWarm()
+	if err != nil {
+		klog.V(1).InfoS("mcp: not reading the warm cache", "context", t.name, "reason", err)
+	}
+	if conn == nil {
 		return ""
 	}
+	conn.Close()
 	return id.Socket
 }
 

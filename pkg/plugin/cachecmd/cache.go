@@ -6,7 +6,6 @@
 package cachecmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,7 +127,7 @@ func (o *CacheStartOptions) Complete(cmd *cobra.Command, _ []string) error {
 		o.verbosity = v.Value.String()
 	}
 	var err error
-	o.targets, err = targets.New(o.configFlags, o.contexts.AllContexts, false)
+	o.targets, err = o.contexts.Targets(o.configFlags, false)
 	return err
 }
 
@@ -277,7 +276,7 @@ func (o *CacheStopOptions) Complete(*cobra.Command, []string) error {
 		return nil
 	}
 	var err error
-	o.targets, err = targets.New(o.configFlags, o.contexts.AllContexts, false)
+	o.targets, err = o.contexts.Targets(o.configFlags, false)
 	return err
 }
 
@@ -371,8 +370,8 @@ func stopCache(socket string) error {
 // addContextsFlag adds --all-contexts to a cache subcommand; verb says
 // what it does in each context.
 func addContextsFlag(cmd *cobra.Command, verb string) *targets.Flags {
-	f := &targets.Flags{}
-	cmd.Flags().BoolVar(&f.AllContexts, "all-contexts", false, verb+" for every context of the kubeconfig, one cache per context (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). A context that fails is named on stderr, the others are done, and the exit code is 1.")
+	f := targets.AddFlags(cmd)
+	cmd.Flags().Lookup("all-contexts").Usage = verb + " for every context of the kubeconfig, one cache per context (see --context, which also takes several names joined by commas and shell-style patterns such as 'prod-*'). A context that fails is named on stderr, the others are done, and the exit code is 1."
 	return f
 }
 
@@ -391,30 +390,27 @@ func withContextArg(args []string, name string) []string {
 }
 
 // eachContext runs fn for each target of set, each its own warm cache (a
-// process and socket for the identity of its context). One target writes
-// to out and errOut as it goes, and its error is the command's. Several
-// run all at once; then each one's stdout and stderr are written, target by
-// target in the order selected, every line prefixed by the context's name,
-// and a context missing from the kubeconfig or whose fn fails is named on
-// errOut: the error is then a *targets.PartialError.
+// process and socket for the identity of its context), through
+// targets.Answer: one target writes to out and errOut as it goes, and its
+// error is the command's. Several run all at once; then each one's stdout
+// and stderr are written, target by target in the order selected (stderr first), every
+// line prefixed by the context's name, and a context missing from the
+// kubeconfig or whose fn fails is named on errOut: the error is then a
+// *targets.PartialError.
 func eachContext(set targets.Set, out, errOut io.Writer, fn func(t targets.Target, out, errOut io.Writer) error) error {
-	if !set.Several {
-		return fn(set.Targets[0], out, errOut)
-	}
-	failures := set.Failures(errOut)
-	type output struct{ out, errOut cmdutil.LockedWriter }
-	results := targets.Run(context.Background(), set.Targets, 0, func(_ context.Context, t targets.Target) (*output, error) {
-		o := &output{out: cmdutil.LockedWriter{W: &bytes.Buffer{}}, errOut: cmdutil.LockedWriter{W: &bytes.Buffer{}}}
-		return o, fn(t, &o.out, &o.errOut)
+	results := targets.Answer(context.Background(), set, nil, 0, errOut, func(_ context.Context, t targets.Target, errOut io.Writer) (*targets.Buffer, error) {
+		if !set.Several {
+			return nil, fn(t, out, errOut)
+		}
+		stdout := &targets.Buffer{}
+		return stdout, fn(t, stdout, errOut)
 	})
+	_, failures, err := targets.Answers(set, results, errOut)
+	if err != nil {
+		return err
+	}
 	for _, r := range results {
-		if r.Value != nil {
-			cmdutil.FlushPrefixed(out, r.Target.Name, &r.Value.out)
-			cmdutil.FlushPrefixed(errOut, r.Target.Name, &r.Value.errOut)
-		}
-		if r.Err != nil {
-			failures.Add(r.Target.Name, r.Err)
-		}
+		r.Value.FlushPrefixed(out, r.Target.Name)
 	}
 	return failures.Err()
 }

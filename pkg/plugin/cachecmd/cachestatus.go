@@ -2,7 +2,6 @@ package cachecmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -66,7 +65,7 @@ func (o *CacheStatusOptions) Complete(*cobra.Command, []string) error {
 	if o.configFlags == nil {
 		return nil
 	}
-	set, err := targets.New(o.configFlags, o.contexts.AllContexts, false)
+	set, err := o.contexts.Targets(o.configFlags, false)
 	if err != nil {
 		return err
 	}
@@ -190,21 +189,7 @@ func (o *CacheStatusOptions) Run(context.Context) error {
 // YAML may not carry raw escaped, printing.MarshalYAML), or as tables.
 func (o *CacheStatusOptions) print(entries []cacheEntry) error {
 	if o.Output != "" {
-		var (
-			b   []byte
-			err error
-		)
-		if o.Output == "yaml" {
-			b, err = printing.MarshalYAML(entries)
-		} else {
-			b, err = json.MarshalIndent(entries, "", "    ")
-			b = append(b, '\n')
-		}
-		if err != nil {
-			return err
-		}
-		_, err = o.Out.Write(b)
-		return err
+		return printing.WriteData(o.Out, o.Output, entries)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(o.ErrOut, "No caches running")

@@ -7,7 +7,6 @@ package capacity
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -29,7 +28,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/completion"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
@@ -158,11 +156,8 @@ allocatable ("?" percentages).`,
 // --group-by context), once for every target; it sends no request.
 func (o *CapacityOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.byContext = o.GroupBy == fleet.ContextIndex
-	if cmd.Flags().Changed("from") && (o.byContext || targets.Selected(o.ConfigFlags, o.contexts.AllContexts)) {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
-	}
 	var err error
-	if o.targets, err = targets.New(o.ConfigFlags, o.contexts.AllContexts, o.byContext); err != nil {
+	if o.targets, err = o.contexts.Targets(o.ConfigFlags, o.byContext); err != nil {
 		return err
 	}
 	// Pods of every namespace unless -n names one: capacity is about nodes,
@@ -196,12 +191,8 @@ func (o *CapacityOptions) completeQuestion() error {
 		}
 		o.groupBy = &def
 	}
-	for _, s := range o.Sums {
-		m, err := aggregate.ParseMeasure(s)
-		if err != nil {
-			return err
-		}
-		o.measures = append(o.measures, m)
+	if _, o.measures, err = engines.ParseGroups(o.IndexSet, nil, o.Sums); err != nil {
+		return err
 	}
 	for _, r := range o.Resources {
 		if err := aggregate.CheckResourcePattern("--resource", r); err != nil {
@@ -377,26 +368,6 @@ func objectOf(a *capacityAnswer) *Object {
 	}
 	obj.Total = capacityRecord(a.Table.Columns, a.Table.Total)
 	return obj
-}
-
-// printCapacityObject prints one target's capacity object as JSON or YAML.
-func (o *CapacityOptions) printCapacityObject(a *capacityAnswer) error {
-	obj := objectOf(a)
-	var (
-		data []byte
-		err  error
-	)
-	if o.Output == "yaml" {
-		data, err = printing.MarshalYAML(obj)
-	} else {
-		data, err = json.MarshalIndent(obj, "", "    ")
-		data = append(data, '\n')
-	}
-	if err != nil {
-		return fmt.Errorf("encoding the capacity table: %w", err)
-	}
-	_, err = o.Out.Write(data)
-	return err
 }
 
 // capacityRecord is one row as a map from column name to cell: the name

@@ -63,7 +63,7 @@ func TestCapacityJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := &capacityAnswer{Table: table, NodesListed: tt.nodesKnown, UnscheduledPods: alloc.Unscheduled, TerminalPods: alloc.Terminal}
-			if err := o.printCapacityObject(a); err != nil {
+			if err := o.printCapacity([]*capacityAnswer{a}, false); err != nil {
 				t.Fatal(err)
 			}
 			var compact bytes.Buffer

@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -43,10 +42,6 @@ type capacityAnswer struct {
 	// of every answer are known (tables).
 	alloc *aggregate.AllocationByNode
 	nodes []*corev1.Node
-
-	// stderr holds what the target wrote on stderr when it is one of
-	// several; nil when it wrote to the command's.
-	stderr *cmdutil.LockedWriter
 }
 
 // Run checks in each target whether nodes may be listed, starts the
@@ -58,35 +53,14 @@ func (o *CapacityOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	set := o.targets
-	progress := pluginprogress.Of(o.ErrOut, set)
-	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *capacityAnswer, err error) {
-		defer func() { progress.Done(t.Name, err) }()
-		a = &capacityAnswer{Context: t.Name}
-		errOut := o.ErrOut
-		if set.Several {
-			a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
-			errOut = a.stderr
-		}
-		if progress != nil {
-			ctx = pluginprogress.WithTargets(ctx, progress.EngineProgress(t.Name))
-		}
-		return a, o.answer(ctx, t, a, errOut)
-	})
-	progress.End()
-	failures := set.Failures(o.ErrOut)
-	var answers []*capacityAnswer
-	for _, r := range results {
-		if r.Value != nil {
-			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
-		}
-		switch {
-		case r.Err != nil && !set.Several:
-			return r.Err
-		case r.Err != nil:
-			failures.Add(r.Target.Name, r.Err)
-		default:
-			answers = append(answers, r.Value)
-		}
+	results := targets.Answer(ctx, set, pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout), o.ErrOut,
+		func(ctx context.Context, t targets.Target, errOut io.Writer) (*capacityAnswer, error) {
+			a := &capacityAnswer{Context: t.Name}
+			return a, o.answer(ctx, t, a, errOut)
+		})
+	answers, failures, err := targets.Answers(set, results, o.ErrOut)
+	if err != nil {
+		return err
 	}
 	if len(answers) > 0 {
 		if err := o.tables(answers); err != nil {
@@ -214,7 +188,10 @@ func (o *CapacityOptions) printCapacity(answers []*capacityAnswer, several bool)
 				return err
 			}
 			if !several {
-				return o.printCapacityObject(a)
+				if err := printing.WriteData(o.Out, o.Output, objectOf(a)); err != nil {
+					return fmt.Errorf("encoding the capacity table: %w", err)
+				}
+				return nil
 			}
 			item, err := runtime.DefaultUnstructuredConverter.ToUnstructured(objectOf(a))
 			if err != nil {
@@ -257,4 +234,33 @@ func (o *CapacityOptions) sortAndCut(table *aggregate.Table, keyWidth int) error
 	}
 	table.Top(o.Top)
 	return nil
+}
+
+// AnswerWarm answers the capacity the flags of o ask, for a caller
+// without a command line, in the target named target, with the capacity
+// command's own code: o's engine options are a warm cache's
+// (engines.ServeEnv.Options), whose pool it leases for the call. It
+// returns the capacity object, its rows sorted by --sort-by and cut to
+// --top, and the number of rows before the cut. The API server's warnings
+// and capacity's own go to o.ErrOut. It blocks until the pool's informers
+// of nodes and pods have synced, or ctx ends.
+func (o *CapacityOptions) AnswerWarm(ctx context.Context, target string) (obj *Object, rows int, err error) {
+	if err := o.completeQuestion(); err != nil {
+		return nil, 0, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, 0, err
+	}
+	a := &capacityAnswer{Context: target}
+	if err := o.answer(ctx, targets.Target{Name: target, ConfigFlags: o.ConfigFlags}, a, o.ErrOut); err != nil {
+		return nil, 0, err
+	}
+	if err := o.tables([]*capacityAnswer{a}); err != nil {
+		return nil, 0, err
+	}
+	rows = len(a.Table.Rows)
+	if err := o.sortAndCut(&a.Table, 1); err != nil {
+		return nil, 0, err
+	}
+	return objectOf(a), rows, nil
 }

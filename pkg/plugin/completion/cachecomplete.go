@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -27,11 +25,8 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 	if err != nil {
 		return nil
 	}
-	if _, err := os.Lstat(id.Socket); err != nil || client.CheckDir(id.Dir) != nil {
-		return nil
-	}
-	conn, err := client.Dial(id.Socket, engines.DialTimeout)
-	if err != nil {
+	conn, err := id.DialWarm()
+	if err != nil || conn == nil {
 		return nil
 	}
 	defer conn.Close()

@@ -91,6 +91,23 @@ func (e *ServeEnv) Shutdown() {
 	}
 }
 
+// Options are the engine options of a command answered over e's pool for
+// a caller without a command line: its -n is namespace ("default" when
+// empty), its --sync-timeout syncTimeout (60s when not positive), and no
+// type is declined as stale (--max-staleness 0).
+func (e *ServeEnv) Options(namespace string, syncTimeout time.Duration) EngineOptions {
+	if namespace == "" {
+		namespace = "default"
+	}
+	if syncTimeout <= 0 {
+		syncTimeout = 60 * time.Second
+	}
+	configFlags := genericclioptions.NewConfigFlags(true)
+	configFlags.Namespace = &namespace
+	zero := time.Duration(0)
+	return EngineOptions{ConfigFlags: configFlags, Engines: WarmEngines{Env: e, MaxStaleness: &zero}, SyncTimeout: syncTimeout}
+}
+
 // WarmEngines leases the warm cache's engines, and the related types the
 // command's relations read (related). It declines (declinedError) what one
 // shared informer cannot answer as the command's own would: what the pool

@@ -1,10 +1,8 @@
 package engines
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
@@ -26,29 +24,15 @@ func (o *EngineOptions) warmCache(configFlags *genericclioptions.ConfigFlags, er
 		klog.V(1).InfoS("not using a warm cache", "err", err)
 		return ""
 	}
-	if _, err := os.Lstat(id.Socket); err != nil {
-		// No cache (the common case), or a directory we may not search
-		// (made by root under sudo): silently.
-		return ""
-	}
-	// The directory is checked before the socket in it is used.
-	err = client.CheckDir(id.Dir)
-	var conn *client.Conn
-	if err == nil {
-		conn, err = client.Dial(id.Socket, DialTimeout)
-	}
-	if errors.Is(err, client.ErrNoCache) {
-		return ""
-	}
+	conn, err := id.DialWarm()
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
 		return ""
 	}
-	defer conn.Close()
-	if other := OtherBuild(conn.Hello); other != "" {
-		fmt.Fprintf(errOut, "warning: not using the warm cache: %s; restart it (kubectl informer cache stop; kubectl informer cache start); asking the API server directly\n", other)
+	if conn == nil {
 		return ""
 	}
+	defer conn.Close()
 	klog.V(1).InfoS("using the warm cache", "socket", id.Socket, "pid", conn.Hello.Pid)
 	return id.Socket
 }

@@ -13,10 +13,13 @@ import (
 // (capacity).
 const ContextsField = "contexts"
 
-// ContextList is the v1 List of a command's -o json|yaml across several
-// contexts: items, and beside them contexts (ContextsField), of the same
-// length.
+// ContextList is the v1 List of a command's -o json|yaml: items, and,
+// across several contexts, beside them contexts (ContextsField), of the
+// same length.
 type ContextList struct {
+	// One is set when the command asked one context: the List is then
+	// kubectl's, without contexts.
+	One             bool
 	items, contexts []interface{}
 }
 
@@ -31,6 +34,9 @@ func (l *ContextList) Write(w io.Writer, format string, printer printers.Resourc
 	items, contexts := l.items, l.contexts
 	if items == nil {
 		items, contexts = []interface{}{}, []interface{}{}
+	}
+	if l.One {
+		return printListObject(w, printer, format, items, "", nil)
 	}
 	return printListObject(w, printer, format, items, ContextsField, contexts)
 }

@@ -148,6 +148,26 @@ func printListObject(w io.Writer, printer printers.ResourcePrinter, format strin
 	return printer.PrintObj(&unstructured.Unstructured{Object: list}, w)
 }
 
+// WriteData writes v to w as -o yaml (MarshalYAML) or, for any other
+// format, -o json (indented by four spaces, as kubectl prints) print it.
+func WriteData(w io.Writer, format string, v interface{}) error {
+	var (
+		b   []byte
+		err error
+	)
+	if format == "yaml" {
+		b, err = MarshalYAML(v)
+	} else {
+		b, err = json.MarshalIndent(v, "", "    ")
+		b = append(b, '\n')
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
 // MarshalYAML returns obj as YAML, as sigs.k8s.io/yaml.Marshal (and so
 // kubectl -o yaml) does, but also when a string holds a character YAML may
 // not carry raw: DEL, the C1 controls (U+0080–U+009F, NEL included, which

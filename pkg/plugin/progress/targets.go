@@ -176,6 +176,15 @@ func (p *Targets) EngineProgress(name string) func(engine.Progress) {
 	}
 }
 
+// Begin implements targets.Progress: the engines of context name report
+// on its line (EngineProgress), through the returned context.
+func (p *Targets) Begin(ctx context.Context, name string) context.Context {
+	if p == nil {
+		return ctx
+	}
+	return WithTargets(ctx, p.EngineProgress(name))
+}
+
 // syncedState is the state of a synced context: a watch is then watching.
 func (p *Targets) syncedState() string {
 	if p != nil && p.settles {

@@ -7,7 +7,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 )
 
 // targetAnswer is one target's answer to a query: its print config
@@ -27,9 +26,6 @@ type targetAnswer struct {
 	cfg      queryPrintConfig
 	groups   []typeObjects
 	shutdown func()
-	// stderr, when set, keeps what the target's query wrote on stderr, to
-	// be printed once every target is answered (answerTargets).
-	stderr *cmdutil.LockedWriter // over a *bytes.Buffer
 
 	// grouped is set once groupNow has built table (or failed with
 	// tableErr, returned when the table is printed).

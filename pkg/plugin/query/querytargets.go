@@ -1,7 +1,6 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
@@ -118,40 +116,22 @@ func (o *QueryOptions) completeTargets(cmd *cobra.Command) error {
 // and the error is a *targets.PartialError when any failed.
 func (o *QueryOptions) answerTargets(ctx context.Context) error {
 	set := o.set
-	progress, deadline := pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout)
-	results := targets.Run(ctx, set.Targets, deadline, func(ctx context.Context, t targets.Target) (*targetAnswer, error) {
-		engineProgress := o.Config.Progress
-		if progress != nil {
-			engineProgress = progress.EngineProgress(t.Name)
-		}
-		a, err := o.answer(ctx, t, engineProgress)
-		progress.Done(t.Name, err)
-		return a, err
-	})
-	progress.End()
-	defer func() {
-		for _, r := range results {
-			if r.Value != nil {
-				r.Value.shutdown()
+	results := targets.Answer(ctx, set, pluginprogress.Of(o.ErrOut, set), set.Deadline(o.SyncTimeout), o.ErrOut,
+		func(ctx context.Context, t targets.Target, errOut io.Writer) (*targetAnswer, error) {
+			a, err := o.answer(ctx, t, errOut, pluginprogress.FromContext(ctx, o.Config.Progress))
+			if err != nil {
+				a.shutdown()
 			}
+			return a, err
+		})
+	answers, failures, err := targets.Answers(set, results, o.ErrOut)
+	defer func() {
+		for _, a := range answers {
+			a.shutdown()
 		}
 	}()
-	failures := set.Failures(o.ErrOut)
-	var answers []*targetAnswer
-	for _, r := range results {
-		if r.Value != nil {
-			// What the target wrote on stderr (warnings about unreadable
-			// relations, expression errors), each line naming it.
-			cmdutil.FlushPrefixed(o.ErrOut, r.Value.name, r.Value.stderr)
-		}
-		switch {
-		case r.Err != nil && !set.Several:
-			return r.Err
-		case r.Err != nil:
-			failures.Add(r.Target.Name, r.Err)
-		default:
-			answers = append(answers, r.Value)
-		}
+	if err != nil {
+		return err
 	}
 	if len(answers) > 0 || set.Total() == 0 {
 		p := answerPrinter{answers: answers, several: set.Several, contextAt: o.split.contextAt, out: o.Out, errOut: o.ErrOut}
@@ -162,18 +142,12 @@ func (o *QueryOptions) answerTargets(ctx context.Context) error {
 	return failures.Err()
 }
 
-// answer answers the query in target tg: from its warm cache when one
-// runs (collectWarm), with the usage samples the cache keeps, otherwise
-// read here (collect), usage too (readUsage); a grouped answer is
-// grouped at once (groupNow). One of several targets keeps its stderr to
-// be printed once the answers are in.
-func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, progress func(engine.Progress)) (*targetAnswer, error) {
+// answer answers the query in target tg, its diagnostics going to errOut:
+// from its warm cache when one runs (collectWarm), with the usage samples
+// the cache keeps, otherwise read here (collect), usage too (readUsage); a
+// grouped answer is grouped at once (groupNow).
+func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, errOut io.Writer, progress func(engine.Progress)) (*targetAnswer, error) {
 	a := &targetAnswer{name: tg.Name, several: o.set.Several, shutdown: func() {}}
-	var errOut io.Writer = o.ErrOut
-	if a.several {
-		a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
-		errOut = a.stderr
-	}
 	t, err := o.target(tg, errOut, progress)
 	if err != nil {
 		return a, err

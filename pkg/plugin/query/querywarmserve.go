@@ -70,7 +70,7 @@ func CollectHandler(env *engines.ServeEnv) server.Handler {
 			return server.OutcomeOf(err)
 		}
 		// Read here, as a target without a warm cache is (answer).
-		a, err := o.answer(ctx, o.set.Targets[0], o.Config.Progress)
+		a, err := o.answer(ctx, o.set.Targets[0], o.ErrOut, o.Config.Progress)
 		defer a.shutdown()
 		mu.Lock()
 		got := warnings[:len(warnings):len(warnings)]

@@ -18,6 +18,8 @@ type Result[T any] struct {
 	Value  T
 	// Err is the target's failure, nil if it answered.
 	Err error
+	// stderr is what the target wrote, kept for Answers (Answer).
+	stderr *Buffer
 }
 
 // ErrDeadline is the failure of a target whose work did not end within its

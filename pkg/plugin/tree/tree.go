@@ -113,21 +113,24 @@ func NewCmdTree(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	return cmd
 }
 
-// Complete parses the arguments and -o, completes the engine flags and
-// names the targets (a set of one without a selection of contexts), once
-// for every target; it sends no request.
+// Complete names the targets (a set of one without a selection of
+// contexts) and completes the question; it sends no request.
 func (o *TreeOptions) Complete(cmd *cobra.Command, args []string) error {
+	var err error
+	if o.targets, err = o.contexts.Targets(o.ConfigFlags, false); err != nil {
+		return err
+	}
+	return o.completeQuestion(args)
+}
+
+// completeQuestion parses the arguments and -o and completes the engine
+// flags, once for every target.
+func (o *TreeOptions) completeQuestion(args []string) error {
 	roots, err := parseTreeArgs(args)
 	if err != nil {
 		return err
 	}
 	o.roots = roots
-	if cmd.Flags().Changed("from") && targets.Selected(o.ConfigFlags, o.contexts.AllContexts) {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with several contexts")
-	}
-	if o.targets, err = targets.New(o.ConfigFlags, o.contexts.AllContexts, false); err != nil {
-		return err
-	}
 	if err := o.CompleteFlags(); err != nil {
 		return err
 	}

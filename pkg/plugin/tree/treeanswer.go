@@ -1,10 +1,11 @@
 package tree
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,10 +32,6 @@ type treeAnswer struct {
 	// Lines are the trees' objects in depth-first order, each root
 	// followed by its subtree.
 	Lines []Line `json:"lines"`
-
-	// stderr holds what the target wrote on stderr when it is one of
-	// several; nil when it wrote to the command's.
-	stderr *cmdutil.LockedWriter
 }
 
 // Line is one object of a drawn tree, as data.
@@ -69,33 +66,43 @@ func (o *TreeOptions) Run(ctx context.Context) error {
 	ctx, stop := cmdutil.Interruptible(ctx)
 	defer stop()
 	set := o.targets
-	progress := pluginprogress.Of(o.ErrOut, set)
-	results := targets.Run(ctx, set.Targets, set.Deadline(o.SyncTimeout), func(ctx context.Context, t targets.Target) (a *treeAnswer, err error) {
-		defer func() {
-			var notFound *rootNotFoundError
-			if errors.As(err, &notFound) {
-				progress.Set(t.Name, "no root here")
-				return
-			}
-			progress.Done(t.Name, err)
-		}()
-		a = &treeAnswer{Context: t.Name}
-		c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: o.ErrOut}
-		if set.Several {
-			a.stderr = &cmdutil.LockedWriter{W: &bytes.Buffer{}}
-			c.errOut = a.stderr
-		}
-		if progress != nil {
-			progress.Set(t.Name, "reading")
-			ctx = pluginprogress.WithTargets(ctx, progress.ListingProgress(t.Name))
-		}
-		if err := c.connect(t); err != nil {
-			return a, err
-		}
-		return a, c.answer(ctx, a)
-	})
-	progress.End()
+	results := targets.Answer(ctx, set, treeProgress{pluginprogress.Of(o.ErrOut, set)}, set.Deadline(o.SyncTimeout), o.ErrOut,
+		o.answerTarget)
 	return o.printAnswers(set, results)
+}
+
+// answerTarget answers the tree of target t, its warnings going to errOut.
+func (o *TreeOptions) answerTarget(ctx context.Context, t targets.Target, errOut io.Writer) (*treeAnswer, error) {
+	a := &treeAnswer{Context: t.Name}
+	c := &treeTarget{EngineOptions: o.EngineOptions, q: o, errOut: errOut}
+	if err := c.connect(t); err != nil {
+		return a, err
+	}
+	return a, c.answer(ctx, a)
+}
+
+// treeProgress shows each target of a tree as reading, then listing the
+// objects of its engines, run one after another; a target where a named
+// root does not exist has no root here.
+type treeProgress struct{ *pluginprogress.Targets }
+
+// Begin implements targets.Progress.
+func (p treeProgress) Begin(ctx context.Context, name string) context.Context {
+	if p.Targets == nil {
+		return ctx
+	}
+	p.Set(name, "reading")
+	return pluginprogress.WithTargets(ctx, p.ListingProgress(name))
+}
+
+// Done implements targets.Progress.
+func (p treeProgress) Done(name string, err error) {
+	var notFound *rootNotFoundError
+	if p.Targets != nil && errors.As(err, &notFound) {
+		p.Set(name, "no root here")
+		return
+	}
+	p.Targets.Done(name, err)
 }
 
 // connect connects c's engine options to target t: tree looks in one
@@ -182,26 +189,19 @@ func (o *TreeOptions) lineOf(l tree.Line, now time.Time) (Line, error) {
 // unless no target has it; each failed context is named on stderr once,
 // the others' trees are printed, and the error is a *targets.PartialError.
 func (o *TreeOptions) printAnswers(set targets.Set, results []targets.Result[*treeAnswer]) error {
-	failures, missing := set.Failures(o.ErrOut), 0
-	var (
-		answers  []*treeAnswer
-		notFound *rootNotFoundError
-	)
-	for _, r := range results {
-		if r.Value != nil {
-			cmdutil.FlushPrefixed(o.ErrOut, r.Target.Name, r.Value.stderr)
-		}
-		switch {
-		case r.Err != nil && !set.Several:
-			return r.Err
-		case errors.As(r.Err, &notFound):
+	var notFound *rootNotFoundError
+	missing := 0
+	for i, r := range results {
+		if set.Several && errors.As(r.Err, &notFound) {
+			results[i].Value, results[i].Err = nil, nil
 			missing++
-		case r.Err != nil:
-			failures.Add(r.Target.Name, r.Err)
-		default:
-			answers = append(answers, r.Value)
 		}
 	}
+	answers, failures, err := targets.Answers(set, results, o.ErrOut)
+	if err != nil {
+		return err
+	}
+	answers = slices.DeleteFunc(answers, func(a *treeAnswer) bool { return a == nil })
 	if len(answers) == 0 && missing > 0 {
 		if failures.Count() == 0 {
 			return fmt.Errorf("%v in any of the %d contexts", notFound, missing)
@@ -259,38 +259,44 @@ func (o *TreeOptions) printTrees(answers []*treeAnswer, several bool) error {
 		}
 		return nil
 	case "json", "yaml":
-		var (
-			list  printing.ContextList
-			items []interface{}
-		)
+		list := printing.ContextList{One: !several}
 		for _, a := range answers {
 			for _, l := range a.Lines {
 				if l.Object != nil {
-					items = append(items, l.Object)
 					list.Add(a.Context, l.Object)
 				}
 			}
 		}
-		if !several {
-			return printing.PrintList(o.Out, o.out.Printer, o.out.Format, items)
-		}
 		return list.Write(o.Out, o.out.Format, o.out.Printer)
 	}
-	header := []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
-	if o.Refs {
-		header = []string{"NAMESPACE", "NAME", "RELATION", "READY", "STATUS", "AGE"}
-	}
+	var header []string
 	var rows [][]string
 	for _, a := range answers {
-		for _, l := range a.Lines {
-			row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
-			if o.Refs {
-				row = []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Relation, l.Ready, l.Status, l.Age}
-			}
+		h, table := Table(a.Lines, o.Refs)
+		header = withContext("CONTEXT", h)
+		for _, row := range table {
 			rows = append(rows, withContext(a.Context, row))
 		}
 	}
-	return printing.WriteTable(o.Out, withContext("CONTEXT", header), rows, o.NoHeaders)
+	return printing.WriteTable(o.Out, header, rows, o.NoHeaders)
+}
+
+// Table is the tree table of lines: its header and a row per line, with
+// the cells NAMESPACE, NAME (drawn with its prefix), RELATION with refs,
+// READY, STATUS and AGE.
+func Table(lines []Line, refs bool) (header []string, rows [][]string) {
+	header = []string{"NAMESPACE", "NAME", "READY", "STATUS", "AGE"}
+	if refs {
+		header = slices.Insert(header, 2, "RELATION")
+	}
+	for _, l := range lines {
+		row := []string{l.Namespace, l.Prefix + l.Kind + "/" + l.Name, l.Ready, l.Status, l.Age}
+		if refs {
+			row = slices.Insert(row, 2, l.Relation)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
 }
 
 // statusCells returns the READY and STATUS cells kubectl get prints for obj, where its table has
@@ -333,4 +339,27 @@ func age(obj interface{}, now time.Time) string {
 		return ""
 	}
 	return duration.HumanDuration(now.Sub(created.Time))
+}
+
+// AnswerWarm answers the tree of roots (the arguments: TYPE/NAME..., or
+// TYPE [NAME...]) as the flags of o ask it, for a caller without a
+// command line, in the target named target, with the tree command's own
+// code: o's engine options are a warm cache's (engines.ServeEnv.Options),
+// whose pool lends the roots, the types followed down, and the owners and
+// references --up and --refs read, started by the first call that needs
+// them and kept warm for the next. Its lines carry the table's cells (no
+// objects); warnings go to o.ErrOut. A named root the target does not
+// have is an error that says so, as the command's.
+func (o *TreeOptions) AnswerWarm(ctx context.Context, target string, roots []string) ([]Line, error) {
+	if err := o.completeQuestion(roots); err != nil {
+		return nil, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	a, err := o.answerTarget(ctx, targets.Target{Name: target, ConfigFlags: o.ConfigFlags}, o.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	return a.Lines, nil
 }

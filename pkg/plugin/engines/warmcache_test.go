@@ -1,10 +1,9 @@
-package plugin
+package engines
 
 import (
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/version"
-	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -26,7 +25,7 @@ func TestOtherBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := engines.OtherBuild(tt.hello); (got != "") != tt.other {
+			if got := otherBuild(tt.hello); (got != "") != tt.other {
 				t.Errorf("otherBuild(%+v) = %q, want other build %v", tt.hello, got, tt.other)
 			}
 		})
