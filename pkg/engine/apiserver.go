@@ -33,6 +33,8 @@ type APIServer struct {
 	// Mapper resolves user-typed resource names (short names, kinds,
 	// group-qualified names) through discovery.
 	Mapper meta.RESTMapper
+	// Host is the API server's URL, which its feeds name (Feed.Server).
+	Host string
 }
 
 // NewAPIServer builds the clients of the API server config reaches. It
@@ -43,7 +45,7 @@ type APIServer struct {
 // (watch monitoring, Config.PlainWatchStreams) on their context, so engines
 // can share one APIServer.
 func NewAPIServer(config *rest.Config, mapper meta.RESTMapper, userAgent string) (*APIServer, error) {
-	c := &APIServer{Mapper: mapper}
+	c := &APIServer{Mapper: mapper, Host: config.Host}
 	base := rest.CopyConfig(config)
 	base.Timeout = 0
 	base.UserAgent = userAgent
@@ -71,6 +73,12 @@ func (c *APIServer) RESTMapper() meta.RESTMapper { return c.Mapper }
 // metadata-only unless full, typed for the built-in types Typed serves,
 // dynamic otherwise.
 func (c *APIServer) Feed(mapping *meta.RESTMapping, namespace string, full bool) (Feed, error) {
+	feed, err := c.feed(mapping, namespace, full)
+	feed.Server = c.Host
+	return feed, err
+}
+
+func (c *APIServer) feed(mapping *meta.RESTMapping, namespace string, full bool) (Feed, error) {
 	gvr := mapping.Resource
 	switch {
 	case !full && c.Typed != nil:

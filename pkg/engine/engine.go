@@ -92,6 +92,12 @@ type Engine struct {
 	// context to the clients' transports.
 	requests requestOptions
 
+	// server is the API server the engine's feeds name (Feed.Server), ""
+	// when they read something else; answered is set once it has answered
+	// one of the engine's requests.
+	server   string
+	answered atomic.Bool
+
 	failOnce sync.Once
 	failed   chan struct{}
 	failErr  error
@@ -114,7 +120,7 @@ func New(source Source, mappings []*meta.RESTMapping, cfg Config) (*Engine, erro
 		failed:         make(chan struct{}),
 		stop:           make(chan struct{}),
 	}
-	e.requests = requestOptions{observe: e.observeRequest, plainWatches: cfg.PlainWatchStreams, dropsManagedFields: cfg.ManagedFields == DropManagedFields,
+	e.requests = requestOptions{observe: e.observeRequest, answered: func() { e.answered.Store(true) }, plainWatches: cfg.PlainWatchStreams, dropsManagedFields: cfg.ManagedFields == DropManagedFields,
 		feed: FeedRequest{ManagedFields: cfg.ManagedFields, RequireWatch: cfg.RequireWatch, SyncTimeout: cfg.SyncTimeout}}
 	if cfg.Reads != nil {
 		plan, err := protoskip.NewPlan(cfg.Reads)
@@ -184,6 +190,13 @@ func (e *Engine) observeRequest(path string, watch bool, err error) {
 			t.watched.Store(true)
 		}
 		if !t.HasSynced() {
+			if err != nil && !e.answered.Load() && isConnectionError(err) {
+				// The server has answered nothing yet and cannot be
+				// reached: a reflector would retry its list (a streamed
+				// one without telling the watch error handler) where
+				// discovery would have failed at once.
+				e.fail(fmt.Errorf("listing %s: %w", t.Name(), err))
+			}
 			continue
 		}
 		switch {
@@ -281,7 +294,7 @@ func (e *Engine) waitForSync(ctx context.Context) error {
 	lastProgress := time.Time{}
 	for {
 		synced := e.synced()
-		if e.cfg.Progress != nil && (synced || time.Since(lastProgress) >= 200*time.Millisecond) {
+		if e.cfg.Progress != nil && e.heard() && (synced || time.Since(lastProgress) >= 200*time.Millisecond) {
 			lastProgress = time.Now()
 			e.cfg.Progress(e.progress(time.Since(start), synced))
 		}
@@ -324,6 +337,13 @@ func (e *Engine) syncedSignal(stop <-chan struct{}) <-chan struct{} {
 	return all
 }
 
+// heard reports whether the engine's API server, if it reads one, has
+// answered: until then there is no progress to report, and a command shows
+// it is still resolving its types, as it would while reading discovery.
+func (e *Engine) heard() bool {
+	return e.server == "" || e.answered.Load()
+}
+
 func (e *Engine) reportDone(start time.Time) {
 	if e.cfg.Progress != nil {
 		p := e.progress(time.Since(start), false)
@@ -351,6 +371,9 @@ func (e *Engine) progress(elapsed time.Duration, done bool) Progress {
 
 func (e *Engine) timeoutError() error {
 	err := &SyncTimeoutError{Timeout: e.cfg.SyncTimeout}
+	if !e.heard() {
+		err.Silent = e.server
+	}
 	for _, t := range e.types {
 		if !t.HasSynced() {
 			err.Pending = append(err.Pending, TypeProgress{Name: t.Name(), Received: t.receivedSoFar()})

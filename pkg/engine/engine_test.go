@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	metadatafake "k8s.io/client-go/metadata/fake"
+	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
@@ -470,35 +471,100 @@ func hang(s *fakeAPIServer) {
 	})
 }
 
+// answerSlowly answers every request with its headers and then nothing
+// more until the client gives up: the server is there, the list slow.
+func answerSlowly(s *fakeAPIServer) {
+	s.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-s.closed:
+		}
+		return true
+	})
+}
+
+// TestStartTimesOut checks the error and progress of a sync that times
+// out, against a server that answers nothing (silent: no progress until the
+// end, and the error names the server) and one whose lists never end.
 func TestStartTimesOut(t *testing.T) {
-	s := newFakeAPIServer(t)
-	hang(s)
-	var progress []Progress
-	cfg := Config{SyncTimeout: 300 * time.Millisecond, Progress: func(p Progress) { progress = append(progress, p) }}
-	e := newEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping, nodesMapping}, cfg)
-	err := e.Start(t.Context())
-	want := "timed out after 300ms waiting for the cache of [nodes (0 objects received) pods (0 objects received)] to sync"
-	if err == nil || err.Error() != want {
-		t.Errorf("Start() = %v, want %q", err, want)
+	for _, tt := range []struct {
+		name         string
+		serve        func(*fakeAPIServer)
+		silent       bool
+		wantProgress int
+	}{
+		{"silent server", hang, true, 1},
+		{"slow lists", answerSlowly, false, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newFakeAPIServer(t)
+			tt.serve(s)
+			var progress []Progress
+			cfg := Config{SyncTimeout: 300 * time.Millisecond, Progress: func(p Progress) { progress = append(progress, p) }}
+			e := newEngine(t, s.clients(t), []*meta.RESTMapping{podsMapping, nodesMapping}, cfg)
+			err := e.Start(t.Context())
+			want := "timed out after 300ms waiting for the cache of [nodes (0 objects received) pods (0 objects received)] to sync"
+			wantSilent := ""
+			if tt.silent {
+				wantSilent = s.srv.URL
+				want = "timed out after 300ms waiting for " + s.srv.URL + " to answer the lists of [nodes (0 objects received) pods (0 objects received)]"
+			}
+			if err == nil || err.Error() != want {
+				t.Errorf("Start() = %v, want %q", err, want)
+			}
+			var timeout *SyncTimeoutError
+			if !errors.As(err, &timeout) {
+				t.Fatalf("Start() returned %T, want *SyncTimeoutError", err)
+			}
+			if wantPending := []TypeProgress{{Name: "nodes"}, {Name: "pods"}}; timeout.Timeout != cfg.SyncTimeout || !slices.Equal(timeout.Pending, wantPending) || timeout.Silent != wantSilent {
+				t.Errorf("SyncTimeoutError = %+v, want Timeout %s, Pending %+v, Silent %q", timeout, cfg.SyncTimeout, wantPending, wantSilent)
+			}
+			if len(progress) < tt.wantProgress || (tt.silent && len(progress) != 1) {
+				t.Fatalf("Progress called %d times, want %d or more (only at the end when the server is silent)", len(progress), tt.wantProgress)
+			}
+			last := progress[len(progress)-1]
+			wantTypes := []TypeProgress{{Name: "pods"}, {Name: "nodes"}}
+			if !last.Done || !slices.Equal(last.Types, wantTypes) || last.Elapsed < cfg.SyncTimeout {
+				t.Errorf("last Progress = %+v, want Done, %+v, Elapsed ≥ %s", last, wantTypes, cfg.SyncTimeout)
+			}
+			for _, p := range progress[:len(progress)-1] {
+				if p.Done {
+					t.Errorf("Progress %+v before the end says Done", p)
+				}
+			}
+		})
 	}
-	var timeout *SyncTimeoutError
-	if !errors.As(err, &timeout) {
-		t.Fatalf("Start() returned %T, want *SyncTimeoutError", err)
+}
+
+// TestStartFailsAtOnceWhenUnreachable starts an engine against an address
+// nothing listens on: the first connection error ends the sync, where the
+// reflector would retry it (a streamed list without telling the engine),
+// and the engine shuts down at once.
+func TestStartFailsAtOnceWhenUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if wantPending := []TypeProgress{{Name: "nodes"}, {Name: "pods"}}; timeout.Timeout != cfg.SyncTimeout || !slices.Equal(timeout.Pending, wantPending) {
-		t.Errorf("SyncTimeoutError = %+v, want Timeout %s, Pending %+v", timeout, cfg.SyncTimeout, wantPending)
-	}
-	if len(progress) < 2 {
-		t.Fatalf("Progress called %d times, want at least twice (while waiting, and at the end)", len(progress))
-	}
-	last := progress[len(progress)-1]
-	wantTypes := []TypeProgress{{Name: "pods"}, {Name: "nodes"}}
-	if !last.Done || !slices.Equal(last.Types, wantTypes) || last.Elapsed < cfg.SyncTimeout {
-		t.Errorf("last Progress = %+v, want Done, %+v, Elapsed ≥ %s", last, wantTypes, cfg.SyncTimeout)
-	}
-	for _, p := range progress[:len(progress)-1] {
-		if p.Done {
-			t.Errorf("Progress %+v before the end says Done", p)
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, mappings := range [][]*meta.RESTMapping{{podsMapping}, {podsMapping, nodesMapping}} {
+		clients, err := NewAPIServer(&rest.Config{Host: "http://" + addr}, nil, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEngine(t, clients, mappings, Config{SyncTimeout: waitLimit})
+		began := time.Now()
+		err = e.Start(t.Context())
+		if err == nil || !strings.HasPrefix(err.Error(), "listing ") || !strings.Contains(err.Error(), "connection refused") {
+			t.Errorf("Start() = %v, want listing …: … connection refused", err)
+		}
+		e.Shutdown()
+		// The reflector's first retry comes after 0.8 s or more.
+		if took := time.Since(began); took > 700*time.Millisecond {
+			t.Errorf("Start() and Shutdown() took %s, want them to end at the first refused connection", took)
 		}
 	}
 }

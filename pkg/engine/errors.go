@@ -20,12 +20,19 @@ type SyncTimeoutError struct {
 	// Pending are the types whose caches had not synced, sorted by name,
 	// with the objects each had received.
 	Pending []TypeProgress
+	// Silent is the URL of the API server the engine read when it
+	// answered none of the engine's requests (see Feed.Server), "" when it
+	// answered or the engine read no API server.
+	Silent string
 }
 
 func (e *SyncTimeoutError) Error() string {
 	waiting := make([]string, len(e.Pending))
 	for i, p := range e.Pending {
 		waiting[i] = fmt.Sprintf("%s (%d objects received)", p.Name, p.Received)
+	}
+	if e.Silent != "" {
+		return fmt.Sprintf("timed out after %s waiting for %s to answer the lists of %v", e.Timeout, e.Silent, waiting)
 	}
 	return fmt.Sprintf("timed out after %s waiting for the cache of %v to sync", e.Timeout, waiting)
 }

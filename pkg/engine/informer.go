@@ -43,6 +43,9 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 	if err != nil {
 		return 0, nil, err
 	}
+	if e.server == "" {
+		e.server = feed.Server
+	}
 	key := informerKey{namespace: namespace, gvr: gvr}
 	if informer, ok := e.informers[key]; ok {
 		return feed.Kind, informer, nil
@@ -61,6 +64,9 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 	}
 	lw := &toolscache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			if e.Err() != nil {
+				return nil, errEngineFailed
+			}
 			ctx = withRequestOptions(ctx, &e.requests)
 			tweak(&opts)
 			reduce, reduces := e.listTransforms[key]
@@ -82,6 +88,12 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 			w, err := e.watchThroughOutages(ctx, key, opts, func(ctx context.Context) (watch.Interface, error) {
 				return feed.WatchWithContext(ctx, opts)
 			})
+			if err != nil && e.Err() != nil {
+				// client-go's streamed list sleeps out its backoff after a
+				// refused connection, deaf to its stop channel, which
+				// would hold Shutdown for a second or more.
+				return nil, errEngineFailed
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -114,6 +126,11 @@ func (e *Engine) informerFor(mapping *meta.RESTMapping, namespace string) (Infor
 	}
 	return feed.Kind, informer, nil
 }
+
+// errEngineFailed is what an engine's feeds answer once it has failed for
+// good: an error a reflector does not retry, so that its informer stops as
+// soon as the engine shuts down.
+var errEngineFailed = errors.New("the engine has failed")
 
 // noWatchList tells the reflector that its list-watcher does not serve the
 // streaming initial list (client-go's watchlist.DoesClientNotSupportWatchListSemantics).

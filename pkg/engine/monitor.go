@@ -23,6 +23,9 @@ type requestOptions struct {
 	// watch error handler only when a relist fails, so an outage after sync
 	// would otherwise pass in silence; the transport sees every attempt.
 	observe func(path string, watch bool, err error)
+	// answered, when set, is told of every response to a list or watch
+	// request, whatever its status: the server can be reached.
+	answered func()
 	// plainWatches asks for watch streams without gzip (see
 	// Config.PlainWatchStreams).
 	plainWatches bool
@@ -86,11 +89,15 @@ type monitoredTransport struct {
 }
 
 func (t monitoredTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	observe := requestOptionsOf(req).observe
+	opts := requestOptionsOf(req)
+	observe := opts.observe
 	if observe == nil {
 		return t.next.RoundTrip(req)
 	}
 	resp, err := t.next.RoundTrip(req)
+	if err == nil && opts.answered != nil {
+		opts.answered()
+	}
 	watch := isWatch(req)
 	if err != nil || resp.StatusCode < 400 {
 		observe(req.URL.Path, watch, err)

@@ -52,6 +52,14 @@ type Feed struct {
 	// *unstructured.Unstructured, a *metav1.PartialObjectMetadata), which
 	// the informer checks every object against.
 	Example runtime.Object
+	// Server is the URL of the API server the feed's requests go to, through
+	// clients that tell the engine of each response (NewAPIServer's); ""
+	// when the feed reads anything else. Until that server has answered one
+	// of the engine's requests, the engine reports no progress, a connection
+	// error ends its sync at once, and a sync timeout names the server as
+	// silent (SyncTimeoutError.Silent): no discovery need have reached the
+	// server before the engine's first list.
+	Server string
 	// NoWatchList says the feed's Watch does not serve the streaming
 	// initial list (sendInitialEvents with the initial-events-end
 	// bookmark): the informer then always starts with List. An API server

@@ -100,7 +100,9 @@ func (DirectEngines) connect(configFlags *genericclioptions.ConfigFlags) (engine
 	if err != nil {
 		return nil, "", err
 	}
-	source, err := engine.NewAPIServer(restConfig, mapper, version.UserAgent())
+	// The stable built-in types map without discovery: a query of pods
+	// reads no discovery document before its one list.
+	source, err := engine.NewAPIServer(restConfig, engine.BuiltinsFirst(mapper), version.UserAgent())
 	if err != nil {
 		return nil, "", err
 	}
