@@ -182,16 +182,15 @@ func (o *EngineOptions) Resolve(typeArg string) ([]*meta.RESTMapping, error) {
 
 // StartEngine starts engine and waits for sync; when the sync deadline
 // passes it names the flag that raises it. A server that answered none of
-// the engine's requests fails as discovery from it would: the stable
-// built-in types map without discovery (engine.BuiltinsFirst), so their
-// first list is the first request the server gets, and the one that says
-// whether it serves them.
+// the engine's requests is named as such: the stable built-in types map
+// without discovery (engine.BuiltinsFirst), so their first list may be the
+// first request the server gets.
 func StartEngine(ctx context.Context, eng *engine.Engine) error {
 	err := eng.Start(ctx)
 	var timeout *engine.SyncTimeoutError
 	switch {
 	case errors.As(err, &timeout) && timeout.Silent != "":
-		return fmt.Errorf("timed out after %s waiting for API discovery from %s: it answered none of the command's requests (raise --sync-timeout for a slow server)", timeout.Timeout, timeout.Silent)
+		return fmt.Errorf("timed out after %s waiting for the API server at %s: it answered none of the command's requests (raise --sync-timeout for a slow server)", timeout.Timeout, timeout.Silent)
 	case timeout != nil:
 		return fmt.Errorf("%w (raise --sync-timeout for very large lists)", err)
 	}

@@ -23,7 +23,7 @@ func TestStartEngineNamesTheSyncTimeoutFlag(t *testing.T) {
 		headers bool // the server answers with its headers
 		want    string
 	}{
-		{"silent", false, "timed out after 100ms waiting for API discovery from SERVER: it answered none of the command's requests (raise --sync-timeout for a slow server)"},
+		{"silent", false, "timed out after 100ms waiting for the API server at SERVER: it answered none of the command's requests (raise --sync-timeout for a slow server)"},
 		{"slow list", true, "timed out after 100ms waiting for the cache of [pods (0 objects received)] to sync (raise --sync-timeout for very large lists)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -202,7 +202,7 @@ func TestUnansweringServer(t *testing.T) {
 			"--cache-dir", t.TempDir(), "--sync-timeout", "3s"}
 		res := informer(t, "", args...)
 		expectFailure(t, strings.Join(args, " "), res, 15*time.Second,
-			"timed out after 3s waiting for API discovery from https://"+ln.Addr().String())
+			"timed out after 3s waiting for the API server at https://"+ln.Addr().String())
 	}
 }
 
