@@ -177,24 +177,32 @@ func TestGroupWatchTerminalRedrawRate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	start := time.Now()
-	var burst time.Duration
+	var span time.Duration
 	go func() {
+		defer cancel()
 		for i := range 200 {
 			p := testpods.CPUPod(fmt.Sprintf("web-%d", i), "web", "n1", "10m")
 			q.Push(&engine.Event{Type: engine.Added, Resource: pods, New: p, Key: "shop/" + p.Name})
 			time.Sleep(2 * time.Millisecond)
 		}
-		burst = time.Since(start)
-		time.Sleep(2 * minRedrawGap)
-		cancel()
+		// Until a frame shows the whole burst (draws hold g.mu), or 10s.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			g.mu.Lock()
+			text := out.String()
+			g.mu.Unlock()
+			if strings.Contains(text[strings.LastIndex(text, terminal.HideCursor)+1:], "web         200     2") {
+				break
+			}
+		}
+		span = time.Since(start)
 	}()
 	if err := g.run(ctx, q); err != nil {
 		t.Fatal(err)
 	}
 	draws := strings.Count(out.String(), terminal.HideCursor)
-	// The first draw, then at most one per minRedrawGap of the burst, and one after it.
-	if most := 2 + int(burst/minRedrawGap) + 1; draws < 2 || draws > most {
-		t.Errorf("%d draws for 200 changes in %s, want 2 to %d", draws, burst, most)
+	// The first draw, then at most one per minRedrawGap of the span, and one after it.
+	if most := 2 + int(span/minRedrawGap) + 1; draws < 2 || draws > most {
+		t.Errorf("%d draws for 200 changes in %s, want 2 to %d", draws, span, most)
 	}
 	last := out.String()[strings.LastIndex(out.String(), terminal.HideCursor):]
 	if !strings.Contains(last, "web         200     2") {

@@ -160,7 +160,22 @@ func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
 	done := make(chan struct{})
 	printed := make(chan error)
 	go func() { printed <- s.Print(done) }()
-	<-s.drawn
+	// frames waits until the screen shows n frames; draws hold s.mu.
+	frames := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			s.mu.Lock()
+			drawn := strings.Count(out.String(), terminal.HideCursor)
+			s.mu.Unlock()
+			if drawn >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d frames drawn after 10s, want %d", drawn, n)
+			}
+		}
+	}
+	frames(1)
 	s.mu.Lock()
 	changes, err := setIn(s, "b", feed, pods, "shop/db-1", nil)
 	if err != nil {
@@ -169,20 +184,20 @@ func TestFleetGroupsRedrawOnATerminal(t *testing.T) {
 	s.changes(changes)
 	s.mu.Unlock()
 	// The change is drawn after the least gap between two frames.
-	time.Sleep(minRedrawGap + 100*time.Millisecond)
+	frames(2)
 	close(done)
 	if err := <-printed; err != nil {
 		t.Fatal(err)
 	}
-	frames := strings.Split(out.String(), terminal.HideCursor)
-	if len(frames) != 3 {
-		t.Fatalf("printed %d frames, want 2:\n%q", len(frames)-1, out.String())
+	drawn := strings.Split(out.String(), terminal.HideCursor)
+	if len(drawn) < 3 {
+		t.Fatalf("printed %d frames, want 2:\n%q", len(drawn)-1, out.String())
 	}
-	if !strings.Contains(frames[1], "n1     3") || !strings.Contains(frames[1], "n3     1") || !strings.Contains(frames[1], "pods: 5 · ") {
-		t.Errorf("frame 1 lacks the merged counts of n1 (3) and n3 (1), or the footer's 5 pods:\n%s", frames[1])
+	if !strings.Contains(drawn[1], "n1     3") || !strings.Contains(drawn[1], "n3     1") || !strings.Contains(drawn[1], "pods: 5 · ") {
+		t.Errorf("frame 1 lacks the merged counts of n1 (3) and n3 (1), or the footer's 5 pods:\n%s", drawn[1])
 	}
-	if strings.Contains(frames[2], "n3") {
-		t.Errorf("frame 2 still has node n3, whose only pod was deleted:\n%s", frames[2])
+	if last := drawn[len(drawn)-1]; strings.Contains(last, "n3") {
+		t.Errorf("the last frame still has node n3, whose only pod was deleted:\n%s", last)
 	}
 }
 
