@@ -88,7 +88,7 @@ type QueryOptions struct {
 	// split is --index and --group-by with the context index taken out;
 	// set is the targets the kubeconfig flags and the context index
 	// select.
-	split     contextSplit
+	split     targets.ContextIndex
 	set       targets.Set
 	selectors []index.Selector
 	// indexDefs are every index the query reads (--index, then --group-by),
@@ -161,7 +161,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err := o.EngineOptions.CompleteFlags(); err != nil {
 		return err
 	}
-	if o.split, err = splitContextIndex(o); err != nil {
+	if o.split, err = targets.SplitContextIndex("--index", o.Index, o.GroupBy); err != nil {
 		return err
 	}
 	groupBy, measures, err := o.completeIndexes()
@@ -172,7 +172,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.completeEngineConfig()
-	return o.completeTargets(cmd)
+	return o.completeTargets()
 }
 
 // completeIndexes parses --index into selectors, and --group-by and --sum
@@ -181,7 +181,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 // o.indexDefs.
 func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measure, error) {
 	seen := map[string]bool{}
-	for _, s := range o.split.indexSelectors {
+	for _, s := range o.split.Others {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
 			return nil, nil, err
@@ -196,7 +196,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums)
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.GroupBy, o.Sums)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -152,7 +152,7 @@ func (t *queryTarget) question() (protocol.Query, error) {
 		LabelSelector: co.LabelSelector, FieldSelector: co.FieldSelector, Indexers: co.Indexers, QueryFlags: co.QueryFlags,
 		SyncTimeout: protocol.Duration(co.SyncTimeout), MaxStaleness: protocol.Duration(co.MaxStaleness),
 	}
-	q.Index, q.GroupBy = co.split.indexSelectors, co.split.groupBy
+	q.Index, q.GroupBy = co.split.Others, co.split.GroupBy
 	if format, path, ok := strings.Cut(q.Output, "="); ok && strings.HasSuffix(format, "-file") && path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			q.Output = format + "=" + abs

@@ -3,16 +3,12 @@ package watch
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
 
-	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
-	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/live"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
@@ -39,37 +35,6 @@ import (
 // selectors apply in each context. --group-by and --sum keep one table
 // merged over the contexts (live.Groups); one target's table is a merge
 // of one.
-
-// completeTargets chooses the watch's targets: a set of one, the
-// command's own kubeconfig flags (named as --context says: the kubeconfig
-// is not read), or, with --all-contexts, a selection in --context or
-// several (the context index is named), the contexts they select (the
-// current one by default), kept where they pass contextWhere. --from
-// reads files: it takes no contexts.
-func (o *WatchOptions) completeTargets(cmd *cobra.Command, several bool, contextWhere []index.Selector) error {
-	all := o.contexts != nil && o.contexts.AllContexts
-	if !several && !targets.Selected(o.ConfigFlags, all) {
-		o.set = targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
-		return nil
-	}
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
-	}
-	set, err := targets.New(o.ConfigFlags, all, true)
-	if err != nil {
-		return err
-	}
-	set.Keep(func(name string) bool {
-		for _, s := range contextWhere {
-			if !s.Matches([]string{name}) {
-				return false
-			}
-		}
-		return true
-	})
-	o.set = set
-	return nil
-}
 
 // Run watches each target of the set and returns the error of the one
 // target, or a *targets.PartialError when some of several failed.
@@ -165,45 +130,6 @@ func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Ta
 		progress.Done(name, err)
 		return err
 	}
-}
-
-// splitContextWhere takes the selectors of the context index out of
-// --where.
-func splitContextWhere(where []string) ([]index.Selector, []string, error) {
-	var contextSel []index.Selector
-	var rest []string
-	for _, s := range where {
-		sel, err := index.ParseSelector("--where", s)
-		if err != nil {
-			return nil, nil, err
-		}
-		if sel.Name == fleet.ContextIndex {
-			contextSel = append(contextSel, sel)
-			continue
-		}
-		rest = append(rest, s)
-	}
-	return contextSel, rest, nil
-}
-
-// splitGroupByContext takes the context index out of --group-by: the
-// other keys, trimmed, and the position context had among all keys (-1
-// when it is not one).
-func splitGroupByContext(groupBy []string) ([]string, int, error) {
-	var rest []string
-	at := -1
-	for i, g := range groupBy {
-		g = strings.TrimSpace(g)
-		if g != fleet.ContextIndex {
-			rest = append(rest, g)
-			continue
-		}
-		if at >= 0 {
-			return nil, -1, fmt.Errorf("--group-by %s: named twice", fleet.ContextIndex)
-		}
-		at = i
-	}
-	return rest, at, nil
 }
 
 // eventBudget is --max-events across the watches of the targets: each

@@ -3,7 +3,6 @@ package watch
 import (
 	"bytes"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -90,39 +89,6 @@ func everyLineStarts(s, prefix string) bool {
 	return len(lines) > 1
 }
 
-func TestSplitContextWhere(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		where    []string
-		contexts []string // the selectors' names
-		rest     []string
-		wantErr  bool
-	}{
-		{name: "none"},
-		{name: "context only", where: []string{"context=a"}, contexts: []string{"context"}},
-		{name: "mixed", where: []string{"node=n1", "context in (a,b)", "namespace!=x"}, contexts: []string{"context"}, rest: []string{"node=n1", "namespace!=x"}},
-		{name: "bad selector", where: []string{"context in (a"}, wantErr: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			sels, rest, err := splitContextWhere(tc.where)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error %v, want error %v", err, tc.wantErr)
-			}
-			if len(sels) != len(tc.contexts) {
-				t.Fatalf("%d context selectors, want %d", len(sels), len(tc.contexts))
-			}
-			for i, s := range sels {
-				if s.Name != tc.contexts[i] {
-					t.Errorf("selector %d names %q, want %q", i, s.Name, tc.contexts[i])
-				}
-			}
-			if !reflect.DeepEqual(rest, tc.rest) {
-				t.Errorf("rest %q, want %q", rest, tc.rest)
-			}
-		})
-	}
-}
-
 // TestEventBudget spends a budget of 5 from 4 goroutines that each try to
 // print 10 events: exactly 5 are printed, and spent is called once.
 func TestEventBudget(t *testing.T) {
@@ -168,32 +134,6 @@ func TestEventBudget(t *testing.T) {
 			}
 			if spent != wantSpent {
 				t.Errorf("spent called %d times, want %d", spent, wantSpent)
-			}
-		})
-	}
-}
-
-func TestSplitGroupByContext(t *testing.T) {
-	tests := []struct {
-		name    string
-		groupBy []string
-		rest    []string
-		at      int
-		wantErr bool
-	}{
-		{"no context", []string{"node"}, []string{"node"}, -1, false},
-		{"context alone", []string{"context"}, nil, 0, false},
-		{"context second", []string{"node", " context", "label:app"}, []string{"node", "label:app"}, 1, false},
-		{"twice", []string{"context", "context"}, nil, -1, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rest, at, err := splitGroupByContext(tt.groupBy)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("splitGroupByContext(%q) error = %v, want error %v", tt.groupBy, err, tt.wantErr)
-			}
-			if err == nil && (!reflect.DeepEqual(rest, tt.rest) || at != tt.at) {
-				t.Errorf("splitGroupByContext(%q) = %q, %d, want %q, %d", tt.groupBy, rest, at, tt.rest, tt.at)
 			}
 		})
 	}
