@@ -11,12 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // eventsAboutIndex is the index the events tool asks for: an Event's
 // involvedObject as KIND/NAME. It is a custom index of the query command
 // (--indexer), which a warm pool registers once and shares.
-const eventsAboutIndex = "involved-object=object.involvedObject.kind + '/' + object.involvedObject.name"
+const eventsAboutIndex = "involved-object=object.involvedObject.kind + '/' + object.involvedObject.Name"
 
 // eventColumns are the columns the events tool reads of each Event.
 const eventColumns = "LAST:.lastTimestamp,TYPE:.type,REASON:.reason,COUNT:.count,SOURCE:.source.component,MESSAGE:.message"
@@ -78,42 +79,31 @@ func (s *Server) events(ctx context.Context, _ *sdk.CallToolRequest, in EventsIn
 	default:
 		return nil, EventsOutput{}, fmt.Errorf("type must be Normal or Warning, got %q", in.Type)
 	}
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, EventsOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) EventsAnswer {
+	return answerContexts(ctx, s, in.Context, "events", func(ctx context.Context, t targets.Target) EventsAnswer {
 		return s.eventsContext(ctx, t, in, typ, name)
-	}, func(name string, err error) EventsAnswer {
-		return EventsAnswer{Context: name, Error: err.Error()}
-	})
-	most, total := 0, 0
-	for _, a := range answers {
-		most, total = max(most, len(a.Events)), total+len(a.Events)
-	}
-	build := func(k int) (EventsOutput, string) {
-		out := EventsOutput{Contexts: make([]EventsAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
-			a.Events = a.Events[:min(k, len(a.Events))]
-			returned += len(a.Events)
-			out.Contexts[i] = a
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "events")
-		}
+	}, func(answers []EventsAnswer, c *Cut) (EventsOutput, string) {
+		out := EventsOutput{Contexts: answers, Cut: c}
 		return out, eventsText(out)
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
-	out, text := build(k)
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a EventsAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	})
+}
+
+func (EventsAnswer) failed(name string, err error) EventsAnswer {
+	return EventsAnswer{Context: name, Error: err.Error()}
+}
+
+func (a EventsAnswer) errorText() string { return a.Error }
+
+func (a EventsAnswer) size() (longest, count int) { return len(a.Events), len(a.Events) }
+
+func (a EventsAnswer) take(k int) EventsAnswer {
+	a.Events = a.Events[:min(k, len(a.Events))]
+	return a
 }
 
 // eventsContext answers in for one context: it resolves typ to its kind
 // through the context's discovery and asks the query tool's code.
-func (s *Server) eventsContext(ctx context.Context, t contextTarget, in EventsInput, typ, name string) EventsAnswer {
-	a := EventsAnswer{Context: t.name}
+func (s *Server) eventsContext(ctx context.Context, t targets.Target, in EventsInput, typ, name string) EventsAnswer {
+	a := EventsAnswer{Context: t.Name}
 	env, err := s.warmEnv(t)
 	if err != nil {
 		a.Error = err.Error()
