@@ -251,7 +251,11 @@ func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
 	names := func(t *testing.T, out printing.Output, objs []interface{}) string {
 		t.Helper()
 		var b bytes.Buffer
-		if err := printing.PrintList(&b, out.Printer, out.Format, objs); err != nil {
+		list := printing.ContextList{One: true}
+		for _, obj := range objs {
+			list.Add("", obj)
+		}
+		if err := list.Write(&b, out.Format, out.Printer); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
