@@ -315,35 +315,20 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes io.W
 		defer engines.TightenGCWhileReading()()
 	}
 	config := t.Config
-	relations := engine.RelationsConfig{
-		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
-		Events: o.ShowEvents,
-	}
 	if queue != nil {
 		config = t.watchConfig(notes)
-		relations.OnRelated = func(t *engine.Type, cause string, changes []engine.RelationChange) {
-			for _, c := range changes {
-				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
-			}
-		}
 	}
-	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
+	eng, related, err := t.StartWithRelations(ctx, engines.EngineRequest{
 		Mappings: mappings, Config: config, Queue: queue, Indexes: t.indexDefs, ErrOut: t.errOut,
 		Pushdown: o.Pushdown,
-	})
+	}, engine.RelationsConfig{Selectors: o.selectors, Events: o.ShowEvents})
 	if err != nil {
-		return nil, err
-	}
-	related, err := engine.StartRelations(ctx, eng.Types(), t.indexDefs, relations)
-	if err != nil {
-		eng.Shutdown()
 		return nil, err
 	}
 	stop := func() {
 		related.Shutdown()
 		eng.Shutdown()
 	}
-	engines.WarnUnreadable(t.errOut, related.Unreadable())
 	indexDefs := related.Definitions()
 	guards := engines.ExprGuards(indexDefs, t.filter)
 	if err := engines.ExprFatal(guards); err != nil {
