@@ -127,7 +127,7 @@ type queryTarget struct {
 // is not now.
 func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func(engine.Progress)) (*queryTarget, error) {
 	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, several: o.set.Several, errOut: errOut}
-	t.Notes = errOut
+	t.Notes, t.Collects = errOut, !o.watching()
 	if err := t.Connect(tg.ConfigFlags); err != nil {
 		return nil, err
 	}
@@ -143,6 +143,7 @@ func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func
 	if t.print.printsAges() {
 		var err error
 		if t.print.ages, err = t.Ages(errOut); err != nil {
+			t.ReadDirectly() // closes the warm cache's connection
 			return nil, err
 		}
 	}
