@@ -17,7 +17,7 @@ import (
 // eventsAboutIndex is the index the events tool asks for: an Event's
 // involvedObject as KIND/NAME. It is a custom index of the query command
 // (--indexer), which a warm pool registers once and shares.
-const eventsAboutIndex = "involved-object=object.involvedObject.kind + '/' + object.involvedObject.Name"
+const eventsAboutIndex = "involved-object=object.involvedObject.kind + '/' + object.involvedObject.name"
 
 // eventColumns are the columns the events tool reads of each Event.
 const eventColumns = "LAST:.lastTimestamp,TYPE:.type,REASON:.reason,COUNT:.count,SOURCE:.source.component,MESSAGE:.message"
