@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -44,10 +43,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // one line at a time on stdout and on stderr
-	failures := o.set.Failures(o.ErrOut)
 	progress := pluginprogress.Of(o.ErrOut, o.set).UntilWatching()
 	defer progress.End()
-	failures.Writing(&mu, progress.Above)
 	var groups *live.Groups
 	if o.grouped() {
 		keys := make([]string, len(o.GroupBy))
@@ -64,19 +61,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		budget = &eventBudget{left: o.MaxEvents, spent: cancel}
 	}
 	watch := o.targetWatcher(&mu, progress, groups, budget)
-	watchAll := func() error {
-		results := targets.Run(ctx, o.set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			err := watch(ctx, t)
-			if err != nil && o.set.Several {
-				failures.Add(t.Name, err)
-			}
-			return struct{}{}, err
-		})
-		if !o.set.Several {
-			return results[0].Err
-		}
-		return failures.Err()
-	}
+	watchAll := func() error { return targets.Watch(ctx, o.set, progress, &mu, o.ErrOut, watch) }
 	if groups == nil {
 		return watchAll()
 	}
@@ -85,49 +70,42 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 // targetWatcher returns the watch of one target of the set, connected to
 // it (to its warm cache's informers when one runs), with its part of
-// groups and budget when set. Of several targets, its events name it, its
-// lines on stdout and stderr are written whole under mu, above progress
-// on the terminal it is drawn on, its stderr lines name it, and it has its
-// line of progress.
-func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *live.Groups, budget *eventBudget) func(context.Context, targets.Target) error {
+// groups and budget when set, writing its diagnostics to the errOut it
+// gets (targets.Watch). Of several targets, its events name it, and its
+// lines on stdout are written whole under mu, above progress on the
+// terminal it is drawn on.
+func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *live.Groups, budget *eventBudget) func(context.Context, targets.Target, io.Writer) error {
 	stdoutAbove := progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
 	}
-	return func(ctx context.Context, t targets.Target) error {
-		name := t.Name
-		var stdout, stderr io.Writer = o.Out, o.ErrOut
+	return func(ctx context.Context, t targets.Target, errOut io.Writer) error {
+		var stdout io.Writer = o.Out
 		flush := func() {}
 		if o.set.Several {
-			out := &LinePrefixer{Mu: mu, W: o.Out, Above: stdoutAbove}
-			errOut := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-				return append([]byte("context "+name+": "), line...)
-			}, Above: progress.Above}
-			stdout, stderr, flush = out, errOut, func() { out.Flush(); errOut.Flush() }
+			out := &targets.LinePrefixer{Mu: mu, W: o.Out, Above: stdoutAbove}
+			stdout, flush = out, out.Flush
 		}
-		w := o.target(stdout, stderr)
-		w.print.budget, w.name, w.groups = budget, name, groups
+		w := o.target(stdout, errOut)
+		w.print.budget, w.name, w.groups = budget, t.Name, groups
 		if notes := groups.Notes(); notes != nil {
 			// A table redrawn in place shows the last warning in its
 			// frame: written over it, they would move it.
 			w.eo.Config, w.warnings = Watching(w.eo.Config, notes), notes
 		}
 		if o.set.Several {
-			w.print.Context = name
+			w.print.Context = t.Name
 		}
-		if progress != nil {
-			w.eo.Config.Progress = progress.EngineProgress(name)
-		}
+		w.eo.Config.Progress = pluginprogress.FromContext(ctx, w.eo.Config.Progress)
 		w.eo.Notes = w.errOut
 		err := w.eo.Connect(t.ConfigFlags)
 		if err == nil {
 			err = w.run(ctx)
 		}
 		if groups != nil {
-			groups.Ended(name, err)
+			groups.Ended(t.Name, err)
 		}
 		flush()
-		progress.Done(name, err)
 		return err
 	}
 }
@@ -161,53 +139,4 @@ func (b *eventBudget) unlock(printed bool) {
 		}
 	}
 	b.mu.Unlock()
-}
-
-// LinePrefixer writes whole lines to W, each changed by Prefix when set;
-// the whole lines of one Write go out together under Mu (shared by the
-// targets' writers), so that what a target's printer writes at once (an
-// event, a YAML document) is not interleaved with another target's lines.
-// An unfinished line waits for its end or for Flush.
-type LinePrefixer struct {
-	Mu     *sync.Mutex
-	W      io.Writer
-	Prefix func([]byte) []byte
-	// Above, if set, runs each write (progress.Targets.Above).
-	Above func(write func())
-	buf   []byte
-}
-
-func (l *LinePrefixer) Write(b []byte) (int, error) {
-	l.buf = append(l.buf, b...)
-	end := bytes.LastIndexByte(l.buf, '\n')
-	if end < 0 {
-		return len(b), nil
-	}
-	var out []byte
-	for _, line := range bytes.SplitAfter(l.buf[:end+1], []byte("\n")) {
-		if len(line) > 0 {
-			if l.Prefix != nil {
-				line = append(l.Prefix(line[:len(line)-1]), '\n')
-			}
-			out = append(out, line...)
-		}
-	}
-	l.buf = append(l.buf[:0], l.buf[end+1:]...)
-	var err error
-	write := func() { _, err = l.W.Write(out) }
-	l.Mu.Lock()
-	if l.Above != nil {
-		l.Above(write)
-	} else {
-		write()
-	}
-	l.Mu.Unlock()
-	return len(b), err
-}
-
-// Flush writes an unfinished last line.
-func (l *LinePrefixer) Flush() {
-	if len(l.buf) > 0 {
-		l.Write([]byte("\n"))
-	}
 }
