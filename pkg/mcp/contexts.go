@@ -84,26 +84,53 @@ func eachContext[T any](ctx context.Context, set targets.Set, answer func(ctx co
 	return out
 }
 
-// contextAnswer is one context's answer of a tool, A itself.
+// contextResult is what each context's answer of a tool has: the
+// context, and why it has no answer.
+type contextResult struct {
+	Context string `json:"context"`
+	// Error says why the context has no answer.
+	Error string `json:"error,omitempty"`
+}
+
+func (r contextResult) errorText() string { return r.Error }
+
+// of makes r context name's, failed with err when it is not nil.
+func (r *contextResult) of(name string, err error) {
+	r.Context = name
+	if err != nil {
+		r.Error = err.Error()
+	}
+}
+
+// contextAnswer is one context's answer of a tool, A itself, which embeds
+// a contextResult.
 type contextAnswer[A any] interface {
 	cuttable[A]
-	// failed is the answer of context name, which failed with err.
-	failed(name string, err error) A
-	// errorText says why the context has no answer, "" when it has one.
 	errorText() string
 }
 
 // answerContexts answers a tool call about the contexts value names
 // (selectContexts), each in parallel (eachContext, answer), its result
 // made by toolResult.
-func answerContexts[A contextAnswer[A], O any](ctx context.Context, s *Server, value, what string, answer func(context.Context, targets.Target) A, out func([]A, *Cut) (O, string)) (*sdk.CallToolResult, O, error) {
+func answerContexts[A contextAnswer[A], PA interface {
+	*A
+	of(name string, err error)
+}, O any](ctx context.Context, s *Server, value, what string, answer func(context.Context, targets.Target) A, out func([]A, *Cut) (O, string)) (*sdk.CallToolResult, O, error) {
 	set, err := s.selectContexts(value)
 	if err != nil {
 		var none O
 		return nil, none, err
 	}
-	var zero A
-	return toolResult(s, eachContext(ctx, set, answer, zero.failed), what, out)
+	answers := eachContext(ctx, set, func(ctx context.Context, t targets.Target) A {
+		a := answer(ctx, t)
+		PA(&a).of(t.Name, nil)
+		return a
+	}, func(name string, err error) A {
+		var a A
+		PA(&a).of(name, err)
+		return a
+	})
+	return toolResult(s, answers, what, out)
 }
 
 // toolResult is the result of answers, cut to the budget (fitAnswers:

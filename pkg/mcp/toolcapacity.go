@@ -38,8 +38,7 @@ type CapacityOutput struct {
 
 // CapacityAnswer is one context's capacity, or why it has none.
 type CapacityAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	contextResult
 	// NamespaceScope says whose pods were counted.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// GroupBy is "node", or the node index rows are groups of.
@@ -74,12 +73,6 @@ func (s *Server) capacity(ctx context.Context, _ *sdk.CallToolRequest, in Capaci
 	})
 }
 
-func (CapacityAnswer) failed(name string, err error) CapacityAnswer {
-	return CapacityAnswer{Context: name, Error: err.Error()}
-}
-
-func (a CapacityAnswer) errorText() string { return a.Error }
-
 func (a CapacityAnswer) size() (longest, count int) { return len(a.Rows), len(a.Rows) }
 
 func (a CapacityAnswer) take(k int) CapacityAnswer {
@@ -90,7 +83,7 @@ func (a CapacityAnswer) take(k int) CapacityAnswer {
 // capacityContext answers in for one context with the capacity command's
 // code over the context's warm engines.
 func (s *Server) capacityContext(ctx context.Context, t targets.Target, in CapacityInput) CapacityAnswer {
-	a := CapacityAnswer{Context: t.Name, NamespaceScope: "the pods of all namespaces; nodes are cluster-scoped"}
+	a := CapacityAnswer{NamespaceScope: "the pods of all namespaces; nodes are cluster-scoped"}
 	if in.Namespace != "" {
 		a.NamespaceScope = "the pods of namespace " + in.Namespace + " (set no namespace to count every namespace's)"
 	}

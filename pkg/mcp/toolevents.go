@@ -41,8 +41,7 @@ type EventsOutput struct {
 // EventsAnswer is one context's Events about the object, newest first, or
 // why it has none.
 type EventsAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	contextResult
 	// Object is the object as KIND/NAME.
 	Object string `json:"object,omitempty"`
 	// NamespaceScope says where the Events were looked for.
@@ -87,12 +86,6 @@ func (s *Server) events(ctx context.Context, _ *sdk.CallToolRequest, in EventsIn
 	})
 }
 
-func (EventsAnswer) failed(name string, err error) EventsAnswer {
-	return EventsAnswer{Context: name, Error: err.Error()}
-}
-
-func (a EventsAnswer) errorText() string { return a.Error }
-
 func (a EventsAnswer) size() (longest, count int) { return len(a.Events), len(a.Events) }
 
 func (a EventsAnswer) take(k int) EventsAnswer {
@@ -103,7 +96,7 @@ func (a EventsAnswer) take(k int) EventsAnswer {
 // eventsContext answers in for one context: it resolves typ to its kind
 // through the context's discovery and asks the query tool's code.
 func (s *Server) eventsContext(ctx context.Context, t targets.Target, in EventsInput, typ, name string) EventsAnswer {
-	a := EventsAnswer{Context: t.Name}
+	a := EventsAnswer{}
 	env, err := s.warmEnv(t)
 	if err != nil {
 		a.Error = err.Error()

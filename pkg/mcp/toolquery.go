@@ -51,9 +51,7 @@ type QueryOutput struct {
 
 // QueryAnswer is one context's answer, or why it has none.
 type QueryAnswer struct {
-	Context string `json:"context"`
-	// Error says why the context has no answer.
-	Error string `json:"error,omitempty"`
+	contextResult
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// AnsweredBy says whose informers answered: this server's, or a warm
@@ -103,12 +101,6 @@ func queryOutput(answers []QueryAnswer, c *Cut) (QueryOutput, string) {
 	return out, queryText(out)
 }
 
-func (QueryAnswer) failed(name string, err error) QueryAnswer {
-	return QueryAnswer{Context: name, Error: err.Error()}
-}
-
-func (a QueryAnswer) errorText() string { return a.Error }
-
 func (a QueryAnswer) size() (longest, count int) {
 	for _, t := range a.Tables {
 		longest, count = max(longest, len(t.Rows)), count+len(t.Rows)
@@ -129,7 +121,7 @@ func (a QueryAnswer) take(k int) QueryAnswer {
 // queryContext answers in for one context (collect), its namespace scope
 // made explicit.
 func (s *Server) queryContext(ctx context.Context, t targets.Target, in QueryInput) QueryAnswer {
-	a := QueryAnswer{Context: t.Name}
+	a := QueryAnswer{}
 	fail := func(err error) QueryAnswer {
 		a.Error = err.Error()
 		return a

@@ -35,8 +35,7 @@ type TreeOutput struct {
 
 // TreeAnswer is one context's trees, or why it has none.
 type TreeAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	contextResult
 	// NamespaceScope says where the roots were looked for.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// Lines are the trees' objects in depth-first order, each root (depth
@@ -68,12 +67,6 @@ func (s *Server) tree(ctx context.Context, _ *sdk.CallToolRequest, in TreeInput)
 	})
 }
 
-func (TreeAnswer) failed(name string, err error) TreeAnswer {
-	return TreeAnswer{Context: name, Error: err.Error()}
-}
-
-func (a TreeAnswer) errorText() string { return a.Error }
-
 func (a TreeAnswer) size() (longest, count int) { return len(a.Lines), len(a.Lines) }
 
 func (a TreeAnswer) take(k int) TreeAnswer {
@@ -84,7 +77,7 @@ func (a TreeAnswer) take(k int) TreeAnswer {
 // treeContext answers in for one context with the tree command's code
 // over the context's warm engines.
 func (s *Server) treeContext(ctx context.Context, t targets.Target, in TreeInput) TreeAnswer {
-	a := TreeAnswer{Context: t.Name}
+	a := TreeAnswer{}
 	fail := func(err error) TreeAnswer {
 		a.Error = err.Error()
 		return a

@@ -27,8 +27,7 @@ type TypesOutput struct {
 
 // TypesAnswer is one context's types, or why it has none.
 type TypesAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	contextResult
 	// Types are the listable and watchable resources discovery serves, as
 	// a query names them: resource for the core group, resource.group
 	// otherwise, in the server's preferred version.
@@ -41,7 +40,7 @@ type TypesAnswer struct {
 // types answers the types tool from each context's discovery.
 func (s *Server) types(ctx context.Context, _ *sdk.CallToolRequest, in TypesInput) (*sdk.CallToolResult, TypesOutput, error) {
 	return answerContexts(ctx, s, in.Context, "types", func(ctx context.Context, t targets.Target) TypesAnswer {
-		a := TypesAnswer{Context: t.Name}
+		a := TypesAnswer{}
 		names, err := servedTypes(t)
 		var partial *discovery.ErrGroupDiscoveryFailed
 		switch {
@@ -58,12 +57,6 @@ func (s *Server) types(ctx context.Context, _ *sdk.CallToolRequest, in TypesInpu
 		return out, typesText(out)
 	})
 }
-
-func (TypesAnswer) failed(name string, err error) TypesAnswer {
-	return TypesAnswer{Context: name, Error: err.Error()}
-}
-
-func (a TypesAnswer) errorText() string { return a.Error }
 
 func (a TypesAnswer) size() (longest, count int) { return len(a.Types), len(a.Types) }
 

@@ -46,8 +46,7 @@ type WaitOutput struct {
 
 // WaitAnswer is how one context's wait ended, or why it could not wait.
 type WaitAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	contextResult
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// Met is true when at least one object was selected and every
@@ -93,12 +92,6 @@ func (s *Server) wait(ctx context.Context, _ *sdk.CallToolRequest, in WaitInput)
 	})
 }
 
-func (WaitAnswer) failed(name string, err error) WaitAnswer {
-	return WaitAnswer{Context: name, Error: err.Error()}
-}
-
-func (a WaitAnswer) errorText() string { return a.Error }
-
 func (a WaitAnswer) size() (longest, count int) { return len(a.Pending), len(a.Pending) }
 
 func (a WaitAnswer) take(k int) WaitAnswer {
@@ -122,7 +115,7 @@ func (s *Server) waitContext(ctx context.Context, t targets.Target, in WaitInput
 		meeting.Filter = "(" + in.Filter + ") && " + meeting.Filter
 	}
 	for {
-		a := WaitAnswer{Context: t.Name, WaitedSeconds: time.Since(began).Round(time.Millisecond).Seconds()}
+		a := WaitAnswer{WaitedSeconds: time.Since(began).Round(time.Millisecond).Seconds()}
 		all := s.queryContext(ctx, t, selected)
 		met := s.queryContext(ctx, t, meeting)
 		a.NamespaceScope, a.Warnings = all.NamespaceScope, all.Warnings
