@@ -115,11 +115,10 @@ type contextAnswer[A any] interface {
 func answerContexts[A contextAnswer[A], PA interface {
 	*A
 	of(name string, err error)
-}, O any](ctx context.Context, s *Server, value, what string, answer func(context.Context, targets.Target) A, out func([]A, *Cut) (O, string)) (*sdk.CallToolResult, O, error) {
+}](ctx context.Context, s *Server, value, what string, answer func(context.Context, targets.Target) A, text func(ContextAnswers[A]) string) (*sdk.CallToolResult, ContextAnswers[A], error) {
 	set, err := s.selectContexts(value)
 	if err != nil {
-		var none O
-		return nil, none, err
+		return nil, ContextAnswers[A]{}, err
 	}
 	answers := eachContext(ctx, set, func(ctx context.Context, t targets.Target) A {
 		a := answer(ctx, t)
@@ -130,19 +129,30 @@ func answerContexts[A contextAnswer[A], PA interface {
 		PA(&a).of(name, err)
 		return a
 	})
-	return toolResult(s, answers, what, out)
+	return toolResult(s, answers, what, text)
+}
+
+// ContextAnswers is a tool's answer of one entry per context.
+type ContextAnswers[A any] struct {
+	Contexts []A `json:"contexts"`
+	// Cut is set when items (rows, lines) were left out to fit the
+	// budget.
+	Cut *Cut `json:"cut,omitempty"`
 }
 
 // toolResult is the result of answers, cut to the budget (fitAnswers:
-// what names the items) into the output out builds; a tool error when
+// what names the items), with text its text form; a tool error when
 // every answer failed.
-func toolResult[A contextAnswer[A], O any](s *Server, answers []A, what string, out func([]A, *Cut) (O, string)) (*sdk.CallToolResult, O, error) {
-	o, text := fitAnswers(s.opts.MaxResultTokens, answers, what, out)
+func toolResult[A contextAnswer[A]](s *Server, answers []A, what string, text func(ContextAnswers[A]) string) (*sdk.CallToolResult, ContextAnswers[A], error) {
+	out, textForm := fitAnswers(s.opts.MaxResultTokens, answers, what, func(cut []A, c *Cut) (ContextAnswers[A], string) {
+		out := ContextAnswers[A]{Contexts: cut, Cut: c}
+		return out, text(out)
+	})
 	failed := len(answers) > 0
 	for _, a := range answers {
 		failed = failed && a.errorText() != ""
 	}
-	return &sdk.CallToolResult{IsError: failed, Content: []sdk.Content{&sdk.TextContent{Text: text}}}, o, nil
+	return &sdk.CallToolResult{IsError: failed, Content: []sdk.Content{&sdk.TextContent{Text: textForm}}}, out, nil
 }
 
 // namespaceScope returns the namespace a call about t reads ("" for all)

@@ -72,5 +72,5 @@ func (s *Server) at(ctx context.Context, _ *sdk.CallToolRequest, in AtInput) (*s
 		return answer, stderr, "the recording", err
 	}, s.opts.SyncTimeout)
 	a.Warnings = append(warnings, a.Warnings...)
-	return toolResult(s, []QueryAnswer{a}, "rows", queryOutput)
+	return toolResult(s, []QueryAnswer{a}, "rows", queryText)
 }

@@ -30,11 +30,7 @@ type CapacityInput struct {
 }
 
 // CapacityOutput is the capacity tool's answer: one entry per context.
-type CapacityOutput struct {
-	Contexts []CapacityAnswer `json:"contexts"`
-	// Cut is set when rows were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type CapacityOutput = ContextAnswers[CapacityAnswer]
 
 // CapacityAnswer is one context's capacity, or why it has none.
 type CapacityAnswer struct {
@@ -67,10 +63,7 @@ type CapacityAnswer struct {
 func (s *Server) capacity(ctx context.Context, _ *sdk.CallToolRequest, in CapacityInput) (*sdk.CallToolResult, CapacityOutput, error) {
 	return answerContexts(ctx, s, in.Context, "rows", func(ctx context.Context, t targets.Target) CapacityAnswer {
 		return s.capacityContext(ctx, t, in)
-	}, func(answers []CapacityAnswer, c *Cut) (CapacityOutput, string) {
-		out := CapacityOutput{Contexts: answers, Cut: c}
-		return out, capacityText(out)
-	})
+	}, capacityText)
 }
 
 func (a CapacityAnswer) size() (longest, count int) { return len(a.Rows), len(a.Rows) }

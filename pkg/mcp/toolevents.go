@@ -32,11 +32,7 @@ type EventsInput struct {
 }
 
 // EventsOutput is the events tool's answer: one entry per context.
-type EventsOutput struct {
-	Contexts []EventsAnswer `json:"contexts"`
-	// Cut is set when Events were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type EventsOutput = ContextAnswers[EventsAnswer]
 
 // EventsAnswer is one context's Events about the object, newest first, or
 // why it has none.
@@ -80,10 +76,7 @@ func (s *Server) events(ctx context.Context, _ *sdk.CallToolRequest, in EventsIn
 	}
 	return answerContexts(ctx, s, in.Context, "events", func(ctx context.Context, t targets.Target) EventsAnswer {
 		return s.eventsContext(ctx, t, in, typ, name)
-	}, func(answers []EventsAnswer, c *Cut) (EventsOutput, string) {
-		out := EventsOutput{Contexts: answers, Cut: c}
-		return out, eventsText(out)
-	})
+	}, eventsText)
 }
 
 func (a EventsAnswer) size() (longest, count int) { return len(a.Events), len(a.Events) }

@@ -43,11 +43,7 @@ type Question struct {
 }
 
 // QueryOutput is the query tool's answer: one entry per context.
-type QueryOutput struct {
-	Contexts []QueryAnswer `json:"contexts"`
-	// Cut is set when rows were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type QueryOutput = ContextAnswers[QueryAnswer]
 
 // QueryAnswer is one context's answer, or why it has none.
 type QueryAnswer struct {
@@ -81,7 +77,7 @@ func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInpu
 	}
 	return answerContexts(ctx, s, in.Context, "rows", func(ctx context.Context, t targets.Target) QueryAnswer {
 		return s.queryContext(ctx, t, in)
-	}, queryOutput)
+	}, queryText)
 }
 
 // check checks q's arguments without I/O.
@@ -93,12 +89,6 @@ func (q Question) check() error {
 		return fmt.Errorf("columns and wide exclude each other")
 	}
 	return nil
-}
-
-// queryOutput is the output of answers, cut (c: nil when nothing was).
-func queryOutput(answers []QueryAnswer, c *Cut) (QueryOutput, string) {
-	out := QueryOutput{Contexts: answers, Cut: c}
-	return out, queryText(out)
 }
 
 func (a QueryAnswer) size() (longest, count int) {

@@ -27,11 +27,7 @@ type TreeInput struct {
 }
 
 // TreeOutput is the tree tool's answer: one entry per context.
-type TreeOutput struct {
-	Contexts []TreeAnswer `json:"contexts"`
-	// Cut is set when lines were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type TreeOutput = ContextAnswers[TreeAnswer]
 
 // TreeAnswer is one context's trees, or why it has none.
 type TreeAnswer struct {
@@ -61,10 +57,7 @@ func (s *Server) tree(ctx context.Context, _ *sdk.CallToolRequest, in TreeInput)
 	}
 	return answerContexts(ctx, s, in.Context, "lines", func(ctx context.Context, t targets.Target) TreeAnswer {
 		return s.treeContext(ctx, t, in)
-	}, func(answers []TreeAnswer, c *Cut) (TreeOutput, string) {
-		out := TreeOutput{Contexts: answers, Cut: c}
-		return out, treeText(out, in.Direction == "refs")
-	})
+	}, func(out TreeOutput) string { return treeText(out, in.Direction == "refs") })
 }
 
 func (a TreeAnswer) size() (longest, count int) { return len(a.Lines), len(a.Lines) }

@@ -20,10 +20,7 @@ type TypesInput struct {
 }
 
 // TypesOutput lists, per context, the types a query can name.
-type TypesOutput struct {
-	Contexts []TypesAnswer `json:"contexts"`
-	Cut      *Cut          `json:"cut,omitempty"`
-}
+type TypesOutput = ContextAnswers[TypesAnswer]
 
 // TypesAnswer is one context's types, or why it has none.
 type TypesAnswer struct {
@@ -52,10 +49,7 @@ func (s *Server) types(ctx context.Context, _ *sdk.CallToolRequest, in TypesInpu
 		}
 		a.Types, a.TotalTypes = names, len(names)
 		return a
-	}, func(answers []TypesAnswer, c *Cut) (TypesOutput, string) {
-		out := TypesOutput{Contexts: answers, Cut: c}
-		return out, typesText(out)
-	})
+	}, typesText)
 }
 
 func (a TypesAnswer) size() (longest, count int) { return len(a.Types), len(a.Types) }

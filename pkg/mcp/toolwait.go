@@ -38,11 +38,7 @@ type WaitInput struct {
 }
 
 // WaitOutput is the wait tool's answer: one entry per context.
-type WaitOutput struct {
-	Contexts []WaitAnswer `json:"contexts"`
-	// Cut is set when pending objects were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type WaitOutput = ContextAnswers[WaitAnswer]
 
 // WaitAnswer is how one context's wait ended, or why it could not wait.
 type WaitAnswer struct {
@@ -86,10 +82,7 @@ func (s *Server) wait(ctx context.Context, _ *sdk.CallToolRequest, in WaitInput)
 	}
 	return answerContexts(ctx, s, in.Context, "pending objects", func(ctx context.Context, t targets.Target) WaitAnswer {
 		return s.waitContext(ctx, t, in, timeout)
-	}, func(answers []WaitAnswer, c *Cut) (WaitOutput, string) {
-		out := WaitOutput{Contexts: answers, Cut: c}
-		return out, waitText(out)
-	})
+	}, waitText)
 }
 
 func (a WaitAnswer) size() (longest, count int) { return len(a.Pending), len(a.Pending) }
