@@ -26,7 +26,7 @@ type Watching interface {
 // named once on errOut as it fails (Failures, under mu and above p), and
 // the error is a *PartialError when any failed.
 func Watch(ctx context.Context, set Set, p Watching, mu *sync.Mutex, errOut io.Writer, watch func(ctx context.Context, t Target, errOut io.Writer) error) error {
-	failures := set.Failures(errOut).Writing(mu, p.Above)
+	failures := set.Failures(errOut).writing(mu, p.Above)
 	results := Run(ctx, set.Targets, 0, func(ctx context.Context, t Target) (struct{}, error) {
 		if !set.Several {
 			err := watch(p.Begin(ctx, t.Name), t, errOut)
