@@ -2,7 +2,11 @@ package targets
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,5 +50,49 @@ func TestLinePrefixerKeepsWritesWhole(t *testing.T) {
 	w.Flush()
 	if out.String() != "c ADDED pod/x\n" {
 		t.Errorf("got %q, want %q", out.String(), "c ADDED pod/x\n")
+	}
+}
+
+// noProgress is a Watching that shows nothing.
+type noProgress struct{}
+
+func (noProgress) Begin(ctx context.Context, _ string) context.Context { return ctx }
+func (noProgress) Done(string, error)                                  {}
+func (noProgress) End()                                                {}
+func (noProgress) Above(write func())                                  { write() }
+
+// TestWatch runs a watch of one target and of several: one target writes
+// its stderr as it is and its error is the command's; of several, each
+// stderr line names its context, a failed context is named once, and the
+// error is a *PartialError.
+func TestWatch(t *testing.T) {
+	watch := func(_ context.Context, tg Target, errOut io.Writer) error {
+		fmt.Fprintf(errOut, "synced %s\n", tg.Name)
+		if tg.Name == "b" {
+			return errors.New("forbidden")
+		}
+		return nil
+	}
+	var mu sync.Mutex
+	var out bytes.Buffer
+	one := Set{Targets: []Target{{Name: "b"}}}
+	if err := Watch(context.Background(), one, noProgress{}, &mu, &out, watch); err == nil || err.Error() != "forbidden" {
+		t.Errorf("Watch(one) = %v, want forbidden", err)
+	}
+	if out.String() != "synced b\n" {
+		t.Errorf("Watch(one) wrote %q, want %q", out.String(), "synced b\n")
+	}
+	out.Reset()
+	several := Set{Targets: []Target{{Name: "a"}, {Name: "b"}}, Several: true}
+	err := Watch(context.Background(), several, noProgress{}, &mu, &out, watch)
+	var partial *PartialError
+	if !errors.As(err, &partial) || partial.Failed != 1 || partial.Total != 2 {
+		t.Errorf("Watch(several) = %v, want 1 of 2 contexts failed", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	slices.Sort(lines)
+	want := []string{"context a: synced a", "context b: synced b", "error: context b: forbidden"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("Watch(several) wrote %q, want %q in some order", lines, want)
 	}
 }
