@@ -84,18 +84,18 @@ func eachContext[T any](ctx context.Context, set targets.Set, answer func(ctx co
 	return out
 }
 
-// contextResult is what each context's answer of a tool has: the
+// ContextResult is what each context's answer of a tool has: the
 // context, and why it has no answer.
-type contextResult struct {
+type ContextResult struct {
 	Context string `json:"context"`
 	// Error says why the context has no answer.
 	Error string `json:"error,omitempty"`
 }
 
-func (r contextResult) errorText() string { return r.Error }
+func (r ContextResult) errorText() string { return r.Error }
 
 // of makes r context name's, failed with err when it is not nil.
-func (r *contextResult) of(name string, err error) {
+func (r *ContextResult) of(name string, err error) {
 	r.Context = name
 	if err != nil {
 		r.Error = err.Error()
@@ -103,7 +103,7 @@ func (r *contextResult) of(name string, err error) {
 }
 
 // contextAnswer is one context's answer of a tool, A itself, which embeds
-// a contextResult.
+// a ContextResult.
 type contextAnswer[A any] interface {
 	cuttable[A]
 	errorText() string

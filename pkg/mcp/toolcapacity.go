@@ -34,7 +34,7 @@ type CapacityOutput = ContextAnswers[CapacityAnswer]
 
 // CapacityAnswer is one context's capacity, or why it has none.
 type CapacityAnswer struct {
-	contextResult
+	ContextResult
 	// NamespaceScope says whose pods were counted.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// GroupBy is "node", or the node index rows are groups of.

@@ -37,7 +37,7 @@ type EventsOutput = ContextAnswers[EventsAnswer]
 // EventsAnswer is one context's Events about the object, newest first, or
 // why it has none.
 type EventsAnswer struct {
-	contextResult
+	ContextResult
 	// Object is the object as KIND/NAME.
 	Object string `json:"object,omitempty"`
 	// NamespaceScope says where the Events were looked for.

@@ -47,7 +47,7 @@ type QueryOutput = ContextAnswers[QueryAnswer]
 
 // QueryAnswer is one context's answer, or why it has none.
 type QueryAnswer struct {
-	contextResult
+	ContextResult
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// AnsweredBy says whose informers answered: this server's, or a warm

@@ -31,7 +31,7 @@ type TreeOutput = ContextAnswers[TreeAnswer]
 
 // TreeAnswer is one context's trees, or why it has none.
 type TreeAnswer struct {
-	contextResult
+	ContextResult
 	// NamespaceScope says where the roots were looked for.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// Lines are the trees' objects in depth-first order, each root (depth

@@ -24,7 +24,7 @@ type TypesOutput = ContextAnswers[TypesAnswer]
 
 // TypesAnswer is one context's types, or why it has none.
 type TypesAnswer struct {
-	contextResult
+	ContextResult
 	// Types are the listable and watchable resources discovery serves, as
 	// a query names them: resource for the core group, resource.group
 	// otherwise, in the server's preferred version.

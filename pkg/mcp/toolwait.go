@@ -42,7 +42,7 @@ type WaitOutput = ContextAnswers[WaitAnswer]
 
 // WaitAnswer is how one context's wait ended, or why it could not wait.
 type WaitAnswer struct {
-	contextResult
+	ContextResult
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// Met is true when at least one object was selected and every
