@@ -109,10 +109,9 @@ func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, errOut io.
 type queryTarget struct {
 	q *QueryOptions
 	engines.EngineOptions
-	name    string
-	several bool
-	print   queryPrintConfig
-	errOut  io.Writer
+	name   string
+	print  queryPrintConfig
+	errOut io.Writer
 	// indexDefs and filter are the question's, with expression guards of
 	// the target's own (index.Own), so that each target counts and
 	// reports its own expression failures.
@@ -126,7 +125,7 @@ type queryTarget struct {
 // target's instant (engines.EngineOptions.Ages), said on errOut when it
 // is not now.
 func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func(engine.Progress)) (*queryTarget, error) {
-	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, several: o.set.Several, errOut: errOut}
+	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, errOut: errOut}
 	t.Notes, t.Collects = errOut, !o.watching()
 	if err := t.Connect(tg.ConfigFlags); err != nil {
 		return nil, err
