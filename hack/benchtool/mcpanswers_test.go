@@ -90,7 +90,7 @@ func TestPodSpecConfigMaps(t *testing.T) {
 
 func TestCheckGroupCounts(t *testing.T) {
 	answer := func(tables ...mcp.Table) mcp.QueryOutput {
-		return mcp.QueryOutput{Contexts: []mcp.QueryAnswer{{Context: "c", Tables: tables}}}
+		return mcp.QueryOutput{Contexts: []mcp.QueryAnswer{{ContextResult: mcp.ContextResult{Context: "c"}, Tables: tables}}}
 	}
 	table := func(rows ...[]string) mcp.Table {
 		return mcp.Table{Header: []string{"NODE", "COUNT"}, Rows: rows, TotalRows: len(rows)}
@@ -110,7 +110,7 @@ func TestCheckGroupCounts(t *testing.T) {
 		{"nothing matched", answer(), want, "n1: 0, want 2"},
 		{"cut", mcp.QueryOutput{Contexts: answer(table([]string{"n1", "2"})).Contexts, Cut: &mcp.Cut{Returned: 1, Total: 2}}, want, "cut"},
 		{"rows left out", answer(mcp.Table{Header: []string{"NODE", "COUNT"}, Rows: [][]string{{"n1", "2"}}, TotalRows: 2}), want, "1 of 2 rows"},
-		{"context failed", mcp.QueryOutput{Contexts: []mcp.QueryAnswer{{Context: "c", Error: "forbidden"}}}, want, "forbidden"},
+		{"context failed", mcp.QueryOutput{Contexts: []mcp.QueryAnswer{{ContextResult: mcp.ContextResult{Context: "c", Error: "forbidden"}}}}, want, "forbidden"},
 		{"no context", mcp.QueryOutput{}, want, "0 contexts"},
 		{"not a count", answer(mcp.Table{Header: []string{"NAME", "READY"}, Rows: [][]string{{"a", "1/1"}}, TotalRows: 1}), want, "header"},
 	}
@@ -126,7 +126,7 @@ func TestCheckGroupCounts(t *testing.T) {
 
 func TestCheckNames(t *testing.T) {
 	cms := func(rows ...[]string) mcp.QueryOutput {
-		return mcp.QueryOutput{Contexts: []mcp.QueryAnswer{{Context: "c", Tables: []mcp.Table{
+		return mcp.QueryOutput{Contexts: []mcp.QueryAnswer{{ContextResult: mcp.ContextResult{Context: "c"}, Tables: []mcp.Table{
 			{Header: []string{"NAMESPACE", "NAME", "DATA"}, Rows: rows, TotalRows: len(rows)}}}}}
 	}
 	want := map[string]bool{"a/x": true, "b/x": true}

@@ -70,24 +70,32 @@ func newCut(maxTokens, returned, total int, what string) *Cut {
 	}
 }
 
-// fitAnswers cuts each of answers to its first k items (rows, lines), k
-// the largest that lets the result fit maxTokens, and returns the result
-// out builds from the cut answers and, when anything was left out, the
-// Cut that says so (what names the items). size returns an answer's
-// longest list of items, which k cuts, and its count of items; take
-// returns an answer with its lists cut to k.
-func fitAnswers[A, O any](maxTokens int, answers []A, what string, size func(A) (longest, count int), take func(A, int) A, out func([]A, *Cut) (O, string)) (O, string) {
+// cuttable is an answer whose lists of items (rows, lines) can be cut,
+// A itself.
+type cuttable[A any] interface {
+	// size is the answer's longest list of items, which take cuts, and
+	// its count of items.
+	size() (longest, count int)
+	// take is the answer with its lists cut to their first k items.
+	take(k int) A
+}
+
+// fitAnswers cuts each of answers to its first k items, k the largest
+// that lets the result fit maxTokens, and returns the result out builds
+// from the cut answers and, when anything was left out, the Cut that says
+// so (what names the items).
+func fitAnswers[A cuttable[A], O any](maxTokens int, answers []A, what string, out func([]A, *Cut) (O, string)) (O, string) {
 	most, total := 0, 0
 	for _, a := range answers {
-		longest, count := size(a)
+		longest, count := a.size()
 		most, total = max(most, longest), total+count
 	}
 	build := func(k int) (O, string) {
 		cut := make([]A, len(answers))
 		returned := 0
 		for i, a := range answers {
-			cut[i] = take(a, k)
-			_, count := size(cut[i])
+			cut[i] = a.take(k)
+			_, count := cut[i].size()
 			returned += count
 		}
 		var c *Cut

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -20,7 +21,7 @@ import (
 // query and the query reads no Secrets (that process caches their values);
 // otherwise from this server's own warm engines of t (env), with the query
 // command's own code. by says which answered.
-func (s *Server) collect(ctx context.Context, t contextTarget, env *engines.ServeEnv, q protocol.Query) (answer protocol.Answer, stderr, by string, err error) {
+func (s *Server) collect(ctx context.Context, t targets.Target, env *engines.ServeEnv, q protocol.Query) (answer protocol.Answer, stderr, by string, err error) {
 	if answer, stderr, by, ok, err := s.askRunningCache(ctx, t, env, q); ok {
 		return answer, stderr, by, err
 	}
@@ -46,12 +47,12 @@ func collectOwn(ctx context.Context, env *engines.ServeEnv, q protocol.Query) (a
 // askRunningCache asks the query of the warm cache process of t's
 // identity. ok is false, and the caller answers itself, when there is no
 // usable cache, the cache declines, or the query's types include Secrets.
-func (s *Server) askRunningCache(ctx context.Context, t contextTarget, env *engines.ServeEnv, q protocol.Query) (answer protocol.Answer, stderr, by string, ok bool, err error) {
+func (s *Server) askRunningCache(ctx context.Context, t targets.Target, env *engines.ServeEnv, q protocol.Query) (answer protocol.Answer, stderr, by string, ok bool, err error) {
 	own := func(reason string) (protocol.Answer, string, string, bool, error) {
-		klog.V(2).InfoS("mcp: answering from this server's informers", "context", t.name, "reason", reason)
+		klog.V(2).InfoS("mcp: answering from this server's informers", "context", t.Name, "reason", reason)
 		return protocol.Answer{}, "", "", false, nil
 	}
-	id, err := engines.ResolveCacheIdentity(t.configFlags)
+	id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
 	if err != nil {
 		return own(err.Error())
 	}

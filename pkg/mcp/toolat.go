@@ -65,11 +65,12 @@ func (s *Server) at(ctx context.Context, _ *sdk.CallToolRequest, in AtInput) (*s
 	case namespace == "":
 		namespace, scope = "default", "namespace default (a recording has no context namespace; set namespace or allNamespaces to widen)"
 	}
-	a := QueryAnswer{Context: fmt.Sprintf("recording %s at %s", filepath.Base(path), instant.UTC().Format(time.RFC3339Nano))}
+	var a QueryAnswer
+	a.Context = fmt.Sprintf("recording %s at %s", filepath.Base(path), instant.UTC().Format(time.RFC3339Nano))
 	a = answerQuestion(ctx, a, namespace, scope, in.Question, func(ctx context.Context, q protocol.Query) (protocol.Answer, string, string, error) {
 		answer, stderr, _, err := collectOwn(ctx, env, q)
 		return answer, stderr, "the recording", err
 	}, s.opts.SyncTimeout)
 	a.Warnings = append(warnings, a.Warnings...)
-	return s.queryResult([]QueryAnswer{a})
+	return toolResult(s, []QueryAnswer{a}, "rows", queryText)
 }

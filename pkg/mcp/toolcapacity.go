@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/capacity"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // CapacityInput is the capacity tool's arguments: the capacity command's
@@ -29,16 +30,11 @@ type CapacityInput struct {
 }
 
 // CapacityOutput is the capacity tool's answer: one entry per context.
-type CapacityOutput struct {
-	Contexts []CapacityAnswer `json:"contexts"`
-	// Cut is set when rows were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type CapacityOutput = ContextAnswers[CapacityAnswer]
 
 // CapacityAnswer is one context's capacity, or why it has none.
 type CapacityAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	ContextResult
 	// NamespaceScope says whose pods were counted.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// GroupBy is "node", or the node index rows are groups of.
@@ -65,33 +61,22 @@ type CapacityAnswer struct {
 
 // capacity answers the capacity tool from each context's warm engines.
 func (s *Server) capacity(ctx context.Context, _ *sdk.CallToolRequest, in CapacityInput) (*sdk.CallToolResult, CapacityOutput, error) {
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, CapacityOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) CapacityAnswer {
+	return answerContexts(ctx, s, in.Context, "rows", func(ctx context.Context, t targets.Target) CapacityAnswer {
 		return s.capacityContext(ctx, t, in)
-	}, func(name string, err error) CapacityAnswer {
-		return CapacityAnswer{Context: name, Error: err.Error()}
-	})
-	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "rows",
-		func(a CapacityAnswer) (int, int) { return len(a.Rows), len(a.Rows) },
-		func(a CapacityAnswer, k int) CapacityAnswer {
-			a.Rows = a.Rows[:min(k, len(a.Rows))]
-			return a
-		},
-		func(cut []CapacityAnswer, c *Cut) (CapacityOutput, string) {
-			out := CapacityOutput{Contexts: cut, Cut: c}
-			return out, capacityText(out)
-		})
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a CapacityAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	}, capacityText)
+}
+
+func (a CapacityAnswer) size() (longest, count int) { return len(a.Rows), len(a.Rows) }
+
+func (a CapacityAnswer) take(k int) CapacityAnswer {
+	a.Rows = a.Rows[:min(k, len(a.Rows))]
+	return a
 }
 
 // capacityContext answers in for one context with the capacity command's
 // code over the context's warm engines.
-func (s *Server) capacityContext(ctx context.Context, t contextTarget, in CapacityInput) CapacityAnswer {
-	a := CapacityAnswer{Context: t.name, NamespaceScope: "the pods of all namespaces; nodes are cluster-scoped"}
+func (s *Server) capacityContext(ctx context.Context, t targets.Target, in CapacityInput) CapacityAnswer {
+	a := CapacityAnswer{NamespaceScope: "the pods of all namespaces; nodes are cluster-scoped"}
 	if in.Namespace != "" {
 		a.NamespaceScope = "the pods of namespace " + in.Namespace + " (set no namespace to count every namespace's)"
 	}
@@ -105,7 +90,7 @@ func (s *Server) capacityContext(ctx context.Context, t contextTarget, in Capaci
 	o.EngineOptions = env.Options(in.Namespace, s.opts.SyncTimeout)
 	o.AllNamespaces, o.LabelSelector, o.GroupBy, o.Sums, o.Resources = in.Namespace == "", in.LabelSelector, in.GroupBy, in.Sums, in.Resources
 	o.Usage, o.SortBy, o.Top = in.Usage, in.SortBy, in.Top
-	obj, rows, err := o.AnswerWarm(ctx, t.name)
+	obj, rows, err := o.AnswerWarm(ctx, t.Name)
 	a.Warnings = nonEmptyLines(errOut.String())
 	if err != nil {
 		a.Error = err.Error()

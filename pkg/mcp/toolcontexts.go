@@ -9,6 +9,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // probeTimeout bounds the probe of one context.
@@ -63,9 +65,9 @@ func (s *Server) contexts(ctx context.Context, _ *sdk.CallToolRequest, in Contex
 	if rawErr == nil {
 		out.Current = raw.CurrentContext
 	}
-	infos := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) ContextInfo {
-		info := ContextInfo{Name: t.name}
-		if c, ok := raw.Contexts[t.name]; rawErr == nil && ok {
+	infos := eachContext(ctx, ts, func(ctx context.Context, t targets.Target) ContextInfo {
+		info := ContextInfo{Name: t.Name}
+		if c, ok := raw.Contexts[t.Name]; rawErr == nil && ok {
 			info.Cluster, info.Namespace = c.Cluster, c.Namespace
 		}
 		version, err := probe(t)
@@ -92,8 +94,8 @@ func (s *Server) contexts(ctx context.Context, _ *sdk.CallToolRequest, in Contex
 }
 
 // probe asks t's API server for its version (a GET of /version).
-func probe(t contextTarget) (string, error) {
-	config, err := t.configFlags.ToRESTConfig()
+func probe(t targets.Target) (string, error) {
+	config, err := t.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return "", fmt.Errorf("reading the kubeconfig: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // eventsAboutIndex is the index the events tool asks for: an Event's
@@ -31,17 +32,12 @@ type EventsInput struct {
 }
 
 // EventsOutput is the events tool's answer: one entry per context.
-type EventsOutput struct {
-	Contexts []EventsAnswer `json:"contexts"`
-	// Cut is set when Events were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type EventsOutput = ContextAnswers[EventsAnswer]
 
 // EventsAnswer is one context's Events about the object, newest first, or
 // why it has none.
 type EventsAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	ContextResult
 	// Object is the object as KIND/NAME.
 	Object string `json:"object,omitempty"`
 	// NamespaceScope says where the Events were looked for.
@@ -78,42 +74,22 @@ func (s *Server) events(ctx context.Context, _ *sdk.CallToolRequest, in EventsIn
 	default:
 		return nil, EventsOutput{}, fmt.Errorf("type must be Normal or Warning, got %q", in.Type)
 	}
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, EventsOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) EventsAnswer {
+	return answerContexts(ctx, s, in.Context, "events", func(ctx context.Context, t targets.Target) EventsAnswer {
 		return s.eventsContext(ctx, t, in, typ, name)
-	}, func(name string, err error) EventsAnswer {
-		return EventsAnswer{Context: name, Error: err.Error()}
-	})
-	most, total := 0, 0
-	for _, a := range answers {
-		most, total = max(most, len(a.Events)), total+len(a.Events)
-	}
-	build := func(k int) (EventsOutput, string) {
-		out := EventsOutput{Contexts: make([]EventsAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
-			a.Events = a.Events[:min(k, len(a.Events))]
-			returned += len(a.Events)
-			out.Contexts[i] = a
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "events")
-		}
-		return out, eventsText(out)
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
-	out, text := build(k)
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a EventsAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	}, eventsText)
+}
+
+func (a EventsAnswer) size() (longest, count int) { return len(a.Events), len(a.Events) }
+
+func (a EventsAnswer) take(k int) EventsAnswer {
+	a.Events = a.Events[:min(k, len(a.Events))]
+	return a
 }
 
 // eventsContext answers in for one context: it resolves typ to its kind
 // through the context's discovery and asks the query tool's code.
-func (s *Server) eventsContext(ctx context.Context, t contextTarget, in EventsInput, typ, name string) EventsAnswer {
-	a := EventsAnswer{Context: t.name}
+func (s *Server) eventsContext(ctx context.Context, t targets.Target, in EventsInput, typ, name string) EventsAnswer {
+	a := EventsAnswer{}
 	env, err := s.warmEnv(t)
 	if err != nil {
 		a.Error = err.Error()

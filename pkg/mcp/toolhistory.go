@@ -106,11 +106,6 @@ func (s *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in History
 	}
 	answer.Events, answer.TotalEvents, answer.CutOff = events, len(events), cutOff
 	out, text := fitAnswers(s.opts.MaxResultTokens, []HistoryOutput{answer}, "events",
-		func(a HistoryOutput) (int, int) { return len(a.Events), len(a.Events) },
-		func(a HistoryOutput, k int) HistoryOutput {
-			a.Events = a.Events[:min(k, len(a.Events))]
-			return a
-		},
 		func(cut []HistoryOutput, c *Cut) (HistoryOutput, string) {
 			out := cut[0]
 			if c != nil {
@@ -120,6 +115,13 @@ func (s *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in History
 			return out, historyText(out)
 		})
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+func (a HistoryOutput) size() (longest, count int) { return len(a.Events), len(a.Events) }
+
+func (a HistoryOutput) take(k int) HistoryOutput {
+	a.Events = a.Events[:min(k, len(a.Events))]
+	return a
 }
 
 // historyEvent is ev, recorded at at, as data; show is false for an update

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/query"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -42,17 +43,11 @@ type Question struct {
 }
 
 // QueryOutput is the query tool's answer: one entry per context.
-type QueryOutput struct {
-	Contexts []QueryAnswer `json:"contexts"`
-	// Cut is set when rows were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type QueryOutput = ContextAnswers[QueryAnswer]
 
 // QueryAnswer is one context's answer, or why it has none.
 type QueryAnswer struct {
-	Context string `json:"context"`
-	// Error says why the context has no answer.
-	Error string `json:"error,omitempty"`
+	ContextResult
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// AnsweredBy says whose informers answered: this server's, or a warm
@@ -80,16 +75,9 @@ func (s *Server) query(ctx context.Context, _ *sdk.CallToolRequest, in QueryInpu
 	if err := in.check(); err != nil {
 		return nil, QueryOutput{}, err
 	}
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, QueryOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) QueryAnswer {
+	return answerContexts(ctx, s, in.Context, "rows", func(ctx context.Context, t targets.Target) QueryAnswer {
 		return s.queryContext(ctx, t, in)
-	}, func(name string, err error) QueryAnswer {
-		return QueryAnswer{Context: name, Error: err.Error()}
-	})
-	return s.queryResult(answers)
+	}, queryText)
 }
 
 // check checks q's arguments without I/O.
@@ -103,42 +91,32 @@ func (q Question) check() error {
 	return nil
 }
 
-// queryResult is the result of answers, cut to the budget; a tool error
-// when every answer failed.
-func (s *Server) queryResult(answers []QueryAnswer) (*sdk.CallToolResult, QueryOutput, error) {
-	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "rows",
-		func(a QueryAnswer) (longest, count int) {
-			for _, t := range a.Tables {
-				longest, count = max(longest, len(t.Rows)), count+len(t.Rows)
-			}
-			return longest, count
-		},
-		func(a QueryAnswer, k int) QueryAnswer {
-			tables := a.Tables
-			a.Tables = make([]Table, len(tables))
-			for j, t := range tables {
-				t.Rows = t.Rows[:min(k, len(t.Rows))]
-				a.Tables[j] = t
-			}
-			return a
-		},
-		func(cut []QueryAnswer, c *Cut) (QueryOutput, string) {
-			out := QueryOutput{Contexts: cut, Cut: c}
-			return out, queryText(out)
-		})
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a QueryAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+func (a QueryAnswer) size() (longest, count int) {
+	for _, t := range a.Tables {
+		longest, count = max(longest, len(t.Rows)), count+len(t.Rows)
+	}
+	return longest, count
+}
+
+func (a QueryAnswer) take(k int) QueryAnswer {
+	tables := a.Tables
+	a.Tables = make([]Table, len(tables))
+	for j, t := range tables {
+		t.Rows = t.Rows[:min(k, len(t.Rows))]
+		a.Tables[j] = t
+	}
+	return a
 }
 
 // queryContext answers in for one context (collect), its namespace scope
 // made explicit.
-func (s *Server) queryContext(ctx context.Context, t contextTarget, in QueryInput) QueryAnswer {
-	a := QueryAnswer{Context: t.name}
+func (s *Server) queryContext(ctx context.Context, t targets.Target, in QueryInput) QueryAnswer {
+	a := QueryAnswer{}
 	fail := func(err error) QueryAnswer {
 		a.Error = err.Error()
 		return a
 	}
-	namespace, scope, err := t.namespaceScope(in.Namespace, in.AllNamespaces)
+	namespace, scope, err := namespaceScope(t, in.Namespace, in.AllNamespaces)
 	if err != nil {
 		return fail(err)
 	}
@@ -259,17 +237,6 @@ func queryText(out QueryOutput) string {
 		fmt.Fprintf(&b, "CUT: %s; to narrow: %s\n", out.Cut.Reason, out.Cut.Narrow)
 	}
 	return b.String()
-}
-
-// allFailed reports whether every answer has an error (and there is at
-// least one): the call is then a tool error.
-func allFailed[T any](answers []T, errOf func(T) string) bool {
-	for _, a := range answers {
-		if errOf(a) == "" {
-			return false
-		}
-	}
-	return len(answers) > 0
 }
 
 // nonEmptyLines splits s into its non-empty lines.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/printing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/tree"
 )
 
@@ -26,16 +27,11 @@ type TreeInput struct {
 }
 
 // TreeOutput is the tree tool's answer: one entry per context.
-type TreeOutput struct {
-	Contexts []TreeAnswer `json:"contexts"`
-	// Cut is set when lines were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type TreeOutput = ContextAnswers[TreeAnswer]
 
 // TreeAnswer is one context's trees, or why it has none.
 type TreeAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	ContextResult
 	// NamespaceScope says where the roots were looked for.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// Lines are the trees' objects in depth-first order, each root (depth
@@ -59,38 +55,27 @@ func (s *Server) tree(ctx context.Context, _ *sdk.CallToolRequest, in TreeInput)
 	if len(in.Types) > 0 && in.Direction != "" && in.Direction != "down" {
 		return nil, TreeOutput{}, fmt.Errorf("types lists the types followed down; direction %s follows %s", in.Direction, map[string]string{"up": "controllers", "refs": "references"}[in.Direction])
 	}
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, TreeOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) TreeAnswer {
+	return answerContexts(ctx, s, in.Context, "lines", func(ctx context.Context, t targets.Target) TreeAnswer {
 		return s.treeContext(ctx, t, in)
-	}, func(name string, err error) TreeAnswer {
-		return TreeAnswer{Context: name, Error: err.Error()}
-	})
-	out, text := fitAnswers(s.opts.MaxResultTokens, answers, "lines",
-		func(a TreeAnswer) (int, int) { return len(a.Lines), len(a.Lines) },
-		func(a TreeAnswer, k int) TreeAnswer {
-			a.Lines = a.Lines[:min(k, len(a.Lines))]
-			return a
-		},
-		func(cut []TreeAnswer, c *Cut) (TreeOutput, string) {
-			out := TreeOutput{Contexts: cut, Cut: c}
-			return out, treeText(out, in.Direction == "refs")
-		})
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a TreeAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	}, func(out TreeOutput) string { return treeText(out, in.Direction == "refs") })
+}
+
+func (a TreeAnswer) size() (longest, count int) { return len(a.Lines), len(a.Lines) }
+
+func (a TreeAnswer) take(k int) TreeAnswer {
+	a.Lines = a.Lines[:min(k, len(a.Lines))]
+	return a
 }
 
 // treeContext answers in for one context with the tree command's code
 // over the context's warm engines.
-func (s *Server) treeContext(ctx context.Context, t contextTarget, in TreeInput) TreeAnswer {
-	a := TreeAnswer{Context: t.name}
+func (s *Server) treeContext(ctx context.Context, t targets.Target, in TreeInput) TreeAnswer {
+	a := TreeAnswer{}
 	fail := func(err error) TreeAnswer {
 		a.Error = err.Error()
 		return a
 	}
-	namespace, scope, err := t.namespaceScope(in.Namespace, in.AllNamespaces)
+	namespace, scope, err := namespaceScope(t, in.Namespace, in.AllNamespaces)
 	if err != nil {
 		return fail(err)
 	}
@@ -103,7 +88,7 @@ func (s *Server) treeContext(ctx context.Context, t contextTarget, in TreeInput)
 	o := tree.NewTreeOptions(nil, genericiooptions.IOStreams{Out: io.Discard, ErrOut: &errOut})
 	o.EngineOptions = env.Options(namespace, s.opts.SyncTimeout)
 	o.AllNamespaces, o.LabelSelector, o.Up, o.Refs, o.Types = in.AllNamespaces, in.LabelSelector, in.Direction == "up", in.Direction == "refs", in.Types
-	lines, err := o.AnswerWarm(ctx, t.name, in.Roots)
+	lines, err := o.AnswerWarm(ctx, t.Name, in.Roots)
 	a.Warnings = nonEmptyLines(errOut.String())
 	if err != nil {
 		return fail(err)

@@ -10,6 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // TypesInput is the types tool's arguments.
@@ -18,15 +20,11 @@ type TypesInput struct {
 }
 
 // TypesOutput lists, per context, the types a query can name.
-type TypesOutput struct {
-	Contexts []TypesAnswer `json:"contexts"`
-	Cut      *Cut          `json:"cut,omitempty"`
-}
+type TypesOutput = ContextAnswers[TypesAnswer]
 
 // TypesAnswer is one context's types, or why it has none.
 type TypesAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	ContextResult
 	// Types are the listable and watchable resources discovery serves, as
 	// a query names them: resource for the core group, resource.group
 	// otherwise, in the server's preferred version.
@@ -38,12 +36,8 @@ type TypesAnswer struct {
 
 // types answers the types tool from each context's discovery.
 func (s *Server) types(ctx context.Context, _ *sdk.CallToolRequest, in TypesInput) (*sdk.CallToolResult, TypesOutput, error) {
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, TypesOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) TypesAnswer {
-		a := TypesAnswer{Context: t.name}
+	return answerContexts(ctx, s, in.Context, "types", func(ctx context.Context, t targets.Target) TypesAnswer {
+		a := TypesAnswer{}
 		names, err := servedTypes(t)
 		var partial *discovery.ErrGroupDiscoveryFailed
 		switch {
@@ -55,37 +49,21 @@ func (s *Server) types(ctx context.Context, _ *sdk.CallToolRequest, in TypesInpu
 		}
 		a.Types, a.TotalTypes = names, len(names)
 		return a
-	}, func(name string, err error) TypesAnswer {
-		return TypesAnswer{Context: name, Error: err.Error()}
-	})
-	most, total := 0, 0
-	for _, a := range answers {
-		most, total = max(most, len(a.Types)), total+len(a.Types)
-	}
-	build := func(k int) (TypesOutput, string) {
-		out := TypesOutput{Contexts: make([]TypesAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
-			a.Types = a.Types[:min(k, len(a.Types))]
-			returned += len(a.Types)
-			out.Contexts[i] = a
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "types")
-		}
-		return out, typesText(out)
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
-	out, text := build(k)
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a TypesAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	}, typesText)
+}
+
+func (a TypesAnswer) size() (longest, count int) { return len(a.Types), len(a.Types) }
+
+func (a TypesAnswer) take(k int) TypesAnswer {
+	a.Types = a.Types[:min(k, len(a.Types))]
+	return a
 }
 
 // servedTypes returns the names of the listable and watchable resources
 // t's discovery serves, sorted; subresources are left out. A partial
 // discovery (an aggregated API down) returns what it found and its error.
-func servedTypes(t contextTarget) ([]string, error) {
-	client, err := t.configFlags.ToDiscoveryClient()
+func servedTypes(t targets.Target) ([]string, error) {
+	client, err := t.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 )
 
 // Wait's bounds: how often it asks again, and how long it may wait.
@@ -36,16 +38,11 @@ type WaitInput struct {
 }
 
 // WaitOutput is the wait tool's answer: one entry per context.
-type WaitOutput struct {
-	Contexts []WaitAnswer `json:"contexts"`
-	// Cut is set when pending objects were left out to fit the budget.
-	Cut *Cut `json:"cut,omitempty"`
-}
+type WaitOutput = ContextAnswers[WaitAnswer]
 
 // WaitAnswer is how one context's wait ended, or why it could not wait.
 type WaitAnswer struct {
-	Context string `json:"context"`
-	Error   string `json:"error,omitempty"`
+	ContextResult
 	// NamespaceScope says which namespaces were asked.
 	NamespaceScope string `json:"namespaceScope,omitempty"`
 	// Met is true when at least one object was selected and every
@@ -83,41 +80,21 @@ func (s *Server) wait(ctx context.Context, _ *sdk.CallToolRequest, in WaitInput)
 	case in.TimeoutSeconds > 0:
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	}
-	ts, err := s.selectContexts(in.Context)
-	if err != nil {
-		return nil, WaitOutput{}, err
-	}
-	answers := eachContext(ctx, ts, func(ctx context.Context, t contextTarget) WaitAnswer {
+	return answerContexts(ctx, s, in.Context, "pending objects", func(ctx context.Context, t targets.Target) WaitAnswer {
 		return s.waitContext(ctx, t, in, timeout)
-	}, func(name string, err error) WaitAnswer {
-		return WaitAnswer{Context: name, Error: err.Error()}
-	})
-	most, total := 0, 0
-	for _, a := range answers {
-		most, total = max(most, len(a.Pending)), total+len(a.Pending)
-	}
-	build := func(k int) (WaitOutput, string) {
-		out := WaitOutput{Contexts: make([]WaitAnswer, len(answers))}
-		returned := 0
-		for i, a := range answers {
-			a.Pending = a.Pending[:min(k, len(a.Pending))]
-			returned += len(a.Pending)
-			out.Contexts[i] = a
-		}
-		if k < most {
-			out.Cut = newCut(s.opts.MaxResultTokens, returned, total, "pending objects")
-		}
-		return out, waitText(out)
-	}
-	k := fitBudget(s.opts.MaxResultTokens, most, func(k int) int { return resultSize(build(k)) })
-	out, text := build(k)
-	return &sdk.CallToolResult{IsError: allFailed(answers, func(a WaitAnswer) string { return a.Error }),
-		Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	}, waitText)
+}
+
+func (a WaitAnswer) size() (longest, count int) { return len(a.Pending), len(a.Pending) }
+
+func (a WaitAnswer) take(k int) WaitAnswer {
+	a.Pending = a.Pending[:min(k, len(a.Pending))]
+	return a
 }
 
 // waitContext waits in one context until in's objects meet its
 // condition, timeout passes or ctx ends.
-func (s *Server) waitContext(ctx context.Context, t contextTarget, in WaitInput, timeout time.Duration) WaitAnswer {
+func (s *Server) waitContext(ctx context.Context, t targets.Target, in WaitInput, timeout time.Duration) WaitAnswer {
 	began := time.Now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -131,7 +108,7 @@ func (s *Server) waitContext(ctx context.Context, t contextTarget, in WaitInput,
 		meeting.Filter = "(" + in.Filter + ") && " + meeting.Filter
 	}
 	for {
-		a := WaitAnswer{Context: t.name, WaitedSeconds: time.Since(began).Round(time.Millisecond).Seconds()}
+		a := WaitAnswer{WaitedSeconds: time.Since(began).Round(time.Millisecond).Seconds()}
 		all := s.queryContext(ctx, t, selected)
 		met := s.queryContext(ctx, t, meeting)
 		a.NamespaceScope, a.Warnings = all.NamespaceScope, all.Warnings

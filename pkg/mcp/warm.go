@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
+	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/targets"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
@@ -21,26 +22,26 @@ import (
 // every type once the cache is gone, from the API server), and from the API
 // server otherwise. Building them sends no request to the API server; a
 // failure is returned and not kept, so a later call tries again.
-func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
+func (s *Server) warmEnv(t targets.Target) (*engines.ServeEnv, error) {
 	s.mu.Lock()
-	env, ok := s.envs[t.name]
+	env, ok := s.envs[t.Name]
 	s.mu.Unlock()
 	if ok {
 		return env, nil
 	}
-	env, err := engines.NewServeEnv(t.configFlags, s.opts.EvictAfter, func(source engine.Source) engine.Source {
+	env, err := engines.NewServeEnv(t.ConfigFlags, s.opts.EvictAfter, func(source engine.Source) engine.Source {
 		return valuelessSecrets{Source: cacheOrDirect{Source: source, target: t}}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("context %q: %w", t.name, err)
+		return nil, fmt.Errorf("context %q: %w", t.Name, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if built, ok := s.envs[t.name]; ok {
+	if built, ok := s.envs[t.Name]; ok {
 		env.Shutdown()
 		return built, nil
 	}
-	s.envs[t.name] = env
+	s.envs[t.Name] = env
 	return env, nil
 }
 
@@ -50,7 +51,7 @@ func (s *Server) warmEnv(t contextTarget) (*engines.ServeEnv, error) {
 // server feeds the informers started after it.
 type cacheOrDirect struct {
 	engine.Source
-	target contextTarget
+	target targets.Target
 }
 
 // Feed implements engine.Source.
@@ -64,14 +65,14 @@ func (s cacheOrDirect) Feed(mapping *meta.RESTMapping, namespace string, full bo
 // runningCache returns the socket of the warm cache process of t's
 // identity when one of this build answers there (CacheIdentity.DialWarm),
 // "" otherwise.
-func runningCache(t contextTarget) string {
-	id, err := engines.ResolveCacheIdentity(t.configFlags)
+func runningCache(t targets.Target) string {
+	id, err := engines.ResolveCacheIdentity(t.ConfigFlags)
 	if err != nil {
 		return ""
 	}
 	conn, err := id.DialWarm()
 	if err != nil {
-		klog.V(1).InfoS("mcp: not reading the warm cache", "context", t.name, "reason", err)
+		klog.V(1).InfoS("mcp: not reading the warm cache", "context", t.Name, "reason", err)
 	}
 	if conn == nil {
 		return ""

@@ -62,7 +62,9 @@ func TestQueryYAMLControlCharacters(t *testing.T) {
 		Data:       map[string]string{"value": "a\x7fb\u009bc"},
 	}
 	var buf bytes.Buffer
-	if err := printing.PrintList(&buf, out.Printer, out.Format, []interface{}{cm}); err != nil {
+	printed := printing.ContextList{One: true}
+	printed.Add("", cm)
+	if err := printed.Write(&buf, out.Format, out.Printer); err != nil {
 		t.Fatalf("printList -o yaml: %v", err)
 	}
 	var list struct {

@@ -49,13 +49,19 @@ type EngineOptions struct {
 	// Notes gets the notes of the target's warm cache (why it is not
 	// used), as the command's stderr; os.Stderr when nil.
 	Notes io.Writer
+	// Collects is set by a command that asks its target's warm cache for
+	// its answer (a one-shot query): Connect keeps the connection it found
+	// open for it (WarmConn), and makes no source of the cache's informers.
+	Collects bool
 
 	// Set by complete.
 	Namespaces []string // none means all namespaces
 	// WarmSocket is the socket of the target's warm cache when one runs
-	// and is used, "" otherwise: one-shot queries ask it their answer,
-	// and Source reads its informers.
+	// and is used, "" otherwise: Source reads its informers. WarmConn,
+	// with Collects, is the connection to it, which the caller closes
+	// (ReadDirectly does).
 	WarmSocket string
+	WarmConn   *client.Conn
 	Server     string // the API server URL, for messages
 	IndexSet   *index.Set
 	Source     engine.Source
@@ -150,9 +156,16 @@ func (o *EngineOptions) Connect(configFlags *genericclioptions.ConfigFlags) erro
 	if errOut == nil {
 		errOut = os.Stderr
 	}
-	if o.WarmSocket = o.warmCache(configFlags, errOut); o.WarmSocket == "" {
+	conn := o.warmCache(configFlags, errOut)
+	switch {
+	case conn == nil:
+		return nil
+	case o.Collects:
+		o.WarmConn = conn
 		return nil
 	}
+	conn.Close()
+	o.WarmSocket = conn.Socket
 	// The cache's informers, and the API server for what it declines.
 	restConfig, err := configFlags.ToRESTConfig()
 	if err != nil {

@@ -10,31 +10,30 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 )
 
-// warmCache returns the socket of the warm cache of configFlags' identity
-// when one runs and may be used: --cache auto, a command of its own (not
-// inside a cache process, not over --from files), a cache that answers
-// and is of this build. "" otherwise; an unusable cache is said once on
-// errOut, none at all is silent.
-func (o *EngineOptions) warmCache(configFlags *genericclioptions.ConfigFlags, errOut io.Writer) string {
+// warmCache returns a connection to the warm cache of configFlags'
+// identity when one runs and may be used: --cache auto, a command of its
+// own (not inside a cache process, not over --from files), a cache that
+// answers and is of this build (CacheIdentity.DialWarm). nil otherwise; an
+// unusable cache is said once on errOut, none at all is silent. The
+// caller closes the connection.
+func (o *EngineOptions) warmCache(configFlags *genericclioptions.ConfigFlags, errOut io.Writer) *client.Conn {
 	if _, direct := o.Engines.(DirectEngines); !direct || o.Cache != "auto" {
-		return ""
+		return nil
 	}
 	id, err := ResolveCacheIdentity(configFlags)
 	if err != nil {
 		klog.V(1).InfoS("not using a warm cache", "err", err)
-		return ""
+		return nil
 	}
 	conn, err := id.DialWarm()
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: not using the warm cache: %v; asking the API server directly\n", err)
-		return ""
+		return nil
 	}
-	if conn == nil {
-		return ""
+	if conn != nil {
+		klog.V(1).InfoS("using the warm cache", "socket", id.Socket, "pid", conn.Hello.Pid)
 	}
-	defer conn.Close()
-	klog.V(1).InfoS("using the warm cache", "socket", id.Socket, "pid", conn.Hello.Pid)
-	return id.Socket
+	return conn
 }
 
 // ReadDirectly makes the target's engines read its API server, not its
@@ -45,5 +44,8 @@ func (o *EngineOptions) ReadDirectly() {
 	if warm, ok := o.Source.(*client.Source); ok {
 		o.Source = warm.Direct
 	}
-	o.WarmSocket = ""
+	if o.WarmConn != nil {
+		o.WarmConn.Close()
+	}
+	o.WarmSocket, o.WarmConn = "", nil
 }

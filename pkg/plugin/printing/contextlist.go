@@ -1,9 +1,14 @@
 package printing
 
 import (
+	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 )
 
 // ContextsField is the field of a -o json|yaml List of several contexts
@@ -13,30 +18,55 @@ import (
 // (capacity).
 const ContextsField = "contexts"
 
-// ContextList is the v1 List of a command's -o json|yaml: items, and,
-// across several contexts, beside them contexts (ContextsField), of the
-// same length.
+// ContextList is what a command prints of its objects with -o json, yaml,
+// name or a template: the v1 List of the items, and, across several
+// contexts, beside them contexts (ContextsField), of the same length; -o
+// name prints each item's name, after CONTEXT/ across several contexts.
 type ContextList struct {
 	// One is set when the command asked one context: the List is then
-	// kubectl's, without contexts.
+	// kubectl's, without contexts, and names have no context.
 	One             bool
 	items, contexts []interface{}
 }
 
-// Add appends item, which came from context name.
+// Add appends item, which came from context name: an object (printed as
+// its content, object.Content) or a value whose JSON is the item.
 func (l *ContextList) Add(name string, item interface{}) {
 	l.items = append(l.items, item)
 	l.contexts = append(l.contexts, name)
 }
 
-// Write prints the List to w.
+// Write prints the List to w, in format with printer.
 func (l *ContextList) Write(w io.Writer, format string, printer printers.ResourcePrinter) error {
-	items, contexts := l.items, l.contexts
-	if items == nil {
-		items, contexts = []interface{}{}, []interface{}{}
+	if format == "name" {
+		for i, item := range l.items {
+			ro, ok := item.(runtime.Object)
+			if !ok {
+				continue
+			}
+			if !l.One {
+				fmt.Fprintf(w, "%s/", l.contexts[i])
+			}
+			if err := printer.PrintObj(ro, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	items := make([]interface{}, len(l.items))
+	for i, item := range l.items {
+		m, err := object.Content(item)
+		if err != nil {
+			return err
+		}
+		items[i] = m
 	}
 	if l.One {
 		return printListObject(w, printer, format, items, "", nil)
+	}
+	contexts := l.contexts
+	if contexts == nil {
+		contexts = []interface{}{}
 	}
 	return printListObject(w, printer, format, items, ContextsField, contexts)
 }

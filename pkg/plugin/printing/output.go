@@ -11,14 +11,12 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
-	"github.com/kubectl-informer/kubectl-informer/pkg/object"
 	"github.com/kubectl-informer/kubectl-informer/pkg/terminal"
 )
 
@@ -101,32 +99,6 @@ func (o Output) NeedsFullObjects() bool {
 // IsTable reports whether the format is one of the tables.
 func (o Output) IsTable() bool {
 	return o.Format == "" || o.Format == "wide" || o.Format == "custom-columns"
-}
-
-// PrintList prints objs with a cli-runtime printer: name prints one line per
-// object; the others get a v1 List, as kubectl get prints.
-func PrintList(w io.Writer, printer printers.ResourcePrinter, format string, objs []interface{}) error {
-	if format == "name" {
-		for _, obj := range objs {
-			ro, ok := obj.(runtime.Object)
-			if !ok {
-				continue
-			}
-			if err := printer.PrintObj(ro, w); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	items := make([]interface{}, 0, len(objs))
-	for _, obj := range objs {
-		m, err := object.Content(obj)
-		if err != nil {
-			return err
-		}
-		items = append(items, m)
-	}
-	return printListObject(w, printer, format, items, "", nil)
 }
 
 // printListObject prints a v1 List of items, and beside them field's value

@@ -230,33 +230,11 @@ func (p answerPrinter) writeObjects(types [][]answerEntry) error {
 		cfg.printNotFound(p.errOut)
 		return nil
 	}
-	entries, out := slices.Concat(types...), cfg.out
-	switch {
-	case !p.several:
-		objs := make([]interface{}, len(entries))
-		for i, e := range entries {
-			objs[i] = e.obj
-		}
-		return printing.PrintList(p.out, out.Printer, out.Format, objs)
-	case out.Format == "name":
-		for _, e := range entries {
-			if ro, ok := e.obj.(runtime.Object); ok {
-				if err := printNamed(p.out, out.Printer, ro, e.a.name); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+	list := printing.ContextList{One: !p.several}
+	for _, e := range slices.Concat(types...) {
+		list.Add(e.a.name, e.obj)
 	}
-	var list printing.ContextList
-	for _, e := range entries {
-		m, err := object.Content(e.obj)
-		if err != nil {
-			return err
-		}
-		list.Add(e.a.name, m)
-	}
-	return list.Write(p.out, out.Format, out.Printer)
+	return list.Write(p.out, cfg.out.Format, cfg.out.Printer)
 }
 
 // printNamed prints obj, one object, with the -o name printer, prefixed

@@ -88,7 +88,7 @@ type QueryOptions struct {
 	// split is --index and --group-by with the context index taken out;
 	// set is the targets the kubeconfig flags and the context index
 	// select.
-	split     contextSplit
+	split     targets.ContextIndex
 	set       targets.Set
 	selectors []index.Selector
 	// indexDefs are every index the query reads (--index, then --group-by),
@@ -161,7 +161,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err := o.EngineOptions.CompleteFlags(); err != nil {
 		return err
 	}
-	if o.split, err = splitContextIndex(o); err != nil {
+	if o.split, err = targets.SplitContextIndex("--index", o.Index, o.GroupBy); err != nil {
 		return err
 	}
 	groupBy, measures, err := o.completeIndexes()
@@ -172,7 +172,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.completeEngineConfig()
-	return o.completeTargets(cmd)
+	return o.completeTargets()
 }
 
 // completeIndexes parses --index into selectors, and --group-by and --sum
@@ -181,7 +181,7 @@ func (o *QueryOptions) Complete(cmd *cobra.Command, args []string) error {
 // o.indexDefs.
 func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measure, error) {
 	seen := map[string]bool{}
-	for _, s := range o.split.indexSelectors {
+	for _, s := range o.split.Others {
 		sel, err := index.ParseSelector("--index", s)
 		if err != nil {
 			return nil, nil, err
@@ -196,7 +196,7 @@ func (o *QueryOptions) completeIndexes() ([]index.Definition, []aggregate.Measur
 			o.indexDefs = append(o.indexDefs, def)
 		}
 	}
-	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.groupBy, o.Sums)
+	groupBy, measures, err := engines.ParseGroups(o.IndexSet, o.split.GroupBy, o.Sums)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -315,35 +315,20 @@ func (t *queryTarget) start(ctx context.Context, queue *engine.Queue, notes io.W
 		defer engines.TightenGCWhileReading()()
 	}
 	config := t.Config
-	relations := engine.RelationsConfig{
-		Related: t.Engines.Related(t.Source), Namespaces: t.Namespaces, SyncTimeout: t.SyncTimeout, Selectors: o.selectors,
-		Events: o.ShowEvents,
-	}
 	if queue != nil {
 		config = t.watchConfig(notes)
-		relations.OnRelated = func(t *engine.Type, cause string, changes []engine.RelationChange) {
-			for _, c := range changes {
-				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
-			}
-		}
 	}
-	eng, err := t.Engines.Start(ctx, t.Source, engines.EngineRequest{
+	eng, related, err := t.StartWithRelations(ctx, engines.EngineRequest{
 		Mappings: mappings, Config: config, Queue: queue, Indexes: t.indexDefs, ErrOut: t.errOut,
 		Pushdown: o.Pushdown,
-	})
+	}, engine.RelationsConfig{Selectors: o.selectors, Events: o.ShowEvents})
 	if err != nil {
-		return nil, err
-	}
-	related, err := engine.StartRelations(ctx, eng.Types(), t.indexDefs, relations)
-	if err != nil {
-		eng.Shutdown()
 		return nil, err
 	}
 	stop := func() {
 		related.Shutdown()
 		eng.Shutdown()
 	}
-	engines.WarnUnreadable(t.errOut, related.Unreadable())
 	indexDefs := related.Definitions()
 	guards := engines.ExprGuards(indexDefs, t.filter)
 	if err := engines.ExprFatal(guards); err != nil {

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/engine"
 	"github.com/kubectl-informer/kubectl-informer/pkg/expr"
@@ -25,86 +23,23 @@ import (
 // namespace of that context) to the question completed once, answered in
 // parallel and printed as one (answerTargets).
 
-// contextSplit is a query split into what each context answers and what the
-// merge does: the context selectors and where the context column goes.
-type contextSplit struct {
-	// contextSelectors are the --index selectors of the context index.
-	contextSelectors []index.Selector
-	// indexSelectors and groupBy are the other --index and --group-by.
-	indexSelectors []string
-	groupBy        []string
-	// contextAt is the position of context among the --group-by keys, -1
-	// when it is not one.
-	contextAt int
-}
-
-// several reports whether q names the context index: its targets are then
-// a selection, even of one context.
-func (q contextSplit) several() bool { return len(q.contextSelectors) > 0 || q.contextAt >= 0 }
-
-// splitContextIndex takes the context index out of o's --index and
-// --group-by.
-func splitContextIndex(o *QueryOptions) (contextSplit, error) {
-	q := contextSplit{contextAt: -1}
-	for _, s := range o.Index {
-		sel, err := index.ParseSelector("--index", s)
-		if err != nil {
-			return q, err
-		}
-		if sel.Name == fleet.ContextIndex {
-			q.contextSelectors = append(q.contextSelectors, sel)
-			continue
-		}
-		q.indexSelectors = append(q.indexSelectors, s)
-	}
-	for _, g := range o.GroupBy {
-		if g == fleet.ContextIndex {
-			if q.contextAt >= 0 {
-				return q, fmt.Errorf("--group-by: context is named twice")
-			}
-			q.contextAt = len(q.groupBy)
-			continue
-		}
-		q.groupBy = append(q.groupBy, g)
-	}
-	return q, nil
-}
-
-// completeTargets selects the query's targets: a set of one, the command's
-// own kubeconfig flags (its name as --context says, the kubeconfig is not
-// read), or the contexts --context or --all-contexts selects (or the
+// completeTargets selects the query's targets (targets.Flags.Targets): a
+// set of one, or the contexts --context or --all-contexts selects (the
 // current one when only the context index is named), kept where they pass
 // the context selectors.
-func (o *QueryOptions) completeTargets(cmd *cobra.Command) error {
-	all := o.contextFlags != nil && o.contextFlags.AllContexts
-	if !o.split.several() && !targets.Selected(o.ConfigFlags, all) {
-		o.set = targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
-		return nil
-	}
-	if cmd != nil {
-		if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-			return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
-		}
-	}
-	for _, s := range o.Indexers {
-		if name, _, _ := strings.Cut(s, "="); strings.TrimSpace(name) == fleet.ContextIndex {
-			return fmt.Errorf("--indexer %s: context is the built-in index of a query's contexts; choose another name", s)
-		}
-	}
-	set, err := targets.New(o.ConfigFlags, all, true)
-	if err != nil {
-		return err
-	}
-	set.Keep(func(name string) bool {
-		for _, s := range o.split.contextSelectors {
-			if !s.Matches([]string{name}) {
-				return false
+func (o *QueryOptions) completeTargets() error {
+	several := o.split.Several()
+	if several || (o.contextFlags != nil && targets.Selected(o.ConfigFlags, o.contextFlags.AllContexts)) {
+		for _, s := range o.Indexers {
+			if name, _, _ := strings.Cut(s, "="); strings.TrimSpace(name) == fleet.ContextIndex {
+				return fmt.Errorf("--indexer %s: context is the built-in index of a query's contexts; choose another name", s)
 			}
 		}
-		return true
-	})
+	}
+	set, err := o.contextFlags.Targets(o.ConfigFlags, several)
+	set.Keep(o.split.Matches)
 	o.set = set
-	return nil
+	return err
 }
 
 // answerTargets answers the query in each of its targets (answer), in
@@ -134,7 +69,7 @@ func (o *QueryOptions) answerTargets(ctx context.Context) error {
 		return err
 	}
 	if len(answers) > 0 || set.Total() == 0 {
-		p := answerPrinter{answers: answers, several: set.Several, contextAt: o.split.contextAt, out: o.Out, errOut: o.ErrOut}
+		p := answerPrinter{answers: answers, several: set.Several, contextAt: o.split.At, out: o.Out, errOut: o.ErrOut}
 		if err := p.print(); err != nil {
 			return err
 		}
@@ -174,10 +109,9 @@ func (o *QueryOptions) answer(ctx context.Context, tg targets.Target, errOut io.
 type queryTarget struct {
 	q *QueryOptions
 	engines.EngineOptions
-	name    string
-	several bool
-	print   queryPrintConfig
-	errOut  io.Writer
+	name   string
+	print  queryPrintConfig
+	errOut io.Writer
 	// indexDefs and filter are the question's, with expression guards of
 	// the target's own (index.Own), so that each target counts and
 	// reports its own expression failures.
@@ -191,8 +125,8 @@ type queryTarget struct {
 // target's instant (engines.EngineOptions.Ages), said on errOut when it
 // is not now.
 func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func(engine.Progress)) (*queryTarget, error) {
-	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, several: o.set.Several, errOut: errOut}
-	t.Notes = errOut
+	t := &queryTarget{q: o, EngineOptions: o.EngineOptions, name: tg.Name, errOut: errOut}
+	t.Notes, t.Collects = errOut, !o.watching()
 	if err := t.Connect(tg.ConfigFlags); err != nil {
 		return nil, err
 	}
@@ -208,6 +142,7 @@ func (o *QueryOptions) target(tg targets.Target, errOut io.Writer, progress func
 	if t.print.printsAges() {
 		var err error
 		if t.print.ages, err = t.Ages(errOut); err != nil {
+			t.ReadDirectly() // closes the warm cache's connection
 			return nil, err
 		}
 	}

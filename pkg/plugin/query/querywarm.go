@@ -26,7 +26,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
 	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/engines"
-	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/client"
 	"github.com/kubectl-informer/kubectl-informer/pkg/warmcache/protocol"
 )
 
@@ -53,15 +52,13 @@ func (t *queryTarget) collectWarm(ctx context.Context, a *targetAnswer) (warm bo
 		fmt.Fprintf(t.errOut, "warning: not using the warm cache: %s; asking the API server directly\n", reason)
 		return direct(reason)
 	}
-	if t.WarmSocket == "" {
+	conn := t.WarmConn
+	t.WarmConn = nil
+	if conn == nil {
 		if t.Cache == "off" {
 			return direct("--cache off")
 		}
 		return direct("no warm cache runs for the context's identity, or it cannot be used")
-	}
-	conn, err := client.Dial(t.WarmSocket, engines.DialTimeout)
-	if err != nil {
-		return unusable(err.Error())
 	}
 	defer conn.Close()
 	question, err := t.question()
@@ -152,7 +149,7 @@ func (t *queryTarget) question() (protocol.Query, error) {
 		LabelSelector: co.LabelSelector, FieldSelector: co.FieldSelector, Indexers: co.Indexers, QueryFlags: co.QueryFlags,
 		SyncTimeout: protocol.Duration(co.SyncTimeout), MaxStaleness: protocol.Duration(co.MaxStaleness),
 	}
-	q.Index, q.GroupBy = co.split.indexSelectors, co.split.groupBy
+	q.Index, q.GroupBy = co.split.Others, co.split.GroupBy
 	if format, path, ok := strings.Cut(q.Output, "="); ok && strings.HasSuffix(format, "-file") && path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			q.Output = format + "=" + abs

@@ -190,7 +190,7 @@ current-context: a
 	o.typeArg, o.AllNamespaces, o.LabelSelector, o.Indexers = "pods,deploy", false, "app=web", []string{"img={.spec.containers[*].image}"}
 	o.Index, o.GroupBy, o.Sums = []string{"context=a", "node=n1"}, []string{"context", "node"}, []string{"requests.cpu"}
 	o.Output, o.SyncTimeout, o.MaxStaleness = "jsonpath-file=tmpl.txt", 5*time.Second, time.Minute
-	q, err := splitContextIndex(o)
+	q, err := targets.SplitContextIndex("--index", o.Index, o.GroupBy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ current-context: a
 		t.Errorf("question = %+v, want %+v", got, want)
 	}
 	back := queryOf(got, rootConfigFlags(kubeconfig), genericiooptions.NewTestIOStreamsDiscard())
-	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.Index, q.indexSelectors) || !reflect.DeepEqual(back.GroupBy, q.groupBy) ||
+	if back.LabelSelector != o.LabelSelector || !reflect.DeepEqual(back.Index, q.Others) || !reflect.DeepEqual(back.GroupBy, q.GroupBy) ||
 		!reflect.DeepEqual(back.Sums, o.Sums) || back.Output != want.Output || back.SyncTimeout != o.SyncTimeout || back.MaxStaleness != o.MaxStaleness || back.Cache != "off" {
 		t.Errorf("queryOf(question) = %+v, want the options the flags set", back)
 	}
@@ -251,7 +251,11 @@ func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
 	names := func(t *testing.T, out printing.Output, objs []interface{}) string {
 		t.Helper()
 		var b bytes.Buffer
-		if err := printing.PrintList(&b, out.Printer, out.Format, objs); err != nil {
+		list := printing.ContextList{One: true}
+		for _, obj := range objs {
+			list.Add("", obj)
+		}
+		if err := list.Write(&b, out.Format, out.Printer); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

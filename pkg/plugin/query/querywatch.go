@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -105,24 +104,11 @@ type watchSink interface {
 // watchTarget keeps the answer of target tg current in sink: its engine
 // and relations started and synced with a queue of events (start), then
 // sink follows it until ctx ends (then cmdutil.ErrInterrupted) or the
-// engine fails for good (a watch no longer allowed: its error). One of
-// several writes its stderr lines prefixed with its name, under mu, and
-// shows its engine's progress in progress; a live table shows the watch's
-// warnings in its frame.
-func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, sink watchSink, mu *sync.Mutex, progress *pluginprogress.Targets) error {
-	var errOut io.Writer = o.ErrOut
-	engineProgress := o.Config.Progress
-	if o.set.Several {
-		stderr := &watch.LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-			return append([]byte("context "+tg.Name+": "), line...)
-		}, Above: progress.Above}
-		defer stderr.Flush()
-		errOut = stderr
-	}
-	if progress != nil {
-		engineProgress = progress.EngineProgress(tg.Name)
-	}
-	t, err := o.target(tg, errOut, engineProgress)
+// engine fails for good (a watch no longer allowed: its error). Its
+// diagnostics go to errOut (targets.Watch), its engine's progress where
+// ctx says; a live table shows the watch's warnings in its frame.
+func (o *QueryOptions) watchTarget(ctx context.Context, tg targets.Target, errOut io.Writer, sink watchSink) error {
+	t, err := o.target(tg, errOut, pluginprogress.FromContext(ctx, o.Config.Progress))
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ type groupWatch struct {
 // o.Out; answered runs before it is first printed.
 func (o *QueryOptions) newGroupWatch(answered func()) groupWatch {
 	keys := o.print.groupKeys()
-	if at := o.split.contextAt; at >= 0 {
+	if at := o.split.At; at >= 0 {
 		keys = slices.Insert(keys, min(at, len(keys)), fleet.ContextIndex)
 	}
 	cfg := o.print

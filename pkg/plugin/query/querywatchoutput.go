@@ -302,10 +302,8 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	ctx, cancel := context.WithCancel(signals)
 	defer cancel()
 	var mu sync.Mutex // one line at a time on stderr
-	failures := set.Failures(o.ErrOut)
 	progress := pluginprogress.Of(o.ErrOut, set).UntilWatching()
 	defer progress.End()
-	failures.Writing(&mu, progress.Above)
 	var sink watchSink
 	if o.grouped() {
 		sink = o.newGroupWatch(progress.End)
@@ -317,20 +315,16 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 	// A target's watch may see Ctrl-C before this command's own context
 	// does: either way the command was interrupted.
 	var interruptedHere atomic.Bool
-	watched := make(chan []targets.Result[struct{}], 1)
+	watched := make(chan error, 1)
 	go func() {
-		watched <- targets.Run(ctx, set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			err := o.watchTarget(ctx, t, sink, &mu, progress)
+		watched <- targets.Watch(ctx, set, progress, &mu, o.ErrOut, func(ctx context.Context, t targets.Target, errOut io.Writer) error {
+			err := o.watchTarget(ctx, t, errOut, sink)
 			if errors.Is(err, cmdutil.ErrInterrupted) {
 				interruptedHere.Store(true)
 				err = nil
 			}
 			sink.ended(t.Name, err)
-			progress.Done(t.Name, err)
-			if err != nil && set.Several {
-				failures.Add(t.Name, err)
-			}
-			return struct{}{}, err
+			return err
 		})
 	}()
 	done := make(chan struct{})
@@ -342,14 +336,11 @@ func (o *QueryOptions) runWatch(signals context.Context) error {
 		}
 		printed <- err
 	}()
-	results := <-watched
+	watchErr := <-watched
 	close(done)
 	printErr := <-printed
-	if !set.Several && results[0].Err != nil {
-		return results[0].Err
-	}
-	if err := failures.Err(); err != nil {
-		return err
+	if watchErr != nil {
+		return watchErr
 	}
 	if printErr != nil {
 		return watch.QuietPipe(printErr)

@@ -12,7 +12,7 @@ import (
 type Failures struct {
 	errOut io.Writer
 	// mu guards the writes to errOut; a command whose targets write to it
-	// too shares theirs (Writing).
+	// too shares theirs (writing).
 	mu *sync.Mutex
 	// above, when set, runs each write (a progress display drawn on the
 	// terminal keeps the lines above it).
@@ -31,8 +31,8 @@ func (s Set) Failures(errOut io.Writer) *Failures {
 	return f
 }
 
-// Writing makes f write under mu, through above when it is set.
-func (f *Failures) Writing(mu *sync.Mutex, above func(write func())) *Failures {
+// writing makes f write under mu, through above when it is set.
+func (f *Failures) writing(mu *sync.Mutex, above func(write func())) *Failures {
 	f.mu, f.above = mu, above
 	return f
 }

@@ -25,12 +25,17 @@ func AddFlags(cmd *cobra.Command) *Flags {
 }
 
 // Targets returns the targets cf and the flags name (New, several as
-// there). With a selection of contexts, a --from of the command (files,
-// not contexts) is refused.
+// there). A nil f (the options of a warm cache's answer, asked for the one target
+// it serves) is a set of one, cf itself, named as --context says. With a
+// selection of contexts, a --from of the command (files, not contexts) is
+// refused.
 func (f *Flags) Targets(cf *genericclioptions.ConfigFlags, several bool) (Set, error) {
+	if f == nil {
+		return Set{Targets: []Target{{Name: ContextFlag(cf), ConfigFlags: cf}}}, nil
+	}
 	if f.cmd != nil && (several || Selected(cf, f.AllContexts)) {
 		if from := f.cmd.Flags().Lookup("from"); from != nil && from.Changed {
-			return Set{}, fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts or several contexts")
+			return Set{}, fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
 		}
 	}
 	return New(cf, f.AllContexts, several)

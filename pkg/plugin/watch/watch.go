@@ -85,7 +85,7 @@ type WatchOptions struct {
 	// --group-by), each once; each target gets its own copy (index.Own).
 	indexDefs []index.Definition
 	// contexts are the flags that choose contexts besides --context; set
-	// is the targets they choose (completeTargets).
+	// is the targets they choose.
 	contexts *targets.Flags
 	set      targets.Set
 }
@@ -134,22 +134,20 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
-// Complete chooses the targets (completeTargets), the context index taken
+// Complete chooses the targets (targets.Flags.Targets, kept where they
+// pass the context index's --where selectors), the context index taken
 // out of --where and --group-by, and completes the flags for them all
 // (completeFlags); each target connects when it runs.
 func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
-	groupBy, at, err := splitGroupByContext(o.GroupBy)
+	split, err := targets.SplitContextIndex("--where", o.Where, o.GroupBy)
 	if err != nil {
 		return err
 	}
-	contextWhere, where, err := splitContextWhere(o.Where)
-	if err != nil {
+	if o.set, err = o.contexts.Targets(o.ConfigFlags, split.Several()); err != nil {
 		return err
 	}
-	if err := o.completeTargets(cmd, at >= 0 || len(contextWhere) > 0, contextWhere); err != nil {
-		return err
-	}
-	return o.completeFlags(args, where, groupBy)
+	o.set.Keep(split.Matches)
+	return o.completeFlags(args, split.Others, split.GroupBy)
 }
 
 // completeFlags turns the arguments and flags into what every target's

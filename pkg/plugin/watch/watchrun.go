@@ -126,25 +126,12 @@ func (w *targetWatch) start(ctx context.Context, mappings []*meta.RESTMapping, q
 	for i, c := range w.print.Where {
 		selectors[i] = c.Sel
 	}
-	eng, err := w.eo.Engines.Start(ctx, w.eo.Source, engines.EngineRequest{
+	eng, related, err := w.eo.StartWithRelations(ctx, engines.EngineRequest{
 		Mappings: mappings, Config: w.eo.Config, Queue: queue, Indexes: w.defs, ErrOut: w.errOut,
-	})
+	}, engine.RelationsConfig{Selectors: selectors})
 	if err != nil {
 		return nil, nil, err
 	}
-	related, err := engine.StartRelations(ctx, eng.Types(), w.defs, engine.RelationsConfig{
-		Related: w.eo.Engines.Related(w.eo.Source), Namespaces: w.eo.Namespaces, SyncTimeout: w.eo.SyncTimeout, Selectors: selectors,
-		OnRelated: func(t *engine.Type, cause string, changes []engine.RelationChange) {
-			for _, c := range changes {
-				queue.Push(&engine.Event{Type: engine.Modified, Resource: t, Old: c.Object, New: c.Object, Key: c.Key, Related: c.Changes, Cause: cause})
-			}
-		},
-	})
-	if err != nil {
-		eng.Shutdown()
-		return nil, nil, err
-	}
-	engines.WarnUnreadable(w.errOut, related.Unreadable())
 	w.bind(related.Definitions())
 	return eng, related, nil
 }

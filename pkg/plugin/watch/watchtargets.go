@@ -1,18 +1,13 @@
 package watch
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
 
-	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/fleet"
-	"github.com/kubectl-informer/kubectl-informer/pkg/index"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/cmdutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/plugin/live"
 	pluginprogress "github.com/kubectl-informer/kubectl-informer/pkg/plugin/progress"
@@ -40,37 +35,6 @@ import (
 // merged over the contexts (live.Groups); one target's table is a merge
 // of one.
 
-// completeTargets chooses the watch's targets: a set of one, the
-// command's own kubeconfig flags (named as --context says: the kubeconfig
-// is not read), or, with --all-contexts, a selection in --context or
-// several (the context index is named), the contexts they select (the
-// current one by default), kept where they pass contextWhere. --from
-// reads files: it takes no contexts.
-func (o *WatchOptions) completeTargets(cmd *cobra.Command, several bool, contextWhere []index.Selector) error {
-	all := o.contexts != nil && o.contexts.AllContexts
-	if !several && !targets.Selected(o.ConfigFlags, all) {
-		o.set = targets.Set{Targets: []targets.Target{{Name: targets.ContextFlag(o.ConfigFlags), ConfigFlags: o.ConfigFlags}}}
-		return nil
-	}
-	if fl := cmd.Flags().Lookup("from"); fl != nil && fl.Changed {
-		return fmt.Errorf("--from reads files, not contexts: it cannot be combined with --all-contexts, several contexts or the context index")
-	}
-	set, err := targets.New(o.ConfigFlags, all, true)
-	if err != nil {
-		return err
-	}
-	set.Keep(func(name string) bool {
-		for _, s := range contextWhere {
-			if !s.Matches([]string{name}) {
-				return false
-			}
-		}
-		return true
-	})
-	o.set = set
-	return nil
-}
-
 // Run watches each target of the set and returns the error of the one
 // target, or a *targets.PartialError when some of several failed.
 func (o *WatchOptions) Run(ctx context.Context) error {
@@ -79,10 +43,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // one line at a time on stdout and on stderr
-	failures := o.set.Failures(o.ErrOut)
 	progress := pluginprogress.Of(o.ErrOut, o.set).UntilWatching()
 	defer progress.End()
-	failures.Writing(&mu, progress.Above)
 	var groups *live.Groups
 	if o.grouped() {
 		keys := make([]string, len(o.GroupBy))
@@ -99,19 +61,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		budget = &eventBudget{left: o.MaxEvents, spent: cancel}
 	}
 	watch := o.targetWatcher(&mu, progress, groups, budget)
-	watchAll := func() error {
-		results := targets.Run(ctx, o.set.Targets, 0, func(ctx context.Context, t targets.Target) (struct{}, error) {
-			err := watch(ctx, t)
-			if err != nil && o.set.Several {
-				failures.Add(t.Name, err)
-			}
-			return struct{}{}, err
-		})
-		if !o.set.Several {
-			return results[0].Err
-		}
-		return failures.Err()
-	}
+	watchAll := func() error { return targets.Watch(ctx, o.set, progress, &mu, o.ErrOut, watch) }
 	if groups == nil {
 		return watchAll()
 	}
@@ -120,90 +70,44 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 // targetWatcher returns the watch of one target of the set, connected to
 // it (to its warm cache's informers when one runs), with its part of
-// groups and budget when set. Of several targets, its events name it, its
-// lines on stdout and stderr are written whole under mu, above progress
-// on the terminal it is drawn on, its stderr lines name it, and it has its
-// line of progress.
-func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *live.Groups, budget *eventBudget) func(context.Context, targets.Target) error {
+// groups and budget when set, writing its diagnostics to the errOut it
+// gets (targets.Watch). Of several targets, its events name it, and its
+// lines on stdout are written whole under mu, above progress on the
+// terminal it is drawn on.
+func (o *WatchOptions) targetWatcher(mu *sync.Mutex, progress *pluginprogress.Targets, groups *live.Groups, budget *eventBudget) func(context.Context, targets.Target, io.Writer) error {
 	stdoutAbove := progress.Above
 	if !printers.IsTerminal(o.Out) {
 		stdoutAbove = nil
 	}
-	return func(ctx context.Context, t targets.Target) error {
-		name := t.Name
-		var stdout, stderr io.Writer = o.Out, o.ErrOut
+	return func(ctx context.Context, t targets.Target, errOut io.Writer) error {
+		var stdout io.Writer = o.Out
 		flush := func() {}
 		if o.set.Several {
-			out := &LinePrefixer{Mu: mu, W: o.Out, Above: stdoutAbove}
-			errOut := &LinePrefixer{Mu: mu, W: o.ErrOut, Prefix: func(line []byte) []byte {
-				return append([]byte("context "+name+": "), line...)
-			}, Above: progress.Above}
-			stdout, stderr, flush = out, errOut, func() { out.Flush(); errOut.Flush() }
+			out := &targets.LinePrefixer{Mu: mu, W: o.Out, Above: stdoutAbove}
+			stdout, flush = out, out.Flush
 		}
-		w := o.target(stdout, stderr)
-		w.print.budget, w.name, w.groups = budget, name, groups
+		w := o.target(stdout, errOut)
+		w.print.budget, w.name, w.groups = budget, t.Name, groups
 		if notes := groups.Notes(); notes != nil {
 			// A table redrawn in place shows the last warning in its
 			// frame: written over it, they would move it.
 			w.eo.Config, w.warnings = Watching(w.eo.Config, notes), notes
 		}
 		if o.set.Several {
-			w.print.Context = name
+			w.print.Context = t.Name
 		}
-		if progress != nil {
-			w.eo.Config.Progress = progress.EngineProgress(name)
-		}
+		w.eo.Config.Progress = pluginprogress.FromContext(ctx, w.eo.Config.Progress)
 		w.eo.Notes = w.errOut
 		err := w.eo.Connect(t.ConfigFlags)
 		if err == nil {
 			err = w.run(ctx)
 		}
 		if groups != nil {
-			groups.Ended(name, err)
+			groups.Ended(t.Name, err)
 		}
 		flush()
-		progress.Done(name, err)
 		return err
 	}
-}
-
-// splitContextWhere takes the selectors of the context index out of
-// --where.
-func splitContextWhere(where []string) ([]index.Selector, []string, error) {
-	var contextSel []index.Selector
-	var rest []string
-	for _, s := range where {
-		sel, err := index.ParseSelector("--where", s)
-		if err != nil {
-			return nil, nil, err
-		}
-		if sel.Name == fleet.ContextIndex {
-			contextSel = append(contextSel, sel)
-			continue
-		}
-		rest = append(rest, s)
-	}
-	return contextSel, rest, nil
-}
-
-// splitGroupByContext takes the context index out of --group-by: the
-// other keys, trimmed, and the position context had among all keys (-1
-// when it is not one).
-func splitGroupByContext(groupBy []string) ([]string, int, error) {
-	var rest []string
-	at := -1
-	for i, g := range groupBy {
-		g = strings.TrimSpace(g)
-		if g != fleet.ContextIndex {
-			rest = append(rest, g)
-			continue
-		}
-		if at >= 0 {
-			return nil, -1, fmt.Errorf("--group-by %s: named twice", fleet.ContextIndex)
-		}
-		at = i
-	}
-	return rest, at, nil
 }
 
 // eventBudget is --max-events across the watches of the targets: each
@@ -235,53 +139,4 @@ func (b *eventBudget) unlock(printed bool) {
 		}
 	}
 	b.mu.Unlock()
-}
-
-// LinePrefixer writes whole lines to W, each changed by Prefix when set;
-// the whole lines of one Write go out together under Mu (shared by the
-// targets' writers), so that what a target's printer writes at once (an
-// event, a YAML document) is not interleaved with another target's lines.
-// An unfinished line waits for its end or for Flush.
-type LinePrefixer struct {
-	Mu     *sync.Mutex
-	W      io.Writer
-	Prefix func([]byte) []byte
-	// Above, if set, runs each write (progress.Targets.Above).
-	Above func(write func())
-	buf   []byte
-}
-
-func (l *LinePrefixer) Write(b []byte) (int, error) {
-	l.buf = append(l.buf, b...)
-	end := bytes.LastIndexByte(l.buf, '\n')
-	if end < 0 {
-		return len(b), nil
-	}
-	var out []byte
-	for _, line := range bytes.SplitAfter(l.buf[:end+1], []byte("\n")) {
-		if len(line) > 0 {
-			if l.Prefix != nil {
-				line = append(l.Prefix(line[:len(line)-1]), '\n')
-			}
-			out = append(out, line...)
-		}
-	}
-	l.buf = append(l.buf[:0], l.buf[end+1:]...)
-	var err error
-	write := func() { _, err = l.W.Write(out) }
-	l.Mu.Lock()
-	if l.Above != nil {
-		l.Above(write)
-	} else {
-		write()
-	}
-	l.Mu.Unlock()
-	return len(b), err
-}
-
-// Flush writes an unfinished last line.
-func (l *LinePrefixer) Flush() {
-	if len(l.buf) > 0 {
-		l.Write([]byte("\n"))
-	}
 }

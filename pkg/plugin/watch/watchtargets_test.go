@@ -2,55 +2,12 @@ package watch
 
 import (
 	"bytes"
-	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testpods"
 )
-
-// The lines of one write of a target go out together: two targets writing
-// YAML documents at once never interleave their lines.
-func TestLinePrefixerKeepsWritesWhole(t *testing.T) {
-	var out bytes.Buffer
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, name := range []string{"a", "b"} {
-		w := &LinePrefixer{Mu: &mu, W: &out}
-		wg.Go(func() {
-			for i := range 200 {
-				fmt.Fprintf(w, "---\ncontext: %q\nobject:\n  name: %s-%d\ntype: ADDED\n", name, name, i)
-			}
-			w.Flush()
-		})
-	}
-	wg.Wait()
-	docs := strings.Split(strings.TrimPrefix(out.String(), "---\n"), "\n---\n")
-	if len(docs) != 400 {
-		t.Fatalf("%d documents, want 400", len(docs))
-	}
-	for _, d := range docs {
-		lines := strings.Split(strings.TrimSuffix(d, "\n"), "\n")
-		if len(lines) != 4 || lines[1] != "object:" || lines[3] != "type: ADDED" ||
-			lines[0] != `context: "`+strings.TrimPrefix(lines[2], "  name: ")[:1]+`"` {
-			t.Fatalf("document interleaved:\n%s", d)
-		}
-	}
-	// An unfinished line waits for its end; Prefix changes each line.
-	out.Reset()
-	w := &LinePrefixer{Mu: &mu, W: &out, Prefix: func(line []byte) []byte { return append([]byte("c "), line...) }}
-	fmt.Fprint(w, "ADDED pod/x")
-	if out.Len() != 0 {
-		t.Fatalf("an unfinished line was written: %q", out.String())
-	}
-	fmt.Fprint(w, "\n")
-	w.Flush()
-	if out.String() != "c ADDED pod/x\n" {
-		t.Errorf("got %q, want %q", out.String(), "c ADDED pod/x\n")
-	}
-}
 
 // TestEventsNameTheirContext prints an update of a watch of several
 // targets in each format: every text line starts with the context, -o
@@ -88,39 +45,6 @@ func everyLineStarts(s, prefix string) bool {
 		}
 	}
 	return len(lines) > 1
-}
-
-func TestSplitContextWhere(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		where    []string
-		contexts []string // the selectors' names
-		rest     []string
-		wantErr  bool
-	}{
-		{name: "none"},
-		{name: "context only", where: []string{"context=a"}, contexts: []string{"context"}},
-		{name: "mixed", where: []string{"node=n1", "context in (a,b)", "namespace!=x"}, contexts: []string{"context"}, rest: []string{"node=n1", "namespace!=x"}},
-		{name: "bad selector", where: []string{"context in (a"}, wantErr: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			sels, rest, err := splitContextWhere(tc.where)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error %v, want error %v", err, tc.wantErr)
-			}
-			if len(sels) != len(tc.contexts) {
-				t.Fatalf("%d context selectors, want %d", len(sels), len(tc.contexts))
-			}
-			for i, s := range sels {
-				if s.Name != tc.contexts[i] {
-					t.Errorf("selector %d names %q, want %q", i, s.Name, tc.contexts[i])
-				}
-			}
-			if !reflect.DeepEqual(rest, tc.rest) {
-				t.Errorf("rest %q, want %q", rest, tc.rest)
-			}
-		})
-	}
 }
 
 // TestEventBudget spends a budget of 5 from 4 goroutines that each try to
@@ -168,32 +92,6 @@ func TestEventBudget(t *testing.T) {
 			}
 			if spent != wantSpent {
 				t.Errorf("spent called %d times, want %d", spent, wantSpent)
-			}
-		})
-	}
-}
-
-func TestSplitGroupByContext(t *testing.T) {
-	tests := []struct {
-		name    string
-		groupBy []string
-		rest    []string
-		at      int
-		wantErr bool
-	}{
-		{"no context", []string{"node"}, []string{"node"}, -1, false},
-		{"context alone", []string{"context"}, nil, 0, false},
-		{"context second", []string{"node", " context", "label:app"}, []string{"node", "label:app"}, 1, false},
-		{"twice", []string{"context", "context"}, nil, -1, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rest, at, err := splitGroupByContext(tt.groupBy)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("splitGroupByContext(%q) error = %v, want error %v", tt.groupBy, err, tt.wantErr)
-			}
-			if err == nil && (!reflect.DeepEqual(rest, tt.rest) || at != tt.at) {
-				t.Errorf("splitGroupByContext(%q) = %q, %d, want %q, %d", tt.groupBy, rest, at, tt.rest, tt.at)
 			}
 		})
 	}
