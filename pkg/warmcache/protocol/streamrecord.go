@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // A Stream's answer is a sequence of records, each a StreamEvent and the
@@ -24,9 +25,12 @@ const maxStreamRecord = 64 << 20
 // in two writes (the object is not copied): a caller that shares w with
 // other writers holds it across the call.
 func WriteStreamRecord(w io.Writer, ev StreamEvent, object []byte) error {
-	header, err := json.Marshal(ev)
-	if err != nil {
-		return fmt.Errorf("encoding a stream event: %w", err)
+	header, ok := objectHeaders().encoded[ev]
+	if !ok {
+		var err error
+		if header, err = json.Marshal(ev); err != nil {
+			return fmt.Errorf("encoding a stream event: %w", err)
+		}
 	}
 	var n [binary.MaxVarintLen64]byte
 	buf := make([]byte, 0, 2*len(n)+len(header))
@@ -36,9 +40,34 @@ func WriteStreamRecord(w io.Writer, ev StreamEvent, object []byte) error {
 	if _, err := w.Write(buf); err != nil || len(object) == 0 {
 		return err
 	}
-	_, err = w.Write(object)
+	_, err := w.Write(object)
 	return err
 }
+
+// headers are the JSON encodings of the events that carry objects (each
+// type, in protobuf or not, a delete's final state unknown or not), which
+// nearly every record has: written and read without encoding/json.
+type headers struct {
+	encoded map[StreamEvent][]byte
+	decoded map[string]StreamEvent
+}
+
+var objectHeaders = sync.OnceValue(func() headers {
+	h := headers{encoded: map[StreamEvent][]byte{}, decoded: map[string]StreamEvent{}}
+	for _, typ := range []string{StreamAdded, StreamModified, StreamDeleted} {
+		for _, proto := range []bool{false, true} {
+			for _, unknown := range []bool{false, true} {
+				ev := StreamEvent{Type: typ, Proto: proto, FinalStateUnknown: unknown}
+				b, err := json.Marshal(ev)
+				if err != nil {
+					panic(err)
+				}
+				h.encoded[ev], h.decoded[string(b)] = b, ev
+			}
+		}
+	}
+	return h
+})
 
 // ReadStreamRecord reads one record. The object is read into buf when it
 // fits, into a new slice otherwise: its bytes are valid until buf is
@@ -50,7 +79,9 @@ func ReadStreamRecord(r *bufio.Reader, buf []byte) (StreamEvent, []byte, error) 
 	if err != nil {
 		return ev, nil, err
 	}
-	if err := json.Unmarshal(header, &ev); err != nil {
+	if known, ok := objectHeaders().decoded[string(header)]; ok {
+		ev = known
+	} else if err := json.Unmarshal(header, &ev); err != nil {
 		return ev, nil, fmt.Errorf("decoding a stream event: %w", err)
 	}
 	object, err := readChunk(r, buf)

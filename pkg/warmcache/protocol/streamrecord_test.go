@@ -3,6 +3,7 @@ package protocol
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"testing"
@@ -82,5 +83,23 @@ func TestStreamRecordTruncated(t *testing.T) {
 	cut := out.Bytes()[:out.Len()-2]
 	if _, _, err := ReadStreamRecord(bufio.NewReader(bytes.NewReader(cut)), nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("a cut record: %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// TestObjectHeaders checks that the events read and written without
+// encoding/json are what encoding/json makes of them.
+func TestObjectHeaders(t *testing.T) {
+	h := objectHeaders()
+	if len(h.encoded) != 12 || len(h.decoded) != 12 {
+		t.Fatalf("%d encoded and %d decoded headers, want 12 each", len(h.encoded), len(h.decoded))
+	}
+	for ev, b := range h.encoded {
+		var got StreamEvent
+		if err := json.Unmarshal(b, &got); err != nil || got != ev {
+			t.Errorf("json.Unmarshal(%s) = %+v, %v, want %+v", b, got, err, ev)
+		}
+		if h.decoded[string(b)] != ev {
+			t.Errorf("decoded[%s] = %+v, want %+v", b, h.decoded[string(b)], ev)
+		}
 	}
 }
