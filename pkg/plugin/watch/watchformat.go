@@ -228,24 +228,31 @@ func (p *EventPrinter) writeEvent(r rendered) error {
 	if p.RecordedAt != nil {
 		ev.Time = p.RecordedAt(r.ev).UTC().Format(time.RFC3339Nano)
 	}
-	var b []byte
 	if p.Cfg.Format == formatJSON {
 		ev.Context = p.Cfg.Context
-		b, err = json.Marshal(ev)
-		b = append(b, '\n')
-	} else {
-		b, err = printing.MarshalYAML(ev)
-		head := "---\n"
-		if p.Cfg.Context != "" {
-			// First, where the keys of b are sorted; a JSON string is a
-			// YAML scalar.
-			name, _ := json.Marshal(p.Cfg.Context)
-			head += "context: " + string(name) + "\n"
+		// Encode writes what Marshal returns and a newline, straight into
+		// the output buffer: no copy of the line per event.
+		if p.jsonOut == nil || p.jsonTo != p.Out {
+			p.jsonOut, p.jsonTo = json.NewEncoder(p.Out), p.Out
 		}
-		b = append([]byte(head), b...)
+		if err := p.jsonOut.Encode(ev); err != nil {
+			return fmt.Errorf("encoding event: %w", err)
+		}
+		return nil
 	}
+	b, err := printing.MarshalYAML(ev)
 	if err != nil {
 		return fmt.Errorf("encoding event: %w", err)
+	}
+	head := "---\n"
+	if p.Cfg.Context != "" {
+		// First, where the keys of b are sorted; a JSON string is a
+		// YAML scalar.
+		name, _ := json.Marshal(p.Cfg.Context)
+		head += "context: " + string(name) + "\n"
+	}
+	if _, err := p.Out.WriteString(head); err != nil {
+		return err
 	}
 	_, err = p.Out.Write(b)
 	return err

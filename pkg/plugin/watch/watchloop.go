@@ -3,6 +3,7 @@ package watch
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ type EventPrinter struct {
 	names  map[string]map[string]bool
 	Out    *bufio.Writer
 	errOut io.Writer
+	// jsonOut encodes -o json's lines into jsonTo, which is Out.
+	jsonOut *json.Encoder
+	jsonTo  *bufio.Writer
 	// until, when set, ends the watch when it is met, and met says it was.
 	until *untilCondition
 	met   bool

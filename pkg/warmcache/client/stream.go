@@ -88,11 +88,17 @@ func (st *stream) read(ctx context.Context, r io.Reader) {
 			}
 		}
 	}
+	// buf holds each object's bytes until it is decoded: a decoded object
+	// shares none of them.
+	var buf []byte
 	for {
-		ev, object, err := protocol.ReadStreamRecord(br)
+		ev, object, err := protocol.ReadStreamRecord(br, buf)
 		if err != nil {
 			end(err)
 			return
+		}
+		if cap(object) > cap(buf) && cap(object) <= maxReusedObject {
+			buf = object
 		}
 		switch ev.Type {
 		case protocol.StreamAdded, protocol.StreamModified, protocol.StreamDeleted:
@@ -130,6 +136,9 @@ func (st *stream) read(ctx context.Context, r io.Reader) {
 		}
 	}
 }
+
+// maxReusedObject bounds the buffer a stream keeps for its objects' bytes.
+const maxReusedObject = 1 << 20
 
 // send hands ev to the watch's consumer; false when the stream ended.
 func (st *stream) send(ctx context.Context, ev watch.Event) bool {

@@ -195,7 +195,15 @@ func sendEvents(ctx context.Context, s *streamSender, encoded *encodedObjects, q
 // sendEvent sends one change of the cache's informer, its object encoded
 // once for every stream that sends it (encoded).
 func sendEvent(s *streamSender, encoded *encodedObjects, ev *engine.Event) error {
-	typ := map[engine.EventType]string{engine.Added: protocol.StreamAdded, engine.Modified: protocol.StreamModified, engine.Deleted: protocol.StreamDeleted}[ev.Type]
+	var typ string
+	switch ev.Type {
+	case engine.Added:
+		typ = protocol.StreamAdded
+	case engine.Modified:
+		typ = protocol.StreamModified
+	case engine.Deleted:
+		typ = protocol.StreamDeleted
+	}
 	if typ == "" || ev.Related != nil {
 		return nil
 	}
