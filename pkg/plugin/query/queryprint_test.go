@@ -2,7 +2,6 @@ package query
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -213,18 +212,7 @@ func TestTablesOfWarmAnswer(t *testing.T) {
 		{name: "none", groups: []typeObjects{{t: pods}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			answer, err := encodeAnswer(cfg, tt.groups)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(answer)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sent protocol.Answer
-			if err := json.Unmarshal(b, &sent); err != nil {
-				t.Fatal(err)
-			}
+			sent := sentAnswer(t, cfg, tt.groups)
 			// A built-in type's objects as their rows; a custom
 			// resource's whole, with its printer columns.
 			for _, at := range sent.Types {

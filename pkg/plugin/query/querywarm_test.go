@@ -72,18 +72,7 @@ func TestAnswerRoundTrip(t *testing.T) {
 		{t: answerTypeOf(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, "widgets", true), objs: []interface{}{widget}},
 		{t: answerTypeOf(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, "configmaps", true), objs: []interface{}{meta1}},
 	}
-	answer, err := encodeAnswer(cfg, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(answer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sent protocol.Answer
-	if err := json.Unmarshal(b, &sent); err != nil {
-		t.Fatal(err)
-	}
+	sent := sentAnswer(t, cfg, groups)
 	got, defs, events, err := decodeAnswer(&sent)
 	if err != nil {
 		t.Fatal(err)
@@ -274,18 +263,7 @@ func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := queryPrintConfig{out: out, sortBy: tt.sortBy, indexes: []index.Definition{node}}
-			answer, err := encodeAnswer(cfg, groups)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(answer)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sent protocol.Answer
-			if err := json.Unmarshal(b, &sent); err != nil {
-				t.Fatal(err)
-			}
+			sent := sentAnswer(t, cfg, groups)
 			for i, at := range sent.Types {
 				if at.Form != tt.wantForms[i] {
 					t.Errorf("type %s sent in form %q, want %q", at.Kind, at.Form, tt.wantForms[i])
@@ -310,4 +288,23 @@ func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sentAnswer is the answer encodeAnswer makes of groups, as the client
+// reads it from the cache: through JSON.
+func sentAnswer(t *testing.T, cfg queryPrintConfig, groups []typeObjects) protocol.Answer {
+	t.Helper()
+	answer, err := encodeAnswer(cfg, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent protocol.Answer
+	if err := json.Unmarshal(b, &sent); err != nil {
+		t.Fatal(err)
+	}
+	return sent
 }
