@@ -70,6 +70,9 @@ type yamlItem struct{ kind, apiVersion string }
 // scanYAMLKinds scans YAML documents in block style: the keys at column 0,
 // and the keys of the items of a top-level items sequence.
 func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
+	if otherBreaks(data) {
+		return nil, true
+	}
 	var set kindSet
 	docs := 0
 	doc := yamlDoc{blank: true}
@@ -210,6 +213,23 @@ func scanYAMLKinds(data []byte) ([]schema.GroupVersionKind, bool) {
 		return nil, true
 	}
 	return set.kinds, false
+}
+
+// otherBreaks reports whether data breaks lines other than at "\n" or
+// "\r\n": YAML also breaks at a lone "\r" and at NEL, LS and PS, which
+// the scans, reading lines between "\n"s, do not.
+func otherBreaks(data []byte) bool {
+	for rest := data; ; {
+		i := bytes.IndexByte(rest, '\r')
+		if i < 0 {
+			break
+		}
+		if i+1 == len(rest) || rest[i+1] != '\n' {
+			return true
+		}
+		rest = rest[i+1:]
+	}
+	return bytes.Contains(data, []byte("\u0085")) || bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029"))
 }
 
 // itemKey reads one key of an item; scalar says it gave the item's kind
@@ -468,6 +488,9 @@ type identity struct {
 // resourceVersion, without decoding it; ok is false for anything else
 // (JSON, several documents, a list, a value the scan cannot read plainly).
 func scanIdentity(data []byte) (id identity, ok bool) {
+	if otherBreaks(data) {
+		return id, false
+	}
 	var apiVersion, kind string
 	docs, top, metaIndent := 0, "", -1
 	inDoc := false
