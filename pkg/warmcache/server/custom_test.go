@@ -46,7 +46,7 @@ func TestPoolSharesCustomIndexesByDefinition(t *testing.T) {
 	tests := []struct {
 		name        string
 		commands    []command
-		wantIndexes []string // the entry's, as cache status lists them
+		wantIndexes []string // the entry's, as cache status lists them (a pods entry's have node)
 	}{
 		{
 			name: "one name, two definitions",
@@ -55,7 +55,7 @@ func TestPoolSharesCustomIndexesByDefinition(t *testing.T) {
 				{"team={.metadata.namespace}", map[string]int{"a": 2, "b": 1}},
 				{"team=.metadata.labels.app", map[string]int{"web": 2, "db": 1}},
 			},
-			wantIndexes: []string{"custom:jsonpath:{.metadata.labels.app}", "custom:jsonpath:{.metadata.namespace}"},
+			wantIndexes: []string{"custom:jsonpath:{.metadata.labels.app}", "custom:jsonpath:{.metadata.namespace}", "node"},
 		},
 		{
 			name: "one definition, two names",
@@ -63,7 +63,7 @@ func TestPoolSharesCustomIndexesByDefinition(t *testing.T) {
 				{"app={.metadata.labels.app}", map[string]int{"web": 2, "db": 1}},
 				{"app-of=metadata.labels.app", map[string]int{"web": 2, "db": 1}},
 			},
-			wantIndexes: []string{"custom:jsonpath:{.metadata.labels.app}"},
+			wantIndexes: []string{"custom:jsonpath:{.metadata.labels.app}", "node"},
 		},
 		{
 			name: "CEL: one name, two definitions",
@@ -71,7 +71,7 @@ func TestPoolSharesCustomIndexesByDefinition(t *testing.T) {
 				{"k=object.metadata.name + '@' + object.metadata.namespace", map[string]int{"web@a": 1, "db@a": 1, "web@b": 1}},
 				{"k=object.metadata.labels.app", map[string]int{"web": 2, "db": 1}},
 			},
-			wantIndexes: []string{"custom:cel:object.metadata.labels.app", "custom:cel:object.metadata.name + '@' + object.metadata.namespace"},
+			wantIndexes: []string{"custom:cel:object.metadata.labels.app", "custom:cel:object.metadata.name + '@' + object.metadata.namespace", "node"},
 		},
 	}
 	for _, tt := range tests {

@@ -283,7 +283,7 @@ func (p *Pool) entry(mapping *meta.RESTMapping, cfg engine.Config) (*entry, *res
 		indexes: map[string]struct{}{toolscache.NamespaceIndex: {}}, shared: map[string]*index.Shared{}}
 	// Registered before the informers start: custom indexes under their
 	// SharedName, as addIndexes registers them later.
-	indexes, added, _, err := e.resolveIndexes(cfg.Indexes)
+	indexes, added, _, err := e.resolveIndexes(withNodeIndex(mapping, cfg.Indexes))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -96,7 +96,7 @@ func TestIndexerQueriesAnsweredWarm(t *testing.T) {
 			t.Errorf("the cache's informer of pods has indexes %q, want %q among them", indexes, want)
 		}
 	}
-	if n := len(indexes); n > len(wantIndexes)+1 { // and label:app
+	if n := len(indexes); n > len(wantIndexes)+2 { // and label:app, and node (every pods entry has it)
 		t.Errorf("the cache's informer of pods has %d indexes, want one per definition: %q", n, indexes)
 	}
 
