@@ -19,12 +19,12 @@ import (
 // its command's name (index.RenamedIndexer).
 //
 // Why registered rather than computed per command (an index.Join over the
-// lease's objects, as relationship indexes are): a JSONPath over a typed
-// pod costs about 60 µs (BenchmarkJSONPathIndex/typed), so computing it
-// per command costs a warm query what a direct one pays on top of its list
-// (0.6 s at 10,000 pods, 9 s at 150,000), every time; registered, the first
-// command pays it once and later ones read an index. The price is memory:
-// an entry keeps every distinct expression's index until it is evicted.
+// lease's objects, as relationship indexes are): evaluating an expression
+// over every object is what a direct query pays on top of its list, and
+// computed per command a warm query would pay it every time; registered,
+// the first command pays it once and later ones read an index. The price
+// is memory: an entry keeps every distinct expression's index until it is
+// evicted.
 //
 // A computed (CEL) index's values depend on the object alone, except with
 // the variable now: such an index is not shared (NotSharedError). What a
