@@ -224,16 +224,28 @@ func decodeAnswer(answer *protocol.Answer) ([]typeObjects, []index.Definition, i
 	return groups, defs, events, nil
 }
 
-// decodeObject decodes one object of an Answer as the cache carried it
-// (form): a Go type of the kubernetes scheme, unstructured, metadata only,
-// or a row.
+// decodeObject decodes one object of an Answer, of kind gvk, as the cache
+// carried it (form): a Go type of the kubernetes scheme, unstructured,
+// metadata only, or by its identity, as a name or a row.
 func decodeObject(form string, gvk schema.GroupVersionKind, ao protocol.AnswerObject) (interface{}, error) {
 	var obj runtime.Object
 	switch form {
 	case protocol.FormUnstructured:
 		obj = &unstructured.Unstructured{}
-	case protocol.FormMetadata, protocol.FormRow:
+	case protocol.FormMetadata:
 		obj = &metav1.PartialObjectMetadata{}
+	case protocol.FormName, protocol.FormRow:
+		if ao.Identity == nil {
+			return nil, fmt.Errorf("an object of form %s without its name", form)
+		}
+		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+			Name: ao.Name, Namespace: ao.Namespace, UID: ao.UID, Labels: ao.Labels,
+		}}
+		m.SetGroupVersionKind(gvk)
+		if form == protocol.FormRow {
+			return &rowObject{PartialObjectMetadata: m, cells: ao.Cells}, nil
+		}
+		return m, nil
 	case protocol.FormTyped:
 		var err error
 		if obj, err = scheme.Scheme.New(gvk); err != nil {
@@ -244,9 +256,6 @@ func decodeObject(form string, gvk schema.GroupVersionKind, ao protocol.AnswerOb
 	}
 	if err := json.Unmarshal(ao.Object, obj); err != nil {
 		return nil, err
-	}
-	if form == protocol.FormRow {
-		return &rowObject{PartialObjectMetadata: obj.(*metav1.PartialObjectMetadata), cells: ao.Cells}, nil
 	}
 	return obj, nil
 }

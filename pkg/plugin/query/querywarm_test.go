@@ -133,7 +133,7 @@ func TestObjectForm(t *testing.T) {
 		{name: "unknown kind", obj: &corev1.Pod{}, gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got, err := answerForm(tc.obj, tc.gvk, "")
+			_, _, got, err := answerForm(tc.obj, tc.gvk, "")
 			if (err != nil) != tc.wantErr || got != tc.want {
 				t.Errorf("answerForm(%T, %v) = %q, %v; want %q, error %v", tc.obj, tc.gvk, got, err, tc.want, tc.wantErr)
 			}
@@ -148,6 +148,7 @@ func TestDecodeAnswerRefusesBadAnswers(t *testing.T) {
 	}{
 		{name: "unknown form", answer: protocol.Answer{Types: []protocol.AnswerType{{Version: "v1", Resource: "pods", Kind: "Pod", Form: "xml", Objects: []protocol.AnswerObject{{Object: json.RawMessage(`{}`)}}}}}},
 		{name: "values missing", answer: protocol.Answer{Indexes: []string{"node"}, Types: []protocol.AnswerType{{Version: "v1", Resource: "pods", Kind: "Pod", Form: protocol.FormTyped, Objects: []protocol.AnswerObject{{Object: json.RawMessage(`{}`)}}}}}},
+		{name: "a name without its identity", answer: protocol.Answer{Types: []protocol.AnswerType{{Version: "v1", Resource: "pods", Kind: "Pod", Form: protocol.FormName, Objects: []protocol.AnswerObject{{}}}}}},
 		{name: "bad object", answer: protocol.Answer{Types: []protocol.AnswerType{{Version: "v1", Resource: "pods", Kind: "Pod", Form: protocol.FormTyped, Objects: []protocol.AnswerObject{{Object: json.RawMessage(`[1]`)}}}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,7 +254,7 @@ func TestNamesOnlyAnswerCarriesMetadata(t *testing.T) {
 		name, output, sortBy string
 		wantForms            []string
 	}{
-		{name: "names", output: "name", wantForms: []string{protocol.FormMetadata, protocol.FormMetadata}},
+		{name: "names", output: "name", wantForms: []string{protocol.FormName, protocol.FormName}},
 		{name: "names sorted by a field", output: "name", sortBy: ".metadata.uid", wantForms: []string{protocol.FormTyped, protocol.FormUnstructured}},
 		{name: "json", output: "json", wantForms: []string{protocol.FormTyped, protocol.FormUnstructured}},
 	} {

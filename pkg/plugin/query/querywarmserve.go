@@ -149,7 +149,7 @@ func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now
 	table := c.tableOf(g.t, g.columns)
 	carried := c.carried(g.t, table)
 	for _, obj := range g.objs {
-		sent, form, err := answerForm(obj, m.GroupVersionKind, carried)
+		sent, identity, form, err := answerForm(obj, m.GroupVersionKind, carried)
 		if err != nil {
 			return at, err
 		}
@@ -158,7 +158,7 @@ func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now
 		} else if at.Form != form {
 			return at, fmt.Errorf("objects of forms %s and %s", at.Form, form)
 		}
-		ao := protocol.AnswerObject{}
+		ao := protocol.AnswerObject{Identity: identity}
 		for _, def := range defs {
 			ao.Values = append(ao.Values, index.Values(def, obj))
 		}
@@ -172,8 +172,10 @@ func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now
 				return at, fmt.Errorf("printing %s: %w", printing.ObjectName(obj), err)
 			}
 		}
-		if ao.Object, err = json.Marshal(sent); err != nil {
-			return at, err
+		if sent != nil {
+			if ao.Object, err = json.Marshal(sent); err != nil {
+				return at, err
+			}
 		}
 		at.Objects = append(at.Objects, ao)
 	}
@@ -181,50 +183,46 @@ func (c queryPrintConfig) encodeType(g typeObjects, defs []index.Definition, now
 }
 
 // carried returns how an answer of c carries the objects of t, whose
-// table is table: as cached (""); for -o name their metadata alone
-// (FormMetadata); for kubectl's table of a built-in type (a custom
+// table is table: as cached (""); for -o name their identity alone
+// (FormName); for kubectl's table of a built-in type (a custom
 // resource's columns may differ between contexts), when its order reads
-// nothing of them (table.Compare, a --sort-by JSONPath), their metadata
+// nothing of them (table.Compare, a --sort-by JSONPath), their identity
 // and cells (FormRow).
 func (c queryPrintConfig) carried(t *engine.Type, table columns.Table) string {
 	_, builtIn := columns.For(t.Mapping.Resource.GroupResource())
 	switch {
 	case c.namesOnly():
-		return protocol.FormMetadata
+		return protocol.FormName
 	case builtIn && (c.out.Format == "" || c.out.Format == "wide") && table.Compare == nil && (c.sortKey == nil || c.sortIndex != nil):
 		return protocol.FormRow
 	}
 	return ""
 }
 
-// answerForm returns obj, a cached object of kind gvk, as an answer
-// carries it (carried), and how the other side decodes it: as cached, a
-// Go type of the kubernetes scheme, unstructured or metadata only;
-// otherwise a PartialObjectMetadata of that kind with obj's name,
-// namespace and UID, and its labels for a row (-L, --show-labels).
-func answerForm(obj interface{}, gvk schema.GroupVersionKind, carried string) (interface{}, string, error) {
+// answerForm returns how an answer carries obj, a cached object of kind
+// gvk (carried): as cached, the object to send and its form, a Go type of
+// the kubernetes scheme, unstructured or metadata only; otherwise its
+// identity, with its labels for a row (-L, --show-labels).
+func answerForm(obj interface{}, gvk schema.GroupVersionKind, carried string) (interface{}, *protocol.Identity, string, error) {
 	if carried == "" {
 		switch obj.(type) {
 		case *unstructured.Unstructured:
-			return obj, protocol.FormUnstructured, nil
+			return obj, nil, protocol.FormUnstructured, nil
 		case *metav1.PartialObjectMetadata:
-			return obj, protocol.FormMetadata, nil
+			return obj, nil, protocol.FormMetadata, nil
 		}
 		if example, err := scheme.Scheme.New(gvk); err != nil || reflect.TypeOf(example) != reflect.TypeOf(obj) {
-			return nil, "", fmt.Errorf("a cached %T is not the scheme's %s", obj, gvk)
+			return nil, nil, "", fmt.Errorf("a cached %T is not the scheme's %s", obj, gvk)
 		}
-		return obj, protocol.FormTyped, nil
+		return obj, nil, protocol.FormTyped, nil
 	}
 	accessor, err := meta.Accessor(obj)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-		Name: accessor.GetName(), Namespace: accessor.GetNamespace(), UID: accessor.GetUID(),
-	}}
+	id := &protocol.Identity{Name: accessor.GetName(), Namespace: accessor.GetNamespace(), UID: accessor.GetUID()}
 	if carried == protocol.FormRow {
-		m.Labels = accessor.GetLabels()
+		id.Labels = accessor.GetLabels()
 	}
-	m.SetGroupVersionKind(gvk)
-	return m, carried, nil
+	return nil, id, carried, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/aggregate"
 	"github.com/kubectl-informer/kubectl-informer/pkg/columns"
@@ -55,8 +56,10 @@ const (
 	FormUnstructured = "unstructured"
 	// FormMetadata objects are metav1.PartialObjectMetadata.
 	FormMetadata = "metadata"
-	// FormRow objects are metav1.PartialObjectMetadata (name, namespace,
-	// UID, labels), each with its Cells.
+	// FormName objects carry no Object: only their Identity.
+	FormName = "name"
+	// FormRow objects carry no Object: their Identity, with labels, and
+	// their Cells.
 	FormRow = "row"
 )
 
@@ -77,8 +80,11 @@ type AnswerType struct {
 
 // AnswerObject is one object of an AnswerType.
 type AnswerObject struct {
-	// Object is the cached object as JSON.
-	Object json.RawMessage `json:"object"`
+	// Object is the cached object as JSON, of every form but FormName and
+	// FormRow.
+	Object json.RawMessage `json:"object,omitempty"`
+	// Identity is a FormName or FormRow object's metadata.
+	*Identity
 	// Values are its values of each of Answer.Indexes, in order.
 	Values [][]string `json:"values,omitempty"`
 	// Event, with --show-events, is the latest Event about the object,
@@ -88,4 +94,14 @@ type AnswerObject struct {
 	// type, every column (-o wide's too), at the Answer's Now: what a
 	// table prints of it, as an API server's Table carries it.
 	Cells []string `json:"cells,omitempty"`
+}
+
+// Identity is what an answer carries of an object printed by name or as
+// a row: its name, namespace and UID, and for a row its labels (-L,
+// --show-labels).
+type Identity struct {
+	Name      string            `json:"name"`
+	Namespace string            `json:"namespace,omitempty"`
+	UID       types.UID         `json:"uid,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
 }

@@ -10,7 +10,7 @@ import (
 
 // Version is the protocol version. A client that gets a Hello with another
 // version does not send a Request: it answers the command itself.
-const Version = 5
+const Version = 6
 
 // FrameType says what a frame's payload is.
 type FrameType byte
