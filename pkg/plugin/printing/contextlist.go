@@ -1,6 +1,7 @@
 package printing
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -39,19 +40,22 @@ func (l *ContextList) Add(name string, item interface{}) {
 // Write prints the List to w, in format with printer.
 func (l *ContextList) Write(w io.Writer, format string, printer printers.ResourcePrinter) error {
 	if format == "name" {
+		// One write for many names, not one each.
+		bw := bufio.NewWriterSize(w, 64<<10)
 		for i, item := range l.items {
 			ro, ok := item.(runtime.Object)
 			if !ok {
 				continue
 			}
 			if !l.One {
-				fmt.Fprintf(w, "%s/", l.contexts[i])
+				fmt.Fprintf(bw, "%s/", l.contexts[i])
 			}
-			if err := printer.PrintObj(ro, w); err != nil {
+			if err := printer.PrintObj(ro, bw); err != nil {
+				_ = bw.Flush() // the names before it, as printed
 				return err
 			}
 		}
-		return nil
+		return bw.Flush()
 	}
 	items := make([]interface{}, len(l.items))
 	for i, item := range l.items {
