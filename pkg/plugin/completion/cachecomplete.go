@@ -49,14 +49,10 @@ func completeNamesFromCache(cmd *cobra.Command, configFlags *genericclioptions.C
 	}
 	var names []string
 	for _, at := range answer.Types {
+		// Asked -o name, the cache answers with identities (FormName).
 		for _, ao := range at.Objects {
-			var obj struct {
-				Metadata struct {
-					Name string `json:"name"`
-				} `json:"metadata"`
-			}
-			if json.Unmarshal(ao.Object, &obj) == nil && strings.HasPrefix(obj.Metadata.Name, prefix) {
-				names = append(names, obj.Metadata.Name)
+			if ao.Identity != nil && strings.HasPrefix(ao.Name, prefix) {
+				names = append(names, ao.Name)
 			}
 		}
 	}
